@@ -1,0 +1,153 @@
+"""Execute an experiment (a step-by-step generator) into a run folder. Shared by the CLI and the jobs.
+
+An experiment is registered once in :data:`EXPERIMENTS` and is then available to the CLI, the job registry
+and the UI. Its generator yields plain dicts, one per event:
+
+- a **metrics row**: has ``"step"``; columns listed in the experiment's ``columns`` go to ``metrics.csv``;
+  it may also carry ``"snapshot"`` (an ``(n, d)`` array of the projected points at that step);
+- ``{"points": (texts, labels)}``: the sentences a snapshot's rows stand for (sent once, before snapshots);
+- ``{"progress": fraction, "phase": text}``: progress of set-up work (encoding, loading), not logged.
+
+The generator checks ``stop`` (a :class:`threading.Event`) between steps and returns early when it is set.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import math
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass, is_dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.errors import EmbedlabError, one_line
+from engine.runlog import RunWriter
+
+log = logging.getLogger(__name__)
+
+Event = dict[str, Any]
+EventCallback = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """How to run one kind of experiment: ``module:function`` names keep imports lazy."""
+
+    kind: str
+    title: str
+    config_class: str  # "engine.probe:ProbeConfig"
+    generator: str  # "engine.probe:run_probe"  (config, stop) -> Iterator[Event]
+    columns: tuple[str, ...]
+    summarize: str | None = None  # "engine.probe:summarize" (rows, config) -> dict
+
+    def load(self, ref: str) -> Any:
+        module, _, name = ref.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def make_config(self, **values: Any) -> Any:
+        return self.load(self.config_class)(**values)
+
+
+EXPERIMENTS: dict[str, Experiment] = {
+    "probe": Experiment(
+        kind="probe",
+        title="Isotropy vs clusters (linear-classifier embedding optimisation)",
+        config_class="engine.probe:ProbeConfig",
+        generator="engine.probe:run_probe",
+        columns=("step", "loss", "accuracy", "isoscore", "silhouette", "seconds"),
+        summarize="engine.probe:summarize",
+    ),
+    "simcse": Experiment(
+        kind="simcse",
+        title="SimCSE training",
+        config_class="engine.simcse.train:SimCSEConfig",
+        generator="engine.simcse.train:train_simcse",
+        columns=(
+            "step", "loss", "alignment", "uniformity", "sts_spearman", "isoscore",
+            "probe_silhouette", "probe_isoscore", "seconds", "eval_seconds",
+        ),
+        summarize="engine.simcse.train:summarize",
+    ),
+}
+
+
+def config_to_dict(config: Any) -> dict[str, Any]:
+    return asdict(config) if is_dataclass(config) else dict(config)
+
+
+def final_values(rows: list[Mapping[str, Any]], columns: tuple[str, ...]) -> dict[str, Any]:
+    """Last finite value of every column (``None`` when never logged)."""
+    out: dict[str, Any] = {}
+    for column in columns:
+        value = None
+        for row in reversed(rows):
+            cell = row.get(column)
+            if cell is not None and not (isinstance(cell, float) and math.isnan(cell)):
+                value = cell
+                break
+        out[column] = value
+    return out
+
+
+def run_experiment(
+    kind: str,
+    config: Any,
+    run_dir: Path,
+    stop: threading.Event | None = None,
+    on_event: EventCallback | None = None,
+) -> dict[str, Any]:
+    """Run ``kind`` with ``config`` into ``run_dir``; return the summary.
+
+    Every metrics row is on disk before the next step starts. User errors (``EmbedlabError``) and any
+    other failure (out of memory, CUDA errors) end the run as ``failed`` with a one-line message in
+    ``status.json`` and are re-raised; a set ``stop`` ends it as ``stopped``.
+    """
+    experiment = EXPERIMENTS[kind]
+    stop = stop or threading.Event()
+    settings = {"kind": kind, **config_to_dict(config)}
+    writer = RunWriter(run_dir, experiment.columns, settings)
+    rows: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    try:
+        generator: Iterator[Event] = experiment.load(experiment.generator)(config, stop)
+        for event in generator:
+            if "points" in event:
+                texts, labels = event["points"]
+                writer.save_points(texts, labels)
+            if "step" in event:
+                row = {column: event.get(column) for column in experiment.columns}
+                writer.append(row)
+                rows.append(row)
+                if event.get("snapshot") is not None:
+                    writer.save_snapshot(int(event["step"]), np.asarray(event["snapshot"]))
+            if on_event is not None:
+                on_event(event)
+    except BaseException as err:  # noqa: BLE001 - every failure must end as a recorded state
+        message = one_line(err)
+        if not isinstance(err, (EmbedlabError, KeyboardInterrupt)):
+            log.error("run %s failed:\n%s", run_dir, traceback.format_exc())
+        state = "stopped" if isinstance(err, KeyboardInterrupt) else "failed"
+        summary = _summary(experiment, rows, config, started, state)
+        writer.finish(state, summary=summary, error=None if state == "stopped" else message)
+        raise
+    state = "stopped" if stop.is_set() else "finished"
+    summary = _summary(experiment, rows, config, started, state)
+    writer.finish(state, summary=summary)
+    return summary
+
+
+def _summary(experiment: Experiment, rows: list[dict[str, Any]], config: Any, started: float, state: str) -> dict:
+    summary: dict[str, Any] = {"state": state, "steps_logged": len(rows), "wall_seconds": time.perf_counter() - started}
+    summary["final"] = final_values(rows, experiment.columns)
+    if experiment.summarize and rows:
+        try:
+            summary.update(experiment.load(experiment.summarize)(rows, config))
+        except Exception as err:  # noqa: BLE001 - a summary must never lose the run
+            summary["summary_error"] = one_line(err)
+    return summary
