@@ -45,6 +45,7 @@ class Experiment:
     generator: str  # "engine.probe:run_probe"  (config, stop) -> Iterator[Event]
     columns: tuple[str, ...]
     summarize: str | None = None  # "engine.probe:summarize" (rows, config) -> dict
+    cli: str | None = None  # module with add_arguments(parser), config_from_args(args) [, run_cli(args, config)]
 
     def load(self, ref: str) -> Any:
         module, _, name = ref.partition(":")
@@ -62,6 +63,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         generator="engine.probe:run_probe",
         columns=("step", "loss", "accuracy", "isoscore", "silhouette", "seconds"),
         summarize="engine.probe:summarize",
+        cli="engine.probe",
     ),
     "simcse": Experiment(
         kind="simcse",
@@ -73,6 +75,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             "probe_silhouette", "probe_isoscore", "seconds", "eval_seconds",
         ),
         summarize="engine.simcse.train:summarize",
+        cli="engine.simcse.cli",
     ),
 }
 
@@ -111,7 +114,8 @@ def run_experiment(
     experiment = EXPERIMENTS[kind]
     stop = stop or threading.Event()
     settings = {"kind": kind, **config_to_dict(config)}
-    writer = RunWriter(run_dir, experiment.columns, settings)
+    columns = tuple(config.metric_columns()) if hasattr(config, "metric_columns") else experiment.columns
+    writer = RunWriter(run_dir, columns, settings)
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     try:
@@ -121,7 +125,7 @@ def run_experiment(
                 texts, labels = event["points"]
                 writer.save_points(texts, labels)
             if "step" in event:
-                row = {column: event.get(column) for column in experiment.columns}
+                row = {column: event.get(column) for column in columns}
                 writer.append(row)
                 rows.append(row)
                 if event.get("snapshot") is not None:
@@ -133,18 +137,20 @@ def run_experiment(
         if not isinstance(err, (EmbedlabError, KeyboardInterrupt)):
             log.error("run %s failed:\n%s", run_dir, traceback.format_exc())
         state = "stopped" if isinstance(err, KeyboardInterrupt) else "failed"
-        summary = _summary(experiment, rows, config, started, state)
+        summary = _summary(experiment, columns, rows, config, started, state)
         writer.finish(state, summary=summary, error=None if state == "stopped" else message)
         raise
     state = "stopped" if stop.is_set() else "finished"
-    summary = _summary(experiment, rows, config, started, state)
+    summary = _summary(experiment, columns, rows, config, started, state)
     writer.finish(state, summary=summary)
     return summary
 
 
-def _summary(experiment: Experiment, rows: list[dict[str, Any]], config: Any, started: float, state: str) -> dict:
+def _summary(
+    experiment: Experiment, columns: tuple[str, ...], rows: list[dict[str, Any]], config: Any, started: float, state: str
+) -> dict:
     summary: dict[str, Any] = {"state": state, "steps_logged": len(rows), "wall_seconds": time.perf_counter() - started}
-    summary["final"] = final_values(rows, experiment.columns)
+    summary["final"] = final_values(rows, columns)
     if experiment.summarize and rows:
         try:
             summary.update(experiment.load(experiment.summarize)(rows, config))

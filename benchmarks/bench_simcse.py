@@ -1,0 +1,157 @@
+"""SimCSE speed, as ratios measured in one run (medians over interleaved repeats).
+
+    python benchmarks/bench_simcse.py --data-dir ../shared/data                 # paper setting: batch 64, len 32
+    python benchmarks/bench_simcse.py --data-dir ../shared/data --batch-size 16 --repeats 3   # quick
+
+Prints three ratios (goals from issue 3):
+1. our SimCSE training step / a bare PyTorch loop doing the same forward/backward/AdamW step  (≤ 1.10×)
+   (same model, MLP, batch, length, dropout; the two views stacked into one forward, as SimCSE does);
+2. our step / sentence-transformers' MultipleNegativesRankingLoss step, scale 20 = 1/τ          (≤ 1.00×)
+   (same model and batch; MNRL encodes anchors and positives in two forwards, mean pooling);
+3. evaluation overhead at default settings: one evaluation (``eval_limit`` STS-B dev pairs) / the training
+   time of ``eval_every`` steps                                                                  (≤ 25 %).
+Each repeat runs ``--steps`` steps of every contender back to back (order rotated), so machine-load drift
+hits all of them alike; the medians of the per-step times are compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import threading
+import time
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+
+from engine.simcse.train import SimCSEConfig, evaluate, load_eval, load_training, make_trainer
+
+
+def bare_loop(config: SimCSEConfig, texts: list[str]) -> Callable[[list[str]], float]:
+    """The same SimCSE step written directly against transformers + torch (no engine code)."""
+    from transformers import AutoModel, AutoTokenizer
+
+    from engine.encoders import bundled_path
+
+    folder = config.encoder or bundled_path()
+    tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
+    model = AutoModel.from_pretrained(folder, trust_remote_code=False).train()
+    hidden = model.config.hidden_size
+    mlp = torch.nn.Sequential(torch.nn.Linear(hidden, hidden), torch.nn.Tanh())
+    params = list(model.parameters()) + list(mlp.parameters())
+    optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=0.0)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1 - s / 10_000))
+
+    def step(batch: list[str]) -> float:
+        inputs = tokenizer(batch + batch, padding=True, truncation=True, max_length=config.max_len,
+                           return_tensors="pt")
+        z = mlp(model(**inputs).last_hidden_state[:, 0])
+        z1, z2 = F.normalize(z[: len(batch)], dim=-1), F.normalize(z[len(batch):], dim=-1)
+        loss = F.cross_entropy(z1 @ z2.T / config.temp, torch.arange(len(batch)))
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        schedule.step()
+        return float(loss)
+
+    return step
+
+
+def st_mnrl(config: SimCSEConfig) -> Callable[[list[str]], float]:
+    """sentence-transformers: the bundled model with MultipleNegativesRankingLoss(scale = 1/τ)."""
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+    except ImportError:  # sentence-transformers < 6
+        from sentence_transformers.losses import MultipleNegativesRankingLoss
+
+    from engine.encoders import bundled_path
+
+    model = SentenceTransformer(str(config.encoder or bundled_path()), device="cpu")
+    model.max_seq_length = config.max_len
+    model.train()
+    loss_fn = MultipleNegativesRankingLoss(model, scale=1.0 / config.temp)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.0)
+
+    def step(batch: list[str]) -> float:
+        features = [model.tokenize(batch), model.tokenize(batch)]
+        loss = loss_fn(features, torch.empty(0))
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return float(loss)
+
+    return step
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default="../shared/data")
+    parser.add_argument("--encoder", default=None, help="default: the bundled all-MiniLM-L6-v2")
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--max-len", type=int, default=32)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=3, help="steps per contender per repeat")
+    parser.add_argument("--eval-limit", type=int, default=SimCSEConfig.eval_limit)
+    parser.add_argument("--eval-every", type=int, default=SimCSEConfig.eval_every)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+
+    config = SimCSEConfig(train="wiki1m", eval="stsb", data_dir=args.data_dir, encoder=args.encoder,
+                          batch_size=args.batch_size, max_len=args.max_len, device="cpu",
+                          steps=10_000, eval_limit=args.eval_limit, eval_every=args.eval_every)
+    torch.manual_seed(0)
+    data = load_training(config)
+    evalset = load_eval(config)
+    trainer = make_trainer(config, data)
+    bare = bare_loop(config, data)
+    mnrl = st_mnrl(config)
+    batch_of = (lambda s: [data[i] for i in trainer.sampler(s)])  # noqa: E731 - the same sentences for all
+
+    contenders: dict[str, Callable[[int], float]] = {
+        "ours": trainer.step,
+        "bare": lambda s: bare(batch_of(s)),
+        "mnrl": lambda s: mnrl(batch_of(s)),
+    }
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    step = 0
+    for name, run in contenders.items():  # warm-up: one step each
+        step += 1
+        run(step)
+    names = list(contenders)
+    for repeat in range(args.repeats):
+        order = names[repeat % len(names):] + names[: repeat % len(names)]
+        for name in order:
+            for _ in range(args.steps):
+                step += 1
+                start = time.perf_counter()
+                contenders[name](step)
+                times[name].append(time.perf_counter() - start)
+    stop = threading.Event()
+    eval_times = []
+    for _ in range(max(2, args.repeats // 2)):
+        start = time.perf_counter()
+        evaluate(trainer.encoder, evalset, None, stop)
+        eval_times.append(time.perf_counter() - start)
+    trainer.encoder.train()
+
+    med = {name: statistics.median(values) for name, values in times.items()}
+    eval_s = statistics.median(eval_times)
+    print(f"batch {args.batch_size}, max_len {args.max_len}, threads {torch.get_num_threads()}, "
+          f"{args.repeats} repeats x {args.steps} steps; medians:")
+    for name in names:
+        print(f"  {name:5s} step {med[name]:.3f} s")
+    print(f"  eval  ({len(evalset.left)} pairs, {len(evalset.sentences)} sentences) {eval_s:.3f} s")
+    print(f"ours / bare PyTorch loop           = {med['ours'] / med['bare']:.3f}x  (goal <= 1.10)")
+    print(f"ours / sentence-transformers MNRL  = {med['ours'] / med['mnrl']:.3f}x  (goal <= 1.00)")
+    overhead = eval_s / (args.eval_every * med["ours"])
+    print(f"evaluation overhead (every {args.eval_every} steps) = {overhead:.1%}  (goal <= 25%)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,104 @@
+"""The data set registry and :func:`load_dataset`, the one entry point for the CLI and the UI."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine import paths
+from engine.data import builtin
+from engine.data.convert import convert, stratified_subset
+from engine.data.files import load_file, normalise_kind
+from engine.data.types import Dataset
+from engine.errors import ConfigError, DataError
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A built-in data set: what it is and how to load it."""
+
+    name: str
+    kind: str
+    description: str
+    loader: Callable[..., Dataset]
+    splits: tuple[str, ...] = ()
+    default_split: str | None = None
+    label_cols: tuple[str, ...] = ()
+    needs_data_dir: bool = False
+    expected: str = ""
+
+
+DATASETS: dict[str, DatasetSpec] = {
+    spec.name: spec
+    for spec in (
+        DatasetSpec("demo", "labelled", "Built-in demo corpus: short sentences on 6+ topics "
+                    "(label_col 'sentiment' for positive/negative)", builtin.load_demo,
+                    label_cols=builtin.DEMO_LABELS),
+        DatasetSpec("demo-pairs", "pairs", "Built-in sentence pairs with 0-5 similarity scores",
+                    builtin.load_demo_pairs),
+        DatasetSpec("demo-nli", "triples", "Built-in (premise, entailment, contradiction) triples",
+                    builtin.load_demo_nli),
+        DatasetSpec("rt-polarity", "labelled", "Pang & Lee sentence polarity: 10,662 movie-review snippets, "
+                    "positive/negative", builtin.load_rt_polarity, needs_data_dir=True,
+                    expected="rt-polarity/rt-polarity.{pos,neg}"),
+        DatasetSpec("snli", "nli-pairs", "SNLI 1.0 premise/hypothesis pairs (validation: 9,842; test: 9,824)",
+                    builtin.load_snli, splits=("validation", "test", "train"), default_split="validation",
+                    needs_data_dir=True, expected="snli/validation.tsv, snli/test.tsv or snli/dev.jsonl"),
+        DatasetSpec("stsb", "pairs", "STS Benchmark sentence pairs with gold 0-5 scores (dev: 1,500; "
+                    "train: 5,749)", builtin.load_stsb, splits=("dev", "train", "test"), default_split="dev",
+                    needs_data_dir=True, expected="stsb/sts-dev.csv, stsb/sts-train.csv"),
+        DatasetSpec("wiki1m", "sentences", "SimCSE's unsupervised Wikipedia sentences (wiki/*.txt)",
+                    builtin.load_wiki1m, needs_data_dir=True, expected="wiki/*.txt"),
+    )
+}
+
+
+def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike | None = None,
+                 text_col: str | None = None, label_col: str | None = None, kind: str | None = None,
+                 split: str | None = None, limit: int | None = None, seed: int = 0,
+                 max_rows: int | None = None) -> Dataset:
+    """Load a built-in set by name (see :data:`DATASETS`) or a user file by path.
+
+    ``kind`` converts (e.g. NLI pairs -> ``"triples"``, anything -> ``"sentences"``) or, for files, picks
+    which columns to read; ``limit`` takes a seeded (stratified for labelled data) subset;
+    ``max_rows`` caps user files (default 200,000 or ``$EMBEDLAB_MAX_ROWS``).
+    """
+    target = normalise_kind(kind)
+    if limit is not None and (isinstance(limit, bool) or int(limit) != limit or limit < 1):
+        raise ConfigError(f"limit must be a positive whole number, got {limit!r}")
+    key = str(name_or_path).strip().lower() if isinstance(name_or_path, str) else None
+    spec = DATASETS.get(key) if key else None
+    if spec is not None:
+        if text_col:
+            raise ConfigError(f"{spec.name}: text_col is only for user files (got {text_col!r})")
+        ds = spec.loader(paths.data_dir(data_dir), split=split, label_col=label_col)
+    else:
+        ds = load_file(_user_path(name_or_path, split), text_col=text_col, label_col=label_col, kind=target,
+                       max_rows=max_rows)
+    if target is not None:
+        ds = convert(ds, target)
+    if limit is not None:
+        ds = stratified_subset(ds, int(limit), seed)
+    return ds
+
+
+def _user_path(name_or_path: str | os.PathLike, split: str | None) -> Path:
+    text = str(name_or_path).strip()
+    if not text:
+        raise DataError(f"no data set given (choose one of {', '.join(DATASETS)} or a file path)")
+    path = Path(text).expanduser()
+    if not path.exists():
+        raise DataError(f"{text!r} is neither a built-in data set ({', '.join(DATASETS)}) nor an existing file")
+    if path.is_dir():
+        raise DataError(f"{text}: is a folder; give a CSV/TSV/JSONL/TXT file (or --data-dir for built-in sets)")
+    if split:
+        raise ConfigError(f"{path.name}: split applies to built-in data sets only (got {split!r})")
+    return path
+
+
+def describe() -> list[dict]:
+    """One row per built-in set (name, kind, description, splits) for listings."""
+    return [{"name": s.name, "kind": s.kind, "description": s.description, "splits": list(s.splits)}
+            for s in DATASETS.values()]

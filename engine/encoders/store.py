@@ -1,0 +1,278 @@
+"""Saved encoders in ``cache/encoders/<name>/``: save (atomic), list, rename, delete.
+
+A saved encoder is a Hugging Face folder (``save_pretrained`` of model and tokenizer, safetensors) plus
+``embedlab.json`` (pooling, normalize, max length, MLP present, card), ``pooler.safetensors`` (the MLP) and a
+README.md card. It is written to a hidden temp folder (``.tmp-*``) in the same parent and renamed into
+place, so a half-written encoder is never listed or loadable.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from engine import paths
+from engine.encoders.encoder import Encoder
+from engine.encoders.loading import (
+    BUNDLED_ID,
+    BUNDLED_NAME,
+    META_FILE,
+    META_FORMAT,
+    MLP_FILE,
+    bundled_path,
+    is_bundled,
+    quiet_transformers,
+    read_meta,
+)
+from engine.errors import ConfigError, EmbedlabError, EncoderError, one_line
+
+log = logging.getLogger(__name__)
+_STALE_TMP_S = 3600.0
+
+
+@dataclass(frozen=True)
+class EncoderInfo:
+    """One row of :func:`list_encoders`."""
+
+    name: str
+    path: Path
+    base_model: str
+    pooling: str
+    card: dict = field(default_factory=dict)
+    created: str = ""
+    mlp: bool = False
+    bundled: bool = False
+
+
+def _clean(value: object) -> object:
+    """JSON-safe copy of a card: NaN/inf -> None, numpy scalars -> Python, unknown objects -> str."""
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    return str(value)
+
+
+def _target_name(name: str) -> str:
+    safe = paths.safe_name(name, what="encoder name")
+    if is_bundled(safe):
+        raise ConfigError(f"encoder name {name!r} is reserved for the bundled encoder; choose another")
+    return safe
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return "—" if value is None else str(value)
+
+
+def render_card(name: str, meta: dict) -> str:
+    """README.md: base model, data, switches, steps, final metrics, and how to load it."""
+    card = meta.get("card") or {}
+    lines = [
+        f"# {name}",
+        "",
+        "Sentence encoder saved by embedlab.",
+        "",
+        f"- Base model: `{card.get('base_model') or meta.get('base_model')}`",
+        f"- Pooling: `{meta.get('pooling')}`"
+        + (" with MLP" if meta.get("mlp") else "")
+        + (", L2-normalised" if meta.get("normalize") else ""),
+        f"- Max length: {meta.get('max_length')}",
+        f"- Data: {_fmt(card.get('data'))}",
+        f"- Steps: {_fmt(card.get('steps'))}",
+        f"- Saved: {meta.get('created')}",
+        "",
+    ]
+    switches = card.get("switches")
+    if isinstance(switches, dict) and switches:
+        lines += ["## Switches", ""] + [f"- {k}: {_fmt(v)}" for k, v in switches.items()] + [""]
+    elif switches:
+        lines += ["## Switches", "", f"- {_fmt(switches)}", ""]
+    metrics = card.get("metrics") or card.get("final_metrics")
+    if isinstance(metrics, dict) and metrics:
+        lines += ["## Final metrics", "", "| metric | value |", "|---|---|"]
+        lines += [f"| {k} | {_fmt(v)} |" for k, v in metrics.items()] + [""]
+    known = {"base_model", "data", "steps", "switches", "metrics", "final_metrics"}
+    extra = {k: v for k, v in card.items() if k not in known}
+    if extra:
+        lines += ["## Other", ""] + [f"- {k}: {_fmt(v)}" for k, v in extra.items()] + [""]
+    lines += [
+        "## Load",
+        "",
+        "```python",
+        "from engine.encoders import load_encoder",
+        "",
+        f'encoder = load_encoder("{name}")',
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _write_text(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _remove_stale_tmp(root: Path) -> None:
+    now = time.time()
+    for child in root.glob(".tmp-*"):
+        try:
+            if now - child.stat().st_mtime > _STALE_TMP_S:
+                shutil.rmtree(child, ignore_errors=True)
+        except OSError:
+            continue
+
+
+def save_encoder(encoder: Encoder, name: str, card: dict | None = None, *, overwrite: bool = True) -> Path:
+    """Save to ``cache/encoders/<safe name>/`` atomically (temp folder + rename); returns the folder.
+
+    An existing encoder of that name is replaced (``overwrite=False`` raises ConfigError instead).
+    """
+    root = paths.encoders_dir()
+    safe = _target_name(name)
+    target = paths.inside(root, safe, what="encoder name")
+    if target.exists() and not overwrite:
+        raise ConfigError(f"an encoder named {safe!r} already exists; choose another name")
+    _remove_stale_tmp(root)
+    meta = {
+        "format": META_FORMAT,
+        "version": 1,
+        "name": safe,
+        "base_model": str((card or {}).get("base_model") or encoder.base_model),
+        "pooling": encoder.pooling,
+        "normalize": encoder.normalize,
+        "max_length": encoder.max_length,
+        "mlp": encoder.mlp is not None,
+        "hidden_size": encoder.hidden_size,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "card": _clean(dict(card or {})),
+    }
+    tmp = root / f".tmp-{safe}-{os.getpid()}-{os.urandom(3).hex()}"
+    tmp.mkdir()
+    try:
+        with quiet_transformers():
+            encoder.model.save_pretrained(tmp)
+        encoder.tokenizer.save_pretrained(tmp)
+        if encoder.mlp is not None:
+            from safetensors.torch import save_file
+
+            state = {k: v.detach().cpu().contiguous() for k, v in encoder.mlp.state_dict().items()}
+            save_file(state, str(tmp / MLP_FILE))
+        _write_text(tmp / "README.md", render_card(safe, meta))
+        _write_text(tmp / META_FILE, json.dumps(meta, indent=2, allow_nan=False))
+        _replace_dir(tmp, target)
+    except BaseException as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(err, OSError):
+            raise EncoderError(f"cannot save encoder {safe!r}: {one_line(err)}") from err
+        raise
+    return target
+
+
+def _replace_dir(src: Path, target: Path) -> None:
+    """Rename ``src`` to ``target``; an existing target is first moved aside (hidden) and then removed."""
+    trash = None
+    if target.exists():
+        trash = target.with_name(f".tmp-trash-{target.name}-{os.urandom(3).hex()}")
+        os.replace(target, trash)
+    os.replace(src, target)
+    if trash is not None:
+        shutil.rmtree(trash, ignore_errors=True)
+
+
+def _bundled_info() -> EncoderInfo | None:
+    try:
+        path = bundled_path()
+    except EmbedlabError:
+        return None
+    card = {"description": "bundled offline sentence-transformers model (mean pooling, normalised)"}
+    return EncoderInfo(BUNDLED_NAME, path, BUNDLED_ID, "avg", card, "", False, True)
+
+
+def list_encoders() -> list[EncoderInfo]:
+    """The bundled encoder, then saved encoders by name; corrupt/foreign entries skipped with a warning."""
+    infos = [info for info in [_bundled_info()] if info is not None]
+    root = paths.encoders_dir()
+    for child in sorted(root.iterdir(), key=lambda p: p.name):
+        if child.name.startswith("."):
+            continue
+        if not child.is_dir():
+            log.warning("skipping %s in %s: not an encoder folder", child.name, root)
+            continue
+        try:
+            meta = read_meta(child)
+            if not (child / "config.json").is_file():
+                raise EncoderError(f"{child} has no config.json")
+        except EncoderError as err:
+            log.warning("skipping encoder folder %s: %s", child.name, one_line(err))
+            continue
+        card = meta.get("card") if isinstance(meta.get("card"), dict) else {}
+        infos.append(
+            EncoderInfo(
+                name=child.name,
+                path=child,
+                base_model=str(meta.get("base_model", "")),
+                pooling=str(meta.get("pooling", "")),
+                card=card,
+                created=str(meta.get("created", "")),
+                mlp=bool(meta.get("mlp", False)),
+            )
+        )
+    return infos
+
+
+def _existing(name: str) -> Path:
+    root = paths.encoders_dir()
+    if is_bundled(name):
+        raise ConfigError("the bundled encoder cannot be renamed or deleted")
+    path = paths.inside(root, name, what="encoder name")
+    if paths.safe_name(name, what="encoder name") != str(name).strip() or not path.is_dir():
+        raise EncoderError(f"no saved encoder named {name!r} in {root}")
+    return path
+
+
+def rename_encoder(old: str, new: str) -> Path:
+    """Rename a saved encoder (the new name is sanitised; an existing name is never overwritten)."""
+    source = _existing(old)
+    meta = read_meta(source)
+    root = paths.encoders_dir()
+    safe = _target_name(new)
+    target = paths.inside(root, safe, what="encoder name")
+    if target.exists():
+        raise ConfigError(f"an encoder named {safe!r} already exists; choose another name")
+    meta["name"] = safe
+    tmp_meta = source / f".{META_FILE}.tmp"
+    _write_text(tmp_meta, json.dumps(meta, indent=2, allow_nan=False))
+    os.replace(tmp_meta, source / META_FILE)
+    readme = render_card(safe, meta)
+    _write_text(source / "README.md", readme)
+    os.rename(source, target)
+    return target
+
+
+def delete_encoder(name: str) -> None:
+    """Delete a saved encoder folder (only inside ``cache/encoders``): hidden first, then removed."""
+    path = _existing(name)
+    root = paths.encoders_dir()
+    if path.parent != root.resolve():
+        raise ConfigError(f"encoder {name!r} is not inside {root}")
+    trash = root / f".tmp-trash-{path.name}-{os.urandom(3).hex()}"
+    os.replace(path, trash)
+    shutil.rmtree(trash, ignore_errors=True)

@@ -1,0 +1,69 @@
+"""Downloads: a run's metrics as CSV, several runs as one CSV (``run`` column) or a zip with their configs,
+UMAP frames as CSV, a figure as standalone HTML. Everything returns bytes; nothing touches streamlit."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from engine import runlog
+from engine.paths import safe_name
+
+
+def metrics_csv(frame: pd.DataFrame) -> bytes:
+    """One run's metrics as CSV (UTF-8, no index)."""
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def runs_csv(runs: Mapping[str, pd.DataFrame]) -> bytes:
+    """Several runs' metrics stacked into one CSV whose first column ``run`` names the run."""
+    frames = [frame.assign(run=name)[["run", *[c for c in frame.columns if c != "run"]]] for name, frame in runs.items()]
+    frames = [frame for frame in frames if len(frame.columns)]
+    if not frames:
+        return b"run\n"
+    return pd.concat(frames, ignore_index=True, sort=False).to_csv(index=False).encode("utf-8")
+
+
+def frames_csv(frames: Mapping[int, np.ndarray], points: pd.DataFrame | None = None) -> bytes:
+    """UMAP frames as one long CSV: ``step, point, x, y, label, text`` (label/text when known)."""
+    parts = []
+    for step in sorted(frames):
+        coords = np.asarray(frames[step])
+        part = pd.DataFrame({"step": step, "point": np.arange(len(coords)), "x": coords[:, 0], "y": coords[:, 1]})
+        if points is not None and len(points) == len(coords):
+            part["label"] = points["label"].to_numpy()
+            part["text"] = points["text"].to_numpy()
+        parts.append(part)
+    if not parts:
+        return b"step,point,x,y\n"
+    return pd.concat(parts, ignore_index=True).to_csv(index=False, float_format="%.5g").encode("utf-8")
+
+
+def runs_zip(runs: Mapping[str, tuple[pd.DataFrame, Mapping[str, Any], Path | None]]) -> bytes:
+    """A zip with ``all_runs.csv`` and, per run, ``<run>/metrics.csv``, ``config.json`` (and ``summary.json``).
+
+    ``runs`` maps a run name to ``(metrics, config, run_dir or None)``.
+    """
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("all_runs.csv", runs_csv({name: item[0] for name, item in runs.items()}))
+        for name, (frame, config, run_dir) in runs.items():
+            folder = safe_name(name, what="run name")
+            archive.writestr(f"{folder}/metrics.csv", metrics_csv(frame))
+            archive.writestr(f"{folder}/config.json", json.dumps(runlog._jsonable(dict(config)), indent=2, sort_keys=True))
+            summary = Path(run_dir) / runlog.SUMMARY if run_dir is not None else None
+            if summary is not None and summary.is_file():
+                archive.writestr(f"{folder}/summary.json", summary.read_bytes())
+    return buffer.getvalue()
+
+
+def figure_html(fig: Any) -> bytes:
+    """A Plotly figure as a standalone HTML page (plotly.js embedded: works offline)."""
+    return fig.to_html(include_plotlyjs=True, full_html=True).encode("utf-8")

@@ -1,0 +1,96 @@
+"""One-click presets of the UI: named lists of runs (kind, run name, config fields) to queue at once.
+
+- "SimCSE Figure 2": the four runs of Gao et al. 2021, Fig. 2 (:data:`engine.simcse.views.FIGURE2_RUNS`:
+  unsup SimCSE, no dropout, fixed 0.1, delete one word), evaluated every 10 steps as in the paper.
+- "Isotropy paper, setup (i)": Mickus et al. 2024 setup (i): the probe on the full Pang & Lee polarity set
+  (10,662 sentences), 1000 full-batch Adam updates, IsoScore and silhouette after every update.
+- "Demo: clusters form": the probe on the built-in demo corpus, small and fast (the overview's button).
+
+A preset only fills config fields; the user's current settings (encoder, device, seed, data folder) are
+the base it is laid over.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import paths
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Runs to queue: ``runs`` maps a run name to the config fields it sets on top of ``base``."""
+
+    name: str
+    kind: str
+    description: str
+    base: dict[str, Any] = field(default_factory=dict)
+    runs: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def configs(self, settings: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """``(run name, config fields)`` per run: the user's ``settings``, then the preset, then the run."""
+        return [(name, {**(settings or {}), **self.base, **overrides}) for name, overrides in self.runs.items()]
+
+
+def _figure2_runs() -> dict[str, dict[str, Any]]:
+    from engine.simcse.views import FIGURE2_RUNS
+
+    return {name: dict(overrides) for name, overrides in FIGURE2_RUNS.items()}
+
+
+def presets() -> dict[str, Preset]:
+    """The registry of presets (built on call, so the SimCSE registry is imported lazily)."""
+    return {
+        "SimCSE Figure 2": Preset(
+            "SimCSE Figure 2",
+            "simcse",
+            "Queues the four runs of SimCSE's Figure 2 (unsup SimCSE, no dropout, fixed 0.1, delete one word); "
+            "alignment and uniformity every 10 steps on STS-B dev.",
+            base={"mode": "unsup", "eval_every": 10, "snapshot_every": 10, "probe": "demo"},
+            runs=_figure2_runs(),
+        ),
+        "Isotropy paper, setup (i)": Preset(
+            "Isotropy paper, setup (i)",
+            "probe",
+            "Probe on the full rt-polarity set (10,662 sentences, 2 classes): 1000 full-batch Adam updates, "
+            "IsoScore and silhouette after every update.",
+            base={"data": "rt-polarity", "label_col": None, "limit": None, "steps": 1000, "lr": 1e-3,
+                  "metric_every": 1, "sample_size": None, "snapshot_every": 10, "snapshot_limit": 2000},
+            runs={"isotropy-setup-i": {}},
+        ),
+        "Demo: clusters form": Preset(
+            "Demo: clusters form",
+            "probe",
+            "The probe on the built-in demo corpus (topics): 150 updates, metrics every step, a UMAP frame "
+            "every 5 steps. Runs in seconds on a laptop.",
+            base={"data": "demo", "label_col": None, "limit": None, "steps": 150, "lr": 1e-3, "metric_every": 1,
+                  "sample_size": None, "snapshot_every": 5, "snapshot_limit": 2000},
+            runs={"demo-clusters": {}},
+        ),
+    }
+
+
+def for_kind(kind: str) -> dict[str, Preset]:
+    return {name: preset for name, preset in presets().items() if preset.kind == kind}
+
+
+def default_data_dir() -> str | None:
+    """The real data sets' folder: ``$EMBEDLAB_DATA_DIR``, else ``../shared/data`` beside the repo if present."""
+    explicit = paths.data_dir()
+    if explicit is not None:
+        return str(explicit)
+    beside = paths.REPO_ROOT.parent / "shared" / "data"
+    return str(beside) if beside.is_dir() and not os.environ.get("EMBEDLAB_NO_SHARED_DATA") else None
+
+
+def data_available(name: str, data_dir: str | None) -> bool:
+    """Whether a built-in set that needs the data folder can be found there (best effort, no loading)."""
+    if not data_dir:
+        return False
+    folder = Path(data_dir)
+    probes = {"rt-polarity": "rt-polarity", "snli": "snli", "stsb": "stsb", "wiki1m": "wiki"}
+    sub = probes.get(name)
+    return sub is None or (folder / sub).exists()

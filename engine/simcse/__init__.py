@@ -1,0 +1,10 @@
+"""SimCSE (Gao, Yao & Chen 2021, arXiv 2104.08821) with the paper's ablations as switches.
+
+Modules, one concept each:
+- ``views``        the view switches (dropout p, same mask, delete one word, crop, word deletion), presets
+- ``losses``       unsupervised InfoNCE and supervised loss with hard negatives
+- ``distributed``  torchrun / DDP helpers: all-gathered negatives, sharding, rank-0-only writing
+- ``train``        ``SimCSEConfig``, the ``train_simcse`` step generator, ``summarize``
+- ``cli``          ``python -m engine simcse`` flags and the (distributed) run
+- ``figure2``      the four runs of the paper's Figure 2 in one command
+"""

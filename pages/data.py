@@ -1,0 +1,109 @@
+"""Data & encoders: preview built-in and folder data sets, upload a CSV/TSV and pick its columns,
+list / rename / delete the encoders saved in cache/encoders."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from engine import paths
+from pages import ui
+
+PREVIEW_ROWS = 50
+
+st.title("Data & encoders")
+
+
+def as_table(dataset) -> pd.DataFrame:
+    """A preview table of any loaded data set (first rows)."""
+    fields = [name for name in ("texts", "labels", "left", "right", "scores", "premises", "hypotheses",
+                                "anchors", "positives", "negatives") if hasattr(dataset, name)]
+    return pd.DataFrame({name: list(getattr(dataset, name))[:PREVIEW_ROWS] for name in fields})
+
+
+def preview(name: str, **kwargs) -> None:
+    from engine.data import load_dataset
+
+    dataset = load_dataset(name, **kwargs)
+    size = len(getattr(dataset, "texts", None) or getattr(dataset, "left", None) or getattr(dataset, "premises", None)
+               or getattr(dataset, "anchors", []))
+    st.caption(f"{type(dataset).__name__}: {size:,} items · showing the first {min(size, PREVIEW_ROWS)}")
+    for warning in getattr(dataset, "warnings", []) or []:
+        st.warning(warning)
+    st.dataframe(as_table(dataset), hide_index=True)
+
+
+data_tab, upload_tab, encoder_tab = st.tabs(["Data sets", "Upload", "Encoders"])
+
+with data_tab, ui.guard():
+    from engine.data import describe
+    from engine.presets import default_data_dir
+
+    st.dataframe(pd.DataFrame(describe()), hide_index=True)
+    cols = st.columns([1, 2, 1])
+    name = cols[0].selectbox("Preview", [row["name"] for row in describe()], key="data.preview")
+    data_dir = cols[1].text_input("Data folder", value=default_data_dir() or "", key="data.dir")
+    label_col = cols[2].text_input("Label column (optional)", key="data.label")
+    if st.button("Show preview", key="data.show"):
+        with ui.guard(f"{name}: "):
+            preview(name, data_dir=data_dir or None, label_col=label_col or None)
+
+with upload_tab, ui.guard():
+    from engine.data import guess_columns, read_table
+
+    st.write("Upload a CSV, TSV, JSONL or TXT file of labelled sentences (one sentence and its label per row). "
+             "It is kept in `cache/uploads/` and offered as data on the Isotropy page.")
+    upload = st.file_uploader("Data file", type=["csv", "tsv", "txt", "jsonl"], key="data.upload")
+    if upload is not None:
+        target = paths.inside(paths.uploads_dir(), upload.name, what="file name")
+        target.write_bytes(upload.getvalue())
+        st.session_state["data.uploaded"] = target.name
+    stored = sorted(p.name for p in paths.uploads_dir().glob("*") if p.is_file() and not p.name.startswith("."))
+    if stored:
+        current = st.session_state.get("data.uploaded")
+        chosen = st.selectbox("Uploaded file", stored, index=stored.index(current) if current in stored else 0,
+                              key="data.file")
+        path = paths.inside(paths.uploads_dir(), chosen, what="file name")
+        with ui.guard(f"{chosen}: "):
+            frame = read_table(path)
+            guess = guess_columns(frame)
+            columns = [str(c) for c in frame.columns]
+            cols = st.columns(2)
+            text = cols[0].selectbox("Text column", columns,
+                                     index=columns.index(guess.text) if guess.text in columns else 0,
+                                     key=f"data.text.{chosen}")
+            labels = ["(none)", *columns]
+            label = cols[1].selectbox("Label column", labels,
+                                      index=labels.index(guess.label) if guess.label in labels else 0,
+                                      key=f"data.label.{chosen}")
+            st.session_state[f"upload.cols.{chosen}"] = {"text": text, "label": None if label == "(none)" else label}
+            preview(str(path), text_col=text, label_col=None if label == "(none)" else label)
+            st.success(f"Pick “upload: {chosen}” as Data on the Isotropy page to train on it.")
+            if st.button("Delete this upload", key=f"data.delete.{chosen}"):
+                path.unlink(missing_ok=True)
+                st.rerun()
+
+with encoder_tab, ui.guard():
+    from engine.encoders import delete_encoder, list_encoders, rename_encoder
+
+    infos = list_encoders()
+    st.dataframe(pd.DataFrame([
+        {"name": i.name, "base model": i.base_model, "pooling": i.pooling, "MLP": i.mlp, "created": i.created,
+         "bundled": i.bundled} for i in infos
+    ]), hide_index=True)
+    saved = [i.name for i in infos if not i.bundled]
+    if not saved:
+        st.caption("No saved encoders yet: SimCSE runs save theirs when given a name (save_encoder).")
+    else:
+        chosen = st.selectbox("Encoder", saved, key="enc.chosen")
+        cols = st.columns([2, 1, 1])
+        new = cols[0].text_input("New name", key="enc.new")
+        if cols[1].button("Rename", key="enc.rename"):
+            with ui.guard("Rename: "):
+                rename_encoder(chosen, new)
+                st.rerun()
+        confirm = cols[2].checkbox("Really delete", key="enc.confirm")
+        if cols[2].button("Delete", key="enc.delete", disabled=not confirm):
+            with ui.guard("Delete: "):
+                delete_encoder(chosen)
+                st.rerun()

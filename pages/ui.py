@@ -1,0 +1,305 @@
+"""Shared drawing helpers of the pages: the job registry, error guard, run pickers, live panel, downloads.
+
+Only composes engine calls and draws; no maths, no torch/sklearn/umap here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from engine import charts, export
+from engine.errors import EmbedlabError, one_line
+from engine.jobs import Job, JobRegistry
+
+log = logging.getLogger("embedlab.ui")
+KEEP = {"persist_state": "session"}
+LIVE_SECONDS = 1.0
+LIVE_POINTS = 600
+STATE_ICONS = {"queued": "⏳", "running": "▶️", "finished": "✅", "stopped": "⏹️", "failed": "❌", "interrupted": "⚠️"}
+
+
+@st.cache_resource(show_spinner=False)
+def registry() -> JobRegistry:
+    """The one job registry of this server process: survives reruns, page switches, reloads, closed tabs."""
+    reg = JobRegistry()
+    try:
+        reg.attach_finished()
+    except Exception as err:  # noqa: BLE001 - a broken cache folder must not stop the app
+        log.warning("could not list old runs: %s", one_line(err))
+    return reg
+
+
+@contextlib.contextmanager
+def guard(what: str = "") -> Iterator[None]:
+    """Show any user error (and any unexpected one) as a single st.error line, never a traceback."""
+    try:
+        yield
+    except EmbedlabError as err:
+        st.error(f"{what}{one_line(err)}", icon="⚠️")
+    except Exception as err:  # noqa: BLE001 - the UI must keep working
+        log.exception("unexpected error in the UI")
+        st.error(f"{what}{one_line(err)}", icon="⚠️")
+
+
+def run_label(job: Job) -> str:
+    """Short, unique display name: ``name·abcd`` (the run folder's random suffix)."""
+    return f"{job.name}·{job.id[-4:]}"
+
+
+def option_label(reg: JobRegistry) -> Callable[[str], str]:
+    def fmt(job_id: str) -> str:
+        job = reg.get(job_id)
+        return job_id if job is None else f"{STATE_ICONS.get(job.state, '')} {run_label(job)}"
+
+    return fmt
+
+
+def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[Job]:
+    """Queue runs; a user error shows one line and queues nothing more. The page then shows these runs."""
+    reg = registry()
+    made = []
+    for name, config in runs:
+        made.append(reg.submit(kind, config, name=name))
+    st.session_state[f"{kind}.shown"] = [job.id for job in made]
+    return made
+
+
+def shown_jobs(kind: str | None, *, label: str = "Runs shown") -> list[Job]:
+    """The run picker of a page: this session's last submissions, else active runs, else the newest run."""
+    reg = registry()
+    pool = [job for job in reg.jobs() if kind is None or job.kind == kind]
+    ids = [job.id for job in reversed(pool)]
+    key = f"{kind or 'all'}.shown"
+    chosen = [i for i in st.session_state.get(key, []) if i in ids]
+    if not chosen:
+        active = [job.id for job in pool if job.active]
+        chosen = active or ids[:1]
+    st.session_state[key] = chosen
+    picked = st.multiselect(label, ids, key=key, format_func=option_label(reg), placeholder="pick runs to show")
+    return [reg.get(i) for i in picked if reg.get(i) is not None]
+
+
+def sidebar_controls_footer(kind: str) -> None:
+    """Start/stop for queued and running jobs of this kind, and a live progress bar in the sidebar."""
+    reg = registry()
+    active = [job for job in reg.jobs() if job.kind == kind and job.active]
+    if active and st.sidebar.button("⏹ Stop", key=f"{kind}.stop", width="stretch", help="Stop the running run and cancel queued ones"):
+        for job in active:
+            job.stop()
+        st.rerun()
+    with st.sidebar:
+        progress_fragment(kind)
+
+
+def progress_fragment(kind: str) -> None:
+    reg = registry()
+    live = any(job.active for job in reg.jobs())
+
+    @st.fragment(run_every=LIVE_SECONDS if live else None)
+    def progress() -> None:
+        jobs = [job for job in registry().jobs() if job.kind == kind and (job.active or job is registry().current)]
+        for job in jobs:
+            st.progress(*progress_text(job))
+        if not jobs:
+            st.caption("No run going. Pick settings or a preset and press Start.")
+
+    progress()
+
+
+def progress_text(job: Job) -> tuple[float, str]:
+    fraction, phase = job.progress()
+    parts = [f"{run_label(job)} — {phase}" if job.state != "queued" else f"{run_label(job)} — queued"]
+    rate, eta = job.steps_per_second(), job.eta_seconds()
+    if rate:
+        parts.append(f"{rate:.1f} steps/s")
+    if eta is not None:
+        parts.append(f"{format_seconds(eta)} left")
+    return fraction, " · ".join(parts)
+
+
+def format_seconds(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def chart_options(key: str) -> dict[str, Any]:
+    """Smoothing, log-y and x axis options above the charts."""
+    cols = st.columns([2, 1, 1])
+    smoothing = cols[0].slider("Smoothing (EMA)", 0.0, 0.99, 0.0, 0.01, key=f"{key}.smooth", **KEEP)
+    log_y = cols[1].toggle("log y", key=f"{key}.logy", **KEEP)
+    x = cols[2].segmented_control("x axis", ["step", "seconds"], default="step", key=f"{key}.x", **KEEP) or "step"
+    return {"smoothing": smoothing, "log_y": log_y, "x": x}
+
+
+def metrics_by_run(jobs: list[Job]) -> dict[str, pd.DataFrame]:
+    return {run_label(job): job.metrics() for job in jobs}
+
+
+def draw_metric_grid(runs: dict[str, pd.DataFrame], metrics: list[str], options: dict[str, Any], key: str,
+                     max_points: int = charts.MAX_POINTS) -> None:
+    present = charts.available_metrics(runs, metrics)
+    if not present:
+        st.info("No metrics yet: the first row appears after set-up (loading data, encoding) is done.")
+        return
+    for start in range(0, len(present), 2):
+        cols = st.columns(2)
+        for col, metric in zip(cols, present[start:start + 2], strict=False):
+            fig = charts.metric_figure(runs, metric, max_points=max_points, **options)
+            col.plotly_chart(fig, key=f"{key}.{metric}", config={"displaylogo": False})
+
+
+def draw_projection(job: Job | None, key: str) -> None:
+    """The projection panel: live newest frame while running (PCA until UMAP), slider + play afterwards."""
+    if job is None:
+        st.info("Projections appear here for runs with snapshots.")
+        return
+    view = job.view()
+    if view is None:
+        st.info(f"{run_label(job)}: no embedding snapshot yet." if job.active else
+                f"{run_label(job)} kept no snapshots (set a snapshot interval before Start).")
+        return
+    method, step, coords = view
+    points = job.points()
+    frames = job.frames()
+    if job.active or len(frames) < 2:
+        title = f"{'UMAP' if method == 'umap' else 'PCA (UMAP frame coming)'} · step {step}"
+        st.plotly_chart(charts.projection_figure(coords, points, title=title), key=f"{key}.proj",
+                        config={"displaylogo": False})
+    else:
+        st.plotly_chart(charts.frames_figure(frames, points, title=f"UMAP · {len(frames)} frames"),
+                        key=f"{key}.frames", config={"displaylogo": False})
+    if job.frame_error:
+        st.caption(f"Last UMAP frame failed: {job.frame_error}")
+
+
+def failed_lines(jobs: list[Job]) -> None:
+    for job in jobs:
+        if job.state == "failed":
+            st.error(f"{run_label(job)} failed: {job.error or 'unknown error'}", icon="❌")
+        elif job.state == "interrupted":
+            st.warning(f"{run_label(job)} was interrupted (its process ended); its rows up to the last step are kept.")
+
+
+def live_panel(jobs: list[Job], metrics: list[str], key: str, extra: Callable[[dict[str, pd.DataFrame]], None] | None = None) -> None:
+    """Charts and projection of the shown runs, refreshed every second while one of them is going."""
+    options = chart_options(key)
+    live = any(job.active for job in jobs)
+    ids = [job.id for job in jobs]
+    with_snapshots = [job for job in jobs if job.active or job.view() is not None]
+    projected = None
+    if with_snapshots:
+        names = {job.id: run_label(job) for job in with_snapshots}
+        chosen = st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
+        projected = registry().get(chosen)
+
+    @st.fragment(run_every=LIVE_SECONDS if live else None)
+    def panel() -> None:
+        reg = registry()
+        current = [reg.get(i) for i in ids if reg.get(i) is not None]
+        for job in current:
+            if job.active:
+                st.progress(*progress_text(job))
+        failed_lines(current)
+        runs = metrics_by_run(current)
+        left, right = st.columns([3, 2])
+        with left:
+            draw_metric_grid(runs, metrics, options, key, max_points=LIVE_POINTS if live else charts.MAX_POINTS)
+        with right:
+            draw_projection(projected, key)
+        if extra is not None:
+            extra(runs)
+        if live and not any(job.active for job in current):
+            st.rerun(scope="app")  # a run just ended: refresh downloads and stop polling
+
+    panel()
+
+
+def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None) -> None:
+    """CSV per run, all shown runs as one CSV and as a zip with configs, figure HTML, UMAP frames CSV."""
+    if not jobs:
+        return
+    st.subheader("Downloads")
+    runs = metrics_by_run(jobs)
+    cols = st.columns(4)
+    for index, job in enumerate(jobs):
+        cols[index % 4].download_button(
+            f"⬇ {run_label(job)}.csv", export.metrics_csv(runs[run_label(job)]), file_name=f"{job.id}.csv",
+            mime="text/csv", key=f"{key}.csv.{job.id}", on_click="ignore",
+        )
+    cols = st.columns(4)
+    cols[0].download_button("⬇ shown runs (one CSV)", export.runs_csv(runs), file_name="runs.csv", mime="text/csv",
+                            key=f"{key}.all.csv", on_click="ignore")
+    zipped = {run_label(job): (runs[run_label(job)], job.config_dict, job.run_dir) for job in jobs}
+    cols[1].download_button("⬇ shown runs + configs (zip)", lambda: export.runs_zip(zipped), file_name="runs.zip",
+                            mime="application/zip", key=f"{key}.zip", on_click="ignore")
+    if figure is not None:
+        cols[2].download_button("⬇ figure (HTML)", lambda: export.figure_html(figure()), file_name="figure.html",
+                                mime="text/html", key=f"{key}.html", on_click="ignore")
+    framed = [job for job in jobs if job.frames()]
+    if framed:
+        job = framed[0]
+        cols[3].download_button(f"⬇ UMAP frames of {run_label(job)}", lambda: export.frames_csv(job.frames(), job.points()),
+                                file_name=f"{job.id}-frames.csv", mime="text/csv", key=f"{key}.framescsv", on_click="ignore")
+    st.caption("PNG: use the camera icon in each chart's toolbar. HTML keeps the figure interactive (works offline).")
+
+
+def device_and_seed(prefix: str) -> dict[str, Any]:
+    cols = st.sidebar.columns(2)
+    seed = cols[0].number_input("Seed", 0, 2**31 - 1, 0, key=f"{prefix}.seed", **KEEP)
+    device = cols[1].selectbox("Device", ["auto", "cpu", "cuda"], key=f"{prefix}.device", **KEEP)
+    return {"seed": int(seed), "device": device}
+
+
+def encoder_choice(prefix: str) -> str | None:
+    """Encoder picker: the bundled model, encoders saved in cache/encoders, or a hub id / folder."""
+    from engine.encoders import list_encoders
+
+    names = []
+    with contextlib.suppress(Exception):
+        names = [info.name for info in list_encoders() if not info.bundled]
+    options = ["bundled (all-MiniLM-L6-v2)", *names, "other: hub id or folder"]
+    choice = st.sidebar.selectbox("Encoder", options, key=f"{prefix}.encoder", **KEEP,
+                                  help="The bundled model works offline. Saved encoders come from SimCSE runs.")
+    if choice == options[0]:
+        return None
+    if choice == options[-1]:
+        text = st.sidebar.text_input("Hub id or local folder", key=f"{prefix}.encoder_text", **KEEP,
+                                     placeholder="e.g. bert-base-uncased or /path/to/model")
+        return text.strip() or None
+    return choice
+
+
+def data_dir_input(prefix: str) -> str | None:
+    from engine.presets import default_data_dir
+
+    default = default_data_dir() or ""
+    value = st.sidebar.text_input("Data folder (real data sets)", value=default, key=f"{prefix}.data_dir", **KEEP,
+                                  help="Folder holding rt-polarity/, snli/, stsb/, wiki/ (e.g. ../shared/data).")
+    return value.strip() or None
+
+
+def preset_buttons(kind: str, settings: dict[str, Any]) -> None:
+    """One button per preset of this kind: queues its runs on top of the current settings."""
+    from engine.presets import for_kind
+
+    found = for_kind(kind)
+    if not found:
+        return
+    st.sidebar.markdown("**Presets**")
+    for name, preset in found.items():
+        if st.sidebar.button(name, key=f"{kind}.preset.{name}", help=preset.description, width="stretch"):
+            with guard(f"{name}: "):
+                submit_runs(kind, preset.configs(settings))
+                st.rerun()

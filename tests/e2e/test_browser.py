@@ -1,0 +1,182 @@
+"""Real browser test: `streamlit run app.py` on a free localhost port, driven by Playwright + Debian chromium.
+
+Starts a small probe run, watches the charts grow while it runs, switches pages and comes back to the same
+run, reloads and re-attaches, downloads the run's CSV and checks its rows, and saves screenshots to
+docs/screenshots/ (shown in the README).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = REPO / "docs" / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+STEPS = 60
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium not installed")
+    pytest.importorskip("playwright.sync_api")
+    port = free_port()
+    cache = tmp_path_factory.mktemp("e2e-cache")
+    env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "EMBEDLAB_NO_SHARED_DATA": "1"}
+    env.pop("EMBEDLAB_DATA_DIR", None)
+    log = open(cache / "server.log", "w")  # noqa: SIM115 - closed at teardown
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true", f"--server.port={port}",
+         "--server.address=127.0.0.1", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+        if proc.poll() is not None:
+            raise AssertionError(f"streamlit exited: {(cache / 'server.log').read_text()[-2000:]}")
+    else:
+        proc.kill()
+        raise AssertionError("streamlit did not become healthy in 120 s")
+    yield url, cache
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+def step_shown(page) -> int:
+    """The step of the run's progress text ("step N/60"), or -1 before the first step."""
+    texts = page.locator("[data-testid='stProgress']").all_inner_texts()
+    found = [int(m.group(1)) for t in texts for m in [re.search(r"step (\d+)/", t)] if m]
+    return max(found) if found else -1
+
+
+def points_in_first_chart(page) -> int:
+    count = page.evaluate(
+        "() => { const g = document.querySelector('.js-plotly-plot');"
+        " if (!g || !g.data || !g.data.length) return 0;"
+        " const x = g.data[g.data.length - 1].x; return x ? x.length : 0; }"
+    )
+    return int(count or 0)
+
+
+def wait_until(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def set_number(page, label: str, value: int) -> None:
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    page.wait_for_timeout(400)
+
+
+def go(page, title: str) -> None:
+    page.get_by_role("link", name=title).first.click()
+    page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+
+
+def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> None:
+    url, cache = server
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
+    page.goto(url)
+    page.get_by_text("watch sentence embeddings take shape").wait_for(timeout=90_000)
+    page.screenshot(path=str(SHOTS / "overview.png"), full_page=True)
+
+    go(page, "Isotropy vs clusters")
+    set_number(page, "Steps (Adam updates)", STEPS)
+    set_number(page, "Limit (items, 0 = all)", 300)
+    set_number(page, "UMAP frame every k steps (0 = off)", 5)
+    clicked = time.monotonic()
+    page.get_by_role("button", name="▶ Start").click()
+
+    # curves grow while the run goes
+    wait_until(lambda: points_in_first_chart(page) >= 2, 120, "the first chart points")
+    first_seen = time.monotonic() - clicked
+    before, step_before = points_in_first_chart(page), step_shown(page)
+    wait_until(lambda: points_in_first_chart(page) > before and step_shown(page) > step_before, 60,
+               "the charts to grow")
+    label = page.locator("[data-testid='stProgress']").first.inner_text().split(" — ")[0].strip()
+    assert label.startswith("probe·"), label
+
+    # switch pages and come back: the same run, still going or done
+    go(page, "Overview")
+    go(page, "Isotropy vs clusters")
+    page.get_by_text(label).first.wait_for(timeout=30_000)
+
+    # reload: a new session re-attaches to the run
+    page.reload()
+    page.get_by_role("heading", name="Isotropy vs clusters").wait_for(timeout=90_000)
+    page.get_by_text(label).first.wait_for(timeout=30_000)
+
+    # wait for the end (the page reruns itself when the run ends), then download its CSV
+    run_dirs = list((cache / "runs").glob("probe-*"))
+    assert len(run_dirs) == 1
+    wait_until(lambda: '"finished"' in (run_dirs[0] / "status.json").read_text(), 240, "the run to finish")
+    button = page.get_by_role("button", name=f"⬇ {label}.csv")
+    button.wait_for(timeout=30_000)
+    page.wait_for_timeout(2500)  # the UMAP thread writes its last frame; the page settles
+    page.screenshot(path=str(SHOTS / "isotropy.png"), full_page=True)
+    with page.expect_download(timeout=30_000) as info:
+        page.get_by_role("button", name=f"⬇ {label}.csv").click()
+    target = tmp_path / "run.csv"
+    info.value.save_as(target)
+    table = pd.read_csv(target)
+    assert table["step"].tolist() == list(range(STEPS + 1))
+    assert table["silhouette"].iloc[-1] > table["silhouette"].iloc[0]
+
+    go(page, "Compare runs")
+    page.wait_for_timeout(2000)
+    page.screenshot(path=str(SHOTS / "compare.png"), full_page=True)
+    go(page, "SimCSE training")
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(SHOTS / "simcse.png"), full_page=False)
+    (tmp_path / "timing.txt").write_text(f"first chart points {first_seen:.1f} s after Start\n")
+    print(f"first chart points {first_seen:.1f} s after Start")
+    page.close()

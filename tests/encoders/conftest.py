@@ -1,0 +1,68 @@
+"""Fixtures for the encoder tests: the bundled model loaded once, a tiny random BERT folder, a private cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test gets an empty cache/ (encoders, embeddings)."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(root))
+    return root
+
+
+@pytest.fixture(scope="session")
+def bundled():
+    """The bundled all-MiniLM-L6-v2, loaded once (tests must not train or re-pool it: use ``variant``)."""
+    from engine.encoders import load_encoder
+
+    return load_encoder(device="cpu")
+
+
+@pytest.fixture
+def variant(bundled):
+    """A fresh Encoder sharing the bundled model and tokenizer, with another pooling/MLP/normalize."""
+    from engine.encoders import Encoder
+
+    def make(pooling: str = "avg", mlp=None, normalize: bool = False, max_length: int = 256) -> Encoder:
+        return Encoder(
+            name="variant",
+            model=bundled.model,
+            tokenizer=bundled.tokenizer,
+            pooling=pooling,
+            mlp=mlp,
+            normalize=normalize,
+            max_length=max_length,
+            device="cpu",
+            source=bundled.source,
+        )
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory, bundled) -> Path:
+    """A tiny random BERT (hidden 16, 2 layers) with the bundled tokenizer, saved in HF format."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=bundled.tokenizer.vocab_size,
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
+    BertModel(config).save_pretrained(folder)
+    bundled.tokenizer.save_pretrained(folder)
+    return folder

@@ -1,0 +1,106 @@
+"""Hub access fails fast: offline flag, a server that never answers, a proxy's fake 404, real hub errors."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+
+from engine.encoders import hub
+from engine.errors import EncoderError
+
+
+@pytest.fixture
+def online(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hub, "is_offline", lambda: False)
+    for var in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    hub._probe_cache.clear()
+
+
+@pytest.fixture
+def silent_server() -> Iterator[str]:
+    """Accepts TCP connections and never answers."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    sock.close()
+
+
+def _serve(status: int, headers: dict[str, str], body: bytes) -> tuple[HTTPServer, str]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server API
+            self.send_response(status)
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def test_offline_flag_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert hub.is_offline()
+    start = time.perf_counter()
+    with pytest.raises(EncoderError, match="offline/unreachable"):
+        hub.require_hub("org/model")
+    assert time.perf_counter() - start < 1
+
+
+def test_silent_server_times_out_in_seconds(online, silent_server: str, monkeypatch) -> None:
+    monkeypatch.setenv("HF_ENDPOINT", silent_server)
+    start = time.perf_counter()
+    with pytest.raises(EncoderError, match="offline/unreachable"):
+        hub.require_hub("org/model")
+    assert time.perf_counter() - start < hub.PROBE_TIMEOUT_S + 1.5
+
+
+def test_intercepting_proxy_404_is_not_a_missing_model(online, monkeypatch) -> None:
+    server, url = _serve(404, {}, b"")
+    monkeypatch.setenv("HF_ENDPOINT", url)
+    try:
+        with pytest.raises(EncoderError, match="offline/unreachable"):
+            hub.require_hub("org/model")
+    finally:
+        server.shutdown()
+
+
+def test_real_hub_not_found_is_named(online, monkeypatch) -> None:
+    server, url = _serve(404, {"X-Error-Code": "RepoNotFound"}, b'{"error": "Repository not found"}')
+    monkeypatch.setenv("HF_ENDPOINT", url)
+    try:
+        with pytest.raises(EncoderError, match="no model 'org/missing'"):
+            hub.require_hub("org/missing")
+    finally:
+        server.shutdown()
+
+
+def test_hub_status_parsing() -> None:
+    assert hub._hub_status(200, {}, b'{"id": "a/b"}') == 200
+    assert hub._hub_status(200, {}, b"<html>captive portal</html>") is None
+    assert hub._hub_status(401, {"X-Error-Code": "GatedRepo"}, b"") == 401
+    assert hub._hub_status(502, {}, b"") is None
+
+
+@pytest.mark.parametrize(
+    "good", ["bert-base-uncased", "princeton-nlp/sup-simcse-bert-base-uncased", "a/b.c_d"]
+)
+def test_hub_id_shapes(good: str) -> None:
+    assert hub.is_hub_id(good)
+
+
+@pytest.mark.parametrize("bad", ["", "/abs", "a/b/c", "a//b", "-a/b", "a/b-", "a/..", "a--b/c", "x y"])
+def test_bad_hub_id_shapes(bad: str) -> None:
+    assert not hub.is_hub_id(bad)

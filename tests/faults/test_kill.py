@@ -1,0 +1,64 @@
+"""SIGKILL at random moments: the run folder stays whole up to the last completed step."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from engine import runlog
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _start_probe(out: Path) -> subprocess.Popen:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
+    args = [sys.executable, "-m", "engine", "probe", "--data", "demo", "--limit", "120", "--steps", "100000",
+            "--snapshot-every", "3", "--snapshot-limit", "50", "--out", str(out)]
+    return subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _wait_for_rows(out: Path, process: subprocess.Popen, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"run ended early: {process.stderr.read().decode()}")
+        if (out / "metrics.csv").exists() and (out / "metrics.csv").stat().st_size > 60:
+            return
+        time.sleep(0.05)
+    pytest.fail("no metrics row appeared in time")
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_sigkill_leaves_whole_rows_config_and_interrupted_state(tmp_path: Path, attempt: int) -> None:
+    out = tmp_path / f"killed-{attempt}"
+    process = _start_probe(out)
+    try:
+        _wait_for_rows(out, process)
+        time.sleep(random.Random(attempt).uniform(0.0, 1.5))
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    raw = (out / "metrics.csv").read_bytes()
+    complete = raw[: raw.rfind(b"\n") + 1].decode().splitlines()
+    header = complete[0].split(",")
+    assert header == ["step", "loss", "accuracy", "isoscore", "silhouette", "seconds"]
+    for line in complete[1:]:  # every complete line is a whole row
+        cells = line.split(",")
+        assert len(cells) == len(header) and all(cells), line
+    frame = runlog.read_metrics(out)
+    assert len(frame) == len(complete) - 1 and frame["step"].tolist() == list(range(len(frame)))
+    assert runlog.read_json(out / "config.json")["kind"] == "probe"
+    assert runlog.load_run_info(out).state == "interrupted"
+    for _, path in runlog.list_snapshots(out):  # snapshots are renamed into place: never half-written
+        assert runlog.load_snapshot(path).shape == (50, 384)
+    assert isinstance(pd.read_csv(out / "points.csv"), pd.DataFrame)

@@ -1,0 +1,36 @@
+"""Helpers of the AppTest page tests (imported by the tests; fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+APP = REPO_ROOT / "app.py"
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+
+def button_bytes(button, captured: dict[str, bytes]) -> bytes:
+    file_id = button.proto.url.rsplit("/", 1)[-1].split(".")[0]
+    return captured[file_id]
+
+
+def csv_of(button, captured: dict[str, bytes]) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(button_bytes(button, captured)))
+
+
+def wait_idle(timeout: float = 240.0) -> None:
+    from pages import ui
+
+    assert ui.registry().wait_idle(timeout), "the run did not finish in time"
+    time.sleep(0.2)
+
+
+def errors(at: AppTest) -> list[str]:
+    return [str(e.value) for e in at.error]

@@ -1,0 +1,48 @@
+"""AppTest helpers: a fresh job registry per test, downloads captured as bytes, waiting for runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from apphelpers import APP
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+
+@pytest.fixture
+def fresh_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Each test gets its own cache folder and job registry (threads shut down afterwards)."""
+    monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("EMBEDLAB_NO_SHARED_DATA", "1")
+    monkeypatch.delenv("EMBEDLAB_DATA_DIR", raising=False)
+    st.cache_resource.clear()
+    yield
+    from pages import ui
+
+    ui.registry().shutdown(timeout=30)
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def app(fresh_registry) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.run()
+    assert not at.exception
+    return at
+
+
+@pytest.fixture
+def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """Media file id -> bytes of every download button (AppTest keeps only the URL)."""
+    captured: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        captured[file_id] = path_or_data if isinstance(path_or_data, bytes) else Path(path_or_data).read_bytes()
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return captured

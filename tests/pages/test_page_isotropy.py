@@ -1,0 +1,69 @@
+"""Isotropy page: controls, a tiny probe run whose charts and CSV downloads appear, errors as one line."""
+
+from __future__ import annotations
+
+from apphelpers import button_bytes, csv_of, errors, wait_idle
+
+
+def small_settings(at, steps: int = 6) -> None:
+    at.number_input(key="probe.steps").set_value(steps)
+    at.number_input(key="probe.limit").set_value(120)
+    at.number_input(key="probe.snap").set_value(2)
+    at.number_input(key="probe.snaplimit").set_value(60)
+    at.run()
+
+
+def test_tiny_probe_run_shows_charts_projection_and_downloads(app, downloads) -> None:
+    from pages import ui
+
+    app.switch_page("pages/isotropy.py").run()
+    assert app.title[0].value == "Isotropy vs clusters"
+    small_settings(app)
+    app.button(key="probe.start").click().run()
+    assert not app.exception and not errors(app)
+    job = ui.registry().jobs()[-1]
+    assert job.config.steps == 6 and job.config.limit == 120 and job.config.snapshot_every == 2
+    wait_idle()
+    assert job.state == "finished", job.error
+    app.run()
+    assert not app.exception and not errors(app)
+    assert len(app.get("plotly_chart")) >= 5  # 4 metrics + projection + IsoScore-silhouette scatter
+    buttons = {b.label: b for b in app.get("download_button")}
+    run_csv = csv_of(buttons[f"⬇ {ui.run_label(job)}.csv"], downloads)
+    assert run_csv["step"].tolist() == list(range(7))
+    assert {"loss", "isoscore", "silhouette", "accuracy"} <= set(run_csv.columns)
+    both = csv_of(buttons["⬇ shown runs (one CSV)"], downloads)
+    assert both.columns[0] == "run" and len(both) == 7
+    assert job.run_dir.joinpath("metrics.csv").exists()
+    assert button_bytes(buttons[f"⬇ {ui.run_label(job)}.csv"], downloads).decode().startswith("step,")
+
+
+def test_invalid_settings_show_one_error_line(app) -> None:
+    app.switch_page("pages/isotropy.py").run()
+    app.selectbox(key="probe.data").set_value("rt-polarity")
+    app.text_input(key="probe.data_dir").set_value("")
+    app.number_input(key="probe.steps").set_value(2)
+    app.run()
+    app.button(key="probe.start").click().run()
+    wait_idle(60)
+    app.run()
+    assert not app.exception
+    lines = errors(app)
+    assert lines and all("\n" not in line for line in lines)
+    assert any("failed" in line for line in lines)
+
+
+def test_stop_button_stops_a_running_job(app) -> None:
+    from pages import ui
+
+    app.switch_page("pages/isotropy.py").run()
+    small_settings(app, steps=100_000)
+    app.button(key="probe.start").click().run()
+    job = ui.registry().jobs()[-1]
+    deadline = __import__("time").monotonic() + 120
+    while job.last_step is None and __import__("time").monotonic() < deadline:
+        __import__("time").sleep(0.1)
+    app.run()
+    app.button(key="probe.stop").click().run()
+    wait_idle(30)
+    assert job.state == "stopped"

@@ -1,0 +1,23 @@
+"""Overview page: renders, explains, and the demo button queues a run and opens the Isotropy page."""
+
+from __future__ import annotations
+
+from apphelpers import errors
+
+
+def test_overview_renders_with_picture_and_demo_button(app) -> None:
+    assert "embedlab" in app.title[0].value
+    assert app.get("graphvizchart") or app.get("graphviz_chart")
+    assert app.button(key="overview.demo").label.startswith("▶")
+    assert not errors(app)
+
+
+def test_demo_button_queues_the_demo_and_switches_page(app) -> None:
+    from pages import ui
+
+    app.button(key="overview.demo").click().run()
+    assert not app.exception
+    jobs = ui.registry().jobs()
+    assert len(jobs) == 1 and jobs[0].kind == "probe" and jobs[0].name == "demo-clusters"
+    assert app.title[0].value == "Isotropy vs clusters"
+    jobs[0].stop()

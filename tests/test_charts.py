@@ -1,0 +1,85 @@
+"""Plotly figure builders: traces per run, smoothing, log-y, downsampling, projections, animation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine import charts
+
+
+def run(n: int = 50, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    step = np.arange(n)
+    return pd.DataFrame({
+        "step": step, "seconds": step * 0.5, "loss": np.exp(-step / 10) + 0.01 * rng.random(n),
+        "isoscore": 0.5 - step / (4 * n), "silhouette": step / (2 * n) + 0.001 * rng.random(n),
+        "alignment": 0.2 + step / (10 * n), "uniformity": -1 - step / n,
+    })
+
+
+def test_ema_matches_tensorboard_debiasing_and_skips_nan() -> None:
+    assert np.allclose(charts.ema([1.0, 1.0, 1.0], 0.9), 1.0)
+    out = charts.ema(np.array([0.0, np.nan, 10.0]), 0.5)
+    assert out[0] == 0.0 and np.isnan(out[1]) and out[2] == pytest.approx((0.5 * 0 * 0.5 + 0.5 * 10) / (1 - 0.25))
+    assert np.array_equal(charts.ema([1.0, 2.0], 0.0), [1.0, 2.0])
+
+
+def test_downsample_keeps_ends() -> None:
+    frame = pd.DataFrame({"step": range(10_000)})
+    small = charts.downsample(frame, 100)
+    assert len(small) == 100 and small["step"].iloc[0] == 0 and small["step"].iloc[-1] == 9_999
+    assert len(charts.downsample(frame.head(5), 100)) == 5
+
+
+def test_metric_figure_overlays_runs_with_smoothing_logy_and_seconds_axis() -> None:
+    runs = {"a": run(), "b": run(seed=1)}
+    fig = charts.metric_figure(runs, "loss", smoothing=0.6, log_y=True, x="seconds")
+    assert [t.name for t in fig.data] == ["a (raw)", "a", "b (raw)", "b"]
+    assert fig.layout.yaxis.type == "log" and fig.layout.xaxis.title.text == "seconds"
+    assert fig.data[1].x[-1] == pytest.approx(24.5)
+    long = charts.metric_figure({"long": run(5000)}, "loss", max_points=300)
+    assert len(long.data[0].x) == 300
+    assert charts.metric_figure(runs, "missing").data == ()
+
+
+def test_available_metrics() -> None:
+    frame = run().assign(empty=np.nan)
+    assert charts.available_metrics({"a": frame}, ["loss", "empty", "nope"]) == ["loss"]
+
+
+def test_align_uniform_plane_one_trajectory_per_run() -> None:
+    fig = charts.align_uniform_figure({"a": run(), "b": run(seed=2), "no-eval": run()[["step", "loss"]]})
+    lines = [t for t in fig.data if t.showlegend is not False]
+    assert [t.name for t in lines] == ["a", "b"]
+    assert fig.layout.xaxis.title.text == "l_uniform" and fig.layout.yaxis.title.text == "l_align"
+
+
+def test_iso_sil_scatter_reports_pearson_and_spearman() -> None:
+    fig = charts.iso_sil_figure({"probe": run()})
+    assert "r = " in fig.data[0].name and "ρ = -1.000" in fig.data[0].name
+    r, rho = charts.correlations(run())
+    assert r < -0.99 and rho == pytest.approx(-1.0)
+    assert charts.correlations(run().head(2)) is None
+
+
+def test_projection_figure_colours_by_label_with_text_hover() -> None:
+    coords = np.random.default_rng(0).normal(size=(6, 2))
+    points = pd.DataFrame({"text": ["x" * 500, "b", "c", "d", "e", "f"], "label": ["p", "n"] * 3})
+    fig = charts.projection_figure(coords, points, title="t")
+    assert [t.type for t in fig.data] == ["scattergl", "scattergl"]
+    assert sorted(t.name for t in fig.data) == ["n", "p"]
+    assert fig.data[1].hovertext[0].endswith("…")
+    assert len(charts.projection_figure(coords).data) == 1
+
+
+def test_frames_figure_has_slider_play_and_bounded_frames() -> None:
+    rng = np.random.default_rng(0)
+    frames = {step: rng.normal(size=(10, 2)) for step in range(0, 100, 2)}
+    points = pd.DataFrame({"text": list("abcdefghij"), "label": ["u", "v"] * 5})
+    fig = charts.frames_figure(frames, points, max_frames=10)
+    assert len(fig.frames) == 10 and fig.frames[-1].name == "98"
+    assert fig.layout.sliders[0].steps[0].label == "0"
+    assert fig.layout.updatemenus[0].buttons[0].label.endswith("play")
+    assert len(charts.frames_figure({}, points).data) == 0

@@ -1,0 +1,65 @@
+"""The headless CLI: files it writes, one-line errors, exit codes."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from engine import cli
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
+    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_probe_writes_metrics_config_and_summary(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = _run("probe", "--data", "demo", "--limit", "60", "--steps", "5", "--metric-every", "2",
+                  "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    metrics = pd.read_csv(out / "metrics.csv")
+    assert metrics.columns.tolist() == ["step", "loss", "accuracy", "isoscore", "silhouette", "seconds"]
+    assert metrics["step"].tolist() == [0, 2, 4, 5]
+    config = json.loads((out / "config.json").read_text())
+    assert config["kind"] == "probe" and config["steps"] == 5 and config["limit"] == 60
+    summary = json.loads((out / "summary.json").read_text())
+    assert {"pearson_r", "spearman_rho", "final"} <= summary.keys()
+    assert summary["final"]["step"] == 5
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--steps", "0"], "steps must be an integer"),
+        (["--lr", "-1"], "learning rate must be in"),
+        (["--data", "no/such/file.csv"], "no/such/file.csv"),
+    ],
+)
+def test_bad_input_is_one_line_on_stderr_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    result = _run("probe", *args, "--out", str(tmp_path / "r"))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_existing_run_is_never_overwritten_without_force(tmp_path: Path) -> None:
+    (tmp_path / "metrics.csv").write_text("step\n0\n")
+    with pytest.raises(cli.ConfigError, match="already holds a run"):
+        cli.prepare_out_dir(str(tmp_path), force=False)
+    assert cli.prepare_out_dir(str(tmp_path), force=True) == tmp_path
+
+
+def test_every_registered_experiment_has_a_subcommand() -> None:
+    parser = cli.build_parser()
+    for kind in ("probe", "simcse"):
+        args = parser.parse_args([kind, "--out", "x"])
+        assert args.command == kind

@@ -1,0 +1,80 @@
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import runlog
+
+
+def _writer(tmp_path: Path) -> runlog.RunWriter:
+    return runlog.RunWriter(tmp_path / "run", ["step", "loss", "note"], {"kind": "probe", "steps": 3})
+
+
+def test_rows_are_on_disk_as_soon_as_appended(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    writer.append({"step": 0, "loss": 1.5, "note": "a,b \"quoted\""})
+    frame = runlog.read_metrics(writer.run_dir)  # read before finish: nothing buffered
+    assert frame.to_dict("records") == [{"step": 0, "loss": 1.5, "note": 'a,b "quoted"'}]
+    writer.append({"step": 1, "loss": float("nan")})
+    frame = runlog.read_metrics(writer.run_dir)
+    assert len(frame) == 2 and np.isnan(frame["loss"].iloc[1])
+
+
+def test_status_moves_from_running_to_final(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    assert runlog.run_state(writer.run_dir) == "running"
+    writer.append({"step": 0, "loss": 1.0})
+    writer.finish("finished", summary={"final": 1})
+    info = runlog.load_run_info(writer.run_dir)
+    assert (info.state, info.last_step, info.kind) == ("finished", 0, "probe")
+    assert runlog.read_json(writer.run_dir / "summary.json") == {"final": 1}
+
+
+def test_torn_last_line_is_dropped(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    writer.append({"step": 0, "loss": 1.0})
+    with open(writer.run_dir / "metrics.csv", "ab") as handle:
+        handle.write(b"1,0.9")  # a kill in the middle of a row
+    assert runlog.read_metrics(writer.run_dir)["step"].tolist() == [0]
+
+
+def test_dead_writer_reads_as_interrupted(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    status = runlog.read_json(writer.run_dir / "status.json")
+    status["pid"] = 2**22 + 12345  # no such process
+    runlog.write_json_atomic(writer.run_dir / "status.json", status)
+    assert runlog.run_state(writer.run_dir) == "interrupted"
+
+
+def test_list_runs_skips_corrupt_and_foreign_folders(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    root = tmp_path / "runs"
+    good = runlog.RunWriter(root / "good", ["step"], {"kind": "probe"})
+    good.finish("finished")
+    (root / "foreign").mkdir()
+    (root / "foreign" / "notes.txt").write_text("hello")
+    (root / "corrupt").mkdir()
+    (root / "corrupt" / "config.json").write_text("{not json")
+    (root / "stray-file.csv").write_text("x")
+    names = [info.name for info in runlog.list_runs(root)]
+    assert names == ["good"]
+    assert "corrupt" in caplog.text and "foreign" in caplog.text
+
+
+def test_snapshots_round_trip_without_pickle(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    writer.save_points(["a", "b"], ["x", "y"])
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    writer.save_snapshot(10, array)
+    (writer.run_dir / "snapshots" / "step_bad.npy").write_bytes(b"junk")
+    [(step, path)] = runlog.list_snapshots(writer.run_dir)
+    assert step == 10
+    np.testing.assert_array_equal(runlog.load_snapshot(path), array)
+    assert runlog.read_points(writer.run_dir)["text"].tolist() == ["a", "b"]
+
+
+def test_json_writes_are_atomic_and_clean(tmp_path: Path) -> None:
+    runlog.write_json_atomic(tmp_path / "a.json", {"x": float("inf"), "p": tmp_path})
+    assert json.loads((tmp_path / "a.json").read_text()) == {"x": None, "p": str(tmp_path)}
+    assert os.listdir(tmp_path) == ["a.json"]

@@ -1,0 +1,72 @@
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import runlog, runner
+from engine.errors import ConfigError
+
+
+@dataclass
+class FakeConfig:
+    steps: int = 5
+    fail_at: int | None = None
+    error: str = "config"
+
+
+def fake_generator(config: FakeConfig, stop: threading.Event):
+    yield {"progress": 0.5, "phase": "warming"}
+    yield {"points": (["a", "b"], ["x", "y"])}
+    for step in range(config.steps):
+        if config.fail_at == step:
+            if config.error == "config":
+                raise ConfigError("bad setting at step 2")
+            raise MemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+        yield {"step": step, "loss": 1.0 / (step + 1), "snapshot": np.full((2, 2), step, dtype=np.float32)}
+        if stop.is_set():
+            return
+
+
+@pytest.fixture
+def fake_experiment(monkeypatch: pytest.MonkeyPatch) -> str:
+    experiment = runner.Experiment(
+        kind="fake", title="fake", config_class=f"{__name__}:FakeConfig", generator=f"{__name__}:fake_generator",
+        columns=("step", "loss"),
+    )
+    monkeypatch.setitem(runner.EXPERIMENTS, "fake", experiment)
+    return "fake"
+
+
+def test_run_writes_every_row_snapshot_and_summary(tmp_path: Path, fake_experiment: str) -> None:
+    events = []
+    summary = runner.run_experiment(fake_experiment, FakeConfig(), tmp_path / "r", on_event=events.append)
+    assert summary["state"] == "finished" and summary["final"]["step"] == 4
+    assert runlog.read_metrics(tmp_path / "r")["step"].tolist() == [0, 1, 2, 3, 4]
+    assert [s for s, _ in runlog.list_snapshots(tmp_path / "r")] == [0, 1, 2, 3, 4]
+    assert runlog.load_run_info(tmp_path / "r").state == "finished"
+    assert events[0]["phase"] == "warming"
+
+
+def test_stop_ends_the_run_as_stopped(tmp_path: Path, fake_experiment: str) -> None:
+    stop = threading.Event()
+
+    def stop_after_two(event: dict) -> None:
+        if event.get("step") == 1:
+            stop.set()
+
+    summary = runner.run_experiment(fake_experiment, FakeConfig(steps=100), tmp_path / "r", stop, stop_after_two)
+    assert summary["state"] == "stopped"
+    assert runlog.read_metrics(tmp_path / "r")["step"].tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("error, message", [("config", "bad setting at step 2"), ("oom", "MemoryError: CUDA out")])
+def test_failures_are_recorded_with_one_line_and_keep_rows(
+    tmp_path: Path, fake_experiment: str, error: str, message: str
+) -> None:
+    with pytest.raises((ConfigError, MemoryError)):
+        runner.run_experiment(fake_experiment, FakeConfig(fail_at=2, error=error), tmp_path / "r")
+    info = runlog.load_run_info(tmp_path / "r")
+    assert info.state == "failed" and info.error.startswith(message) and "\n" not in info.error
+    assert runlog.read_metrics(tmp_path / "r")["step"].tolist() == [0, 1]
