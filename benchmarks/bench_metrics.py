@@ -69,8 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         return float(silhouette_score(x, y)), float(reference_isoscore.IsoScore(x))
 
     jobs = {"matmul": matmul, "ours": ours, "reference": reference}
-    print(f"N={args.n} d={args.d} labels={args.labels} repeats={args.repeats} "
-          f"torch threads={torch.get_num_threads()} torch {torch.__version__}")
+    print(
+        f"N={args.n} d={args.d} labels={args.labels} repeats={args.repeats} "
+        f"torch threads={torch.get_num_threads()} torch {torch.__version__}"
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         values = {name: fn() for name, fn in jobs.items()}  # warm-up (allocator, thread pools, BLAS)

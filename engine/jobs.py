@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 ACTIVE_STATES = ("queued", "running")
 FRAMES = "frames"
 KEEP_SNAPSHOTS = 3
+FILM_FRAMES = 40  # frames a finished run's film gets (missing ones are back-filled from snapshots on disk)
 SPEED_WINDOW = 30
 
 
@@ -80,6 +81,7 @@ class Job:
         self._frames: dict[int, np.ndarray] = {}
         self._framed_step = -1
         self.frame_error: str | None = None
+        self._failed_frames: set[int] = set()
         self._pca: tuple[int, np.ndarray] | None = None
         self._points: pd.DataFrame | None = None
         self._disk_cache: tuple[tuple[int, float], pd.DataFrame] | None = None
@@ -214,20 +216,43 @@ class Job:
 
     def add_frame(self, step: int, coords: np.ndarray, save: bool = True) -> None:
         coords = np.asarray(coords, dtype=np.float32)
-        with self._lock:
-            self._frames[int(step)] = coords
-            self._framed_step = max(self._framed_step, int(step))
-        if save:
+        if save:  # on disk first, so a frame seen in memory is always on disk too
             folder = self.run_dir / FRAMES
             folder.mkdir(parents=True, exist_ok=True)
             tmp = folder / f".step_{int(step):06d}.csv.tmp"
             pd.DataFrame({"x": coords[:, 0], "y": coords[:, 1]}).to_csv(tmp, index=False, float_format="%.5g")
             os.replace(tmp, folder / f"step_{int(step):06d}.csv")
+        with self._lock:
+            self._frames[int(step)] = coords
+            self._framed_step = max(self._framed_step, int(step))
+
+    def missing_film_step(self, max_frames: int = FILM_FRAMES) -> int | None:
+        """After the run: the first of ``max_frames`` evenly spaced snapshot steps on disk without a frame."""
+        if self.active or self.from_disk:
+            return None
+        steps = [step for step, _ in runlog.list_snapshots(self.run_dir)]
+        if len(steps) > max_frames:
+            keep = np.unique(np.linspace(0, len(steps) - 1, max_frames).round().astype(int))
+            steps = [steps[i] for i in keep]
+        with self._lock:
+            done = set(self._frames) | self._failed_frames
+        missing = [step for step in steps if step not in done]
+        return missing[0] if missing else None
+
+    def nearest_frame(self, step: int) -> np.ndarray | None:
+        """The frame closest to ``step`` (an earlier one preferred): the warm start of a back-filled frame."""
+        with self._lock:
+            if not self._frames:
+                return None
+            earlier = [s for s in self._frames if s < step]
+            chosen = max(earlier) if earlier else min(self._frames, key=lambda s: abs(s - step))
+            return self._frames[chosen]
 
     def skip_frame(self, step: int) -> None:
         """Mark ``step`` as handled without a frame (its projection failed)."""
         with self._lock:
             self._framed_step = max(self._framed_step, int(step))
+            self._failed_frames.add(int(step))
 
     def frames(self) -> dict[int, np.ndarray]:
         """UMAP frames by step (loaded from ``frames/`` on disk for attached runs)."""
@@ -408,6 +433,12 @@ class JobRegistry:
             if job is not None and not job.active:
                 del self._jobs[job_id]
 
+    def projecting(self, job: Job) -> bool:
+        """Whether UMAP frames of ``job`` are still to come (live snapshot pending or the film back-filling)."""
+        if self.projector is None or not self.projector.alive:
+            return False
+        return job.pending_snapshot() is not None or job.missing_film_step() is not None
+
     def stop_all(self) -> None:
         for job in self.active():
             job.stop()
@@ -509,6 +540,10 @@ class ProjectionWorker:
     def notify(self) -> None:
         self._wake.set()
 
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive() and not self._closed.is_set()
+
     def close(self, timeout: float = 5.0) -> None:
         self._closed.set()
         self._wake.set()
@@ -540,34 +575,51 @@ class ProjectionWorker:
                 pass
 
     def _project_one(self) -> bool:
-        """Project the newest pending snapshot of one job (running jobs first); False when none pending."""
-        jobs = sorted(self.registry.jobs(), key=lambda job: job.state != "running")
-        for job in jobs:
-            pending = job.pending_snapshot()
-            if pending is None:
-                continue
-            step, snapshot = pending
-            self.busy_with = job.id
-            try:
-                self._project(job, step, snapshot)
-            except Exception as err:  # noqa: BLE001 - a bad frame must not stop the projector
-                job.frame_error = one_line(err)
-                job.skip_frame(step)
-                log.warning("UMAP frame of %s at step %s failed: %s", job.id, step, job.frame_error)
-            finally:
-                self.busy_with = None
-            return True
-        return False
+        """Project one snapshot: the newest of a running job first, else back-fill a finished run's film.
 
-    def _project(self, job: Job, step: int, snapshot: np.ndarray) -> None:
+        Returns False when nothing is pending.
+        """
+        jobs = sorted(self.registry.jobs(), key=lambda job: job.state != "running")
+        work = [(job, job.pending_snapshot(), None) for job in jobs]
+        work = [item for item in work if item[1] is not None]
+        if not work:
+            for job in jobs:
+                step = job.missing_film_step()
+                if step is not None:
+                    work = [(job, None, step)]
+                    break
+        if not work:
+            return False
+        job, pending, backfill = work[0]
+        if pending is not None:
+            step, snapshot = pending
+            previous = job.last_frame()
+            warm = None if previous is None else previous[1]
+        else:
+            step = int(backfill)
+            warm = job.nearest_frame(step)
+            snapshot = None
+        self.busy_with = job.id
+        try:
+            if snapshot is None:
+                snapshot = runlog.load_snapshot(job.run_dir / runlog.SNAPSHOTS / f"step_{step:06d}.npy")
+            self._project(job, step, snapshot, warm)
+        except Exception as err:  # noqa: BLE001 - a bad frame must not stop the projector
+            job.frame_error = one_line(err)
+            job.skip_frame(step)
+            log.warning("UMAP frame of %s at step %s failed: %s", job.id, step, job.frame_error)
+        finally:
+            self.busy_with = None
+        return True
+
+    def _project(self, job: Job, step: int, snapshot: np.ndarray, previous: np.ndarray | None) -> None:
         from engine.metrics import knn
         from engine.projection import N_NEIGHBORS, umap_frame
 
         started = time.perf_counter()
-        previous = job.last_frame()
         k = min(N_NEIGHBORS, max(len(snapshot) - 1, 1))
         neighbours = knn(snapshot, k) if len(snapshot) >= 5 else None
         seed = int(job.config_dict.get("seed", 0) or 0)
-        coords = umap_frame(snapshot, previous=None if previous is None else previous[1], knn=neighbours, seed=seed)
+        coords = umap_frame(snapshot, previous=previous, knn=neighbours, seed=seed)
         job.add_frame(step, coords)
         self.frame_seconds.append(time.perf_counter() - started)

@@ -173,8 +173,11 @@ def draw_projection(job: Job | None, key: str) -> None:
     method, step, coords = view
     points = job.points()
     frames = job.frames()
-    if job.active or len(frames) < 2:
+    projecting = registry().projecting(job)
+    if job.active or projecting or len(frames) < 2:
         title = f"{'UMAP' if method == 'umap' else 'PCA (UMAP frame coming)'} · step {step}"
+        if projecting and not job.active:
+            title += f" · building the film ({len(frames)} frames)"
         st.plotly_chart(charts.projection_figure(coords, points, title=title), key=f"{key}.proj",
                         config={"displaylogo": False})
     else:
@@ -195,7 +198,8 @@ def failed_lines(jobs: list[Job]) -> None:
 def live_panel(jobs: list[Job], metrics: list[str], key: str, extra: Callable[[dict[str, pd.DataFrame]], None] | None = None) -> None:
     """Charts and projection of the shown runs, refreshed every second while one of them is going."""
     options = chart_options(key)
-    live = any(job.active for job in jobs)
+    reg = registry()
+    live = any(job.active or reg.projecting(job) for job in jobs)
     ids = [job.id for job in jobs]
     with_snapshots = [job for job in jobs if job.active or job.view() is not None]
     projected = None
@@ -220,8 +224,8 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extra: Callable[[d
             draw_projection(projected, key)
         if extra is not None:
             extra(runs)
-        if live and not any(job.active for job in current):
-            st.rerun(scope="app")  # a run just ended: refresh downloads and stop polling
+        if live and not any(job.active or reg.projecting(job) for job in current):
+            st.rerun(scope="app")  # runs and frames done: refresh downloads and stop polling
 
     panel()
 

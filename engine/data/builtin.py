@@ -49,7 +49,7 @@ def _hub_files(name: str, data_dir: Path | None, expected: str, repo: str, files
     cached = [hub.cached_file(repo, f) for f in files]
     if all(p is not None for p in cached):
         return cached  # type: ignore[return-value]
-    if not hub.hub_reachable():
+    if not hub.hub_reachable(repo):
         where = f"in {data_dir}" if data_dir else "(no --data-dir given and EMBEDLAB_DATA_DIR unset)"
         state = "offline (HF_HUB_OFFLINE=1)" if hub.hub_offline() else "unreachable"
         raise DataError(f"{name}: not found {where} (expected {expected}) and the Hugging Face hub is {state}; "

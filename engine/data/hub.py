@@ -7,52 +7,21 @@ Only plain data files (Parquet / text) are downloaded: no dataset scripts, no pi
 
 from __future__ import annotations
 
-import os
-import threading
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-from engine import paths
+from engine import hub, paths
 from engine.errors import DataError
 
-CONNECT_TIMEOUT = 3.0
-_TRUE = {"1", "true", "yes", "on"}
+CONNECT_TIMEOUT = hub.PROBE_TIMEOUT_S
 
 
 def hub_offline() -> bool:
-    """``HF_HUB_OFFLINE`` (or ``HF_DATASETS_OFFLINE``) is set to a true value."""
-    return any(os.environ.get(var, "").strip().lower() in _TRUE for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+    return hub.is_offline()
 
 
-def hub_endpoint() -> str:
-    return os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
-
-
-def hub_reachable(timeout: float = CONNECT_TIMEOUT) -> bool:
-    """False when offline mode is set, else whether the hub answers an HTTP(S) HEAD within ``timeout`` s.
-
-    Any HTTP status counts as an answer; DNS, TLS-verification, connection errors and time-outs do not.
-    The probe runs in a daemon thread so the whole check never takes longer than ``timeout``.
-    """
-    if hub_offline():
-        return False
-    result: list[bool] = []
-    thread = threading.Thread(target=lambda: result.append(_probe(hub_endpoint(), timeout)), daemon=True)
-    thread.start()
-    thread.join(timeout)
-    return bool(result and result[0])
-
-
-def _probe(url: str, timeout: float) -> bool:
-    request = urllib.request.Request(url.rstrip("/") + "/api/status", method="HEAD")
-    try:
-        with urllib.request.urlopen(request, timeout=timeout):
-            return True
-    except urllib.error.HTTPError:
-        return True  # the server answered
-    except (OSError, ValueError):
-        return False
+def hub_reachable(repo_id: str = "stanfordnlp/snli", timeout: float = CONNECT_TIMEOUT) -> bool:
+    """Not offline and the hub itself answered for the dataset repo within ``timeout`` s (see engine.hub)."""
+    return not hub.is_offline() and hub.probe_repo(repo_id, timeout=timeout, repo_type="dataset") is not None
 
 
 def hub_cache_dir() -> Path:

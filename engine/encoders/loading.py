@@ -27,9 +27,8 @@ from pathlib import Path
 
 import torch
 
-from engine import paths
+from engine import hub, paths
 from engine.device import resolve_device
-from engine.encoders import hub
 from engine.encoders.encoder import Encoder
 from engine.encoders.pooling import check_pooling, make_mlp
 from engine.errors import ConfigError, EmbedlabError, EncoderError, one_line

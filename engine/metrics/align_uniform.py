@@ -18,13 +18,16 @@ import torch
 
 from engine.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix
+from engine.metrics._parallel import run_tasks
 
 
 def alignment(x: ArrayLike, y: ArrayLike, alpha: float = 2.0) -> float:
     """Mean ||x_i - y_i||^alpha over the positive pairs (rows of x and y), rows L2-normalised first."""
     a, b = as_matrix(x, "x"), as_matrix(y, "y")
     if a.shape != b.shape:
-        raise ConfigError(f"alignment needs x and y of the same shape; got {tuple(a.shape)} and {tuple(b.shape)}")
+        raise ConfigError(
+            f"alignment needs x and y of the same shape; got {tuple(a.shape)} and {tuple(b.shape)}"
+        )
     if a.shape[0] < 1:
         raise ConfigError("alignment needs at least one pair")
     if not alpha > 0:
@@ -44,14 +47,16 @@ def uniformity(x: ArrayLike, t: float = 2.0) -> float:
         raise ConfigError(f"uniformity t must be > 0; got {t}")
     a = _normalised(a)
     step = 4096 if a.device.type == "cuda" else 1024
-    parts = []
-    for s0 in range(0, n, step):
-        i = slice(s0, min(s0 + step, n))
-        for s1 in range(s0, n, step):
-            j = slice(s1, min(s1 + step, n))
-            exponent = _exponents(a[i], a[j], t, diagonal=s0 == s1)
-            if exponent.numel():
-                parts.append(_logsumexp64(exponent))
+    blocks = [slice(s0, min(s0 + step, n)) for s0 in range(0, n, step)]
+    pairs = [(i, j) for bi, i in enumerate(blocks) for j in blocks[bi:]]
+
+    def step_fn(parts: list[torch.Tensor], pair: tuple[slice, slice]) -> None:
+        i, j = pair
+        exponent = _exponents(a[i], a[j], t, diagonal=i == j)
+        if exponent.numel():
+            parts.append(_logsumexp64(exponent))
+
+    parts = [p for worker in run_tasks(pairs, list, step_fn, a.device) for p in worker]
     total = torch.logsumexp(torch.stack(parts), dim=0)
     return float((total - math.log(n * (n - 1) / 2)).item())
 

@@ -24,10 +24,14 @@ def sts_spearman(a: ArrayLike, b: ArrayLike, gold: ArrayLike) -> float:
     """Spearman rho between the row-wise cosine similarities cos(a_i, b_i) and the gold scores."""
     left, right = as_matrix(a, "a"), as_matrix(b, "b")
     if left.shape != right.shape:
-        raise ConfigError(f"sts_spearman needs a and b of the same shape; got {tuple(left.shape)} and {tuple(right.shape)}")
+        raise ConfigError(
+            f"sts_spearman needs a and b of the same shape; got {tuple(left.shape)} and {tuple(right.shape)}"
+        )
     scores = as_vector(gold, "gold")
     if scores.shape[0] != left.shape[0]:
-        raise ConfigError(f"sts_spearman needs one gold score per pair; got {scores.shape[0]} for {left.shape[0]} pairs")
+        raise ConfigError(
+            f"sts_spearman needs one gold score per pair; got {scores.shape[0]} for {left.shape[0]} pairs"
+        )
     if left.shape[0] < 2:
         raise ConfigError(f"sts_spearman needs at least 2 pairs; got {left.shape[0]}")
     cos = torch.nn.functional.cosine_similarity(
@@ -43,7 +47,9 @@ def series_correlation(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:
     """
     u, v = as_vector(x, "x", allow_nan=True), as_vector(y, "y", allow_nan=True)
     if u.shape[0] != v.shape[0]:
-        raise ConfigError(f"series_correlation needs series of equal length; got {u.shape[0]} and {v.shape[0]}")
+        raise ConfigError(
+            f"series_correlation needs series of equal length; got {u.shape[0]} and {v.shape[0]}"
+        )
     v = v.to(u.device)
     keep = torch.isfinite(u) & torch.isfinite(v)
     u, v = u[keep], v[keep]

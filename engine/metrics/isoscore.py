@@ -25,6 +25,7 @@ import torch
 
 from engine.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix
+from engine.metrics._parallel import run_tasks, worker_count
 
 
 class FewSamplesWarning(UserWarning):
@@ -76,11 +77,25 @@ def _checked(X: ArrayLike, what: str) -> torch.Tensor:
 
 
 def _covariance(x: torch.Tensor) -> torch.Tensor:
-    """Unbiased covariance of the rows (like ``torch.cov(x.T)``), in float64."""
-    x64 = x.to(torch.float64)
-    centred = x64 - x64.mean(dim=0, keepdim=True)
-    cov = centred.T @ centred
-    cov /= x.shape[0] - 1
+    """Unbiased covariance of the rows (like ``torch.cov(x.T)``), in float64: sum over row chunks of
+    (x_c - mean)^T (x_c - mean) / (n - 1), chunks shared out to the CPU workers."""
+    n, d = x.shape
+    mean = x.mean(dim=0, dtype=torch.float64)
+    step = max(256, -(-n // (4 * worker_count(x.device))))
+    chunks = [slice(s0, min(s0 + step, n)) for s0 in range(0, n, step)]
+
+    def new_cov() -> torch.Tensor:
+        return torch.zeros(d, d, dtype=torch.float64, device=x.device)
+
+    def step_fn(cov: torch.Tensor, rows: slice) -> None:
+        centred = x[rows].to(torch.float64) - mean
+        cov.addmm_(centred.T, centred)
+
+    parts = run_tasks(chunks, new_cov, step_fn, x.device)
+    cov = parts[0]
+    for part in parts[1:]:
+        cov += part
+    cov /= n - 1
     return cov
 
 

@@ -13,6 +13,7 @@ import torch
 
 from engine.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix
+from engine.metrics._parallel import run_tasks
 
 #: Extra candidates per row, re-ranked exactly.
 SPARE = 8
@@ -28,23 +29,28 @@ def knn(X: ArrayLike, k: int) -> tuple[np.ndarray, np.ndarray]:
     xc = x - x.to(torch.float64).mean(dim=0, keepdim=True).to(x.dtype)
     sq = (xc * xc).sum(dim=1)
     width = min(n, k + SPARE)
-    step = max(1, min(n, 2**24 // n, 2**23 // (width * x.shape[1] or 1)))  # slab <= 64 MB, re-rank <= 64 MB
-    out_idx, out_dist = [], []
-    for s0 in range(0, n, step):
-        rows = torch.arange(s0, min(s0 + step, n), device=x.device)
+    step = max(1, min(n, 2**23 // n, 2**22 // (width * x.shape[1] or 1)))  # slab, re-rank <= 32 MB
+    slabs = [(s0, torch.arange(s0, min(s0 + step, n), device=x.device)) for s0 in range(0, n, step)]
+
+    def step_fn(out: dict[int, tuple[torch.Tensor, torch.Tensor]], slab: tuple[int, torch.Tensor]) -> None:
+        start, rows = slab
         d2 = torch.addmm(sq[rows, None] + sq[None, :], xc[rows], xc.T, alpha=-2.0)
         d2[torch.arange(rows.shape[0], device=x.device), rows] = -1.0  # self first, even among duplicates
         cand = torch.topk(d2, width, dim=1, largest=False).indices
-        idx, dist = _rerank(x, rows, cand, k)
-        out_idx.append(idx)
-        out_dist.append(dist)
+        out[start] = _rerank(x, rows, cand, k)
+
+    found: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+    run_tasks(slabs, lambda: found, step_fn, x.device)
+    parts = [found[s0] for s0 in range(0, n, step)]
     return (
-        torch.cat(out_idx).cpu().numpy().astype(np.int64),
-        torch.cat(out_dist).to(torch.float32).cpu().numpy(),
+        torch.cat([p[0] for p in parts]).cpu().numpy().astype(np.int64),
+        torch.cat([p[1] for p in parts]).to(torch.float32).cpu().numpy(),
     )
 
 
-def _rerank(x: torch.Tensor, rows: torch.Tensor, cand: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+def _rerank(
+    x: torch.Tensor, rows: torch.Tensor, cand: torch.Tensor, k: int
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Keep the k candidates with the smallest exact float64 distance; the point itself stays first."""
     x64 = x[rows].to(torch.float64)
     diff = x[cand].to(torch.float64) - x64[:, None, :]

@@ -17,6 +17,9 @@ after sorting; on CUDA a one-hot GEMM D_IJ @ H_J, which needs no host sync), or 
 touch very many clusters. Math runs in the input dtype (float64 -> float64; float32 -> float32 blocks
 with float64 per-cluster sums) on the input's device. When the (n, k) table would be large, row blocks
 are streamed over all column blocks instead (no symmetry; memory: one block and one (rows, k) table).
+On the CPU the blocks are shared out to single-threaded workers (``engine.metrics._parallel``).
+Precision: float32 input keeps float32's Gram-trick cancellation for nearly coincident points (distance
+error ~ sqrt(eps) |x|, scikit-learn upcasts to float64 there); pass float64 for exact duplicates.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import torch
 
 from engine.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix, encode_labels
+from engine.metrics._parallel import run_tasks
 
 #: A block touching more clusters than this accumulates with index_add (slices would be too many ops).
 MAX_SLICES = 256
@@ -64,7 +68,9 @@ def _samples(X: ArrayLike, labels: ArrayLike, sample_size: int | None, seed: int
     return _values(x, codes, k, counts)
 
 
-def _subsample(x: torch.Tensor, codes: torch.Tensor, size: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, int]:
+def _subsample(
+    x: torch.Tensor, codes: torch.Tensor, size: int, seed: int
+) -> tuple[torch.Tensor, torch.Tensor, int]:
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
         raise ConfigError(f"silhouette sample_size must be a positive integer or None; got {size!r}")
     order = np.random.RandomState(seed).permutation(x.shape[0])[: int(size)]
@@ -115,8 +121,7 @@ def _augmented(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     b_rows = torch.empty_like(a_rows)
     xc = torch.sub(x, mean, out=a_rows[:, :d])
     torch.mul(xc, -2.0, out=b_rows[:, :d])
-    torch.linalg.vector_norm(xc, dim=1, out=a_rows[:, d])
-    a_rows[:, d].square_()
+    torch.sum(xc * xc, dim=1, out=a_rows[:, d])
     b_rows[:, d + 1] = a_rows[:, d]
     a_rows[:, d + 1] = 1.0
     b_rows[:, d] = 1.0
@@ -158,8 +163,10 @@ class _Accumulator:
             last = int(np.searchsorted(ends, blk.stop - 1, side="right"))
             if last - first < MAX_SLICES:
                 starts = np.concatenate([[0], ends])
-                cuts = [(max(int(starts[c]), blk.start) - blk.start, min(int(ends[c]), blk.stop) - blk.start)
-                        for c in range(first, last + 1)]
+                cuts = [
+                    (max(int(starts[c]), blk.start) - blk.start, min(int(ends[c]), blk.stop) - blk.start)
+                    for c in range(first, last + 1)
+                ]
                 self.spans[blk.start] = (first, cuts)
 
     def add_rows(self, out: torch.Tensor, d: torch.Tensor, cols: slice) -> None:
@@ -184,22 +191,35 @@ class _Accumulator:
 
 
 def _sums_symmetric(a_rows, b_rows, blocks: list[slice], acc: _Accumulator) -> torch.Tensor:
-    sums = torch.zeros(a_rows.shape[0], acc.k, dtype=torch.float64, device=a_rows.device)
-    for bi, i in enumerate(blocks):
-        for j in blocks[bi:]:
-            d = _distances(a_rows, b_rows, i, j)
-            acc.add_rows(sums[i], d, j)
-            if j != i:
-                acc.add_cols(sums[j], d, i)
-    return sums
+    """(n, k) table from the blocks J >= I only, shared out to the workers (one table each, summed)."""
+    pairs = [(i, j) for bi, i in enumerate(blocks) for j in blocks[bi:]]
+
+    def new_table() -> torch.Tensor:
+        return torch.zeros(a_rows.shape[0], acc.k, dtype=torch.float64, device=a_rows.device)
+
+    def step(sums: torch.Tensor, pair: tuple[slice, slice]) -> None:
+        i, j = pair
+        d = _distances(a_rows, b_rows, i, j)
+        acc.add_rows(sums[i], d, j)
+        if j != i:
+            acc.add_cols(sums[j], d, i)
+
+    tables = run_tasks(pairs, new_table, step, a_rows.device)
+    total = tables[0]
+    for table in tables[1:]:
+        total += table
+    return total
 
 
 def _values_streamed(a_rows, b_rows, blocks, acc, codes, counts) -> torch.Tensor:
-    """Row blocks one at a time over all column blocks (memory: one block and one (rows, k) table)."""
-    values = []
-    for i in blocks:
+    """Row blocks one at a time over all column blocks (memory: one block and one (rows, k) table each)."""
+    values: dict[int, torch.Tensor] = {}
+
+    def step(out: dict[int, torch.Tensor], i: slice) -> None:
         part = torch.zeros(i.stop - i.start, acc.k, dtype=torch.float64, device=a_rows.device)
         for j in blocks:
             acc.add_rows(part, _distances(a_rows, b_rows, i, j), j)
-        values.append(_coefficients(part, codes[i], counts))
-    return torch.cat(values)
+        out[i.start] = _coefficients(part, codes[i], counts)
+
+    run_tasks(blocks, lambda: values, step, a_rows.device)
+    return torch.cat([values[i.start] for i in blocks])

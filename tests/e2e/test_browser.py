@@ -95,7 +95,7 @@ def points_in_first_chart(page) -> int:
     count = page.evaluate(
         "() => { const g = document.querySelector('.js-plotly-plot');"
         " if (!g || !g.data || !g.data.length) return 0;"
-        " const x = g.data[g.data.length - 1].x; return x ? x.length : 0; }"
+        " const d = g._fullData || g.data; const x = d[d.length - 1].x; return x && x.length ? x.length : 0; }"
     )
     return int(count or 0)
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from engine.encoders import hub, load_encoder
+from engine import hub
+from engine.encoders import load_encoder
 from engine.encoders.loading import resolve_source, simcse_pooling, st_settings
 from engine.errors import ConfigError, EncoderError
 

@@ -130,7 +130,7 @@ def test_property_range_reference_and_invariances(n: int, d: int, seed: int) -> 
     value = _quiet(isoscore, x)
     assert -1e-9 <= value <= isoscore_cap(n, d) + 1e-9
     assert value == pytest.approx(_ref(x), abs=ATOL)
-    q = special_ortho_group.rvs(d, random_state=seed % 2**32) 
+    q = special_ortho_group.rvs(d, random_state=seed % 2**32)
     moved = 7.0 * x @ q + rng.normal(size=d)  # rotation, scaling and translation leave it unchanged
     assert _quiet(isoscore, moved) == pytest.approx(value, abs=1e-7)
 

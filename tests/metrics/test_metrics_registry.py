@@ -17,6 +17,14 @@ def test_registry_covers_the_logged_metrics() -> None:
 
 
 def test_public_api() -> None:
-    for name in ("isoscore", "isoscore_star", "silhouette", "alignment", "uniformity", "sts_spearman",
-                 "series_correlation", "knn"):
+    for name in (
+        "isoscore",
+        "isoscore_star",
+        "silhouette",
+        "alignment",
+        "uniformity",
+        "sts_spearman",
+        "series_correlation",
+        "knn",
+    ):
         assert callable(getattr(metrics, name)), name

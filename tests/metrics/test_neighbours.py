@@ -22,7 +22,9 @@ ATOL = 1e-5
 def test_matches_sklearn(n: int, d: int, k: int) -> None:
     x = np.random.default_rng(n).normal(size=(n, d)).astype(np.float32) * 10 + 100  # offset: cancellation
     idx, dist = knn(x, k)
-    ref_dist, ref_idx = NearestNeighbors(n_neighbors=k).fit(x.astype(np.float64)).kneighbors(x.astype(np.float64))
+    ref_dist, ref_idx = (
+        NearestNeighbors(n_neighbors=k).fit(x.astype(np.float64)).kneighbors(x.astype(np.float64))
+    )
     assert idx.dtype == np.int64 and dist.dtype == np.float32 and idx.shape == dist.shape == (n, k)
     np.testing.assert_array_equal(idx, ref_idx)
     x64 = x.astype(np.float64)

@@ -87,7 +87,11 @@ def test_duplicate_points(blocks) -> None:
     same = np.repeat(rng.normal(size=(2, 4)), 50, axis=0)  # two clusters, each one repeated point
     lab = np.repeat([0, 1], 50)
     assert silhouette(same, lab) == pytest.approx(sk_score(same, lab), abs=1e-7)
-    assert silhouette(np.zeros((10, 3)), np.arange(10) % 2) == sk_score(np.zeros((10, 3)), np.arange(10) % 2) == 0
+    assert (
+        silhouette(np.zeros((10, 3)), np.arange(10) % 2)
+        == sk_score(np.zeros((10, 3)), np.arange(10) % 2)
+        == 0
+    )
 
 
 def test_label_kinds_strings_tuples_and_multilabel_rows() -> None:

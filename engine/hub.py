@@ -1,4 +1,4 @@
-"""Fail-fast access to the Hugging Face hub.
+"""Fail-fast access to the Hugging Face hub (models and data sets): the one place that decides reachability.
 
 A lecture hall may have no network: before any download we check ``HF_HUB_OFFLINE`` and probe the hub
 with one HTTP request in a daemon thread, bounded by a few seconds, so a missing network
@@ -71,13 +71,13 @@ def _hub_status(status: int, headers: object, body: bytes) -> int | None:
     return None
 
 
-def probe_repo(repo_id: str, timeout: float = PROBE_TIMEOUT_S) -> int | None:
-    """HTTP status of ``GET <endpoint>/api/models/<repo_id>`` within ``timeout`` s (DNS, proxy and TLS
+def probe_repo(repo_id: str, timeout: float = PROBE_TIMEOUT_S, repo_type: str = "model") -> int | None:
+    """HTTP status of ``GET <endpoint>/api/<repo_type>s/<repo_id>`` within ``timeout`` s (DNS, proxy and TLS
     included: the request runs in a daemon thread), or None when the hub cannot be reached. Cached 30 s.
 
     A bare TCP connect is not enough: sandboxes and captive portals accept any connection.
     """
-    url = f"{endpoint()}/api/models/{repo_id}"
+    url = f"{endpoint()}/api/{repo_type}s/{repo_id}"
     hit = _probe_cache.get(url)
     if hit is not None and time.monotonic() - hit[0] < _PROBE_TTL_S:
         return hit[1]

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from engine.encoders import hub
+from engine import hub
 from engine.errors import EncoderError
 
 

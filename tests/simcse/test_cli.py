@@ -1,0 +1,109 @@
+"""``python -m engine simcse``: flags -> config, a run folder, one-line errors; Figure-2 presets and plot."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine.errors import ConfigError
+from engine.runlog import read_json, read_metrics
+from engine.simcse.cli import add_arguments, config_from_args
+from engine.simcse.figure2 import figure2_configs
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_defaults_match_the_paper() -> None:
+    config = config_from_args(_parse())
+    assert (config.mode, config.dropout, config.same_mask, config.augment, config.pooler) == (
+        "unsup", 0.1, False, "none", "cls")
+    assert (config.batch_size, config.lr, config.max_len, config.temp, config.eval_every) == (64, 3e-5, 32, 0.05, 10)
+
+
+def test_every_flag_reaches_the_config() -> None:
+    config = config_from_args(_parse(
+        "--mode", "sup", "--train", "demo-nli", "--data-dir", "/data", "--dropout", "0.2", "--pooler", "cls-mlp",
+        "--encoder", "enc", "--steps", "7", "--batch-size", "16", "--lr", "1e-4", "--max-len", "48",
+        "--temp", "0.1", "--hard-negative-weight", "2", "--eval", "demo-pairs", "--eval-limit", "0",
+        "--eval-every", "3", "--probe", "demo", "--seed", "5", "--device", "cpu", "--save-encoder", "mine",
+    ))
+    assert (config.mode, config.train, config.data_dir, config.dropout, config.pooler, config.encoder) == (
+        "sup", "demo-nli", "/data", 0.2, "cls-mlp", "enc")
+    assert (config.steps, config.batch_size, config.lr, config.max_len, config.temp) == (7, 16, 1e-4, 48, 0.1)
+    assert (config.hard_negative_weight, config.eval, config.eval_limit, config.eval_every) == (2.0, "demo-pairs",
+                                                                                                None, 3)
+    assert (config.probe, config.seed, config.device, config.save_encoder) == ("demo", 5, "cpu", "mine")
+    unsup = config_from_args(_parse("--same-mask", "--augment", "none", "--dropout", "0.1"))
+    assert unsup.same_mask
+    crop = config_from_args(_parse("--augment", "crop", "--augment-rate", "0.3"))
+    assert (crop.augment, crop.augment_rate) == ("crop", 0.3)
+
+
+def test_bad_values_are_config_errors() -> None:
+    with pytest.raises(ConfigError):
+        config_from_args(_parse("--steps", "-1"))
+    with pytest.raises(ConfigError):
+        config_from_args(_parse("--same-mask", "--augment", "delete-one-word"))
+    with pytest.raises(SystemExit):
+        _parse("--augment", "synonyms")
+
+
+def test_cli_run_writes_the_issue_columns(tiny_dir: Path, tmp_path: Path) -> None:
+    from engine.cli import main
+
+    out = tmp_path / "run"
+    code = main(["simcse", "--encoder", str(tiny_dir), "--train", "demo", "--eval", "demo-pairs", "--eval-limit",
+                 "20", "--eval-every", "2", "--steps", "3", "--batch-size", "8", "--device", "cpu", "--probe",
+                 "demo", "--out", str(out)])
+    assert code == 0
+    frame = read_metrics(out)
+    assert list(frame.columns) == ["step", "loss", "alignment", "uniformity", "sts_spearman", "isoscore",
+                                   "probe_silhouette", "probe_isoscore", "seconds", "eval_seconds"]
+    assert frame["sts_spearman"].notna().tolist() == [True, False, True, True]
+    summary = read_json(out / "summary.json")
+    assert summary["state"] == "finished" and "sts_spearman_best" in summary
+    assert read_json(out / "config.json")["kind"] == "simcse"
+
+
+def test_cli_errors_are_one_line(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "engine", "simcse", "--lr", "0", "--out", str(tmp_path / "x")],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "lr" in result.stderr
+
+
+def test_figure2_presets_are_four_valid_configs() -> None:
+    configs = figure2_configs({"data_dir": "/d", "steps": 5})
+    assert list(configs) == ["unsup-simcse", "no-dropout", "fixed-0.1", "delete-one-word"]
+    assert configs["no-dropout"].dropout == 0.0 and configs["fixed-0.1"].same_mask
+    assert configs["delete-one-word"].augment == "delete-one-word" and configs["delete-one-word"].dropout == 0.1
+    assert all(c.steps == 5 for c in configs.values())
+
+
+def test_figure2_script_draws_a_png(tmp_path: Path) -> None:
+    runs = []
+    for k, name in enumerate(["a", "b"]):
+        folder = tmp_path / name
+        folder.mkdir()
+        steps = np.arange(0, 30, 10)
+        pd.DataFrame({"step": steps, "loss": 1.0, "alignment": 0.2 + 0.01 * k * steps,
+                      "uniformity": -2 - 0.01 * steps, "sts_spearman": 0.8 - 0.001 * steps}).to_csv(
+            folder / "metrics.csv", index=False)
+        runs.append(str(folder))
+    out = tmp_path / "fig.png"
+    result = subprocess.run([sys.executable, str(REPO / "scripts" / "figure2.py"), *runs, "--out", str(out)],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
