@@ -53,7 +53,7 @@ def bare_loop(config: SimCSEConfig, texts: list[str]) -> Callable[[list[str]], f
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         schedule.step()
-        return float(loss)
+        return float(loss.detach())
 
     return step
 
@@ -75,13 +75,15 @@ def st_mnrl(config: SimCSEConfig) -> Callable[[list[str]], float]:
     loss_fn = MultipleNegativesRankingLoss(model, scale=1.0 / config.temp)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.0)
 
+    prepare = getattr(model, "preprocess", None) or model.tokenize  # tokenize: sentence-transformers < 6
+
     def step(batch: list[str]) -> float:
-        features = [model.tokenize(batch), model.tokenize(batch)]
+        features = [prepare(batch), prepare(batch)]
         loss = loss_fn(features, torch.empty(0))
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
-        return float(loss)
+        return float(loss.detach())
 
     return step
 
@@ -119,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     times: dict[str, list[float]] = {name: [] for name in contenders}
     step = 0
-    for name, run in contenders.items():  # warm-up: one step each
+    for run in contenders.values():  # warm-up: one step each
         step += 1
         run(step)
     names = list(contenders)

@@ -523,7 +523,7 @@ class ProjectionWorker:
     CPU budget: the thread lowers its own scheduling priority (Linux ``setpriority`` on the thread id,
     nice ``nice``) and numba's thread count to 1, so the training thread keeps the cores; when training
     produces snapshots faster than frames, older snapshots are skipped and the newest is projected.
-    It pre-warms umap-learn's JIT when it starts.
+    It pre-warms umap-learn's JIT when it starts (before lowering its priority).
     """
 
     def __init__(self, registry: JobRegistry, *, nice: int = 10, prewarm: bool = True):
@@ -560,14 +560,14 @@ class ProjectionWorker:
             pass
 
     def _loop(self) -> None:
-        self._lower_priority()
-        if self._prewarm:
+        if self._prewarm:  # at normal priority: at app start nothing trains yet, and a starved JIT is slow
             try:
                 from engine.projection import prewarm_umap
 
                 prewarm_umap()
             except Exception as err:  # noqa: BLE001 - a failed warm-up only costs time later
                 log.warning("UMAP warm-up failed: %s", one_line(err))
+        self._lower_priority()
         while not self._closed.is_set():
             self._wake.wait(timeout=0.5)
             self._wake.clear()

@@ -14,7 +14,8 @@ Objectives
   (premise, hypothesis) pair. IsoScore and silhouette are measured on these pair representations (the
   vectors the classifier separates), with the pair labels.
 
-Step 0 is the state before any update; steps 1..N follow each Adam update.
+Step 0 is the state before any update; the row of step s (loss, accuracy and metrics alike) describes the
+parameters after s Adam updates.
 """
 
 from __future__ import annotations
@@ -232,16 +233,15 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
     for step in range(config.steps + 1):
         if step > 0:
             optimizer.zero_grad(set_to_none=True)
-            loss, accuracy = loss_and_accuracy(model(), targets, problem.multi_label)
+            loss, _ = loss_and_accuracy(model(), targets, problem.multi_label)
             loss.backward()
             optimizer.step()
         if step % config.metric_every and step != config.steps:
             if stop.is_set():
                 return
             continue
-        with torch.no_grad():
-            if step == 0:
-                loss, accuracy = loss_and_accuracy(model(), targets, problem.multi_label)
+        with torch.no_grad():  # every logged value describes the parameters after ``step`` updates
+            loss, accuracy = loss_and_accuracy(model(), targets, problem.multi_label)
             points = model.representations().detach()
             row: dict[str, Any] = {
                 "step": step,

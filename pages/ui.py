@@ -21,7 +21,7 @@ log = logging.getLogger("embedlab.ui")
 KEEP = {"persist_state": "session"}
 LIVE_SECONDS = 1.0
 LIVE_POINTS = 600
-STATE_ICONS = {"queued": "⏳", "running": "▶️", "finished": "✅", "stopped": "⏹️", "failed": "❌", "interrupted": "⚠️"}
+STATE_ICONS = {"queued": "…", "running": "▶", "finished": "✓", "stopped": "■", "failed": "✗", "interrupted": "!"}
 
 
 @st.cache_resource(show_spinner=False)
@@ -175,9 +175,9 @@ def draw_projection(job: Job | None, key: str) -> None:
     frames = job.frames()
     projecting = registry().projecting(job)
     if job.active or projecting or len(frames) < 2:
-        title = f"{'UMAP' if method == 'umap' else 'PCA (UMAP frame coming)'} · step {step}"
+        title = f"{'UMAP' if method == 'umap' else 'PCA (UMAP soon)'} · step {step}"
         if projecting and not job.active:
-            title += f" · building the film ({len(frames)} frames)"
+            title += f" · film: {len(frames)} frames"
         st.plotly_chart(charts.projection_figure(coords, points, title=title), key=f"{key}.proj",
                         config={"displaylogo": False})
     else:
@@ -237,16 +237,20 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
     st.subheader("Downloads")
     runs = metrics_by_run(jobs)
     cols = st.columns(4)
+    live = any(job.active for job in jobs)
     for index, job in enumerate(jobs):
+        # a running job's CSV is made when clicked (always complete); a finished one's right away
+        data = (lambda job=job: export.metrics_csv(job.metrics())) if job.active else export.metrics_csv(runs[run_label(job)])
         cols[index % 4].download_button(
-            f"⬇ {run_label(job)}.csv", export.metrics_csv(runs[run_label(job)]), file_name=f"{job.id}.csv",
+            f"⬇ {run_label(job)}.csv", data, file_name=f"{job.id}.csv",
             mime="text/csv", key=f"{key}.csv.{job.id}", on_click="ignore",
         )
     cols = st.columns(4)
-    cols[0].download_button("⬇ shown runs (one CSV)", export.runs_csv(runs), file_name="runs.csv", mime="text/csv",
+    everything = (lambda: export.runs_csv(metrics_by_run(jobs))) if live else export.runs_csv(runs)
+    cols[0].download_button("⬇ shown runs (one CSV)", everything, file_name="runs.csv", mime="text/csv",
                             key=f"{key}.all.csv", on_click="ignore")
-    zipped = {run_label(job): (runs[run_label(job)], job.config_dict, job.run_dir) for job in jobs}
-    cols[1].download_button("⬇ shown runs + configs (zip)", lambda: export.runs_zip(zipped), file_name="runs.zip",
+    cols[1].download_button("⬇ shown runs + configs (zip)", lambda: export.runs_zip(
+        {run_label(job): (job.metrics(), job.config_dict, job.run_dir) for job in jobs}), file_name="runs.zip",
                             mime="application/zip", key=f"{key}.zip", on_click="ignore")
     if figure is not None:
         cols[2].download_button("⬇ figure (HTML)", lambda: export.figure_html(figure()), file_name="figure.html",

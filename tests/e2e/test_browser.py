@@ -116,9 +116,9 @@ def set_number(page, label: str, value: int) -> None:
     page.wait_for_timeout(400)
 
 
-def go(page, title: str) -> None:
+def go(page, title: str, heading: str | None = None) -> None:
     page.get_by_role("link", name=title).first.click()
-    page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+    page.get_by_role("heading", name=heading or title).first.wait_for(timeout=60_000)
 
 
 def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> None:
@@ -146,7 +146,7 @@ def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> No
     assert label.startswith("probe·"), label
 
     # switch pages and come back: the same run, still going or done
-    go(page, "Overview")
+    go(page, "Overview", "embedlab — watch sentence embeddings take shape")
     go(page, "Isotropy vs clusters")
     page.get_by_text(label).first.wait_for(timeout=30_000)
 
