@@ -86,7 +86,8 @@ def app_run(page, url: str, args: argparse.Namespace, runs: Path, snapshot_every
             first_points = time.monotonic() - clicked
         if first_frame is None and new and any((d / "frames").glob("step_*.csv") for d in new):
             first_frame = time.monotonic() - clicked
-        if new and '"finished"' in (next(iter(new)) / "status.json").read_text():
+        status = next(iter(new)) / "status.json" if new else None
+        if status is not None and status.exists() and '"finished"' in status.read_text():
             break
         time.sleep(0.25)
     return rate(next(iter(new))), first_points, first_frame

@@ -219,3 +219,29 @@ def test_projection_worker_makes_frames_from_the_newest_snapshot(tmp_path: Path,
         assert job.missing_film_step() is None
     finally:
         registry.shutdown()
+
+
+def test_stop_during_a_slow_umap_frame_does_not_hang_the_run(tmp_path: Path, slow_kind, monkeypatch) -> None:
+    import engine.projection as projection
+
+    entered = threading.Event()
+
+    def slow_frame(X, previous=None, knn=None, seed=0, **kwargs):
+        entered.set()
+        time.sleep(3.0)
+        return np.zeros((len(X), 2), dtype=np.float32)
+
+    monkeypatch.setattr(projection, "umap_frame", slow_frame)
+    monkeypatch.setattr("engine.metrics.knn", lambda X, k: (None, None), raising=False)
+    registry = jobs.JobRegistry(tmp_path / "runs", project=True)
+    registry.projector._prewarm = False
+    try:
+        job = registry.submit(slow_kind, {"steps": 100_000, "points": 20, "delay": 0.01})
+        assert entered.wait(30)
+        asked = time.monotonic()
+        job.stop()
+        wait_for(lambda: job.state == "stopped", timeout=5)
+        assert time.monotonic() - asked < 1.0
+        assert runlog.run_state(job.run_dir) == "stopped"
+    finally:
+        registry.shutdown(timeout=10)

@@ -23,9 +23,19 @@ def as_matrix(x: ArrayLike, name: str = "X", *, check_finite: bool = True) -> to
     if t.ndim != 2:
         raise ConfigError(f"{name} must be a 2-D array (n_samples, dim); got shape {tuple(t.shape)}")
     t = _float(t)
-    if check_finite and t.numel() and not bool(torch.isfinite(t).all()):
-        raise ConfigError(f"{name} contains NaN or infinity")
+    if check_finite:
+        require_finite(t, name)
     return t
+
+
+def require_finite(t: torch.Tensor, name: str = "X") -> None:
+    """Raise a one-line ConfigError if ``t`` holds NaN or infinity.
+
+    Silhouette and IsoScore skip this pass over X (it costs as much as their own set-up) and call it only
+    when their result comes out non-finite, which a NaN/inf in X always causes.
+    """
+    if t.numel() and not bool(torch.isfinite(t).all()):
+        raise ConfigError(f"{name} contains NaN or infinity")
 
 
 def as_vector(x: ArrayLike, name: str, *, allow_nan: bool = False) -> torch.Tensor:

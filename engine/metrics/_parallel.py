@@ -62,3 +62,22 @@ def run_tasks(
             return [future.result() for future in futures]
     finally:
         torch.set_num_threads(threads)
+
+
+def row_chunks(n: int, device: torch.device, per_worker: int = 4, minimum: int = 256) -> list[slice]:
+    """Row ranges giving each worker a few chunks (load balancing), none tiny."""
+    step = max(minimum, -(-n // (per_worker * worker_count(device))))
+    return [slice(s0, min(s0 + step, n)) for s0 in range(0, n, step)]
+
+
+def column_mean(x: torch.Tensor) -> torch.Tensor:
+    """Mean of the rows of ``x`` in float64, summed by the workers over row chunks."""
+
+    def new_sum() -> torch.Tensor:
+        return torch.zeros(x.shape[1], dtype=torch.float64, device=x.device)
+
+    def add(total: torch.Tensor, rows: slice) -> None:
+        total += x[rows].sum(dim=0, dtype=torch.float64)
+
+    parts = run_tasks(row_chunks(x.shape[0], x.device), new_sum, add, x.device)
+    return sum(parts[1:], parts[0]) / x.shape[0]

@@ -24,8 +24,8 @@ from collections.abc import Iterator
 import torch
 
 from engine.errors import ConfigError
-from engine.metrics._inputs import ArrayLike, as_matrix
-from engine.metrics._parallel import run_tasks, worker_count
+from engine.metrics._inputs import ArrayLike, as_matrix, require_finite
+from engine.metrics._parallel import column_mean, row_chunks, run_tasks
 
 
 class FewSamplesWarning(UserWarning):
@@ -62,7 +62,7 @@ def isoscore_cap(n: int, d: int) -> float:
 
 
 def _checked(X: ArrayLike, what: str) -> torch.Tensor:
-    x = as_matrix(X)
+    x = as_matrix(X, check_finite=False)
     n, d = x.shape
     if n < 2 or d < 2:
         raise ConfigError(f"{what} needs at least 2 samples and 2 dimensions; got X of shape ({n}, {d})")
@@ -78,24 +78,29 @@ def _checked(X: ArrayLike, what: str) -> torch.Tensor:
 
 def _covariance(x: torch.Tensor) -> torch.Tensor:
     """Unbiased covariance of the rows (like ``torch.cov(x.T)``), in float64: sum over row chunks of
-    (x_c - mean)^T (x_c - mean) / (n - 1), chunks shared out to the CPU workers."""
+    (x_c - mean)^T (x_c - mean) / (n - 1), chunks shared out to the CPU workers. The matrix is symmetric:
+    of its 2 x 2 blocks only the upper three are multiplied (3/4 of the work), the lower is mirrored."""
     n, d = x.shape
-    mean = x.mean(dim=0, dtype=torch.float64)
-    step = max(256, -(-n // (4 * worker_count(x.device))))
-    chunks = [slice(s0, min(s0 + step, n)) for s0 in range(0, n, step)]
+    mean = column_mean(x)
+    h = d // 2
 
     def new_cov() -> torch.Tensor:
         return torch.zeros(d, d, dtype=torch.float64, device=x.device)
 
-    def step_fn(cov: torch.Tensor, rows: slice) -> None:
+    def add(cov: torch.Tensor, rows: slice) -> None:
         centred = x[rows].to(torch.float64) - mean
-        cov.addmm_(centred.T, centred)
+        top, bottom = centred[:, :h], centred[:, h:]
+        cov[:h, :h].addmm_(top.T, top)
+        cov[:h, h:].addmm_(top.T, bottom)
+        cov[h:, h:].addmm_(bottom.T, bottom)
 
-    parts = run_tasks(chunks, new_cov, step_fn, x.device)
-    cov = parts[0]
-    for part in parts[1:]:
-        cov += part
+    parts = run_tasks(row_chunks(n, x.device), new_cov, add, x.device)
+    cov = sum(parts[1:], parts[0])
+    cov[h:, :h] = cov[:h, h:].T
     cov /= n - 1
+    if not bool(torch.isfinite(cov).all()):  # NaN/inf in X always end up here; only then look for them
+        require_finite(x)
+        raise ConfigError("X values are too large: their covariance overflows float64")
     return cov
 
 

@@ -28,8 +28,8 @@ import numpy as np
 import torch
 
 from engine.errors import ConfigError
-from engine.metrics._inputs import ArrayLike, as_matrix, encode_labels
-from engine.metrics._parallel import run_tasks, worker_count
+from engine.metrics._inputs import ArrayLike, as_matrix, encode_labels, require_finite
+from engine.metrics._parallel import column_mean, row_chunks, run_tasks, worker_count
 
 #: A block touching more clusters than this accumulates with index_add (slices would be too many ops).
 MAX_SLICES = 256
@@ -55,7 +55,7 @@ def silhouette_samples(X: ArrayLike, labels: ArrayLike) -> np.ndarray:
 
 
 def _samples(X: ArrayLike, labels: ArrayLike, sample_size: int | None, seed: int) -> torch.Tensor:
-    x = as_matrix(X)
+    x = as_matrix(X, check_finite=False)  # checked by _augmented at no cost
     n = x.shape[0]
     codes, k = encode_labels(labels, n, x.device)
     if sample_size is not None:
@@ -101,8 +101,8 @@ def block_size(x: torch.Tensor) -> int:
 def _values(x: torch.Tensor, codes: torch.Tensor, k: int, counts: torch.Tensor) -> torch.Tensor:
     """s(i) for all points, computed in cluster-sorted order and returned in the original order."""
     order = torch.argsort(codes, stable=True)
-    xs, cs = x[order], codes[order]
-    a_rows, b_rows = _augmented(xs)
+    cs = codes[order]
+    a_rows, b_rows = _augmented(x, order)
     step = block_size(x)
     blocks = [slice(s0, min(s0 + step, x.shape[0])) for s0 in range(0, x.shape[0], step)]
     acc = _Accumulator(cs, k, counts, blocks, x.dtype)
@@ -113,18 +113,27 @@ def _values(x: torch.Tensor, codes: torch.Tensor, k: int, counts: torch.Tensor) 
     return torch.empty_like(values).scatter_(0, order, values)
 
 
-def _augmented(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Rows [xc, |xc|^2, 1] and [-2 xc, 1, |xc|^2] whose products are squared distances (xc = centred x)."""
+def _augmented(x: torch.Tensor, order: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Rows [xc, |xc|^2, 1] and [-2 xc, 1, |xc|^2] of the centred rows xc = x[order] - mean, whose
+    products are squared distances. Built by the workers in row chunks. NaN/inf in X always make some
+    |xc|^2 non-finite: only then is X searched for them (saving a full pass over X)."""
     n, d = x.shape
-    mean = x.mean(dim=0, dtype=torch.float64).to(x.dtype)
+    mean = column_mean(x).to(x.dtype)
     a_rows = torch.empty(n, d + 2, dtype=x.dtype, device=x.device)
     b_rows = torch.empty_like(a_rows)
-    xc = torch.sub(x, mean, out=a_rows[:, :d])
-    torch.mul(xc, -2.0, out=b_rows[:, :d])
-    torch.sum(xc * xc, dim=1, out=a_rows[:, d])
+
+    def fill(_: None, rows: slice) -> None:
+        xc = torch.sub(x[order[rows]], mean, out=a_rows[rows, :d])
+        torch.mul(xc, -2.0, out=b_rows[rows, :d])
+        torch.sum(xc * xc, dim=1, out=a_rows[rows, d])
+
+    run_tasks(row_chunks(n, x.device), lambda: None, fill, x.device)
     b_rows[:, d + 1] = a_rows[:, d]
     a_rows[:, d + 1] = 1.0
     b_rows[:, d] = 1.0
+    if not bool(torch.isfinite(a_rows[:, d]).all()):
+        require_finite(x)
+        raise ConfigError("X values are too large: squared distances overflow; rescale the embeddings")
     return a_rows, b_rows
 
 

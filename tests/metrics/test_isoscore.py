@@ -104,6 +104,10 @@ def test_bad_inputs() -> None:
         isoscore(np.zeros(5))
     with pytest.raises(ConfigError, match="NaN"):
         isoscore(np.array([[0.0, 1.0], [np.inf, 2.0], [1.0, 1.0]]))
+    with pytest.raises(ConfigError, match="NaN"):
+        isoscore_star(np.array([[0.0, 1.0], [np.nan, 2.0], [1.0, 1.0]]), 0.5)
+    with pytest.raises(ConfigError, match="too large"):
+        isoscore(np.array([[0.0, 1.0], [1e300, 2.0], [1.0, 1.0]]))
     with pytest.raises(ConfigError, match="numeric"):
         isoscore([["a", "b"], ["c", "d"]])
 

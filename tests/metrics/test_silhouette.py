@@ -155,6 +155,12 @@ def test_bad_input_is_one_line_config_error(x, labels, words: str) -> None:
     assert words in str(info.value) and "\n" not in str(info.value)
 
 
+def test_overflowing_values_are_a_config_error() -> None:
+    x = np.full((6, 2), 1e200) * np.arange(6)[:, None]
+    with pytest.raises(ConfigError, match="too large"):
+        silhouette(x, [0, 1] * 3)
+
+
 def test_bad_sample_size() -> None:
     x, y = _data(20, 2, 2)
     for bad in (0, -3, 2.5, True):

@@ -1,0 +1,25 @@
+"""UI presets: every preset builds valid configs of its experiment."""
+
+from __future__ import annotations
+
+from engine import presets
+from engine.runner import EXPERIMENTS
+
+
+def test_every_preset_makes_valid_configs() -> None:
+    found = presets.presets()
+    assert {"SimCSE Figure 2", "Isotropy paper, setup (i)"} <= set(found)
+    for preset in found.values():
+        for name, fields in preset.configs({"seed": 3, "device": "cpu"}):
+            config = EXPERIMENTS[preset.kind].make_config(**fields)
+            assert config.seed == 3, name
+
+
+def test_figure2_queues_the_four_runs_and_setup_i_is_the_paper_setup() -> None:
+    figure2 = presets.presets()["SimCSE Figure 2"].configs({"steps": 5})
+    assert [name for name, _ in figure2] == ["unsup-simcse", "no-dropout", "fixed-0.1", "delete-one-word"]
+    assert figure2[1][1]["dropout"] == 0.0 and figure2[2][1]["same_mask"] is True
+    assert all(fields["eval_every"] == 10 and fields["steps"] == 5 for _, fields in figure2)
+    (_, setup), = presets.presets()["Isotropy paper, setup (i)"].configs({"limit": 50})
+    assert (setup["data"], setup["steps"], setup["metric_every"], setup["limit"]) == ("rt-polarity", 1000, 1, None)
+    assert set(presets.for_kind("simcse")) == {"SimCSE Figure 2"}
