@@ -84,7 +84,7 @@ def app_run(page, url: str, args: argparse.Namespace, runs: Path, snapshot_every
             " const d = g._fullData || []; return d.length > 0 && d[0].x && d[0].x.length > 1; }"
         ):
             first_points = time.monotonic() - clicked
-        if first_frame is None and new and any((d / "frames").glob("step_*.csv") for d in new):
+        if first_frame is None and new and any(next((d / "frames").glob("step_*.csv"), None) for d in new):
             first_frame = time.monotonic() - clicked
         status = next(iter(new)) / "status.json" if new else None
         if status is not None and status.exists() and '"finished"' in status.read_text():

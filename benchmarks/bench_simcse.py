@@ -11,7 +11,9 @@ Prints three ratios (goals from issue 3):
 3. evaluation overhead at default settings: one evaluation (``eval_limit`` STS-B dev pairs) / the training
    time of ``eval_every`` steps                                                                  (≤ 25 %).
 Each repeat runs ``--steps`` steps of every contender back to back (order rotated), so machine-load drift
-hits all of them alike; the medians of the per-step times are compared.
+hits all of them alike; the medians of the per-step times are compared, both in wall time and in this
+process's CPU time (the steadier measure on a shared machine; use ``--threads 1`` so CPU time is not inflated
+by idle OpenMP threads spinning).
 """
 
 from __future__ import annotations
@@ -119,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         "bare": lambda s: bare(batch_of(s)),
         "mnrl": lambda s: mnrl(batch_of(s)),
     }
-    times: dict[str, list[float]] = {name: [] for name in contenders}
+    wall: dict[str, list[float]] = {name: [] for name in contenders}
+    cpu: dict[str, list[float]] = {name: [] for name in contenders}
     step = 0
     for run in contenders.values():  # warm-up: one step each
         step += 1
@@ -130,29 +133,35 @@ def main(argv: list[str] | None = None) -> int:
         for name in order:
             for _ in range(args.steps):
                 step += 1
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 contenders[name](step)
-                times[name].append(time.perf_counter() - start)
+                wall[name].append(time.perf_counter() - start)
+                cpu[name].append(time.process_time() - start_cpu)
     stop = threading.Event()
-    eval_times = []
+    eval_wall, eval_cpu = [], []
     for _ in range(max(2, args.repeats // 2)):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         evaluate(trainer.encoder, evalset, None, stop)
-        eval_times.append(time.perf_counter() - start)
+        eval_wall.append(time.perf_counter() - start)
+        eval_cpu.append(time.process_time() - start_cpu)
     trainer.encoder.train()
-
-    med = {name: statistics.median(values) for name, values in times.items()}
-    eval_s = statistics.median(eval_times)
     print(f"batch {args.batch_size}, max_len {args.max_len}, threads {torch.get_num_threads()}, "
-          f"{args.repeats} repeats x {args.steps} steps; medians:")
-    for name in names:
-        print(f"  {name:5s} step {med[name]:.3f} s")
-    print(f"  eval  ({len(evalset.left)} pairs, {len(evalset.sentences)} sentences) {eval_s:.3f} s")
-    print(f"ours / bare PyTorch loop           = {med['ours'] / med['bare']:.3f}x  (goal <= 1.10)")
-    print(f"ours / sentence-transformers MNRL  = {med['ours'] / med['mnrl']:.3f}x  (goal <= 1.00)")
-    overhead = eval_s / (args.eval_every * med["ours"])
-    print(f"evaluation overhead (every {args.eval_every} steps) = {overhead:.1%}  (goal <= 25%)")
+          f"{args.repeats} repeats x {args.steps} steps, eval {len(evalset.left)} pairs / "
+          f"{len(evalset.sentences)} sentences every {args.eval_every} steps")
+    for clock, times, evals in (("wall", wall, eval_wall), ("cpu", cpu, eval_cpu)):
+        report(clock, times, statistics.median(evals), args.eval_every)
     return 0
+
+
+def report(clock: str, times: dict[str, list[float]], eval_s: float, eval_every: int) -> None:
+    """Medians and the three ratios for one clock (wall time, or this process's CPU time)."""
+    med = {name: statistics.median(values) for name, values in times.items()}
+    steps = ", ".join(f"{name} {value:.3f}" for name, value in med.items())
+    print(f"[{clock}] median s/step: {steps}; eval {eval_s:.3f} s")
+    print(f"[{clock}] ours / bare PyTorch loop           = {med['ours'] / med['bare']:.3f}x  (goal <= 1.10)")
+    print(f"[{clock}] ours / sentence-transformers MNRL  = {med['ours'] / med['mnrl']:.3f}x  (goal <= 1.00)")
+    overhead = eval_s / (eval_every * med["ours"])
+    print(f"[{clock}] evaluation overhead (every {eval_every} steps) = {overhead:.1%}  (goal <= 25%)")
 
 
 if __name__ == "__main__":

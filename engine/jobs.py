@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 import threading
 import time
 from collections import OrderedDict, deque
@@ -35,6 +36,7 @@ from engine.runner import EXPERIMENTS, run_experiment
 log = logging.getLogger(__name__)
 
 ACTIVE_STATES = ("queued", "running")
+GIL_SWITCH_SECONDS = 0.001  # the training thread waits at most this long for the GIL held by UI threads
 FRAMES = "frames"
 KEEP_SNAPSHOTS = 3
 FILM_FRAMES = 40  # frames a finished run's film gets (missing ones are back-filled from snapshots on disk)
@@ -354,6 +356,9 @@ class JobRegistry:
 
     def __init__(self, runs_root: Path | None = None, *, project: bool = True, projection_nice: int = 10):
         self.runs_root = Path(runs_root) if runs_root is not None else paths.runs_dir()
+        # A training step releases and re-takes the GIL hundreds of times (every torch op); with Python's
+        # default 5 ms switch interval, a busy UI thread (figures every second) makes each re-take wait.
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
         self.runs_root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
