@@ -33,6 +33,7 @@ from torch import nn
 
 from engine.device import resolve_device, seed_everything
 from engine.errors import ConfigError, DataError
+from engine.validate import require_int, require_number
 
 MAX_STEPS = 1_000_000
 
@@ -59,23 +60,16 @@ class ProbeConfig:
     snapshot_limit: int = 2000
 
     def __post_init__(self) -> None:
-        _check_int("steps", self.steps, 1, MAX_STEPS)
-        _check_int("metric_every", self.metric_every, 1, MAX_STEPS)
-        _check_int("snapshot_every", self.snapshot_every, 0, MAX_STEPS)
-        _check_int("snapshot_limit", self.snapshot_limit, 2, 1_000_000)
+        require_int("steps", self.steps, 1, MAX_STEPS)
+        require_int("metric_every", self.metric_every, 1, MAX_STEPS)
+        require_int("snapshot_every", self.snapshot_every, 0, MAX_STEPS)
+        require_int("snapshot_limit", self.snapshot_limit, 2, 1_000_000)
         if self.sample_size is not None:
-            _check_int("sample_size", self.sample_size, 2, 10_000_000)
+            require_int("sample_size", self.sample_size, 2, 10_000_000)
         if self.limit is not None:
-            _check_int("limit", self.limit, 2, 10_000_000)
-        _check_int("seed", self.seed, 0, 2**63 - 1)
-        if not isinstance(self.lr, (int, float)) or not 0 < float(self.lr) <= 10:
-            raise ConfigError(f"learning rate must be in (0, 10], got {self.lr!r}")
-        self.lr = float(self.lr)
-
-
-def _check_int(name: str, value: Any, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise ConfigError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
+            require_int("limit", self.limit, 2, 10_000_000)
+        require_int("seed", self.seed, 0, 2**63 - 1)
+        self.lr = require_number("learning rate", self.lr, 0.0, 10.0, open_low=True)
 
 
 @dataclass

@@ -39,7 +39,7 @@ def test_probe_writes_metrics_config_and_summary(tmp_path: Path) -> None:
     "args, message",
     [
         (["--steps", "0"], "steps must be an integer"),
-        (["--lr", "-1"], "learning rate must be in"),
+        (["--lr", "-1"], "learning rate must be a number in"),
         (["--data", "no/such/file.csv"], "no/such/file.csv"),
     ],
 )

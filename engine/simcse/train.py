@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ from engine.errors import ConfigError, DataError
 from engine.simcse import distributed
 from engine.simcse.losses import sup_loss, unsup_loss
 from engine.simcse.views import AUGMENTATIONS, ViewPlan, plan_of, set_dropout, step_rng
+from engine.validate import require_choice, require_int, require_number
 
 MODES = ("unsup", "sup")
 #: SimCSE pooler name -> (the encoder's inference pooling, MLP used in training)
@@ -83,23 +84,23 @@ class SimCSEConfig:
     train_limit: int | None = None  # seeded subset of the training data
 
     def __post_init__(self) -> None:
-        _choice("mode", self.mode, MODES)
-        _choice("augment", self.augment, tuple(AUGMENTATIONS))
-        _choice("pooler", self.pooler, tuple(POOLER_CHOICES))
-        self.dropout = _number("dropout", self.dropout, 0.0, 0.9)
-        self.augment_rate = _number("augment_rate", self.augment_rate, 0.0, 0.9)
-        self.lr = _number("lr", self.lr, 0.0, 1.0, open_low=True)
-        self.temp = _number("temp", self.temp, 0.0, 100.0, open_low=True)
-        self.hard_negative_weight = _number("hard_negative_weight", self.hard_negative_weight, 0.0, 1e6, open_low=True)
-        _integer("steps", self.steps, 1, MAX_STEPS)
-        _integer("batch_size", self.batch_size, 2, 1 << 16)
-        _integer("max_len", self.max_len, 4, 8192)
-        _integer("eval_every", self.eval_every, 1, MAX_STEPS)
-        _integer("snapshot_every", self.snapshot_every, 0, MAX_STEPS)
-        _integer("seed", self.seed, 0, 2**32 - 1)
+        require_choice("mode", self.mode, MODES)
+        require_choice("augment", self.augment, tuple(AUGMENTATIONS))
+        require_choice("pooler", self.pooler, tuple(POOLER_CHOICES))
+        self.dropout = require_number("dropout", self.dropout, 0.0, 0.9)
+        self.augment_rate = require_number("augment_rate", self.augment_rate, 0.0, 0.9)
+        self.lr = require_number("lr", self.lr, 0.0, 1.0, open_low=True)
+        self.temp = require_number("temp", self.temp, 0.0, 100.0, open_low=True)
+        self.hard_negative_weight = require_number("hard_negative_weight", self.hard_negative_weight, 0.0, 1e6, open_low=True)
+        require_int("steps", self.steps, 1, MAX_STEPS)
+        require_int("batch_size", self.batch_size, 2, 1 << 16)
+        require_int("max_len", self.max_len, 4, 8192)
+        require_int("eval_every", self.eval_every, 1, MAX_STEPS)
+        require_int("snapshot_every", self.snapshot_every, 0, MAX_STEPS)
+        require_int("seed", self.seed, 0, 2**32 - 1)
         for name in ("eval_limit", "probe_limit", "train_limit"):
             if getattr(self, name) is not None:
-                _integer(name, getattr(self, name), 2, 100_000_000)
+                require_int(name, getattr(self, name), 2, 100_000_000)
         if not isinstance(self.same_mask, bool):
             raise ConfigError(f"same_mask must be true or false, got {self.same_mask!r}")
         if self.same_mask and self.augment != "none":
@@ -113,24 +114,6 @@ class SimCSEConfig:
         """CSV columns: probe columns only when a probe set is given."""
         probe = list(PROBE_COLUMNS) if self.probe else []
         return [*BASE_COLUMNS, *probe, "seconds", "eval_seconds"]
-
-
-def _choice(name: str, value: Any, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise ConfigError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
-
-
-def _number(name: str, value: Any, low: float, high: float, open_low: bool = False) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if ok and (low < value <= high if open_low else low <= value <= high):
-        return float(value)
-    bracket = "(" if open_low else "["
-    raise ConfigError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {value!r}")
-
-
-def _integer(name: str, value: Any, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise ConfigError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
 
 
 # --------------------------------------------------------------------------------------------- data

@@ -20,7 +20,7 @@ def _main(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str]:
     "args, message",
     [
         (["probe", "--steps", "-3"], "steps must be an integer"),
-        (["probe", "--lr", "100"], "learning rate must be in"),
+        (["probe", "--lr", "100"], "learning rate must be a number in"),
         (["probe", "--metric-every", "0"], "metric_every must be an integer"),
         (["probe", "--data", "demo", "--limit", "60", "--steps", "2", "--sample-size", "100000"],
          "sample_size 100000 is larger than the data"),

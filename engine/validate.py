@@ -1,0 +1,32 @@
+"""Checks of user settings shared by every experiment config: one clear ConfigError line each."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from engine.errors import ConfigError
+
+
+def require_choice(name: str, value: Any, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+def require_number(name: str, value: Any, low: float, high: float, open_low: bool = False) -> float:
+    """A finite real in ``[low, high]`` (``(low, high]`` with ``open_low``), returned as float."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    ok = ok and math.isfinite(value)
+    if ok and (low < value <= high if open_low else low <= value <= high):
+        return float(value)
+    bracket = "(" if open_low else "["
+    raise ConfigError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {value!r}")
+
+
+def require_int(name: str, value: Any, low: int, high: int) -> None:
+    """An integer (not a bool) in ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ConfigError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
