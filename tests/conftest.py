@@ -24,6 +24,14 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cache/ (encoders, embeddings, runs) for one test."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(root))
+    return root
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data`` beside the repo; tests that need it skip on a fresh clone without it."""

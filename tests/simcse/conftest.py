@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-
 
 @pytest.fixture(autouse=True)
-def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Each test gets an empty cache/ (encoders, embeddings)."""
-    root = tmp_path / "cache"
-    monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(root))
-    return root
+def _fresh_cache_per_test(own_cache: Path) -> Path:
+    return own_cache
 
 
 @pytest.fixture(scope="session")
