@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 def _run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
     return subprocess.run([sys.executable, "-m", "engine", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=570)
 
 
 def test_probe_writes_metrics_config_and_summary(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ def _start_probe(out: Path) -> subprocess.Popen:
     return subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def _wait_for_rows(out: Path, process: subprocess.Popen, timeout: float = 120.0) -> None:
+def _wait_for_rows(out: Path, process: subprocess.Popen, timeout: float = 480.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
