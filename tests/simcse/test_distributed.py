@@ -45,12 +45,12 @@ def test_two_gloo_processes_match_one_process(tiny_dir: Path, tmp_path: Path) ->
     env.pop("WORLD_SIZE", None)
     single, double = tmp_path / "single", tmp_path / "double"
     one = subprocess.run([sys.executable, "-m", "engine", *_args(tiny_dir, single)], env=env, cwd=REPO,
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=570)
     assert one.returncode == 0, one.stderr[-2000:]
     two = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "-m", "engine",
          *_args(tiny_dir, double)],
-        env=env, cwd=REPO, capture_output=True, text=True, timeout=300,
+        env=env, cwd=REPO, capture_output=True, text=True, timeout=570,
     )
     assert two.returncode == 0, two.stderr[-3000:]
     a, b = read_metrics(single), read_metrics(double)
