@@ -15,7 +15,7 @@ import os
 import shutil
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from engine import paths
@@ -161,7 +161,7 @@ def save_encoder(encoder: Encoder, name: str, card: dict | None = None, *, overw
         "max_length": encoder.max_length,
         "mlp": encoder.mlp is not None,
         "hidden_size": encoder.hidden_size,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "card": _clean(dict(card or {})),
     }
     tmp = root / f".tmp-{safe}-{os.getpid()}-{os.urandom(3).hex()}"
