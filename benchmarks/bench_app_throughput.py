@@ -1,21 +1,35 @@
 """Training throughput in the app vs the CLI, and the time from a click to moving curves.
 
     python benchmarks/bench_app_throughput.py [--data-dir ../shared/data] [--limit 3000] [--steps 80]
+                                              [--trials 3] [--umap-every 10] [--seed 0] [--no-demo]
 
-Runs the same probe (rt-polarity, a stratified subset, metrics every step) three times with one cache
-folder (so the sentence encodings are cached after the first run):
-1. the CLI: ``python -m engine probe ...``;
-2. the app in a real browser (Playwright + /usr/bin/chromium), live charts refreshed every second;
-3. the same with a UMAP frame every 10 steps (the default interval).
-Throughput = logged steps / the run's ``seconds`` column (training loop time, set-up excluded).
-Also reports the seconds from clicking Start to the first chart points and to the first UMAP frame.
+One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chromium), then:
+
+0. (unless --no-demo) a new user's first click: on a fresh server, the Overview's "Start the demo" button;
+   seconds to the first chart points, the first metrics row on disk and the first UMAP frame (the demo
+   corpus is not yet encoded: this includes encoding it);
+1. ``--trials`` rounds of three conditions in a seeded random order per round, the same probe each time
+   (rt-polarity, a stratified subset, metrics every step):
+   - ``cli``: ``python -m engine probe ...`` (torch's default threads);
+   - ``cli_same``: the same with ``--threads N``, N = the threads the app gives its training child
+     (:func:`engine.jobs.default_child_threads`; skipped where that is torch's default): the app's own
+     overhead, apart from its choice of threads;
+   - ``charts``: the app with live charts (refreshed every second), no snapshots;
+   - ``umap``: the same with a UMAP frame every ``--umap-every`` steps (the page's default, 10).
+Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded). Ratios
+app/CLI are taken within each round (same load) and reported as medians over the rounds, besides the
+median rates. After each app run the script waits until the server is quiet (UMAP film back-filled, the
+warm spare process started) so that no condition pays for the one before. The machine is shared: read
+the spread, not only the median.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,6 +42,11 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
+CHART_POINTS = (  # points of the named run's curve in the first chart (other runs may be shown beside it)
+    "(name) => { const g = document.querySelector('.js-plotly-plot'); if (!g) return 0;"
+    " const d = (g._fullData || g.data || []).filter(t => t.name === name); if (!d.length) return 0;"
+    " const x = d[d.length - 1].x; return x && x.length ? x.length : 0; }"
+)
 
 
 def rate(run_dir: Path) -> float:
@@ -35,11 +54,26 @@ def rate(run_dir: Path) -> float:
     return (metrics["step"].iloc[-1] - metrics["step"].iloc[0]) / (metrics["seconds"].iloc[-1] - metrics["seconds"].iloc[0])
 
 
-def cli_run(env: dict, args: argparse.Namespace, out: Path) -> float:
+def has_row(run_dir: Path) -> bool:
+    path = run_dir / "metrics.csv"
+    return path.exists() and path.read_bytes().count(b"\n") >= 2
+
+
+def cli_run(env: dict, args: argparse.Namespace, out: Path, threads: int | None = None) -> dict:
     command = [sys.executable, "-m", "engine", "probe", "--data", "rt-polarity", "--data-dir", args.data_dir,
                "--limit", str(args.limit), "--steps", str(args.steps), "--metric-every", "1", "--out", str(out)]
-    subprocess.run(command, cwd=REPO, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return rate(out)
+    if threads:
+        command += ["--threads", str(threads)]
+    started = time.monotonic()
+    proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first_row = None
+    while proc.poll() is None:
+        if first_row is None and has_row(out):
+            first_row = time.monotonic() - started
+        time.sleep(0.1)
+    if proc.returncode:
+        raise SystemExit(f"CLI run failed with exit code {proc.returncode}")
+    return {"rate": rate(out), "first_row": first_row}
 
 
 def start_server(env: dict) -> tuple[subprocess.Popen, str]:
@@ -62,7 +96,69 @@ def start_server(env: dict) -> tuple[subprocess.Popen, str]:
     raise SystemExit("server did not start")
 
 
-def app_run(page, url: str, args: argparse.Namespace, runs: Path, snapshot_every: int) -> tuple[float, float, float | None]:
+def children_quiet(server: subprocess.Popen, runs: Path, settle: float = 4.0, limit: float = 180.0) -> None:
+    """Wait until, for ``settle`` s, no UMAP frame appeared and the server and its children used < 0.1 core."""
+    deadline = time.monotonic() + limit
+    since = time.monotonic()
+    frames, cpu = -1, _tree_cpu_seconds(server.pid)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now_frames, now_cpu = sum(1 for _ in runs.glob("*/frames/step_*.csv")), _tree_cpu_seconds(server.pid)
+        if now_frames != frames:
+            frames, cpu, since = now_frames, now_cpu, time.monotonic()
+        elif time.monotonic() - since >= settle:
+            if now_cpu - cpu < 0.1 * settle:
+                return
+            cpu, since = now_cpu, time.monotonic()
+
+
+def _tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by ``pid`` and its children (Linux /proc), to see when they are idle."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    pids = [pid]
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):  # children of every thread
+        try:
+            pids += [int(p) for p in children.read_text().split()]
+        except OSError:
+            continue
+    for each in pids:
+        try:
+            with open(f"/proc/{each}/stat", encoding="ascii") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str) -> dict:
+    """Follow the run started at ``clicked`` until it finishes: first chart points, first row, first frame."""
+    first_points = first_row = first_frame = None
+    run_dir = None
+    while True:
+        if run_dir is None:
+            new = set(runs.glob(pattern)) - before
+            run_dir = next(iter(new), None)
+        now = time.monotonic() - clicked
+        if first_points is None and run_dir is not None:
+            label = run_dir.name.rsplit("-", 3)[0] + "·" + run_dir.name[-4:]  # pages.ui.run_label
+            if (page.evaluate(CHART_POINTS, label) or 0) > 1:
+                first_points = now
+        if run_dir is not None:
+            if first_row is None and has_row(run_dir):
+                first_row = now
+            if first_frame is None and next((run_dir / "frames").glob("step_*.csv"), None):
+                first_frame = now
+            status = run_dir / "status.json"
+            if status.exists() and any(f'"{s}"' in status.read_text() for s in ("finished", "failed", "stopped")):
+                break
+        if now > 1800:
+            raise SystemExit("the app run did not finish in 30 minutes")
+        time.sleep(0.2)
+    return {"rate": rate(run_dir), "first_points": first_points, "first_row": first_row, "first_frame": first_frame}
+
+
+def app_run(page, url: str, args: argparse.Namespace, runs: Path, snapshot_every: int) -> dict:
     page.goto(f"{url}/isotropy")
     page.get_by_role("heading", name="Isotropy vs clusters").wait_for(timeout=120_000)
     page.get_by_label("Data", exact=True).click()
@@ -76,21 +172,27 @@ def app_run(page, url: str, args: argparse.Namespace, runs: Path, snapshot_every
     before = set(runs.glob("probe-*"))
     clicked = time.monotonic()
     page.get_by_role("button", name="▶ Start").click()
-    first_points = first_frame = None
-    while True:
-        new = set(runs.glob("probe-*")) - before
-        if first_points is None and page.evaluate(
-            "() => { const g = document.querySelector('.js-plotly-plot'); if (!g) return false;"
-            " const d = g._fullData || []; return d.length > 0 && d[0].x && d[0].x.length > 1; }"
-        ):
-            first_points = time.monotonic() - clicked
-        if first_frame is None and new and any(next((d / "frames").glob("step_*.csv"), None) for d in new):
-            first_frame = time.monotonic() - clicked
-        status = next(iter(new)) / "status.json" if new else None
-        if status is not None and status.exists() and '"finished"' in status.read_text():
-            break
-        time.sleep(0.25)
-    return rate(next(iter(new))), first_points, first_frame
+    return watch_run(page, runs, before, clicked, "probe-*")
+
+
+def demo_click(page, url: str, runs: Path) -> dict:
+    """A new user: open the app and click the Overview's demo button at once."""
+    page.goto(url)
+    button = page.get_by_role("button", name="▶ Start the demo")
+    button.wait_for(timeout=120_000)
+    before = set(runs.glob("*")) if runs.exists() else set()
+    clicked = time.monotonic()
+    button.click()
+    return watch_run(page, runs, before, clicked, "demo-*")
+
+
+def fmt(value: float | None, unit: str = " s") -> str:
+    return "—" if value is None else f"{value:.1f}{unit}"
+
+
+def median(values: list[float | None]) -> float | None:
+    found = [v for v in values if v is not None]
+    return statistics.median(found) if found else None
 
 
 def main() -> None:
@@ -98,34 +200,78 @@ def main() -> None:
     parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
     parser.add_argument("--limit", type=int, default=3000)
     parser.add_argument("--steps", type=int, default=80)
+    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--umap-every", type=int, default=10, help="the page's default UMAP interval")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the condition order")
+    parser.add_argument("--no-demo", action="store_true", help="skip the new-user demo click")
     args = parser.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="embedlab-bench-"))
+    runs = cache / "runs"
     env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
-    cli_run(env, args, cache / "warm-cli")  # fills the embedding cache
-    cli = cli_run(env, args, cache / "cli")
-    print(f"CLI: {cli:.2f} steps/s", flush=True)
+    print(f"cache {cache}; probe rt-polarity limit {args.limit}, {args.steps} steps, metrics every step; "
+          f"{args.trials} rounds; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}", flush=True)
 
     from playwright.sync_api import sync_playwright
 
     proc, url = start_server(env)
+    from engine.jobs import default_child_threads
+
+    threads = default_child_threads()
+    results: dict[str, list[dict]] = {"cli": [], "charts": [], "umap": []}
+    if threads:
+        results["cli_same"] = []
+        print(f"the app's training child uses {threads} torch thread(s) (cli_same: the CLI with --threads {threads})")
+    order_rng = random.Random(args.seed)
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
-            page.goto(url)
-            page.wait_for_timeout(20_000)  # let the UMAP JIT warm-up of app start finish
-            charts, first_points, _ = app_run(page, url, args, cache / "runs", 0)
-            print(f"app, live charts: {charts:.2f} steps/s = {charts / cli:.0%} of CLI; "
-                  f"first curve points {first_points:.1f} s after Start", flush=True)
-            umap, first_points, first_frame = app_run(page, url, args, cache / "runs", 10)
-            frame = "none" if first_frame is None else f"{first_frame:.1f} s"
-            print(f"app, charts + UMAP every 10 steps: {umap:.2f} steps/s = {umap / cli:.0%} of CLI; "
-                  f"first curve points {first_points:.1f} s, first UMAP frame {frame} after Start", flush=True)
-            cli_again = cli_run(env, args, cache / "cli2")
-            print(f"CLI again: {cli_again:.2f} steps/s (load drift check)")
+            if not args.no_demo:
+                demo = demo_click(page, url, runs)
+                print(f"new user, demo click on a fresh server: first chart points {fmt(demo['first_points'])}, "
+                      f"first row {fmt(demo['first_row'])}, first UMAP frame {fmt(demo['first_frame'])}", flush=True)
+                children_quiet(proc, runs)
+            cli_run(env, args, cache / "warm-cli")  # fills the embedding cache of rt-polarity
+            children_quiet(proc, runs)
+            for trial in range(args.trials):
+                order = list(results)
+                order_rng.shuffle(order)
+                for condition in order:
+                    if condition.startswith("cli"):
+                        same = threads if condition == "cli_same" else None
+                        result = cli_run(env, args, cache / f"{condition}-{trial}", same)
+                    else:
+                        result = app_run(page, url, args, runs, args.umap_every if condition == "umap" else 0)
+                        children_quiet(proc, runs)
+                    results[condition].append(result)
+                    print(f"round {trial + 1} {condition:>8}: {result['rate']:.2f} steps/s, first row "
+                          f"{fmt(result.get('first_row'))}, first chart points {fmt(result.get('first_points'))}, "
+                          f"first UMAP frame {fmt(result.get('first_frame'))} (load {os.getloadavg()[0]:.1f})",
+                          flush=True)
             browser.close()
     finally:
         proc.terminate()
+    report(results)
+
+
+def report(results: dict[str, list[dict]]) -> None:
+    print("\nmedian over rounds (min–max):")
+    for condition, rows in results.items():
+        rates = [r["rate"] for r in rows]
+        line = f"  {condition:>8}: {statistics.median(rates):.2f} steps/s ({min(rates):.2f}–{max(rates):.2f})"
+        if not condition.startswith("cli"):
+            for base in ("cli", "cli_same"):
+                if base in results:
+                    ratios = [a / c["rate"] for a, c in zip(rates, results[base], strict=True)]
+                    line += (f"; {statistics.median(ratios):.0%} of {base} in the same round "
+                             f"({min(ratios):.0%}–{max(ratios):.0%})")
+            line += (f"; first row {fmt(median([r['first_row'] for r in rows]))},"
+                     f" first chart points {fmt(median([r['first_points'] for r in rows]))}")
+            if condition == "umap":
+                line += f", first UMAP frame {fmt(median([r['first_frame'] for r in rows]))}"
+        else:
+            line += f"; first row {fmt(median([r['first_row'] for r in rows]))} (process start included)"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,9 @@
 
 Errors a user can cause print one line on stderr and exit 2; any other failure prints one line and exits 1;
 Ctrl-C stops the run between steps (exit 130). Nothing is ever lost: rows are on disk as they are produced.
+
+For the app's job runner (:mod:`engine.jobs`): ``--config-json`` takes the settings as the config dataclass's
+fields in JSON, and ``--events`` prints one JSON object per runner event on stdout (see :class:`EventStream`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(kind, help=experiment.title, description=experiment.title)
         sub.add_argument("--out", required=True, help="run folder to write (metrics.csv, config.json, summary.json)")
         sub.add_argument("--force", action="store_true", help="overwrite a run folder that already holds a run")
+        sub.add_argument("--config-json", metavar="JSON|FILE",
+                         help="all settings as JSON (the config's fields; text or a file), instead of the flags")
+        sub.add_argument("--events", action="store_true",
+                         help="print one JSON line per event on stdout (rows, progress, points); for engine.jobs")
+        sub.add_argument("--threads", type=int, metavar="N",
+                         help="CPU threads of torch (default: torch's choice, one per physical core)")
         _cli_module(kind).add_arguments(sub)
     return parser
 
@@ -74,20 +83,112 @@ class ProgressBar:
         self.bar.close()
 
 
+class EventStream:
+    """``--events``: one JSON object per runner event, one line each, flushed (read by :mod:`engine.jobs`).
+
+    Rows go without their snapshot array: ``"snapshot_step": step`` says it is saved in ``snapshots/``.
+    ``{"points": [texts, labels]}``, ``{"progress", "phase"}`` as yielded; ``{"summary": ...}`` at the end.
+    The stream owns the original stdout; anything else printed goes to stderr. When the reader is gone
+    (broken pipe) or the parent process ended, ``stop`` is set: the run ends cleanly after its step.
+    """
+
+    def __init__(self, stop: threading.Event):
+        self.stop = stop
+        self.out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+        sys.stdout.flush()
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the stream
+        self._parent = os.getppid()
+        threading.Thread(target=self._watch_parent, name="events-parent", daemon=True).start()
+
+    def _watch_parent(self) -> None:
+        while not self.stop.wait(0.5):
+            if os.getppid() != self._parent:
+                self.stop.set()
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        out: dict[str, Any] = {}
+        for key, value in event.items():
+            if key == "snapshot":
+                if value is not None and "step" in event:
+                    out["snapshot_step"] = int(event["step"])
+            elif key == "points":
+                texts, labels = value
+                out["points"] = [[str(t) for t in texts], None if labels is None else [str(x) for x in labels]]
+            else:
+                out[key] = value
+        self.send(out)
+
+    def send(self, payload: dict[str, Any]) -> None:
+        try:
+            self.out.write(json.dumps(payload, default=_plain) + "\n")
+            self.out.flush()
+        except (OSError, ValueError):  # the reader is gone: end the run cleanly
+            self.stop.set()
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else str(value)
+
+
+def load_config_json(kind: str, text: str) -> Any:
+    """The config of ``kind`` from ``--config-json`` (JSON text, or the path of a JSON file)."""
+    source = text if text.lstrip().startswith("{") else None
+    if source is None:
+        try:
+            source = Path(text).read_text(encoding="utf-8")
+        except OSError as err:
+            raise ConfigError(f"--config-json {text}: {err.strerror or err}") from err
+    try:
+        values = json.loads(source)
+    except ValueError as err:
+        raise ConfigError(f"--config-json: not valid JSON ({err})") from err
+    if not isinstance(values, dict):
+        raise ConfigError("--config-json: expected a JSON object of settings")
+    values.pop("kind", None)
+    try:
+        return EXPERIMENTS[kind].make_config(**values)
+    except TypeError as err:
+        raise ConfigError(f"{kind} settings: {one_line(err)}") from err
+
+
+def set_threads(threads: int | None) -> None:
+    """``--threads N``: torch's intra-op threads (e.g. one core left to a web UI on a small machine)."""
+    if threads is None:
+        return
+    if threads < 1:
+        raise ConfigError(f"--threads must be >= 1, got {threads}")
+    import torch
+
+    torch.set_num_threads(threads)
+
+
 def execute(kind: str, args: argparse.Namespace) -> int:
+    set_threads(getattr(args, "threads", None))
     cli = _cli_module(kind)
-    config = cli.config_from_args(args)
-    if hasattr(cli, "run_cli"):
+    config_json = getattr(args, "config_json", None)
+    config = load_config_json(kind, config_json) if config_json else cli.config_from_args(args)
+    events = bool(getattr(args, "events", False))
+    if hasattr(cli, "run_cli") and not events:
         return int(cli.run_cli(args, config))
     out_dir = prepare_out_dir(args.out, args.force)
     stop = threading.Event()
     _stop_on_sigterm(stop)
+    stream = EventStream(stop) if events else None
     progress = ProgressBar(getattr(config, "steps", None), enabled=os.environ.get("EMBEDLAB_NO_PROGRESS") != "1")
+
+    def on_event(event: dict[str, Any]) -> None:
+        progress(event)
+        if stream is not None:
+            stream(event)
+
     try:
-        summary = run_experiment(kind, config, out_dir, stop=stop, on_event=progress)
+        summary = run_experiment(kind, config, out_dir, stop=stop, on_event=on_event)
     finally:
         progress.close()
-    print(json.dumps({"out": str(out_dir), **summary}, indent=2, default=str))
+    if stream is not None:
+        stream.send({"summary": {"out": str(out_dir), **summary}})
+    else:
+        print(json.dumps({"out": str(out_dir), **summary}, indent=2, default=str))
     return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0
 
 
@@ -100,6 +201,17 @@ def _stop_on_sigterm(stop: threading.Event) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    code = _main(args)
+    if getattr(args, "events", False):
+        # The app waits for this process to end: skip the interpreter's final garbage collection, which
+        # takes seconds after torch/transformers were loaded. Every file of the run is closed already.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+def _main(args: argparse.Namespace) -> int:
     try:
         return execute(args.command, args)
     except EmbedlabError as err:

@@ -3,7 +3,14 @@
 The page script of a web UI is rerun on every click, so runs must live outside it. A
 :class:`JobRegistry` (held once per server process, e.g. by ``st.cache_resource``) owns
 
-- a FIFO queue and one worker thread calling :func:`engine.runner.run_experiment`; failures of any kind
+- a FIFO queue and one worker thread. With ``isolation="process"`` (the app's default) the worker runs
+  each job in its own child process, ``python -m engine KIND --out RUN --config-json ... --events``, and
+  feeds the JSON lines the child prints into the :class:`Job`: training gets its own interpreter (no GIL
+  shared with the web server, charts and UMAP), and a crash or out-of-memory kill of the child is just a
+  failed job. Stop = SIGTERM (the CLI ends the run after its step), SIGKILL after a grace period. A warm
+  *spare* child (modules imported, waiting for its job on stdin) is kept while idle, so a click starts
+  training without paying the imports. ``isolation="thread"`` runs :func:`engine.runner.run_experiment`
+  in the worker thread itself (tests with experiments registered in-process). Failures of any kind
   become ``failed`` jobs with a one-line message and the worker goes on with the next job;
 - a :class:`ProjectionWorker`: a low-priority thread that turns the newest embedding snapshot of each
   run into a UMAP frame (skipping older ones when behind) and writes ``frames/step_NNNNNN.csv``.
@@ -15,8 +22,11 @@ Runs already on disk (other sessions, the CLI, before a restart) are attached re
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -41,6 +51,11 @@ FRAMES = "frames"
 KEEP_SNAPSHOTS = 3
 FILM_FRAMES = 40  # frames a finished run's film gets (missing ones are back-filled from snapshots on disk)
 SPEED_WINDOW = 30
+ISOLATIONS = ("process", "thread")
+STOP_GRACE_SECONDS = 10.0  # a child that has not ended this long after SIGTERM is killed
+STDERR_LINES = 40
+SPARE_AFTER_IDLE_SECONDS = 3.0  # a spare starts once the worker has been idle this long (not during a page load)
+SMALL_MACHINE_CPUS = 4  # up to this many CPUs, a job's child leaves one to the web server and the browser
 
 
 def _config_dict(config: Any) -> dict[str, Any]:
@@ -75,6 +90,8 @@ class Job:
         self.columns = _columns(kind, config)
         self.total_steps: int | None = _config_dict(config).get("steps")
         self.from_disk = False
+        self.pid: int | None = None  # the child process running this job (process isolation)
+        self.summary: dict[str, Any] | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._rows: list[dict[str, Any]] = []
@@ -164,6 +181,19 @@ class Job:
                 frame = pd.DataFrame(columns=list(self.columns))
             self._disk_cache = (key, frame)
         return self._disk_cache[1].copy()
+
+    def adopt_disk_rows(self) -> None:
+        """After a child process ended: take the rows of ``metrics.csv`` when it holds more than were seen
+        (a kill can come between writing a row and reporting it)."""
+        try:
+            frame = runlog.read_metrics(self.run_dir)
+        except (OSError, ValueError, pd.errors.ParserError):
+            return
+        with self._lock:
+            if len(frame) <= len(self._rows) or "step" not in frame:
+                return
+            frame = frame.astype(object).where(frame.notna(), None)
+            self._rows = [{column: row.get(column) for column in self.columns} for row in frame.to_dict("records")]
 
     @property
     def last_step(self) -> int | None:
@@ -352,13 +382,29 @@ class Job:
 
 
 class JobRegistry:
-    """Thread-safe registry of jobs with one FIFO worker thread and one projection thread."""
+    """Thread-safe registry of jobs with one FIFO worker thread and one projection thread.
 
-    def __init__(self, runs_root: Path | None = None, *, project: bool = True, projection_nice: int = 10):
+    ``isolation``: ``"process"`` (each job in its own child process; the app) or ``"thread"`` (in the
+    worker thread; experiments registered in-process, tests). ``warm``: keep a spare child with the
+    modules imported while idle (process isolation; default on). ``stop_grace``: seconds a stopped child
+    gets to end its step before it is killed. ``child_threads``: torch threads of a child; ``"auto"``
+    leaves one CPU to the server and the browser on a small machine (see :func:`default_child_threads`),
+    ``None`` keeps torch's default.
+    """
+
+    def __init__(self, runs_root: Path | None = None, *, project: bool = True, projection_nice: int = 10,
+                 isolation: str = "process", warm: bool | None = None, stop_grace: float = STOP_GRACE_SECONDS,
+                 child_threads: int | str | None = "auto"):
+        if isolation not in ISOLATIONS:
+            raise ConfigError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {isolation!r}")
         self.runs_root = Path(runs_root) if runs_root is not None else paths.runs_dir()
-        # A training step releases and re-takes the GIL hundreds of times (every torch op); with Python's
-        # default 5 ms switch interval, a busy UI thread (figures every second) makes each re-take wait.
-        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
+        self.isolation = isolation
+        self.stop_grace = float(stop_grace)
+        self.child_threads = default_child_threads() if child_threads == "auto" else child_threads
+        if isolation == "thread":
+            # A training step releases and re-takes the GIL hundreds of times (every torch op); with Python's
+            # default 5 ms switch interval, a busy UI thread (figures every second) makes each re-take wait.
+            sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
         self.runs_root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._wake = threading.Condition(self._lock)
@@ -367,7 +413,9 @@ class JobRegistry:
         self._closed = False
         self._current: Job | None = None
         self._listeners: list[Callable[[Job, dict[str, Any]], None]] = []
-        self.projector = ProjectionWorker(self, nice=projection_nice) if project else None
+        self._spares = SparePool(enabled=isolation == "process" and (warm is None or warm))
+        self.projector = (ProjectionWorker(self, nice=projection_nice, single_thread=isolation == "process")
+                          if project else None)
         self._worker = threading.Thread(target=self._work, name="embedlab-jobs", daemon=True)
         self._worker.start()
 
@@ -464,21 +512,27 @@ class JobRegistry:
             self._wake.notify_all()
         self.stop_all()
         self._worker.join(timeout)
+        self._spares.close()
         if self.projector is not None:
             self.projector.close(timeout)
 
     # ---------------------------------------------------------------------------------- worker
 
     def _next(self) -> Job | None:
-        with self._lock:
-            while True:
+        idle_since = time.monotonic()
+        while True:
+            with self._lock:
                 while self._queue:
                     job = self._queue.popleft()
                     if job.state == "queued":
                         return job
                 if self._closed:
                     return None
-                self._wake.wait(timeout=1.0)
+            if time.monotonic() - idle_since >= SPARE_AFTER_IDLE_SECONDS:
+                self._spares.prepare()  # idle: have a warm child ready for the next click
+            with self._lock:
+                if not self._queue and not self._closed:
+                    self._wake.wait(timeout=0.5)
 
     def _work(self) -> None:
         while True:
@@ -498,14 +552,24 @@ class JobRegistry:
             job.state = "running"
             job.started = time.time()
             job.phase = "starting"
-
-        def on_event(event: dict[str, Any]) -> None:
-            job.on_event(event)
-            if "snapshot" in event and self.projector is not None:
+        try:
+            if self.isolation == "process":
+                self._run_process(job)
+            else:
+                self._run_thread(job)
+        finally:
+            job.ended = time.time()
+            if self.projector is not None:
                 self.projector.notify()
 
+    def _feed(self, job: Job, event: dict[str, Any]) -> None:
+        job.on_event(event)
+        if "snapshot" in event and self.projector is not None:
+            self.projector.notify()
+
+    def _run_thread(self, job: Job) -> None:
         try:
-            run_experiment(job.kind, job.config, job.run_dir, job.stop_event, on_event)
+            run_experiment(job.kind, job.config, job.run_dir, job.stop_event, lambda event: self._feed(job, event))
         except BaseException as err:  # noqa: BLE001 - the worker must survive every failure
             interrupted = isinstance(err, KeyboardInterrupt)
             job.error = None if interrupted else one_line(err)
@@ -516,10 +580,285 @@ class JobRegistry:
         else:
             job.state = "stopped" if job.stop_event.is_set() else "finished"
             job.phase = job.state
-        finally:
-            job.ended = time.time()
-            if self.projector is not None:
-                self.projector.notify()
+
+    # ------------------------------------------------------------------------- child processes
+
+    def _run_process(self, job: Job) -> None:
+        """Run ``job`` in a child process and follow its event lines until it ends."""
+        argv = [job.kind, "--out", str(job.run_dir), "--config-json", json.dumps(_config_dict(job.config)),
+                "--events"]
+        if self.child_threads:
+            argv += ["--threads", str(int(self.child_threads))]
+        try:
+            proc = self._spares.launch(argv)
+        except OSError as err:
+            job.error = f"could not start the run's process: {one_line(err)}"
+            job.state = job.phase = "failed"
+            return
+        job.pid = proc.pid
+        child = ChildRun(proc, job, self.stop_grace)
+        for line in proc.stdout:  # one JSON object per line, until the child closes its stdout
+            event = child.event(line)
+            if event is not None:
+                self._feed(job, event)
+        child.wait()
+        state, error = child.outcome()
+        job.adopt_disk_rows()
+        job.error = error
+        job.state = job.phase = state
+        if state == "failed":
+            log.warning("job %s failed: %s", job.id, error)
+
+
+def default_child_threads() -> int | None:
+    """Torch threads of a job's child: on a machine of at most ``SMALL_MACHINE_CPUS`` CPUs, all but one.
+
+    The web server (charts every second) and the browser drawing them need about half a core; a training
+    child with one OpenMP thread per core would then wait at every parallel region for a descheduled
+    thread. Measured on the 2-core machine (benchmarks/bench_app_throughput.py): one thread trains faster
+    than two as soon as anything else runs. Larger machines keep torch's default (physical cores).
+    """
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, cpus - 1) if cpus <= SMALL_MACHINE_CPUS else None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+class ChildRun:
+    """The worker's side of one child process: its stderr tail, stop enforcement, events and outcome."""
+
+    def __init__(self, proc: subprocess.Popen, job: Job, grace: float):
+        self.proc = proc
+        self.job = job
+        self.grace = grace
+        self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self.killed_after_stop = False
+        self._threads = [
+            threading.Thread(target=self._drain_stderr, name=f"job-stderr-{proc.pid}", daemon=True),
+            threading.Thread(target=self._enforce_stop, name=f"job-stop-{proc.pid}", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _drain_stderr(self) -> None:
+        for line in self.proc.stderr:
+            line = line.rstrip()
+            if line:
+                self.stderr.append(line)
+                log.debug("job %s: %s", self.job.id, line)
+
+    def _enforce_stop(self) -> None:
+        """On stop: SIGTERM (the CLI ends the run after its step), then SIGKILL after the grace period."""
+        while not self.job.stop_event.wait(0.1):
+            if self.proc.poll() is not None:
+                return
+        if self.proc.poll() is not None:
+            return
+        self.job.phase = "stopping"
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(self.grace)
+        except subprocess.TimeoutExpired:
+            log.warning("job %s did not stop within %.0f s: killing it", self.job.id, self.grace)
+            self.killed_after_stop = True
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+
+    def event(self, line: str) -> dict[str, Any] | None:
+        """The runner event of one stdout line (the snapshot array read back from the run folder)."""
+        try:
+            event = json.loads(line)
+        except ValueError:
+            log.debug("job %s: not an event line: %r", self.job.id, line[:200])
+            return None
+        if not isinstance(event, dict):
+            return None
+        if "summary" in event:
+            self.job.summary = event["summary"]
+            return None
+        if "points" in event:
+            texts, labels = event["points"]
+            event["points"] = (texts, labels)
+        step = event.pop("snapshot_step", None)
+        if step is not None:
+            path = self.job.run_dir / runlog.SNAPSHOTS / f"step_{int(step):06d}.npy"
+            try:
+                event["snapshot"] = runlog.load_snapshot(path)
+            except (OSError, ValueError) as err:
+                log.warning("job %s: cannot read snapshot %s: %s", self.job.id, path, err)
+        return event
+
+    def wait(self) -> None:
+        self.proc.wait()
+        for thread in self._threads:
+            thread.join(timeout=self.grace + 5)
+        with contextlib.suppress(OSError):
+            self.proc.stdout.close()
+            self.proc.stderr.close()
+
+    def error_line(self) -> str | None:
+        """The child's one-line error (``error: ...`` printed by engine.cli), without the prefix."""
+        for line in reversed(self.stderr):
+            if line.startswith("error: "):
+                return line[len("error: "):].strip()
+        return self.stderr[-1].strip() if self.stderr else None
+
+    def outcome(self) -> tuple[str, str | None]:
+        """``(state, error)`` of the ended child; a run folder left ``running`` gets its real end recorded."""
+        code = self.proc.returncode
+        try:
+            status = runlog.read_json(self.job.run_dir / runlog.STATUS)
+        except (OSError, ValueError):
+            status = None
+        recorded = status.get("state") if status else None
+        if recorded in runlog.FINAL_STATES:  # the child recorded its end (even if it was slow to exit)
+            return recorded, status.get("error") if recorded == "failed" else None
+        if self.job.stop_event.is_set():
+            state, error = "stopped", None
+        elif code is not None and code < 0:
+            name = _signal_name(-code)
+            why = " (most likely out of memory)" if -code == signal.SIGKILL else ""
+            state, error = "failed", f"the run's process was killed by {name}{why}"
+        elif code:
+            state, error = "failed", self.error_line() or f"the run's process exited with code {code}"
+        else:
+            state, error = "failed", "the run's process ended without recording its result"
+        if status is not None:
+            status.update(state=state, ended=time.time(), error=error)
+            with contextlib.suppress(OSError):
+                runlog.write_json_atomic(self.job.run_dir / runlog.STATUS, status)
+        return state, error
+
+
+def _child_env() -> dict[str, str]:
+    return {**os.environ, "EMBEDLAB_NO_PROGRESS": "1", "PYTHONUNBUFFERED": "1"}
+
+
+# variables read when modules are imported (a spare started with other values must not be used)
+IMPORT_TIME_ENV = ("EMBEDLAB_", "HF_", "TRANSFORMERS_", "TORCH", "CUDA_", "OMP_", "MKL_", "NUMBA_", "PYTHON",
+                   "TOKENIZERS_")
+
+
+def _import_env(env: dict[str, str]) -> dict[str, str]:
+    return {key: value for key, value in env.items() if key.startswith(IMPORT_TIME_ENV)}
+
+
+def _popen(command: list[str], env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(
+        command, cwd=paths.REPO_ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", bufsize=1,
+        start_new_session=True,  # Ctrl-C in the server's terminal must not hit the run; stop is ours to send
+    )
+
+
+class SparePool:
+    """At most one warm child: ``python -c 'serve_one()'`` has imported torch, transformers and the
+    experiments and waits for its job's argv on stdin, saving those seconds when a run starts.
+
+    Only prepared while the registry is idle (it would take CPU from a running job); discarded when the
+    environment changed since it started; without one, a job starts ``python -m engine`` cold.
+    """
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self._proc: subprocess.Popen | None = None
+        self._env: dict[str, str] | None = None
+        self._lock = threading.Lock()
+
+    def prepare(self) -> None:
+        if not self.enabled:
+            return
+        with self._lock:
+            if self._proc is not None and self._proc.poll() is None:
+                return
+            self._env = _child_env()
+            try:
+                self._proc = _popen([sys.executable, "-c", "from engine.jobs import serve_one; serve_one()"], self._env)
+            except OSError as err:
+                log.warning("cannot start a warm job process: %s", one_line(err))
+                self._proc = None
+
+    def _take(self) -> subprocess.Popen | None:
+        with self._lock:
+            proc, env, self._proc = self._proc, self._env, None
+        if proc is None:
+            return None
+        if proc.poll() is None and env is not None and _import_env(env) == _import_env(_child_env()):
+            return proc
+        _discard(proc)
+        return None
+
+    def launch(self, argv: list[str]) -> subprocess.Popen:
+        """A child running ``python -m engine *argv``: the spare when there is one, else a fresh one."""
+        proc = self._take()
+        if proc is not None:
+            try:
+                proc.stdin.write(json.dumps({"argv": argv, "env": _child_env()}) + "\n")
+                proc.stdin.close()
+                return proc
+            except OSError:  # the spare died meanwhile
+                _discard(proc)
+        proc = _popen([sys.executable, "-m", "engine", *argv], _child_env())
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        return proc
+
+    def close(self) -> None:
+        with self._lock:
+            proc, self._proc = self._proc, None
+            self.enabled = False
+        if proc is not None:
+            _discard(proc)
+
+
+def _discard(proc: subprocess.Popen) -> None:
+    """End an unused spare (it holds no run: killing it loses nothing)."""
+    with contextlib.suppress(OSError, ValueError):
+        proc.stdin.close()
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+    proc.wait()
+    for stream in (proc.stdout, proc.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
+
+
+def preload() -> None:
+    """Import what a run needs (torch, transformers, every registered experiment): a spare's warm-up."""
+    import importlib
+
+    for experiment in EXPERIMENTS.values():
+        for ref in (experiment.generator, experiment.config_class, experiment.summarize):
+            if ref:
+                with contextlib.suppress(Exception):
+                    experiment.load(ref)
+    for module in ("engine.cli", "engine.encoders", "engine.metrics", "engine.data",
+                   "transformers.models.bert.modeling_bert", "transformers.models.bert.tokenization_bert"):
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
+
+
+def serve_one() -> None:
+    """Entry of a spare child: preload, read its job (``{"argv": CLI argv, "env": environment}``, one JSON
+    line) from stdin, run it as ``python -m engine *argv`` would, exit."""
+    preload()
+    line = sys.stdin.readline()
+    if not line.strip():  # the registry discarded the spare (or is gone)
+        return
+    job = json.loads(line)
+    os.environ.update(job.get("env") or {})
+    from engine.cli import main
+
+    sys.exit(main(job["argv"]))
 
 
 class ProjectionWorker:
@@ -531,9 +870,10 @@ class ProjectionWorker:
     It pre-warms umap-learn's JIT when it starts (before lowering its priority).
     """
 
-    def __init__(self, registry: JobRegistry, *, nice: int = 10, prewarm: bool = True):
+    def __init__(self, registry: JobRegistry, *, nice: int = 10, prewarm: bool = True, single_thread: bool = False):
         self.registry = registry
         self.nice = nice
+        self.single_thread = single_thread  # no training in this process: keep torch to this thread
         self._prewarm = prewarm
         self._wake = threading.Event()
         self._closed = threading.Event()
@@ -621,6 +961,8 @@ class ProjectionWorker:
         from engine.metrics import knn
         from engine.projection import N_NEIGHBORS, umap_frame
 
+        if self.single_thread:
+            _torch_single_thread()
         started = time.perf_counter()
         k = min(N_NEIGHBORS, max(len(snapshot) - 1, 1))
         neighbours = knn(snapshot, k) if len(snapshot) >= 5 else None
@@ -628,3 +970,10 @@ class ProjectionWorker:
         coords = umap_frame(snapshot, previous=previous, knn=neighbours, seed=seed)
         job.add_frame(step, coords)
         self.frame_seconds.append(time.perf_counter() - started)
+
+
+def _torch_single_thread() -> None:
+    """No torch worker threads in the server process (they would not inherit the projector's priority)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)

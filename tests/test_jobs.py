@@ -63,7 +63,7 @@ def slow_kind(monkeypatch: pytest.MonkeyPatch) -> str:
 
 @pytest.fixture
 def registry(tmp_path: Path):
-    reg = jobs.JobRegistry(tmp_path / "runs", project=False)
+    reg = jobs.JobRegistry(tmp_path / "runs", project=False, isolation="thread")
     yield reg
     reg.shutdown()
 
@@ -173,7 +173,7 @@ def test_snapshots_are_bounded_and_pca_view_is_instant(registry, slow_kind) -> N
 
 
 def test_attach_finished_lists_runs_on_disk_including_interrupted(tmp_path: Path, slow_kind) -> None:
-    first = jobs.JobRegistry(tmp_path / "runs", project=False)
+    first = jobs.JobRegistry(tmp_path / "runs", project=False, isolation="thread")
     job = first.submit(slow_kind, {"steps": 3, "points": 10})
     assert first.wait_idle(20)
     job.add_frame(3, np.zeros((10, 2)))
@@ -187,7 +187,7 @@ def test_attach_finished_lists_runs_on_disk_including_interrupted(tmp_path: Path
     runlog.write_json_atomic(dead / runlog.STATUS, status)
     (tmp_path / "runs" / "junk").mkdir()  # foreign folder: skipped
 
-    second = jobs.JobRegistry(tmp_path / "runs", project=False)
+    second = jobs.JobRegistry(tmp_path / "runs", project=False, isolation="thread")
     try:
         added = {j.id: j for j in second.attach_finished()}
         assert set(added) == {job.id, "dead-run"}
@@ -205,7 +205,7 @@ def test_projection_worker_makes_frames_from_the_newest_snapshot(tmp_path: Path,
     metrics = pytest.importorskip("engine.metrics")
     if not hasattr(metrics, "knn"):
         pytest.skip("engine.metrics.knn not available yet")
-    registry = jobs.JobRegistry(tmp_path / "runs", project=True)
+    registry = jobs.JobRegistry(tmp_path / "runs", project=True, isolation="thread")
     try:
         job = registry.submit(slow_kind, {"steps": 3, "points": 40, "delay": 0.05})
         assert registry.wait_idle(20)
@@ -233,7 +233,7 @@ def test_stop_during_a_slow_umap_frame_does_not_hang_the_run(tmp_path: Path, slo
 
     monkeypatch.setattr(projection, "umap_frame", slow_frame)
     monkeypatch.setattr("engine.metrics.knn", lambda X, k: (None, None), raising=False)
-    registry = jobs.JobRegistry(tmp_path / "runs", project=True)
+    registry = jobs.JobRegistry(tmp_path / "runs", project=True, isolation="thread")
     registry.projector._prewarm = False
     try:
         job = registry.submit(slow_kind, {"steps": 100_000, "points": 20, "delay": 0.01})

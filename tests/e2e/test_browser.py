@@ -26,7 +26,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = REPO / "docs" / "screenshots"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-STEPS = 60
+STEPS = 1000  # ~30 ms a step at 300 items: long enough to watch the charts grow
 
 
 def free_port() -> int:
@@ -100,13 +100,22 @@ def points_in_first_chart(page) -> int:
     return int(count or 0)
 
 
-def wait_until(predicate, timeout: float, what: str) -> None:
+def wait_until(predicate, timeout: float, what: str, page=None, cache: Path | None = None) -> None:
+    """Poll `predicate`; on time-out save a screenshot and put the server log's tail in the message."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
             return
         time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
+    detail = ""
+    if page is not None:
+        shot = Path(os.environ.get("TMPDIR", "/tmp")) / "embedlab-e2e-timeout.png"
+        page.screenshot(path=str(shot), full_page=True)
+        body = page.locator("section.main").first.inner_text()[-1500:] if page.locator("section.main").count() else ""
+        detail += f"\nscreenshot: {shot}\npage text tail:\n{body}"
+    if cache is not None and (cache / "server.log").exists():
+        detail += f"\nserver log tail:\n{(cache / 'server.log').read_text()[-3000:]}"
+    raise AssertionError(f"timed out waiting for {what}{detail}")
 
 
 def set_number(page, label: str, value: int) -> None:
@@ -137,11 +146,11 @@ def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> No
     page.get_by_role("button", name="▶ Start").click()
 
     # curves grow while the run goes
-    wait_until(lambda: points_in_first_chart(page) >= 2, 120, "the first chart points")
+    wait_until(lambda: points_in_first_chart(page) >= 2, 120, "the first chart points", page, cache)
     first_seen = time.monotonic() - clicked
     before, step_before = points_in_first_chart(page), step_shown(page)
     wait_until(lambda: points_in_first_chart(page) > before and step_shown(page) > step_before, 60,
-               "the charts to grow")
+               "the charts to grow", page, cache)
     label = page.locator("[data-testid='stProgress']").first.inner_text().split(" — ")[0].strip()
     assert label.startswith("probe·"), label
 
@@ -158,7 +167,7 @@ def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> No
     # wait for the end (the page reruns itself when the run ends), then download its CSV
     run_dirs = list((cache / "runs").glob("probe-*"))
     assert len(run_dirs) == 1
-    wait_until(lambda: '"finished"' in (run_dirs[0] / "status.json").read_text(), 240, "the run to finish")
+    wait_until(lambda: '"finished"' in (run_dirs[0] / "status.json").read_text(), 240, "the run to finish", page, cache)
     button = page.get_by_role("button", name=f"⬇ {label}.csv")
     button.wait_for(timeout=30_000)
     page.wait_for_timeout(2500)  # the UMAP thread writes its last frame; the page settles
