@@ -1,7 +1,8 @@
 """Training throughput in the app vs the CLI, and the time from a click to moving curves.
 
-    python benchmarks/bench_app_throughput.py [--data-dir ../shared/data] [--limit 3000] [--steps 80]
+    python benchmarks/bench_app_throughput.py [--data-dir ../shared/data] [--limit 3000] [--steps 300]
                                               [--trials 3] [--umap-every 10] [--seed 0] [--no-demo]
+                                              [--job-threads N]
 
 One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chromium), then:
 
@@ -16,7 +17,8 @@ One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chro
      overhead, apart from its choice of threads;
    - ``charts``: the app with live charts (refreshed every second), no snapshots;
    - ``umap``: the same with a UMAP frame every ``--umap-every`` steps (the page's default, 10).
-Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded). Ratios
+Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded); "chart
+refresh" = the median time between two updates of the first chart's curve seen in the browser. Ratios
 app/CLI are taken within each round (same load) and reported as medians over the rounds, besides the
 median rates. After each app run the script waits until the server is quiet (UMAP film back-filled, the
 warm spare process started) so that no condition pays for the one before. The machine is shared: read
@@ -135,6 +137,7 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str)
     """Follow the run started at ``clicked`` until it finishes: first chart points, first row, first frame."""
     first_points = first_row = first_frame = None
     run_dir = None
+    seen_points, changes = 0, []  # when the first chart's curve grew: the live refresh interval
     while True:
         if run_dir is None:
             new = set(runs.glob(pattern)) - before
@@ -144,6 +147,11 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str)
             label = run_dir.name.rsplit("-", 3)[0] + "·" + run_dir.name[-4:]  # pages.ui.run_label
             if (page.evaluate(CHART_POINTS, label) or 0) > 1:
                 first_points = now
+        elif run_dir is not None:
+            points = page.evaluate(CHART_POINTS, label) or 0
+            if points != seen_points:
+                seen_points = points
+                changes.append(now)
         if run_dir is not None:
             if first_row is None and has_row(run_dir):
                 first_row = now
@@ -155,7 +163,9 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str)
         if now > 1800:
             raise SystemExit("the app run did not finish in 30 minutes")
         time.sleep(0.2)
-    return {"rate": rate(run_dir), "first_points": first_points, "first_row": first_row, "first_frame": first_frame}
+    gaps = [b - a for a, b in zip(changes, changes[1:], strict=False)]
+    return {"rate": rate(run_dir), "first_points": first_points, "first_row": first_row, "first_frame": first_frame,
+            "refresh": statistics.median(gaps) if gaps else None}
 
 
 def app_run(page, url: str, args: argparse.Namespace, runs: Path, snapshot_every: int) -> dict:
@@ -199,15 +209,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
     parser.add_argument("--limit", type=int, default=3000)
-    parser.add_argument("--steps", type=int, default=80)
+    parser.add_argument("--steps", type=int, default=300, help="long enough for UMAP frames during the run")
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--umap-every", type=int, default=10, help="the page's default UMAP interval")
     parser.add_argument("--seed", type=int, default=0, help="seed of the condition order")
     parser.add_argument("--no-demo", action="store_true", help="skip the new-user demo click")
+    parser.add_argument("--job-threads", type=int, help="torch threads of the app's training child "
+                        "(EMBEDLAB_JOB_THREADS; default: engine.jobs.default_child_threads)")
     args = parser.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="embedlab-bench-"))
     runs = cache / "runs"
     env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
+    if args.job_threads is not None:
+        env["EMBEDLAB_JOB_THREADS"] = str(args.job_threads)
+        os.environ["EMBEDLAB_JOB_THREADS"] = str(args.job_threads)
     print(f"cache {cache}; probe rt-polarity limit {args.limit}, {args.steps} steps, metrics every step; "
           f"{args.trials} rounds; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}", flush=True)
 
@@ -246,7 +261,8 @@ def main() -> None:
                     results[condition].append(result)
                     print(f"round {trial + 1} {condition:>8}: {result['rate']:.2f} steps/s, first row "
                           f"{fmt(result.get('first_row'))}, first chart points {fmt(result.get('first_points'))}, "
-                          f"first UMAP frame {fmt(result.get('first_frame'))} (load {os.getloadavg()[0]:.1f})",
+                          f"first UMAP frame {fmt(result.get('first_frame'))}, chart refresh every "
+                          f"{fmt(result.get('refresh'))} (load {os.getloadavg()[0]:.1f})",
                           flush=True)
             browser.close()
     finally:
@@ -266,7 +282,8 @@ def report(results: dict[str, list[dict]]) -> None:
                     line += (f"; {statistics.median(ratios):.0%} of {base} in the same round "
                              f"({min(ratios):.0%}–{max(ratios):.0%})")
             line += (f"; first row {fmt(median([r['first_row'] for r in rows]))},"
-                     f" first chart points {fmt(median([r['first_points'] for r in rows]))}")
+                     f" first chart points {fmt(median([r['first_points'] for r in rows]))},"
+                     f" chart refresh every {fmt(median([r['refresh'] for r in rows]))}")
             if condition == "umap":
                 line += f", first UMAP frame {fmt(median([r['first_frame'] for r in rows]))}"
         else:

@@ -385,7 +385,8 @@ class JobRegistry:
     """Thread-safe registry of jobs with one FIFO worker thread and one projection thread.
 
     ``isolation``: ``"process"`` (each job in its own child process; the app) or ``"thread"`` (in the
-    worker thread; experiments registered in-process, tests). ``warm``: keep a spare child with the
+    worker thread; experiments registered in-process, tests); default ``EMBEDLAB_JOB_ISOLATION``, else
+    ``"process"``. ``warm``: keep a spare child with the
     modules imported while idle (process isolation; default on). ``stop_grace``: seconds a stopped child
     gets to end its step before it is killed. ``child_threads``: torch threads of a child; ``"auto"``
     leaves one CPU to the server and the browser on a small machine (see :func:`default_child_threads`),
@@ -393,8 +394,9 @@ class JobRegistry:
     """
 
     def __init__(self, runs_root: Path | None = None, *, project: bool = True, projection_nice: int = 10,
-                 isolation: str = "process", warm: bool | None = None, stop_grace: float = STOP_GRACE_SECONDS,
+                 isolation: str | None = None, warm: bool | None = None, stop_grace: float = STOP_GRACE_SECONDS,
                  child_threads: int | str | None = "auto"):
+        isolation = isolation or os.environ.get("EMBEDLAB_JOB_ISOLATION", "").strip() or "process"
         if isolation not in ISOLATIONS:
             raise ConfigError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {isolation!r}")
         self.runs_root = Path(runs_root) if runs_root is not None else paths.runs_dir()
@@ -414,6 +416,7 @@ class JobRegistry:
         self._current: Job | None = None
         self._listeners: list[Callable[[Job, dict[str, Any]], None]] = []
         self._spares = SparePool(enabled=isolation == "process" and (warm is None or warm))
+        self._first_spare = True
         self.projector = (ProjectionWorker(self, nice=projection_nice, single_thread=isolation == "process")
                           if project else None)
         self._worker = threading.Thread(target=self._work, name="embedlab-jobs", daemon=True)
@@ -519,7 +522,9 @@ class JobRegistry:
     # ---------------------------------------------------------------------------------- worker
 
     def _next(self) -> Job | None:
-        idle_since = time.monotonic()
+        # The first spare starts at once (a new user's first click follows soon); later ones after a pause.
+        idle_since = time.monotonic() - (SPARE_AFTER_IDLE_SECONDS if self._first_spare else 0.0)
+        self._first_spare = False
         while True:
             with self._lock:
                 while self._queue:
@@ -617,7 +622,15 @@ def default_child_threads() -> int | None:
     child with one OpenMP thread per core would then wait at every parallel region for a descheduled
     thread. Measured on the 2-core machine (benchmarks/bench_app_throughput.py): one thread trains faster
     than two as soon as anything else runs. Larger machines keep torch's default (physical cores).
+    ``EMBEDLAB_JOB_THREADS=N`` sets it (``0``: torch's default).
     """
+    chosen = os.environ.get("EMBEDLAB_JOB_THREADS", "").strip()
+    if chosen:
+        try:
+            threads = int(chosen)
+        except ValueError:
+            raise ConfigError(f"EMBEDLAB_JOB_THREADS must be a whole number, got {chosen!r}") from None
+        return threads if threads > 0 else None
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -847,10 +860,29 @@ def preload() -> None:
             importlib.import_module(module)
 
 
+def warm_default_encoder() -> None:
+    """Load the bundled encoder and put the demo corpus's embeddings in the embedding cache (once per cache
+    folder), then hand the loaded encoder to this process's next ``load_encoder()`` of the same settings:
+    the overview's one-click demo (and any run on the bundled encoder) then skips loading and encoding.
+    ``EMBEDLAB_WARM_ENCODER=0`` turns it off (spares then only import)."""
+    from engine.encoders import encode_cached, load_encoder
+    from engine.encoders.loading import hand_over
+    from engine.probe import ProbeConfig, build_problem
+
+    encoder = load_encoder()
+    build_problem(ProbeConfig(data="demo"), lambda texts: encode_cached(encoder, texts))
+    hand_over(encoder)
+
+
 def serve_one() -> None:
     """Entry of a spare child: preload, read its job (``{"argv": CLI argv, "env": environment}``, one JSON
     line) from stdin, run it as ``python -m engine *argv`` would, exit."""
     preload()
+    try:
+        if os.environ.get("EMBEDLAB_WARM_ENCODER", "1") != "0":
+            warm_default_encoder()
+    except Exception as err:  # noqa: BLE001 - a failed warm-up only means a colder start
+        log.warning("warm-up of the bundled encoder failed: %s", one_line(err))
     line = sys.stdin.readline()
     if not line.strip():  # the registry discarded the spare (or is gone)
         return

@@ -137,3 +137,32 @@ def test_config_json_errors_are_one_line(tmp_path: Path) -> None:
 def test_unknown_isolation_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="isolation"):
         jobs.JobRegistry(tmp_path / "runs", isolation="fork")
+
+
+def test_spare_warm_up_caches_the_demo_embeddings_and_hands_over_the_encoder(own_cache: Path) -> None:
+    from engine.encoders import encode_cached, load_encoder
+    from engine.encoders.loading import _handed_over
+    from engine.probe import ProbeConfig, build_problem
+
+    jobs.warm_default_encoder()
+    files = list((own_cache / "embeddings").glob("*.npy"))
+    assert len(files) == 1
+    warm = load_encoder()  # what a run on the bundled encoder gets: the warm one, no second load
+    assert not _handed_over
+    stamp = files[0].stat().st_mtime_ns
+    problem = build_problem(ProbeConfig(data="demo"), lambda texts: encode_cached(warm, texts))
+    assert problem.embeddings.shape == (600, 384)
+    assert files[0].stat().st_mtime_ns == stamp  # a cache hit: the demo is not encoded again
+
+
+def test_child_threads_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EMBEDLAB_JOB_THREADS", "3")
+    assert jobs.default_child_threads() == 3
+    monkeypatch.setenv("EMBEDLAB_JOB_THREADS", "0")
+    assert jobs.default_child_threads() is None
+    monkeypatch.setenv("EMBEDLAB_JOB_THREADS", "many")
+    with pytest.raises(ConfigError, match="EMBEDLAB_JOB_THREADS"):
+        jobs.default_child_threads()
+    monkeypatch.delenv("EMBEDLAB_JOB_THREADS")
+    cpus = len(os.sched_getaffinity(0))
+    assert jobs.default_child_threads() == (max(1, cpus - 1) if cpus <= jobs.SMALL_MACHINE_CPUS else None)

@@ -309,6 +309,22 @@ def _load_mlp(source: Source, hidden: int):
     return mlp
 
 
+_handed_over: dict[tuple, Encoder] = {}
+
+
+def _handover_key(source: Source, pooling: str, device: torch.device, max_length: int | None) -> tuple:
+    return source.kind, source.location, pooling, str(device), max_length
+
+
+def hand_over(encoder: Encoder, name_or_dir: str | os.PathLike | None = None, pooling: str | None = None,
+              device: str | torch.device = "auto", max_length: int | None = None) -> None:
+    """Keep an already loaded ``encoder``: the next :func:`load_encoder` call with the same arguments in
+    this process returns it instead of reading the model again (once; a warm job process, engine.jobs)."""
+    source = resolve_source(name_or_dir)
+    chosen = check_pooling(pooling) if pooling else source.pooling
+    _handed_over[_handover_key(source, chosen, resolve_device(device), max_length)] = encoder
+
+
 def load_encoder(
     name_or_dir: str | os.PathLike | None = None,
     pooling: str | None = None,
@@ -319,6 +335,9 @@ def load_encoder(
     source = resolve_source(name_or_dir)
     chosen = check_pooling(pooling) if pooling else source.pooling
     target = resolve_device(device)
+    warm = _handed_over.pop(_handover_key(source, chosen, target, max_length), None)
+    if warm is not None:
+        return warm
     model, tokenizer = _from_pretrained(source)
     hidden = int(model.config.hidden_size)
     encoder = Encoder(

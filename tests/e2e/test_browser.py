@@ -189,3 +189,36 @@ def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> No
     (tmp_path / "timing.txt").write_text(f"first chart points {first_seen:.1f} s after Start\n")
     print(f"first chart points {first_seen:.1f} s after Start")
     page.close()
+
+
+def test_two_sessions_start_runs_at_once_and_both_finish_with_their_own_logs(server, browser) -> None:
+    """Two browser sessions (separate contexts) press Start together: two run folders, both complete."""
+    url, cache = server
+    steps = 40
+    before = set((cache / "runs").glob("probe-*"))
+    contexts = [browser.new_context(viewport={"width": 1300, "height": 900}) for _ in range(2)]
+    pages = [context.new_page() for context in contexts]
+    for page in pages:
+        page.goto(f"{url}/isotropy")
+        page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=90_000)
+        set_number(page, "Steps (Adam updates)", steps)
+        set_number(page, "Limit (items, 0 = all)", 120)
+    for page in pages:
+        page.get_by_role("button", name="▶ Start").click()
+    wait_until(lambda: len(set((cache / "runs").glob("probe-*")) - before) == 2, 60, "two run folders", pages[0], cache)
+    new = sorted(set((cache / "runs").glob("probe-*")) - before)
+    wait_until(lambda: all('"finished"' in (d / "status.json").read_text() for d in new), 300,
+               "both runs to finish", pages[1], cache)
+    for run_dir in new:
+        table = pd.read_csv(run_dir / "metrics.csv")
+        assert table["step"].tolist() == list(range(steps + 1)), run_dir.name
+    labels = {f"probe·{d.name[-4:]}" for d in new}
+    shown = []
+    for page in pages:  # each session shows the run it started in its run picker
+        wait_until(lambda page=page: any(lb in page.locator("[data-testid='stMultiSelect']").first.inner_text()
+                                         for lb in labels), 30, "the session's run in its picker", page, cache)
+        picker = page.locator("[data-testid='stMultiSelect']").first.inner_text()
+        shown.append({lb for lb in labels if lb in picker})
+    assert shown[0] != shown[1] and all(len(s) == 1 for s in shown), shown
+    for context in contexts:
+        context.close()

@@ -169,3 +169,14 @@ def test_cached_hub_checkpoints_load_offline_with_simcse_poolers(
     assert unsup.base_model == "princeton-nlp/unsup-simcse-tiny"
     reference = load_encoder(tiny_dir, pooling="cls_before_pooler", device="cpu")
     assert np.array_equal(unsup.encode(["offline is fine"]), reference.encode(["offline is fine"]))
+
+
+def test_handed_over_encoder_is_returned_once_for_the_same_settings(tiny_dir: Path) -> None:
+    from engine.encoders.loading import hand_over
+
+    warm = load_encoder(str(tiny_dir), pooling="avg")
+    hand_over(warm, str(tiny_dir), pooling="avg")
+    assert load_encoder(str(tiny_dir), pooling="cls") is not warm  # other settings: a fresh load
+    assert load_encoder(str(tiny_dir), pooling="avg") is warm
+    again = load_encoder(str(tiny_dir), pooling="avg")  # consumed: the next call loads anew
+    assert again is not warm and again.fingerprint == warm.fingerprint

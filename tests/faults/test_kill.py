@@ -62,3 +62,42 @@ def test_sigkill_leaves_whole_rows_config_and_interrupted_state(tmp_path: Path, 
     for _, path in runlog.list_snapshots(out):  # snapshots are renamed into place: never half-written
         assert runlog.load_snapshot(path).shape == (50, 384)
     assert isinstance(pd.read_csv(out / "points.csv"), pd.DataFrame)
+
+
+SERVER = """
+import sys, time
+from engine.jobs import JobRegistry
+registry = JobRegistry(sys.argv[1], project=False, warm=False)
+job = registry.submit("probe", {"data": "demo", "limit": 120, "steps": 100000}, name="served")
+print(job.run_dir, flush=True)
+while True:
+    time.sleep(1)
+"""
+
+
+def test_sigkill_of_the_app_server_ends_its_run_cleanly_with_rows_kept(tmp_path: Path) -> None:
+    """The server (here: a process holding the job registry) is SIGKILLed mid-run: its run's child notices
+    that its parent is gone, ends after its step and records the end; every row written stays whole."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    server = subprocess.Popen([sys.executable, "-c", SERVER, str(tmp_path / "runs")], cwd=REPO, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        run_dir = Path(server.stdout.readline().strip())
+        _wait_for_rows(run_dir, server)
+        time.sleep(random.Random(7).uniform(0.0, 1.0))
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and runlog.load_run_info(run_dir).state == "running":
+        time.sleep(0.2)
+    info = runlog.load_run_info(run_dir)
+    assert info.state in {"stopped", "interrupted"}, info.state
+    child = Path(f"/proc/{runlog.read_json(run_dir / runlog.STATUS)['pid']}")
+    while time.monotonic() < deadline and child.exists():
+        time.sleep(0.2)
+    assert not child.exists(), "the run's process outlived the server"
+    frame = runlog.read_metrics(run_dir)
+    assert len(frame) >= 1 and frame["step"].tolist() == list(range(len(frame)))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from apphelpers import button_bytes, csv_of, errors, wait_idle
 
 
@@ -60,10 +63,53 @@ def test_stop_button_stops_a_running_job(app) -> None:
     small_settings(app, steps=100_000)
     app.button(key="probe.start").click().run()
     job = ui.registry().jobs()[-1]
-    deadline = __import__("time").monotonic() + 120
-    while job.last_step is None and __import__("time").monotonic() < deadline:
-        __import__("time").sleep(0.1)
+    deadline = time.monotonic() + 120
+    while job.last_step is None and time.monotonic() < deadline:
+        time.sleep(0.1)
     app.run()
     app.button(key="probe.stop").click().run()
     wait_idle(30)
     assert job.state == "stopped"
+
+
+def test_out_of_memory_inside_a_run_is_a_failed_run_shown_and_the_app_goes_on(
+    app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CUDA out-of-memory error raised inside the training loop (after 3 rows) becomes a failed run whose
+    message is shown; the rows stay on disk and the next run works. (In-process jobs, so the error can be
+    injected into the real probe; a child killed by the kernel's OOM killer is tested in test_jobs_process.)"""
+    import streamlit as st
+    import torch
+
+    import engine.probe
+    from pages import ui
+
+    real = engine.probe.run_probe
+
+    def runs_out_of_memory(config, stop=None):
+        for event in real(config, stop):
+            yield event
+            if event.get("step") == 2:
+                raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setenv("EMBEDLAB_JOB_ISOLATION", "thread")
+    monkeypatch.setattr(engine.probe, "run_probe", runs_out_of_memory)
+    ui.registry().shutdown(timeout=30)  # the app fixture's registry runs jobs as processes: start anew
+    st.cache_resource.clear()
+    app.switch_page("pages/isotropy.py").run()
+    small_settings(app)
+    app.button(key="probe.start").click().run()
+    wait_idle()
+    failed = ui.registry().jobs()[-1]
+    assert failed.state == "failed" and "CUDA out of memory" in failed.error
+    app.run()
+    assert not app.exception
+    assert any("failed" in line and "CUDA out of memory" in line for line in errors(app))
+    assert failed.metrics()["step"].tolist() == [0, 1, 2]  # the rows before the error are kept
+
+    monkeypatch.setattr(engine.probe, "run_probe", real)
+    app.button(key="probe.start").click().run()
+    wait_idle()
+    assert ui.registry().jobs()[-1].state == "finished"
+    app.run()
+    assert not app.exception
