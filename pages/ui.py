@@ -89,7 +89,7 @@ def sidebar_controls_footer(kind: str) -> None:
     """Start/stop for queued and running jobs of this kind, and a live progress bar in the sidebar."""
     reg = registry()
     active = [job for job in reg.jobs() if job.kind == kind and job.active]
-    if active and st.sidebar.button("⏹ Stop", key=f"{kind}.stop", width="stretch", help="Stop the running run and cancel queued ones"):
+    if active and st.sidebar.button("■ Stop", key=f"{kind}.stop", width="stretch", help="Stop the running run and cancel queued ones"):
         for job in active:
             job.stop()
         st.rerun()
