@@ -51,6 +51,9 @@ CHART_POINTS = (  # points of the named run's curve in the first chart (other ru
 )
 
 
+CHART_LAST_X = CHART_POINTS.replace("return x && x.length ? x.length : 0;", "return x && x.length ? x[x.length - 1] : 0;")
+
+
 def rate(run_dir: Path) -> float:
     metrics = pd.read_csv(run_dir / "metrics.csv")
     return (metrics["step"].iloc[-1] - metrics["step"].iloc[0]) / (metrics["seconds"].iloc[-1] - metrics["seconds"].iloc[0])
@@ -148,7 +151,7 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str)
             if (page.evaluate(CHART_POINTS, label) or 0) > 1:
                 first_points = now
         elif run_dir is not None:
-            points = page.evaluate(CHART_POINTS, label) or 0
+            points = page.evaluate(CHART_LAST_X, label) or 0  # the last step drawn (live curves are downsampled)
             if points != seen_points:
                 seen_points = points
                 changes.append(now)

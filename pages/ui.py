@@ -20,7 +20,7 @@ from engine.jobs import Job, JobRegistry
 log = logging.getLogger("embedlab.ui")
 KEEP = {"persist_state": "session"}
 LIVE_SECONDS = 1.0
-LIVE_POINTS = 600
+LIVE_POINTS = 200  # points per curve while a run refreshes every second (the browser redraws them all)
 STATE_ICONS = {"queued": "…", "running": "▶", "finished": "✓", "stopped": "■", "failed": "✗", "interrupted": "!"}
 
 

@@ -100,6 +100,17 @@ def points_in_first_chart(page) -> int:
     return int(count or 0)
 
 
+def last_step_in_first_chart(page) -> float:
+    """The last x (step) of the first chart's newest curve: grows while the run goes, even when the live
+    curve is downsampled to a fixed number of points."""
+    value = page.evaluate(
+        "() => { const g = document.querySelector('.js-plotly-plot');"
+        " if (!g || !g.data || !g.data.length) return -1;"
+        " const d = g._fullData || g.data; const x = d[d.length - 1].x; return x && x.length ? x[x.length - 1] : -1; }"
+    )
+    return float(-1 if value is None else value)
+
+
 def wait_until(predicate, timeout: float, what: str, page=None, cache: Path | None = None) -> None:
     """Poll `predicate`; on time-out save a screenshot and put the server log's tail in the message."""
     deadline = time.monotonic() + timeout
@@ -148,8 +159,8 @@ def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> No
     # curves grow while the run goes
     wait_until(lambda: points_in_first_chart(page) >= 2, 120, "the first chart points", page, cache)
     first_seen = time.monotonic() - clicked
-    before, step_before = points_in_first_chart(page), step_shown(page)
-    wait_until(lambda: points_in_first_chart(page) > before and step_shown(page) > step_before, 60,
+    before, step_before = last_step_in_first_chart(page), step_shown(page)
+    wait_until(lambda: last_step_in_first_chart(page) > before and step_shown(page) > step_before, 60,
                "the charts to grow", page, cache)
     label = page.locator("[data-testid='stProgress']").first.inner_text().split(" — ")[0].strip()
     assert label.startswith("probe·"), label
