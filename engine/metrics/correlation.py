@@ -62,6 +62,8 @@ def pearson(x: ArrayLike, y: ArrayLike) -> float:
     """Pearson correlation coefficient in float64 (NaN for a constant input)."""
     u = as_vector(x, "x").cpu().numpy()
     v = as_vector(y, "y").cpu().numpy()
+    if np.ptp(u) == 0 or np.ptp(v) == 0:  # exactly constant: the mean's rounding must not fake a spread
+        return math.nan
     du, dv = u - u.mean(), v - v.mean()
     nu, nv = np.linalg.norm(du), np.linalg.norm(dv)
     if nu == 0 or nv == 0:
