@@ -44,14 +44,11 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-CHART_POINTS = (  # points of the named run's curve in the first chart (other runs may be shown beside it)
-    "(name) => { const g = document.querySelector('.js-plotly-plot'); if (!g) return 0;"
-    " const d = (g._fullData || g.data || []).filter(t => t.name === name); if (!d.length) return 0;"
-    " const x = d[d.length - 1].x; return x && x.length ? x.length : 0; }"
+CHART_CURVE = (  # [points, last x] of the named run's curve in the first chart (other runs may be beside it)
+    "(name) => { const g = document.querySelector('.js-plotly-plot'); if (!g) return [0, 0];"
+    " const d = (g._fullData || g.data || []).filter(t => t.name === name); if (!d.length) return [0, 0];"
+    " const x = d[d.length - 1].x; return x && x.length ? [x.length, x[x.length - 1]] : [0, 0]; }"
 )
-
-
-CHART_LAST_X = CHART_POINTS.replace("return x && x.length ? x.length : 0;", "return x && x.length ? x[x.length - 1] : 0;")
 
 
 def rate(run_dir: Path) -> float:
@@ -140,7 +137,7 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str)
     """Follow the run started at ``clicked`` until it finishes: first chart points, first row, first frame."""
     first_points = first_row = first_frame = None
     run_dir = None
-    seen_points, changes = 0, []  # when the first chart's curve grew: the live refresh interval
+    seen_last, changes = 0, []  # when the first chart's curve grew: the live refresh interval
     while True:
         if run_dir is None:
             new = set(runs.glob(pattern)) - before
@@ -148,12 +145,12 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str)
         now = time.monotonic() - clicked
         if first_points is None and run_dir is not None:
             label = run_dir.name.rsplit("-", 3)[0] + "·" + run_dir.name[-4:]  # pages.ui.run_label
-            if (page.evaluate(CHART_POINTS, label) or 0) > 1:
+            if page.evaluate(CHART_CURVE, label)[0] > 1:
                 first_points = now
         elif run_dir is not None:
-            points = page.evaluate(CHART_LAST_X, label) or 0  # the last step drawn (live curves are downsampled)
-            if points != seen_points:
-                seen_points = points
+            last = page.evaluate(CHART_CURVE, label)[1]  # the last step drawn (live curves are downsampled)
+            if last != seen_last:
+                seen_last = last
                 changes.append(now)
         if run_dir is not None:
             if first_row is None and has_row(run_dir):

@@ -416,7 +416,6 @@ class JobRegistry:
         self._current: Job | None = None
         self._listeners: list[Callable[[Job, dict[str, Any]], None]] = []
         self._spares = SparePool(enabled=isolation == "process" and (warm is None or warm))
-        self._first_spare = True
         self.projector = (ProjectionWorker(self, nice=projection_nice, single_thread=isolation == "process")
                           if project else None)
         self._worker = threading.Thread(target=self._work, name="embedlab-jobs", daemon=True)
@@ -432,10 +431,7 @@ class JobRegistry:
         if kind not in EXPERIMENTS:
             raise ConfigError(f"unknown experiment {kind!r} (known: {', '.join(EXPERIMENTS)})")
         if isinstance(config, dict):
-            try:
-                config = EXPERIMENTS[kind].make_config(**config)
-            except TypeError as err:
-                raise ConfigError(f"{kind} settings: {one_line(err)}") from err
+            config = EXPERIMENTS[kind].make_config(**config)
         label = paths.safe_name(name or kind, what="run name")
         with self._lock:
             if self._closed:
@@ -522,9 +518,7 @@ class JobRegistry:
     # ---------------------------------------------------------------------------------- worker
 
     def _next(self) -> Job | None:
-        # The first spare starts at once (a new user's first click follows soon); later ones after a pause.
-        idle_since = time.monotonic() - (SPARE_AFTER_IDLE_SECONDS if self._first_spare else 0.0)
-        self._first_spare = False
+        idle_since = time.monotonic()
         while True:
             with self._lock:
                 while self._queue:
@@ -540,6 +534,7 @@ class JobRegistry:
                     self._wake.wait(timeout=0.5)
 
     def _work(self) -> None:
+        self._spares.prepare()  # the first spare at once: a new user's first click follows soon
         while True:
             job = self._next()
             if job is None:
@@ -653,7 +648,6 @@ class ChildRun:
         self.job = job
         self.grace = grace
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
-        self.killed_after_stop = False
         self._threads = [
             threading.Thread(target=self._drain_stderr, name=f"job-stderr-{proc.pid}", daemon=True),
             threading.Thread(target=self._enforce_stop, name=f"job-stop-{proc.pid}", daemon=True),
@@ -682,7 +676,6 @@ class ChildRun:
             self.proc.wait(self.grace)
         except subprocess.TimeoutExpired:
             log.warning("job %s did not stop within %.0f s: killing it", self.job.id, self.grace)
-            self.killed_after_stop = True
             with contextlib.suppress(ProcessLookupError):
                 self.proc.kill()
 
@@ -703,7 +696,7 @@ class ChildRun:
             event["points"] = (texts, labels)
         step = event.pop("snapshot_step", None)
         if step is not None:
-            path = self.job.run_dir / runlog.SNAPSHOTS / f"step_{int(step):06d}.npy"
+            path = runlog.snapshot_path(self.job.run_dir, step)
             try:
                 event["snapshot"] = runlog.load_snapshot(path)
             except (OSError, ValueError) as err:
@@ -979,7 +972,7 @@ class ProjectionWorker:
         self.busy_with = job.id
         try:
             if snapshot is None:
-                snapshot = runlog.load_snapshot(job.run_dir / runlog.SNAPSHOTS / f"step_{step:06d}.npy")
+                snapshot = runlog.load_snapshot(runlog.snapshot_path(job.run_dir, step))
             self._project(job, step, snapshot, warm)
         except Exception as err:  # noqa: BLE001 - a bad frame must not stop the projector
             job.frame_error = one_line(err)

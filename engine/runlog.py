@@ -152,10 +152,9 @@ class RunWriter:
         os.replace(tmp, self.run_dir / POINTS)
 
     def save_snapshot(self, step: int, embeddings: np.ndarray) -> Path:
-        folder = self.run_dir / SNAPSHOTS
-        folder.mkdir(exist_ok=True)
-        path = folder / f"step_{int(step):06d}.npy"
-        tmp = folder / f".step_{int(step):06d}.tmp.npy"
+        path = snapshot_path(self.run_dir, step)
+        path.parent.mkdir(exist_ok=True)
+        tmp = path.with_name(f".{path.stem}.tmp.npy")
         np.save(tmp, np.asarray(embeddings, dtype=np.float32), allow_pickle=False)
         os.replace(tmp, path)
         return path
@@ -264,6 +263,11 @@ def list_snapshots(run_dir: Path) -> list[tuple[int, Path]]:
         except (IndexError, ValueError):
             log.warning("skipping unexpected snapshot file %s", path)
     return sorted(found)
+
+
+def snapshot_path(run_dir: Path, step: int) -> Path:
+    """Where the embedding snapshot of ``step`` lives in a run folder."""
+    return Path(run_dir) / SNAPSHOTS / f"step_{int(step):06d}.npy"
 
 
 def load_snapshot(path: Path) -> np.ndarray:

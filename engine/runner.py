@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import EmbedlabError, one_line
+from engine.errors import ConfigError, EmbedlabError, one_line
 from engine.runlog import RunWriter
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,11 @@ class Experiment:
         return getattr(importlib.import_module(module), name)
 
     def make_config(self, **values: Any) -> Any:
-        return self.load(self.config_class)(**values)
+        """The config dataclass from its fields; unknown or missing fields raise a one-line ConfigError."""
+        try:
+            return self.load(self.config_class)(**values)
+        except TypeError as err:
+            raise ConfigError(f"{self.kind} settings: {one_line(err)}") from err
 
 
 EXPERIMENTS: dict[str, Experiment] = {

@@ -91,24 +91,24 @@ def step_shown(page) -> int:
     return max(found) if found else -1
 
 
-def points_in_first_chart(page) -> int:
-    count = page.evaluate(
+def first_chart_curve(page) -> list[float]:
+    """``[points, last x]`` of the first chart's newest curve (``[0, -1]`` before it exists)."""
+    return page.evaluate(
         "() => { const g = document.querySelector('.js-plotly-plot');"
-        " if (!g || !g.data || !g.data.length) return 0;"
-        " const d = g._fullData || g.data; const x = d[d.length - 1].x; return x && x.length ? x.length : 0; }"
+        " if (!g || !g.data || !g.data.length) return [0, -1];"
+        " const d = g._fullData || g.data; const x = d[d.length - 1].x;"
+        " return x && x.length ? [x.length, x[x.length - 1]] : [0, -1]; }"
     )
-    return int(count or 0)
+
+
+def points_in_first_chart(page) -> int:
+    return int(first_chart_curve(page)[0])
 
 
 def last_step_in_first_chart(page) -> float:
     """The last x (step) of the first chart's newest curve: grows while the run goes, even when the live
     curve is downsampled to a fixed number of points."""
-    value = page.evaluate(
-        "() => { const g = document.querySelector('.js-plotly-plot');"
-        " if (!g || !g.data || !g.data.length) return -1;"
-        " const d = g._fullData || g.data; const x = d[d.length - 1].x; return x && x.length ? x[x.length - 1] : -1; }"
-    )
-    return float(-1 if value is None else value)
+    return float(first_chart_curve(page)[1])
 
 
 def wait_until(predicate, timeout: float, what: str, page=None, cache: Path | None = None) -> None:
