@@ -13,7 +13,7 @@ One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chro
    (rt-polarity, a stratified subset, metrics every step):
    - ``cli``: ``python -m engine probe ...`` (torch's default threads);
    - ``cli_same``: the same with ``--threads N``, N = the threads the app gives its training child
-     (:func:`engine.jobs.default_child_threads`; skipped where that is torch's default): the app's own
+     (:func:`engine.jobs.default_child_threads` of the probe; skipped where that is torch's default): the app's own
      overhead, apart from its choice of threads;
    - ``charts``: the app with live charts (refreshed every second), no snapshots;
    - ``umap``: the same with a UMAP frame every ``--umap-every`` steps (the page's default, 10).
@@ -231,7 +231,7 @@ def main() -> None:
     proc, url = start_server(env)
     from engine.jobs import default_child_threads
 
-    threads = default_child_threads()
+    threads = default_child_threads("probe")
     results: dict[str, list[dict]] = {"cli": [], "charts": [], "umap": []}
     if threads:
         results["cli_same"] = []

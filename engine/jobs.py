@@ -55,6 +55,7 @@ ISOLATIONS = ("process", "thread")
 STOP_GRACE_SECONDS = 10.0  # a child that has not ended this long after SIGTERM is killed
 STDERR_LINES = 40
 SPARE_AFTER_IDLE_SECONDS = 3.0  # a spare starts once the worker has been idle this long (not during a page load)
+LIVE_FRAME_SHARE = 0.3  # of one CPU: the UMAP projector's budget while a job trains, on small machines
 SMALL_MACHINE_CPUS = 4  # up to this many CPUs, a job's child leaves one to the web server and the browser
 
 
@@ -389,8 +390,7 @@ class JobRegistry:
     ``"process"``. ``warm``: keep a spare child with the
     modules imported while idle (process isolation; default on). ``stop_grace``: seconds a stopped child
     gets to end its step before it is killed. ``child_threads``: torch threads of a child; ``"auto"``
-    leaves one CPU to the server and the browser on a small machine (see :func:`default_child_threads`),
-    ``None`` keeps torch's default.
+    chooses per kind (see :func:`default_child_threads`), ``None`` keeps torch's default.
     """
 
     def __init__(self, runs_root: Path | None = None, *, project: bool = True, projection_nice: int = 10,
@@ -402,7 +402,7 @@ class JobRegistry:
         self.runs_root = Path(runs_root) if runs_root is not None else paths.runs_dir()
         self.isolation = isolation
         self.stop_grace = float(stop_grace)
-        self.child_threads = default_child_threads() if child_threads == "auto" else child_threads
+        self.child_threads = child_threads
         if isolation == "thread":
             # A training step releases and re-takes the GIL hundreds of times (every torch op); with Python's
             # default 5 ms switch interval, a busy UI thread (figures every second) makes each re-take wait.
@@ -587,8 +587,9 @@ class JobRegistry:
         """Run ``job`` in a child process and follow its event lines until it ends."""
         argv = [job.kind, "--out", str(job.run_dir), "--config-json", json.dumps(_config_dict(job.config)),
                 "--events"]
-        if self.child_threads:
-            argv += ["--threads", str(int(self.child_threads))]
+        threads = default_child_threads(job.kind) if self.child_threads == "auto" else self.child_threads
+        if threads:
+            argv += ["--threads", str(int(threads))]
         try:
             proc = self._spares.launch(argv)
         except OSError as err:
@@ -610,14 +611,16 @@ class JobRegistry:
             log.warning("job %s failed: %s", job.id, error)
 
 
-def default_child_threads() -> int | None:
-    """Torch threads of a job's child: on a machine of at most ``SMALL_MACHINE_CPUS`` CPUs, all but one.
+def default_child_threads(kind: str | None = None) -> int | None:
+    """Torch threads of a job's child: on a machine of at most ``SMALL_MACHINE_CPUS`` CPUs, all but one,
+    except for task-parallel experiments (``Experiment.task_parallel``: the probe), which get torch's default.
 
     The web server (charts every second) and the browser drawing them need about half a core; a training
     child with one OpenMP thread per core would then wait at every parallel region for a descheduled
     thread. Measured on the 2-core machine (benchmarks/bench_app_throughput.py): one thread trains faster
-    than two as soon as anything else runs. Larger machines keep torch's default (physical cores).
-    ``EMBEDLAB_JOB_THREADS=N`` sets it (``0``: torch's default).
+    than two as soon as anything else runs. A task-parallel loop does not stall that way: the probe ran at
+    83 % of the CLI with two threads against 71 % with one. Larger machines keep torch's default (physical
+    cores). ``EMBEDLAB_JOB_THREADS=N`` sets it for every kind (``0``: torch's default).
     """
     chosen = os.environ.get("EMBEDLAB_JOB_THREADS", "").strip()
     if chosen:
@@ -626,6 +629,8 @@ def default_child_threads() -> int | None:
         except ValueError:
             raise ConfigError(f"EMBEDLAB_JOB_THREADS must be a whole number, got {chosen!r}") from None
         return threads if threads > 0 else None
+    if kind is not None and EXPERIMENTS[kind].task_parallel:
+        return None
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -890,14 +895,21 @@ class ProjectionWorker:
     """Low-priority thread turning each job's newest snapshot into a warm-started UMAP frame.
 
     CPU budget: the thread lowers its own scheduling priority (Linux ``setpriority`` on the thread id,
-    nice ``nice``) and numba's thread count to 1, so the training thread keeps the cores; when training
-    produces snapshots faster than frames, older snapshots are skipped and the newest is projected.
-    It pre-warms umap-learn's JIT when it starts (before lowering its priority).
+    nice ``nice``) and numba's thread count to 1; when training produces snapshots faster than frames,
+    older snapshots are skipped and the newest is projected. Nice alone does not protect training: Linux
+    shares CPU between session groups first (autogroup) and the training child runs in a session of its
+    own. So while a job trains, the projector also keeps to ``live_share`` of one CPU: after a live frame
+    that used c CPU seconds it rests until c / live_share seconds have passed since the frame began
+    (default: ``LIVE_FRAME_SHARE`` on machines of at most ``SMALL_MACHINE_CPUS`` CPUs, else no limit).
+    Films of finished runs are back-filled at full speed. It pre-warms umap-learn's JIT when it starts
+    (before lowering its priority).
     """
 
-    def __init__(self, registry: JobRegistry, *, nice: int = 10, prewarm: bool = True, single_thread: bool = False):
+    def __init__(self, registry: JobRegistry, *, nice: int = 10, prewarm: bool = True, single_thread: bool = False,
+                 live_share: float | None = None):
         self.registry = registry
         self.nice = nice
+        self.live_share = _default_live_share() if live_share is None else float(live_share)
         self.single_thread = single_thread  # no training in this process: keep torch to this thread
         self._prewarm = prewarm
         self._wake = threading.Event()
@@ -970,6 +982,7 @@ class ProjectionWorker:
             warm = job.nearest_frame(step)
             snapshot = None
         self.busy_with = job.id
+        wall, cpu = time.monotonic(), time.thread_time()
         try:
             if snapshot is None:
                 snapshot = runlog.load_snapshot(runlog.snapshot_path(job.run_dir, step))
@@ -980,6 +993,9 @@ class ProjectionWorker:
             log.warning("UMAP frame of %s at step %s failed: %s", job.id, step, job.frame_error)
         finally:
             self.busy_with = None
+        if pending is not None and job.state == "running" and 0 < self.live_share < 1:
+            used = time.thread_time() - cpu
+            self._closed.wait(max(0.0, used / self.live_share - (time.monotonic() - wall)))
         return True
 
     def _project(self, job: Job, step: int, snapshot: np.ndarray, previous: np.ndarray | None) -> None:
@@ -995,6 +1011,14 @@ class ProjectionWorker:
         coords = umap_frame(snapshot, previous=previous, knn=neighbours, seed=seed)
         job.add_frame(step, coords)
         self.frame_seconds.append(time.perf_counter() - started)
+
+
+def _default_live_share() -> float:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return LIVE_FRAME_SHARE if cpus <= SMALL_MACHINE_CPUS else 1.0
 
 
 def _torch_single_thread() -> None:

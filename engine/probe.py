@@ -21,9 +21,11 @@ parameters after s Adam updates.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +35,7 @@ from torch import nn
 
 from engine.device import resolve_device, seed_everything
 from engine.errors import ConfigError, DataError
+from engine.metrics._parallel import side_executor, tasks_not_ops
 from engine.validate import require_int, require_number
 
 MAX_STEPS = 1_000_000
@@ -191,7 +194,6 @@ def loss_and_accuracy(logits: torch.Tensor, targets: torch.Tensor, multi_label: 
 def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Iterator[dict[str, Any]]:
     """Full-batch Adam on embeddings + linear classifier; yields one metrics row per logged step."""
     from engine.encoders import encode_cached, load_encoder
-    from engine.metrics import isoscore, silhouette
 
     stop = stop or threading.Event()
     generator = seed_everything(config.seed)
@@ -223,33 +225,45 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
         labels = [_label_name(problem, i) for i in snapshot_rows.tolist()]
         yield {"points": (texts, labels)}
 
-    started = time.perf_counter()
-    for step in range(config.steps + 1):
-        if step > 0:
-            optimizer.zero_grad(set_to_none=True)
-            loss, _ = loss_and_accuracy(model(), targets, problem.multi_label)
-            loss.backward()
-            optimizer.step()
-        if step % config.metric_every and step != config.steps:
+    with tasks_not_ops(device) as workers, (side_executor() if workers > 1 else contextlib.nullcontext()) as side:
+        started = time.perf_counter()
+        for step in range(config.steps + 1):
+            if step > 0:
+                optimizer.zero_grad(set_to_none=True)
+                loss, _ = loss_and_accuracy(model(), targets, problem.multi_label)
+                loss.backward()
+                optimizer.step()
+            if step % config.metric_every and step != config.steps:
+                if stop.is_set():
+                    return
+                continue
+            with torch.no_grad():  # every logged value describes the parameters after ``step`` updates
+                loss, accuracy = loss_and_accuracy(model(), targets, problem.multi_label)
+                points = model.representations().detach()
+                iso, sil = measure(points, clusters, config, side)
+                row: dict[str, Any] = {
+                    "step": step, "loss": float(loss.detach()), "accuracy": accuracy, "isoscore": iso, "silhouette": sil,
+                }
+                if snapshot_rows is not None and (step % config.snapshot_every == 0 or step == config.steps):
+                    row["snapshot"] = points[snapshot_rows.to(points.device)].float().cpu().numpy()
+            row["seconds"] = time.perf_counter() - started
+            yield row
             if stop.is_set():
                 return
-            continue
-        with torch.no_grad():  # every logged value describes the parameters after ``step`` updates
-            loss, accuracy = loss_and_accuracy(model(), targets, problem.multi_label)
-            points = model.representations().detach()
-            row: dict[str, Any] = {
-                "step": step,
-                "loss": float(loss.detach()),
-                "accuracy": accuracy,
-                "isoscore": isoscore(points),
-                "silhouette": silhouette(points, clusters, sample_size=config.sample_size, seed=config.seed),
-            }
-            if snapshot_rows is not None and (step % config.snapshot_every == 0 or step == config.steps):
-                row["snapshot"] = points[snapshot_rows.to(points.device)].float().cpu().numpy()
-        row["seconds"] = time.perf_counter() - started
-        yield row
-        if stop.is_set():
-            return
+
+
+def measure(
+    points: torch.Tensor, clusters: torch.Tensor, config: ProbeConfig, side: ThreadPoolExecutor | None = None
+) -> tuple[float, float]:
+    """IsoScore and silhouette of ``points``. With a ``side`` thread (CPU, several cores) the IsoScore runs
+    there, single-threaded, while the silhouette's worker pool runs here: the pool alone leaves cores idle
+    at its end, and IsoScore's small d x d work gains nothing from more threads (measured: the probe on
+    rt-polarity, 3,000 sentences, went from 18.8 to 23.0 steps/s on two cores)."""
+    from engine.metrics import isoscore, silhouette
+
+    pending = side.submit(isoscore, points) if side is not None else None
+    sil = silhouette(points, clusters, sample_size=config.sample_size, seed=config.seed)
+    return (pending.result() if pending is not None else isoscore(points)), sil
 
 
 def _snapshot_rows(problem: ProbeProblem, config: ProbeConfig, generator: torch.Generator) -> torch.Tensor | None:

@@ -46,6 +46,9 @@ class Experiment:
     columns: tuple[str, ...]
     summarize: str | None = None  # "engine.probe:summarize" (rows, config) -> dict
     cli: str | None = None  # module with add_arguments(parser), config_from_args(args) [, run_cli(args, config)]
+    #: its loop parallelises by whole tasks, not by op threads (``engine.metrics._parallel.tasks_not_ops``), so
+    #: in the app it may use every core: it slows in proportion when the browser takes one, never stalls
+    task_parallel: bool = False
 
     def load(self, ref: str) -> Any:
         module, _, name = ref.partition(":")
@@ -68,6 +71,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         columns=("step", "loss", "accuracy", "isoscore", "silhouette", "seconds"),
         summarize="engine.probe:summarize",
         cli="engine.probe",
+        task_parallel=True,
     ),
     "simcse": Experiment(
         kind="simcse",

@@ -21,6 +21,7 @@ log = logging.getLogger("embedlab.ui")
 KEEP = {"persist_state": "session"}
 LIVE_SECONDS = 1.0
 LIVE_POINTS = 200  # points per curve while a run refreshes every second (the browser redraws them all)
+PROJECTION_SECONDS = 2.0  # live projection refresh (new UMAP frames come every 3 s or so during a run)
 STATE_ICONS = {"queued": "…", "running": "▶", "finished": "✓", "stopped": "■", "failed": "✗", "interrupted": "!"}
 
 
@@ -196,7 +197,8 @@ def failed_lines(jobs: list[Job]) -> None:
 
 
 def live_panel(jobs: list[Job], metrics: list[str], key: str, extra: Callable[[dict[str, pd.DataFrame]], None] | None = None) -> None:
-    """Charts and projection of the shown runs, refreshed every second while one of them is going."""
+    """Charts (left, refreshed every second while a shown run is going) and projection (right, every
+    ``PROJECTION_SECONDS``: a redraw of 2,000 WebGL points costs the browser more than all the curves)."""
     options = chart_options(key)
     reg = registry()
     live = any(job.active or reg.projecting(job) for job in jobs)
@@ -207,9 +209,10 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extra: Callable[[d
         names = {job.id: run_label(job) for job in with_snapshots}
         chosen = st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
         projected = registry().get(chosen)
+    left, right = st.columns([3, 2])
 
     @st.fragment(run_every=LIVE_SECONDS if live else None)
-    def panel() -> None:
+    def curves() -> None:
         reg = registry()
         current = [reg.get(i) for i in ids if reg.get(i) is not None]
         for job in current:
@@ -217,17 +220,20 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extra: Callable[[d
                 st.progress(*progress_text(job))
         failed_lines(current)
         runs = metrics_by_run(current)
-        left, right = st.columns([3, 2])
-        with left:
-            draw_metric_grid(runs, metrics, options, key, max_points=LIVE_POINTS if live else charts.MAX_POINTS)
-        with right:
-            draw_projection(projected, key)
+        draw_metric_grid(runs, metrics, options, key, max_points=LIVE_POINTS if live else charts.MAX_POINTS)
         if extra is not None:
             extra(runs)
         if live and not any(job.active or reg.projecting(job) for job in current):
             st.rerun(scope="app")  # runs and frames done: refresh downloads and stop polling
 
-    panel()
+    @st.fragment(run_every=PROJECTION_SECONDS if live else None)
+    def projection() -> None:
+        draw_projection(projected, key)
+
+    with left:
+        curves()
+    with right:
+        projection()
 
 
 def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None) -> None:

@@ -245,3 +245,31 @@ def test_stop_during_a_slow_umap_frame_does_not_hang_the_run(tmp_path: Path, slo
         assert runlog.run_state(job.run_dir) == "stopped"
     finally:
         registry.shutdown(timeout=10)
+
+
+def test_projector_keeps_to_its_cpu_share_while_a_job_trains(tmp_path: Path, slow_kind, monkeypatch) -> None:
+    """After a live frame that used c CPU seconds, the projector rests until c / live_share have passed."""
+    import engine.projection as projection
+
+    starts: list[float] = []
+
+    def busy_frame(X, previous=None, knn=None, seed=0, **kwargs):
+        starts.append(time.monotonic())
+        began = time.thread_time()
+        while time.thread_time() - began < 0.2:  # 0.2 CPU seconds
+            pass
+        return np.zeros((len(X), 2), dtype=np.float32)
+
+    monkeypatch.setattr(projection, "umap_frame", busy_frame)
+    monkeypatch.setattr("engine.metrics.knn", lambda X, k: (None, None), raising=False)
+    registry = jobs.JobRegistry(tmp_path / "runs", project=True, isolation="thread")
+    registry.projector._prewarm = False
+    registry.projector.live_share = 0.25
+    try:
+        job = registry.submit(slow_kind, {"steps": 100_000, "points": 20, "delay": 0.01})
+        wait_for(lambda: len(starts) >= 3, timeout=30)
+        gaps = np.diff(starts)
+        assert gaps.min() >= 0.2 / 0.25 * 0.9, gaps  # a snapshot is always pending: only the budget waits
+        job.stop()
+    finally:
+        registry.shutdown(timeout=10)

@@ -163,6 +163,11 @@ def test_child_threads_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("EMBEDLAB_JOB_THREADS", "many")
     with pytest.raises(ConfigError, match="EMBEDLAB_JOB_THREADS"):
         jobs.default_child_threads()
+    monkeypatch.setenv("EMBEDLAB_JOB_THREADS", "3")
+    assert jobs.default_child_threads("probe") == 3  # the environment wins for every kind
     monkeypatch.delenv("EMBEDLAB_JOB_THREADS")
     cpus = len(os.sched_getaffinity(0))
-    assert jobs.default_child_threads() == (max(1, cpus - 1) if cpus <= jobs.SMALL_MACHINE_CPUS else None)
+    small = max(1, cpus - 1) if cpus <= jobs.SMALL_MACHINE_CPUS else None
+    assert jobs.default_child_threads() == small
+    assert jobs.default_child_threads("simcse") == small
+    assert jobs.default_child_threads("probe") is None  # task-parallel: every core, torch's default

@@ -63,6 +63,24 @@ def test_seeded_runs_are_reproducible() -> None:
         assert a["silhouette"] == pytest.approx(b["silhouette"], abs=1e-7)
 
 
+def test_one_and_two_cores_log_the_same_run() -> None:
+    """Two threads: Adam on one op thread, IsoScore on a side thread beside the silhouette's two workers.
+    Same numbers as one thread, up to the workers' summation order; torch's thread count is restored."""
+    config = probe.ProbeConfig(data="demo", limit=200, steps=6, lr=1e-2, seed=1)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = _rows(config)
+        torch.set_num_threads(2)
+        two = _rows(config)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    for a, b in zip(one, two, strict=True):
+        for column in ("loss", "accuracy", "isoscore", "silhouette"):
+            assert a[column] == pytest.approx(b[column], abs=1e-6), column
+
+
 def test_multi_label_uses_per_label_bce(tmp_path: Path) -> None:
     rows = ["text,label"] + [f"sentence number {i} about {'cats' if i % 2 else 'dogs'} and more,"
                              f"{'a|b' if i % 3 == 0 else 'a' if i % 3 == 1 else 'b'}" for i in range(30)]

@@ -10,8 +10,9 @@ default is restored afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -21,9 +22,35 @@ T = TypeVar("T")
 S = TypeVar("S")
 
 
+_local = threading.local()
+
+
 def worker_count(device: torch.device) -> int:
-    """Workers for ``device``: torch's intra-op thread count on the CPU, 1 on accelerators."""
-    return max(1, torch.get_num_threads()) if device.type == "cpu" else 1
+    """Workers for ``device``: 1 on accelerators; on the CPU the count set by :func:`tasks_not_ops` in this
+    thread, else torch's intra-op thread count."""
+    if device.type != "cpu":
+        return 1
+    chosen = getattr(_local, "workers", None)
+    return chosen if chosen is not None else max(1, torch.get_num_threads())
+
+
+@contextlib.contextmanager
+def tasks_not_ops(device: torch.device) -> Iterator[int]:
+    """Within: this thread's torch ops run on one thread, and its former thread count becomes the number of
+    metric workers (yielded). For loops of small ops (the probe's Adam step on an n x d matrix): op-level
+    threads meet at a barrier after every op and stall whenever another process (browser, web server)
+    holds a core, while whole tasks on single-threaded workers just take longer. Accelerators: no change."""
+    if device.type != "cpu":
+        yield 1
+        return
+    threads, before = max(1, torch.get_num_threads()), getattr(_local, "workers", None)
+    _local.workers = threads
+    torch.set_num_threads(1)
+    try:
+        yield threads
+    finally:
+        torch.set_num_threads(threads)
+        _local.workers = before
 
 
 def run_tasks(
@@ -81,3 +108,10 @@ def column_mean(x: torch.Tensor) -> torch.Tensor:
 
     parts = run_tasks(row_chunks(x.shape[0], x.device), new_sum, add, x.device)
     return sum(parts[1:], parts[0]) / x.shape[0]
+
+
+def side_executor() -> ThreadPoolExecutor:
+    """One long-lived helper thread for a small metric run *beside* a pooled one (e.g. IsoScore's d x d
+    covariance beside the silhouette's n x n blocks): its torch ops run on one thread (OpenMP and MKL
+    thread counts are per thread), so the two together keep every core busy without oversubscribing."""
+    return ThreadPoolExecutor(1, thread_name_prefix="embedlab-side", initializer=torch.set_num_threads, initargs=(1,))

@@ -8,7 +8,7 @@ import torch
 from sklearn.metrics import silhouette_score
 
 from engine.metrics import isoscore, silhouette
-from engine.metrics._parallel import run_tasks, worker_count
+from engine.metrics._parallel import run_tasks, side_executor, tasks_not_ops, worker_count
 
 
 @pytest.fixture
@@ -49,3 +49,22 @@ def test_single_thread_runs_sequentially_with_same_results() -> None:
     assert silhouette(x, y) == pytest.approx(one[0], abs=1e-12)
     assert isoscore(x) == pytest.approx(one[1], abs=1e-12)
     assert one[0] == pytest.approx(silhouette_score(x, y), abs=1e-9)
+
+
+def test_tasks_not_ops_moves_the_threads_from_ops_to_workers(two_threads) -> None:
+    cpu = torch.device("cpu")
+    with tasks_not_ops(cpu) as workers:
+        assert workers == 2
+        assert torch.get_num_threads() == 1  # this thread's ops
+        assert worker_count(cpu) == 2  # the metric pool keeps both cores
+        assert worker_count(torch.device("cuda")) == 1
+    assert torch.get_num_threads() == 2 and worker_count(cpu) == 2
+    with tasks_not_ops(torch.device("cuda")) as workers:  # accelerators: nothing changes (no GPU needed)
+        assert workers == 1 and torch.get_num_threads() == 2
+
+
+def test_side_executor_runs_single_threaded_and_leaves_the_caller_alone(two_threads) -> None:
+    with side_executor() as side:
+        seen = side.submit(lambda: (torch.get_num_threads(), worker_count(torch.device("cpu")))).result()
+    assert seen == (1, 1)
+    assert torch.get_num_threads() == 2
