@@ -631,11 +631,16 @@ def default_child_threads(kind: str | None = None) -> int | None:
         return threads if threads > 0 else None
     if kind is not None and EXPERIMENTS[kind].task_parallel:
         return None
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
+    cpus = usable_cpus()
     return max(1, cpus - 1) if cpus <= SMALL_MACHINE_CPUS else None
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask; all CPUs where that is unknown)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _signal_name(number: int) -> str:
@@ -1014,11 +1019,7 @@ class ProjectionWorker:
 
 
 def _default_live_share() -> float:
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return LIVE_FRAME_SHARE if cpus <= SMALL_MACHINE_CPUS else 1.0
+    return LIVE_FRAME_SHARE if usable_cpus() <= SMALL_MACHINE_CPUS else 1.0
 
 
 def _torch_single_thread() -> None:
