@@ -37,6 +37,17 @@ def test_procrustes_recovers_rotation_reflection_scale_shift() -> None:
     assert np.allclose(projection.procrustes_align(np.zeros((4, 2)), np.ones((4, 2))), 1.0)
 
 
+def test_a_film_of_aligned_noisy_frames_keeps_its_size() -> None:
+    """Each frame is aligned to the one before; the spread must not drift (least squares shrank it)."""
+    rng = np.random.default_rng(4)
+    frame = rng.normal(size=(300, 2))
+    size = np.sqrt(((frame - frame.mean(axis=0)) ** 2).sum(axis=1).mean())
+    for _ in range(100):
+        turned = (frame + 0.3 * rng.normal(size=frame.shape)) @ np.array([[0.0, 1.0], [-1.0, 0.0]]) * 7.0
+        frame = projection.procrustes_align(turned, frame)
+    assert np.sqrt(((frame - frame.mean(axis=0)) ** 2).sum(axis=1).mean()) == pytest.approx(size, rel=1e-5)
+
+
 def test_umap_frame_separates_clusters_and_warm_start_moves_little() -> None:
     X, labels = blobs(150)
     first = projection.umap_frame(X, seed=0, n_epochs=60)
