@@ -168,8 +168,11 @@ def draw_projection(job: Job | None, key: str) -> None:
         return
     view = job.view()
     if view is None:
-        st.info(f"{run_label(job)}: no embedding snapshot yet." if job.active else
-                f"{run_label(job)} kept no snapshots (set a snapshot interval before Start).")
+        if not job.config_dict.get("snapshot_every"):
+            st.info(f"{run_label(job)} keeps no snapshots: set a UMAP frame interval before Start.")
+        else:
+            st.info(f"{run_label(job)}: no embedding snapshot yet." if job.active else
+                    f"{run_label(job)} kept no snapshots.")
         return
     method, step, coords = view
     points = job.points()

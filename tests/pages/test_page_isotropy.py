@@ -41,6 +41,22 @@ def test_tiny_probe_run_shows_charts_projection_and_downloads(app, downloads) ->
     assert button_bytes(buttons[f"⬇ {ui.run_label(job)}.csv"], downloads).decode().startswith("step,")
 
 
+def test_a_running_run_without_snapshots_says_how_to_get_frames(app) -> None:
+    from pages import ui
+
+    app.switch_page("pages/isotropy.py").run()
+    small_settings(app, steps=100_000)
+    app.number_input(key="probe.snap").set_value(0).run()
+    app.button(key="probe.start").click().run()
+    try:
+        assert not app.exception and not errors(app)
+        assert any("keeps no snapshots: set a UMAP frame interval" in info.value for info in app.info)
+    finally:
+        for job in ui.registry().jobs():
+            job.stop()
+        wait_idle()
+
+
 def test_invalid_settings_show_one_error_line(app) -> None:
     app.switch_page("pages/isotropy.py").run()
     app.selectbox(key="probe.data").set_value("rt-polarity")
