@@ -279,7 +279,7 @@ def frames_figure(
     ]
     fig.update_layout(
         updatemenus=[dict(
-            type="buttons", showactive=False, x=0.0, y=-0.02, xanchor="left", yanchor="top",
+            type="buttons", direction="left", showactive=False, x=0.0, y=-0.02, xanchor="left", yanchor="top",
             buttons=[
                 dict(label="▶ play", method="animate",
                      args=[None, dict(frame=dict(duration=400, redraw=True), fromcurrent=True, transition=dict(duration=0))]),
@@ -287,8 +287,8 @@ def frames_figure(
                      args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False))]),
             ],
         )],
-        sliders=[dict(active=len(steps) - 1, steps=slider_steps, x=0.15, len=0.85, y=-0.02,
-                      currentvalue=dict(prefix="step "))],
+        sliders=[dict(active=len(steps) - 1, steps=slider_steps, x=0.42, len=0.58, y=-0.02,  # beside the buttons
+                      currentvalue=dict(prefix="step ", xanchor="right"))],
     )
     _projection_layout(fig, title, height)
     fig.update_xaxes(range=[lo[0], hi[0]], autorange=False)
