@@ -210,7 +210,7 @@ def main() -> None:
     parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
     parser.add_argument("--limit", type=int, default=3000)
     parser.add_argument("--steps", type=int, default=300, help="long enough for UMAP frames during the run")
-    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--trials", type=int, default=3, help="rounds (0: only the demo click)")
     parser.add_argument("--umap-every", type=int, default=10, help="the page's default UMAP interval")
     parser.add_argument("--seed", type=int, default=0, help="seed of the condition order")
     parser.add_argument("--no-demo", action="store_true", help="skip the new-user demo click")
@@ -273,6 +273,8 @@ def main() -> None:
 def report(results: dict[str, list[dict]]) -> None:
     print("\nmedian over rounds (min–max):")
     for condition, rows in results.items():
+        if not rows:  # --trials 0: only the new user's demo click
+            continue
         rates = [r["rate"] for r in rows]
         line = f"  {condition:>8}: {statistics.median(rates):.2f} steps/s ({min(rates):.2f}–{max(rates):.2f})"
         if not condition.startswith("cli"):
