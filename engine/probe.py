@@ -35,7 +35,6 @@ from torch import nn
 
 from engine.device import resolve_device, seed_everything
 from engine.errors import ConfigError, DataError
-from engine.metrics._parallel import side_executor, tasks_not_ops
 from engine.validate import require_int, require_number
 
 MAX_STEPS = 1_000_000
@@ -194,6 +193,7 @@ def loss_and_accuracy(logits: torch.Tensor, targets: torch.Tensor, multi_label: 
 def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Iterator[dict[str, Any]]:
     """Full-batch Adam on embeddings + linear classifier; yields one metrics row per logged step."""
     from engine.encoders import encode_cached, load_encoder
+    from engine.metrics._parallel import side_executor, tasks_not_ops  # lazy: engine.metrics loads scipy
 
     stop = stop or threading.Event()
     generator = seed_everything(config.seed)
