@@ -44,9 +44,13 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-CHART_CURVE = (  # [points, last x] of the named run's curve in the first chart (other runs may be beside it)
-    "(name) => { const g = document.querySelector('.js-plotly-plot'); if (!g) return [0, 0];"
-    " const d = (g._fullData || g.data || []).filter(t => t.name === name); if (!d.length) return [0, 0];"
+CHART_CURVE = (  # [points, last x] of the named run's curve in the first chart (other runs may be beside it):
+    # the live canvas's first panel while a run trains (pages/live_canvas), else the first Plotly chart
+    "(name) => { const live = [...document.querySelectorAll('iframe')].map(f => { try {"
+    " return f.contentWindow.embedlabPanels; } catch (e) { return null; } }).find(p => p && p.length);"
+    " const g = document.querySelector('.js-plotly-plot');"
+    " const all = live ? live[0].series : g ? (g._fullData || g.data || []) : [];"
+    " const d = all.filter(t => t.name === name); if (!d.length) return [0, 0];"
     " const x = d[d.length - 1].x; return x && x.length ? [x.length, x[x.length - 1]] : [0, 0]; }"
 )
 

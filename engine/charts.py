@@ -10,6 +10,8 @@ long series downsampled before they are sent to the browser.
   one trajectory per run (Wang & Isola 2020; lower is better on both axes).
 - :func:`iso_sil_figure` — the isotropy paper's Figure 3 (Mickus et al. 2024): IsoScore vs silhouette, one
   point per logged step, with Pearson r and Spearman ρ of the two series.
+- :func:`paint_spec` — the plain data of a line/scatter figure (series, colours, axes) for the app's live
+  canvas painter, which redraws running curves every second far more cheaply than Plotly can.
 """
 
 from __future__ import annotations
@@ -197,9 +199,71 @@ def iso_sil_figure(
         ))
     fig.update_layout(
         title="IsoScore vs silhouette (Mickus et al. 2024, Fig. 3)", xaxis_title=label(x), yaxis_title=label(y),
-        **TITLED,
+        **TITLED, showlegend=True,  # the legend carries r and ρ, also for a single run
     )
     return fig
+
+
+def _numbers(values: object) -> list[float | None]:
+    """Plain JSON numbers, 7 significant digits; NaN and ±inf become None (a gap in the line)."""
+    array = np.asarray(values if values is not None else [], dtype=float).ravel()
+    return [float(f"{v:.7g}") if math.isfinite(v) else None for v in array.tolist()]  # 7 digits: float32's
+
+
+def _text(value: object) -> str:
+    text = getattr(value, "text", value)
+    return "" if text is None else str(text)
+
+
+def paint_spec(fig: go.Figure, key: str, *, wide: bool = False) -> dict:
+    """The series and axes of a 2-D line/marker figure as plain data for ``pages/live_canvas/painter.js``.
+
+    Keeps what the live view shows: per trace its points, colour, line width, opacity, mode, marker size and
+    symbol, legend and hover flags, hover texts; per figure its title, axis titles, log y, height, fixed
+    ranges, equal axis scales (projections), hidden tick labels and whether the legend is forced on. Traces
+    without ``x``/``y`` are left out.
+    """
+    series = []
+    for trace in fig.data:
+        if getattr(trace, "x", None) is None or getattr(trace, "y", None) is None:
+            continue
+        marker, line = getattr(trace, "marker", None), getattr(trace, "line", None)
+        colour = (line.color if line is not None else None) or (marker.color if marker is not None else None)
+        series.append({
+            "name": trace.name or "",
+            "x": _numbers(trace.x),
+            "y": _numbers(trace.y),
+            "color": colour if isinstance(colour, str) else PALETTE[len(series) % len(PALETTE)],
+            "width": float(line.width) if line is not None and line.width is not None else 2.0,
+            "opacity": float(trace.opacity) if trace.opacity is not None else 1.0,
+            "mode": trace.mode or "lines",
+            "size": float(marker.size) if marker is not None and isinstance(marker.size, int | float) else 6.0,
+            "symbol": marker.symbol if marker is not None and isinstance(marker.symbol, str) else "circle",
+            "legend": trace.showlegend is not False,
+            "hover": trace.hoverinfo != "skip",
+        })
+        texts = getattr(trace, "hovertext", None)
+        if texts is not None and not isinstance(texts, str) and len(texts) == len(series[-1]["x"]):
+            series[-1]["text"] = [str(t).replace("<br>", "\n") for t in texts]
+    layout = fig.layout
+    spec = {
+        "key": key,
+        "title": _text(layout.title),
+        "xTitle": _text(layout.xaxis.title),
+        "yTitle": _text(layout.yaxis.title),
+        "logY": layout.yaxis.type == "log",
+        "height": int(layout.height or 280),
+        "wide": wide,
+        "showLegend": bool(layout.showlegend),
+        "equalAxes": layout.yaxis.scaleanchor == "x",
+        "hideTicks": layout.xaxis.showticklabels is False and layout.yaxis.showticklabels is False,
+        "series": series,
+    }
+    for axis in ("x", "y"):
+        chosen = getattr(layout, f"{axis}axis")
+        if chosen.autorange is False and chosen.range is not None:
+            spec[f"{axis}Range"] = [float(v) for v in chosen.range]
+    return spec
 
 
 def _hover(texts: pd.Series) -> list[str]:

@@ -55,7 +55,7 @@ ISOLATIONS = ("process", "thread")
 STOP_GRACE_SECONDS = 10.0  # a child that has not ended this long after SIGTERM is killed
 STDERR_LINES = 40
 SPARE_AFTER_IDLE_SECONDS = 3.0  # a spare starts once the worker has been idle this long (not during a page load)
-LIVE_FRAME_SHARE = 0.3  # of one CPU: the UMAP projector's budget while a job trains, on small machines
+LIVE_FRAME_SHARE = 0.2  # of one CPU: the UMAP projector's budget while a job trains, on small machines
 SMALL_MACHINE_CPUS = 4  # up to this many CPUs, a job's child leaves one to the web server and the browser
 
 

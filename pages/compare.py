@@ -11,6 +11,18 @@ from pages import ui
 METRICS = ["loss", "accuracy", "isoscore", "silhouette", "sts_spearman", "alignment", "uniformity",
            "probe_silhouette", "probe_isoscore"]
 
+
+
+def relation_figures(runs: dict[str, pd.DataFrame]) -> list:
+    """The alignment–uniformity plane and the IsoScore–silhouette scatter, for the runs that log them."""
+    figures = []
+    if charts.available_metrics(runs, ["alignment"]):
+        figures.append(charts.align_uniform_figure(runs))
+    if charts.available_metrics(runs, ["isoscore"]) and charts.available_metrics(runs, ["silhouette"]):
+        figures.append(charts.iso_sil_figure(runs))
+    return figures
+
+
 st.title("Compare runs")
 st.caption("Every run of this lab (and of the CLI, when it writes into cache/runs) can be overlaid here.")
 
@@ -30,11 +42,5 @@ with ui.guard():
             st.dataframe(table, hide_index=True)
         jobs = ui.shown_jobs(None, label="Runs to compare")
         if jobs:
-            ui.live_panel(jobs, METRICS, "compare", extra=lambda runs: (
-                st.plotly_chart(charts.align_uniform_figure(runs), key="compare.plane")
-                if charts.available_metrics(runs, ["alignment"]) else None,
-                st.plotly_chart(charts.iso_sil_figure(runs), key="compare.isosil")
-                if charts.available_metrics(runs, ["isoscore"]) and charts.available_metrics(runs, ["silhouette"])
-                else None,
-            ))
+            ui.live_panel(jobs, METRICS, "compare", extras=relation_figures)
             ui.downloads(jobs, "compare")

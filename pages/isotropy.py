@@ -57,16 +57,16 @@ with ui.guard():
             ui.submit_runs(KIND, [("probe", settings)])
             st.rerun()
     ui.preset_buttons(KIND, settings)
-    ui.sidebar_controls_footer(KIND)
 
+refreshing: list = []  # runs whose progress the live panel refreshes (the sidebar then need not)
 with ui.guard():
     jobs = ui.shown_jobs(KIND)
-
-    def correlation_panel(runs: dict) -> None:
-        st.plotly_chart(charts.iso_sil_figure(runs), key=f"{P}.isosil", config={"displaylogo": False})
-
     if jobs:
-        ui.live_panel(jobs, METRICS, P, extra=correlation_panel)
+        if ui.live_panel(jobs, METRICS, P, extras=lambda runs: [charts.iso_sil_figure(runs)]):
+            refreshing = jobs
         ui.downloads(jobs, P, figure=lambda: charts.iso_sil_figure(ui.metrics_by_run(jobs)))
     else:
         st.info("No probe runs yet. Press ▶ Start in the sidebar, or a preset.")
+
+with ui.guard():
+    ui.sidebar_controls_footer(KIND, shown_live=refreshing)

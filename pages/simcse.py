@@ -69,16 +69,16 @@ with ui.guard():
             ui.submit_runs(KIND, [("simcse", settings)])
             st.rerun()
     ui.preset_buttons(KIND, settings)
-    ui.sidebar_controls_footer(KIND)
 
+refreshing: list = []  # runs whose progress the live panel refreshes (the sidebar then need not)
 with ui.guard():
     jobs = ui.shown_jobs(KIND)
-
-    def plane(runs: dict) -> None:
-        st.plotly_chart(charts.align_uniform_figure(runs), key=f"{P}.plane", config={"displaylogo": False})
-
     if jobs:
-        ui.live_panel(jobs, METRICS, P, extra=plane)
+        if ui.live_panel(jobs, METRICS, P, extras=lambda runs: [charts.align_uniform_figure(runs)]):
+            refreshing = jobs
         ui.downloads(jobs, P, figure=lambda: charts.align_uniform_figure(ui.metrics_by_run(jobs)))
     else:
         st.info("No SimCSE runs yet. Press ▶ Start in the sidebar, or the preset “SimCSE Figure 2”.")
+
+with ui.guard():
+    ui.sidebar_controls_footer(KIND, shown_live=refreshing)

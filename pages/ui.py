@@ -8,10 +8,13 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
+import streamlit.components.v1 as components
 
 from engine import charts, export
 from engine.errors import EmbedlabError, one_line
@@ -22,6 +25,10 @@ KEEP = {"persist_state": "session"}
 LIVE_SECONDS = 1.0
 LIVE_POINTS = 200  # points per curve while a run refreshes every second (the browser redraws them all)
 PROJECTION_SECONDS = 2.0  # live projection refresh (new UMAP frames come every 3 s or so during a run)
+# While a run trains, the curves are painted on <canvas> by pages/live_canvas/painter.js from the same Plotly
+# figures (engine.charts.paint_spec): five Plotly elements redrawn every second took ~0.3 of the browser's core
+# from training on this 2-core machine; finished runs are drawn with Plotly (zoom, export, full hover).
+live_canvas = components.declare_component("embedlab_live_canvas", path=str(Path(__file__).with_name("live_canvas")))
 STATE_ICONS = {"queued": "…", "running": "▶", "finished": "✓", "stopped": "■", "failed": "✗", "interrupted": "!"}
 
 
@@ -86,8 +93,10 @@ def shown_jobs(kind: str | None, *, label: str = "Runs shown") -> list[Job]:
     return [reg.get(i) for i in picked if reg.get(i) is not None]
 
 
-def sidebar_controls_footer(kind: str) -> None:
-    """Start/stop for queued and running jobs of this kind, and a live progress bar in the sidebar."""
+def sidebar_controls_footer(kind: str, shown_live: list[Job] | None = None) -> None:
+    """Stop for queued and running jobs of this kind, and a live progress bar in the sidebar, unless the
+    running ones are among ``shown_live`` (runs whose progress the page's live panel already refreshes: one
+    rerun a second instead of two, for the browser's sake)."""
     reg = registry()
     active = [job for job in reg.jobs() if job.kind == kind and job.active]
     if active and st.sidebar.button("■ Stop", key=f"{kind}.stop", width="stretch", help="Stop the running run and cancel queued ones"):
@@ -95,11 +104,15 @@ def sidebar_controls_footer(kind: str) -> None:
             job.stop()
         st.rerun()
     with st.sidebar:
-        progress_fragment(kind)
+        progress_fragment(kind, shown_live or [])
 
 
-def progress_fragment(kind: str) -> None:
+def progress_fragment(kind: str, shown_live: list[Job]) -> None:
     reg = registry()
+    going = [job for job in reg.jobs() if job.kind == kind and job.active]
+    if going and {job.id for job in going} <= {job.id for job in shown_live}:
+        st.caption(f"{', '.join(run_label(job) for job in going)}: progress beside the charts.")
+        return
     live = any(job.active for job in reg.jobs())
 
     @st.fragment(run_every=LIVE_SECONDS if live else None)
@@ -161,6 +174,19 @@ def draw_metric_grid(runs: dict[str, pd.DataFrame], metrics: list[str], options:
             col.plotly_chart(fig, key=f"{key}.{metric}", config={"displaylogo": False})
 
 
+def paint_live(runs: dict[str, pd.DataFrame], metrics: list[str], options: dict[str, Any], key: str,
+               extras: list[go.Figure]) -> None:
+    """The running curves (two per row) and the extra figures (full width) on the live canvas: one element."""
+    present = charts.available_metrics(runs, metrics)
+    if not present:
+        st.info("No metrics yet: the first row appears after set-up (loading data, encoding) is done.")
+        return
+    panels = [charts.paint_spec(charts.metric_figure(runs, metric, max_points=LIVE_POINTS, **options), metric)
+              for metric in present]
+    panels += [charts.paint_spec(fig, f"extra{i}", wide=True) for i, fig in enumerate(extras)]
+    live_canvas(panels=panels, key=f"{key}.live", default=None)
+
+
 def draw_projection(job: Job | None, key: str) -> None:
     """The projection panel: live newest frame while running (PCA until UMAP), slider + play afterwards."""
     if job is None:
@@ -182,8 +208,12 @@ def draw_projection(job: Job | None, key: str) -> None:
         title = f"{'UMAP' if method == 'umap' else 'PCA (UMAP soon)'} · step {step}"
         if projecting and not job.active:
             title += f" · film: {len(frames)} frames"
-        st.plotly_chart(charts.projection_figure(coords, points, title=title), key=f"{key}.proj",
-                        config={"displaylogo": False})
+        figure = charts.projection_figure(coords, points, title=title)
+        if job.active:  # painted on the live canvas, once per frame: no WebGL redraw while training
+            live_canvas(panels=[{**charts.paint_spec(figure, "projection", wide=True), "version": f"{method}-{step}"}],
+                        key=f"{key}.projlive", default=None)
+        else:
+            st.plotly_chart(figure, key=f"{key}.proj", config={"displaylogo": False})
     else:
         st.plotly_chart(charts.frames_figure(frames, points, title=f"UMAP · {len(frames)} frames"),
                         key=f"{key}.frames", config={"displaylogo": False})
@@ -199,9 +229,12 @@ def failed_lines(jobs: list[Job]) -> None:
             st.warning(f"{run_label(job)} was interrupted (its process ended); its rows up to the last step are kept.")
 
 
-def live_panel(jobs: list[Job], metrics: list[str], key: str, extra: Callable[[dict[str, pd.DataFrame]], None] | None = None) -> None:
-    """Charts (left, refreshed every second while a shown run is going) and projection (right, every
-    ``PROJECTION_SECONDS``: a redraw of 2,000 WebGL points costs the browser more than all the curves)."""
+def live_panel(jobs: list[Job], metrics: list[str], key: str,
+               extras: Callable[[dict[str, pd.DataFrame]], list[go.Figure]] | None = None) -> bool:
+    """Charts (left, refreshed every second while a shown run is going, painted on the live canvas) and
+    projection (right, every ``PROJECTION_SECONDS``: a redraw of 2,000 WebGL points costs the browser more than
+    all the curves). ``extras`` makes more figures of the runs (drawn full width under the curves).
+    Returns whether the panel refreshes itself (a shown run is going or being projected)."""
     options = chart_options(key)
     reg = registry()
     live = any(job.active or reg.projecting(job) for job in jobs)
@@ -223,13 +256,20 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extra: Callable[[d
                 st.progress(*progress_text(job))
         failed_lines(current)
         runs = metrics_by_run(current)
-        draw_metric_grid(runs, metrics, options, key, max_points=LIVE_POINTS if live else charts.MAX_POINTS)
-        if extra is not None:
-            extra(runs)
+        figures = extras(runs) if extras is not None else []
+        if live:
+            paint_live(runs, metrics, options, key, figures)
+        else:
+            draw_metric_grid(runs, metrics, options, key)
+            for i, fig in enumerate(figures):
+                st.plotly_chart(fig, key=f"{key}.extra{i}", config={"displaylogo": False})
         if live and not any(job.active or reg.projecting(job) for job in current):
             st.rerun(scope="app")  # runs and frames done: refresh downloads and stop polling
 
-    @st.fragment(run_every=PROJECTION_SECONDS if live else None)
+    frames_coming = projected is not None and (
+        reg.projecting(projected) or (projected.active and bool(projected.config_dict.get("snapshot_every"))))
+
+    @st.fragment(run_every=PROJECTION_SECONDS if frames_coming else None)
     def projection() -> None:
         draw_projection(projected, key)
 
@@ -237,6 +277,7 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extra: Callable[[d
         curves()
     with right:
         projection()
+    return live
 
 
 def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None) -> None:

@@ -92,11 +92,14 @@ def step_shown(page) -> int:
 
 
 def first_chart_curve(page) -> list[float]:
-    """``[points, last x]`` of the first chart's newest curve (``[0, -1]`` before it exists)."""
+    """``[points, last x]`` of the first chart's newest curve (``[0, -1]`` before it exists): the live canvas's
+    first panel while a run trains, the first Plotly chart otherwise."""
     return page.evaluate(
-        "() => { const g = document.querySelector('.js-plotly-plot');"
-        " if (!g || !g.data || !g.data.length) return [0, -1];"
-        " const d = g._fullData || g.data; const x = d[d.length - 1].x;"
+        "() => { const live = [...document.querySelectorAll('iframe')].map(f => { try {"
+        " return f.contentWindow.embedlabPanels; } catch (e) { return null; } }).find(p => p && p.length);"
+        " const g = document.querySelector('.js-plotly-plot');"
+        " const d = live ? live[0].series : g ? (g._fullData || g.data || []) : [];"
+        " if (!d.length) return [0, -1]; const x = d[d.length - 1].x;"
         " return x && x.length ? [x.length, x[x.length - 1]] : [0, -1]; }"
     )
 
