@@ -12,7 +12,6 @@ METRICS = ["loss", "accuracy", "isoscore", "silhouette", "sts_spearman", "alignm
            "probe_silhouette", "probe_isoscore"]
 
 
-
 def relation_figures(runs: dict[str, pd.DataFrame]) -> list:
     """The alignment–uniformity plane and the IsoScore–silhouette scatter, for the runs that log them."""
     figures = []

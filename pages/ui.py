@@ -161,26 +161,18 @@ def metrics_by_run(jobs: list[Job]) -> dict[str, pd.DataFrame]:
     return {run_label(job): job.metrics() for job in jobs}
 
 
-def draw_metric_grid(runs: dict[str, pd.DataFrame], metrics: list[str], options: dict[str, Any], key: str,
-                     max_points: int = charts.MAX_POINTS) -> None:
-    present = charts.available_metrics(runs, metrics)
-    if not present:
-        st.info("No metrics yet: the first row appears after set-up (loading data, encoding) is done.")
-        return
+def draw_metric_grid(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str) -> None:
+    """The ``present`` metrics' Plotly figures, two per row (finished runs: zoom, camera, full series)."""
     for start in range(0, len(present), 2):
         cols = st.columns(2)
         for col, metric in zip(cols, present[start:start + 2], strict=False):
-            fig = charts.metric_figure(runs, metric, max_points=max_points, **options)
+            fig = charts.metric_figure(runs, metric, **options)
             col.plotly_chart(fig, key=f"{key}.{metric}", config={"displaylogo": False})
 
 
-def paint_live(runs: dict[str, pd.DataFrame], metrics: list[str], options: dict[str, Any], key: str,
+def paint_live(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
                extras: list[go.Figure]) -> None:
     """The running curves (two per row) and the extra figures (full width) on the live canvas: one element."""
-    present = charts.available_metrics(runs, metrics)
-    if not present:
-        st.info("No metrics yet: the first row appears after set-up (loading data, encoding) is done.")
-        return
     panels = [charts.paint_spec(charts.metric_figure(runs, metric, max_points=LIVE_POINTS, **options), metric)
               for metric in present]
     panels += [charts.paint_spec(fig, f"extra{i}", wide=True) for i, fig in enumerate(extras)]
@@ -256,11 +248,15 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str,
                 st.progress(*progress_text(job))
         failed_lines(current)
         runs = metrics_by_run(current)
+        present = charts.available_metrics(runs, metrics)
         figures = extras(runs) if extras is not None else []
+        if not present:
+            st.info("No metrics yet: the first row appears after set-up (loading data, encoding) is done.")
         if live:
-            paint_live(runs, metrics, options, key, figures)
+            if present:
+                paint_live(runs, present, options, key, figures)
         else:
-            draw_metric_grid(runs, metrics, options, key)
+            draw_metric_grid(runs, present, options, key)
             for i, fig in enumerate(figures):
                 st.plotly_chart(fig, key=f"{key}.extra{i}", config={"displaylogo": False})
         if live and not any(job.active or reg.projecting(job) for job in current):
