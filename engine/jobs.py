@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine import paths, runlog
+from engine import paths, priority, runlog
 from engine.errors import ConfigError, one_line
 from engine.runner import EXPERIMENTS, run_experiment
 
@@ -772,7 +772,10 @@ def _popen(command: list[str], env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
         command, cwd=paths.REPO_ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", bufsize=1,
-        start_new_session=True,  # Ctrl-C in the server's terminal must not hit the run; stop is ours to send
+        # A process group of its own: Ctrl-C in the server's terminal must not hit the run (stop is ours to
+        # send). Not a session of its own: in the server's session group, the server's drawing threads, which
+        # run at a higher nice value, yield to training (engine.priority).
+        process_group=0,
     )
 
 
@@ -899,11 +902,11 @@ def serve_one() -> None:
 class ProjectionWorker:
     """Low-priority thread turning each job's newest snapshot into a warm-started UMAP frame.
 
-    CPU budget: the thread lowers its own scheduling priority (Linux ``setpriority`` on the thread id,
+    CPU budget: the thread lowers its own scheduling priority (:func:`engine.priority.lower_thread_priority`,
     nice ``nice``) and numba's thread count to 1; when training produces snapshots faster than frames,
-    older snapshots are skipped and the newest is projected. Nice alone does not protect training: Linux
-    shares CPU between session groups first (autogroup) and the training child runs in a session of its
-    own. So while a job trains, the projector also keeps to ``live_share`` of one CPU: after a live frame
+    older snapshots are skipped and the newest is projected. Nice only weighs threads of one session group
+    against each other (autogroup), and a UMAP frame is seconds of CPU; so while a job trains, the
+    projector also keeps to ``live_share`` of one CPU: after a live frame
     that used c CPU seconds it rests until c / live_share seconds have passed since the frame began
     (default: ``LIVE_FRAME_SHARE`` on machines of at most ``SMALL_MACHINE_CPUS`` CPUs, else no limit).
     Films of finished runs are back-filled at full speed. It pre-warms umap-learn's JIT when it starts
@@ -937,8 +940,7 @@ class ProjectionWorker:
         self._thread.join(timeout)
 
     def _lower_priority(self) -> None:
-        with contextlib.suppress(AttributeError, OSError, PermissionError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
+        priority.lower_thread_priority(self.nice)
         try:
             import numba
 

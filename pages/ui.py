@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 import streamlit.components.v1 as components
 
-from engine import charts, export
+from engine import charts, export, priority
 from engine.errors import EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
 
@@ -35,7 +36,7 @@ STATE_ICONS = {"queued": "…", "running": "▶", "finished": "✓", "stopped": 
 @st.cache_resource(show_spinner=False)
 def registry() -> JobRegistry:
     """The one job registry of this server process: survives reruns, page switches, reloads, closed tabs."""
-    reg = JobRegistry()
+    reg = JobRegistry()  # its worker thread starts the runs' children: made before the UI yields (below)
     try:
         reg.attach_finished()
     except Exception as err:  # noqa: BLE001 - a broken cache folder must not stop the app
@@ -68,9 +69,22 @@ def option_label(reg: JobRegistry) -> Callable[[str], str]:
     return fmt
 
 
+@st.cache_resource(show_spinner=False)
+def yield_to_training() -> int:
+    """Once per server, at the first Start: the server's event loop, and the script threads it starts from then
+    on, take a lower CPU priority than the runs' children (:mod:`engine.priority`). Not before: at start-up the
+    pages must not wait behind umap-learn's JIT warm-up and the warm spare child."""
+    try:
+        return priority.yield_to_training([threading.main_thread().native_id, None])
+    except EmbedlabError as err:
+        log.warning("UI threads keep their priority: %s", one_line(err))
+        return 0
+
+
 def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[Job]:
     """Queue runs; a user error shows one line and queues nothing more. The page then shows these runs."""
     reg = registry()
+    yield_to_training()
     made = []
     for name, config in runs:
         made.append(reg.submit(kind, config, name=name))

@@ -19,6 +19,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from engine.priority import UI_NICE
+
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,7 +67,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     else:
         proc.kill()
         raise AssertionError("streamlit did not become healthy in 120 s")
-    yield url, cache
+    yield url, cache, proc.pid
     proc.terminate()
     try:
         proc.wait(20)
@@ -82,6 +84,16 @@ def browser():
         chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
         yield chromium
         chromium.close()
+
+
+def nice_of(pid: int) -> int:
+    """The nice value of a process's main thread (Linux /proc: field 19 of stat)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def child_processes(pid: int) -> list[int]:
+    """The children of every thread of ``pid`` (the run's child and the warm spare)."""
+    return [int(child) for task in Path(f"/proc/{pid}/task").glob("*/children") for child in task.read_text().split()]
 
 
 def step_shown(page) -> int:
@@ -145,7 +157,7 @@ def go(page, title: str, heading: str | None = None) -> None:
 
 
 def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> None:
-    url, cache = server
+    url, cache, server_pid = server
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
     page.goto(url)
@@ -167,6 +179,12 @@ def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> No
                "the charts to grow", page, cache)
     label = page.locator("[data-testid='stProgress']").first.inner_text().split(" — ")[0].strip()
     assert label.startswith("probe·"), label
+
+    # training first: the server's event loop yields to the run's child (engine.priority)
+    normal = os.getpriority(os.PRIO_PROCESS, 0)  # the server started with this test's priority
+    children = child_processes(server_pid)
+    assert children and all(nice_of(pid) == normal for pid in children), {pid: nice_of(pid) for pid in children}
+    assert nice_of(server_pid) == max(normal, UI_NICE)
 
     # switch pages and come back: the same run, still going or done
     go(page, "Overview", "embedlab — watch sentence embeddings take shape")
@@ -207,7 +225,7 @@ def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> No
 
 def test_two_sessions_start_runs_at_once_and_both_finish_with_their_own_logs(server, browser) -> None:
     """Two browser sessions (separate contexts) press Start together: two run folders, both complete."""
-    url, cache = server
+    url, cache, _ = server
     steps = 40
     before = set((cache / "runs").glob("probe-*"))
     contexts = [browser.new_context(viewport={"width": 1300, "height": 900}) for _ in range(2)]

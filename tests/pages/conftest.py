@@ -17,6 +17,7 @@ def fresh_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("EMBEDLAB_NO_SHARED_DATA", "1")
     monkeypatch.setenv("EMBEDLAB_WARM_ENCODER", "0")  # a fresh cache per test: spares skip the demo warm-up
+    monkeypatch.setenv("EMBEDLAB_UI_NICE", "0")  # AppTest's main thread is pytest's: keep its priority
     monkeypatch.delenv("EMBEDLAB_DATA_DIR", raising=False)
     st.cache_resource.clear()
     yield

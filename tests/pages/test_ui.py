@@ -1,0 +1,39 @@
+"""pages/ui.py wiring that no page shows: the first Start lowers the server's drawing threads, once."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from apphelpers import errors, wait_idle
+
+from engine import priority
+
+
+def start_tiny_run(app) -> None:
+    app.switch_page("pages/isotropy.py").run()
+    app.number_input(key="probe.steps").set_value(2)
+    app.number_input(key="probe.limit").set_value(60)
+    app.run()
+    app.button(key="probe.start").click().run()
+    assert not app.exception and not errors(app)
+    wait_idle()
+
+
+def test_the_first_start_lowers_the_event_loop_and_the_script_thread_once(app, monkeypatch: pytest.MonkeyPatch):
+    calls: list[list[int | None]] = []
+    monkeypatch.setattr(priority, "yield_to_training", lambda thread_ids: calls.append(list(thread_ids)) or 10)
+    assert calls == []  # opening pages leaves them alone (start-up: JIT warm-up and the warm spare)
+    start_tiny_run(app)
+    start_tiny_run(app)
+    assert calls == [[threading.main_thread().native_id, None]]  # the server's event loop, then this script thread
+
+
+def test_a_bad_ui_nice_setting_is_logged_and_the_run_still_starts(app, monkeypatch: pytest.MonkeyPatch,
+                                                                 caplog: pytest.LogCaptureFixture):
+    from pages import ui
+
+    monkeypatch.setenv(priority.UI_NICE_ENV, "fast")
+    start_tiny_run(app)
+    assert ui.registry().jobs()[-1].state == "finished"
+    assert "UI threads keep their priority: EMBEDLAB_UI_NICE must be a whole number" in caplog.text
