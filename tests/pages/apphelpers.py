@@ -26,9 +26,16 @@ def csv_of(button, captured: dict[str, bytes]) -> pd.DataFrame:
 
 
 def wait_idle(timeout: float = 240.0) -> None:
+    """Until the runs and their UMAP frames are done: while frames are still coming (a finished run's film
+    back-filling), the page keeps its live view and shows Plotly charts only afterwards."""
     from pages import ui
 
-    assert ui.registry().wait_idle(timeout), "the run did not finish in time"
+    reg = ui.registry()
+    deadline = time.monotonic() + timeout
+    assert reg.wait_idle(timeout), "the run did not finish in time"
+    while any(reg.projecting(job) for job in reg.jobs()):
+        assert time.monotonic() < deadline, "the UMAP frames were not done in time"
+        time.sleep(0.05)
     time.sleep(0.2)
 
 
