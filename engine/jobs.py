@@ -495,11 +495,12 @@ class JobRegistry:
         for job in self.active():
             job.stop()
 
-    def wait_idle(self, timeout: float = 60.0) -> bool:
-        """Block until no job is queued or running (tests, scripts)."""
+    def wait_idle(self, timeout: float = 60.0, *, frames: bool = False) -> bool:
+        """Block until no job is queued or running and, with ``frames``, no UMAP frame is still to come (a
+        finished run's film back-filling); False after ``timeout`` seconds (tests, scripts)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if not self.active():
+            if not self.active() and not (frames and any(self.projecting(job) for job in self.jobs())):
                 return True
             time.sleep(0.02)
         return False

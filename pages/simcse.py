@@ -74,8 +74,7 @@ refreshing: list = []  # runs whose progress the live panel refreshes (the sideb
 with ui.guard():
     jobs = ui.shown_jobs(KIND)
     if jobs:
-        if ui.live_panel(jobs, METRICS, P, extras=lambda runs: [charts.align_uniform_figure(runs)]):
-            refreshing = jobs
+        refreshing = ui.live_panel(jobs, METRICS, P, extras=lambda runs: [charts.align_uniform_figure(runs)])
         ui.downloads(jobs, P, figure=lambda: charts.align_uniform_figure(ui.metrics_by_run(jobs)))
     else:
         st.info("No SimCSE runs yet. Press ▶ Start in the sidebar, or the preset “SimCSE Figure 2”.")

@@ -235,15 +235,20 @@ def failed_lines(jobs: list[Job]) -> None:
             st.warning(f"{run_label(job)} was interrupted (its process ended); its rows up to the last step are kept.")
 
 
+def changing(job: Job) -> bool:
+    """Whether a run's charts or frames still change: it is queued or running, or UMAP frames are to come."""
+    return job.active or registry().projecting(job)
+
+
 def live_panel(jobs: list[Job], metrics: list[str], key: str,
-               extras: Callable[[dict[str, pd.DataFrame]], list[go.Figure]] | None = None) -> bool:
+               extras: Callable[[dict[str, pd.DataFrame]], list[go.Figure]] | None = None) -> list[Job]:
     """Charts (left, refreshed every second while a shown run is going, painted on the live canvas) and
     projection (right, every ``PROJECTION_SECONDS``: a redraw of 2,000 WebGL points costs the browser more than
     all the curves). ``extras`` makes more figures of the runs (drawn full width under the curves).
-    Returns whether the panel refreshes itself (a shown run is going or being projected)."""
+    Returns the runs whose progress it refreshes: all shown runs while one is going or being projected."""
     options = chart_options(key)
     reg = registry()
-    live = any(job.active or reg.projecting(job) for job in jobs)
+    live = any(changing(job) for job in jobs)
     ids = [job.id for job in jobs]
     with_snapshots = [job for job in jobs if job.active or job.view() is not None]
     projected = None
@@ -263,17 +268,16 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str,
         failed_lines(current)
         runs = metrics_by_run(current)
         present = charts.available_metrics(runs, metrics)
-        figures = extras(runs) if extras is not None else []
         if not present:
             st.info("No metrics yet: the first row appears after set-up (loading data, encoding) is done.")
         if live:
             if present:
-                paint_live(runs, present, options, key, figures)
+                paint_live(runs, present, options, key, extras(runs) if extras is not None else [])
         else:
             draw_metric_grid(runs, present, options, key)
-            for i, fig in enumerate(figures):
+            for i, fig in enumerate(extras(runs) if extras is not None else []):
                 st.plotly_chart(fig, key=f"{key}.extra{i}", config={"displaylogo": False})
-        if live and not any(job.active or reg.projecting(job) for job in current):
+        if live and not any(changing(job) for job in current):
             st.rerun(scope="app")  # runs and frames done: refresh downloads and stop polling
 
     frames_coming = projected is not None and (
@@ -287,7 +291,7 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str,
         curves()
     with right:
         projection()
-    return live
+    return jobs if live else []
 
 
 def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None) -> None:

@@ -214,7 +214,7 @@ def test_projection_worker_makes_frames_from_the_newest_snapshot(tmp_path: Path,
         assert job.frames()[3].shape == (40, 2)
         assert (job.run_dir / "frames" / "step_000003.csv").exists()
         # after the run, the film is back-filled from the snapshots on disk
-        wait_for(lambda: not registry.projecting(job), timeout=120)
+        assert registry.wait_idle(120, frames=True)
         assert sorted(job.frames()) == [0, 1, 2, 3]
         assert job.missing_film_step() is None
     finally:

@@ -30,12 +30,7 @@ def wait_idle(timeout: float = 240.0) -> None:
     back-filling), the page keeps its live view and shows Plotly charts only afterwards."""
     from pages import ui
 
-    reg = ui.registry()
-    deadline = time.monotonic() + timeout
-    assert reg.wait_idle(timeout), "the run did not finish in time"
-    while any(reg.projecting(job) for job in reg.jobs()):
-        assert time.monotonic() < deadline, "the UMAP frames were not done in time"
-        time.sleep(0.05)
+    assert ui.registry().wait_idle(timeout, frames=True), "the run or its UMAP frames did not finish in time"
     time.sleep(0.2)
 
 
