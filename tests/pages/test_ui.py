@@ -37,3 +37,28 @@ def test_a_bad_ui_nice_setting_is_logged_and_the_run_still_starts(app, monkeypat
     start_tiny_run(app)
     assert ui.registry().jobs()[-1].state == "finished"
     assert "UI threads keep their priority: EMBEDLAB_UI_NICE must be a whole number" in caplog.text
+
+
+def test_the_live_projection_panel_is_built_once_per_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    import numpy as np
+    import pandas as pd
+    import streamlit as st
+
+    from engine import charts
+    from pages import ui
+
+    built: list[str] = []
+    real = charts.projection_figure
+    monkeypatch.setattr(charts, "projection_figure", lambda *a, **k: built.append(k["title"]) or real(*a, **k))
+    monkeypatch.setattr(st, "session_state", {})
+    coords, points = np.arange(10.0).reshape(5, 2), pd.DataFrame({"label": list("aabbb"), "text": list("vwxyz")})
+    run, other = types.SimpleNamespace(id="run-1"), types.SimpleNamespace(id="run-2")
+    first = ui.live_projection_panel(run, "umap-10", coords, points, "UMAP · step 10", "p")
+    assert ui.live_projection_panel(run, "umap-10", coords, points, "UMAP · step 10", "p") is first
+    newer = ui.live_projection_panel(run, "umap-20", coords, points, "UMAP · step 20", "p")
+    switched = ui.live_projection_panel(other, "umap-20", coords, points, "UMAP · step 20", "p")
+    assert built == ["UMAP · step 10", "UMAP · step 20", "UMAP · step 20"]
+    assert first["version"] == "run-1-umap-10" and newer["version"] == "run-1-umap-20"
+    assert switched["version"] == "run-2-umap-20" and first["series"][0]["text"] == ["v", "w"]
