@@ -4,7 +4,7 @@ Errors a user can cause print one line on stderr and exit 2; any other failure p
 Ctrl-C stops the run between steps (exit 130). Nothing is ever lost: rows are on disk as they are produced.
 
 For the app's job runner (:mod:`engine.jobs`): ``--config-json`` takes the settings as the config dataclass's
-fields in JSON, and ``--events`` prints one JSON object per runner event on stdout (see :class:`EventStream`).
+fields in JSON, and ``--events`` prints the run's liveness on stdout (see :class:`EventStream`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from engine import events, settings
 from engine.errors import ConfigError, EmbedlabError, one_line
+from engine.events import Event, Finished, Progress, Row
 from engine.runner import EXPERIMENTS, run_experiment
 
 EXIT_USER_ERROR, EXIT_FAILURE, EXIT_INTERRUPTED = 2, 1, 130
@@ -41,7 +43,22 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--threads", type=int, metavar="N",
                          help="CPU threads of torch (default: torch's choice, one per physical core)")
         _cli_module(kind).add_arguments(sub)
+    listing = commands.add_parser("settings", help="list every setting and its environment variable",
+                                  description="Every knob of the lab, its environment variable, type and default.")
+    listing.add_argument("--markdown", action="store_true", help="print a Markdown table (for the README)")
     return parser
+
+
+def print_settings(markdown: bool) -> int:
+    """``python -m engine settings``: the table of :mod:`engine.settings`."""
+    if markdown:
+        print(settings.markdown_table())
+        return 0
+    rows = settings.table()
+    widths = {key: max(len(key), *(len(row[key]) for row in rows)) for key in ("variable", "type", "default")}
+    for row in [{key: key for key in rows[0]}, *rows]:
+        print("  ".join(row[key].ljust(widths[key]) for key in widths) + "  " + row["meaning"])
+    return 0
 
 
 def _cli_module(kind: str) -> Any:
@@ -69,14 +86,13 @@ class ProgressBar:
                         dynamic_ncols=True)
         self.last_step = 0
 
-    def __call__(self, event: dict[str, Any]) -> None:
-        if "phase" in event:
-            self.bar.set_description_str(str(event["phase"]))
-        if "step" in event:
-            step = int(event["step"])
-            self.bar.update(max(0, step - self.last_step))
-            self.last_step = step
-            shown = {k: event[k] for k in ("loss", "isoscore", "silhouette", "sts_spearman") if event.get(k) is not None}
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Progress):
+            self.bar.set_description_str(event.phase)
+        elif isinstance(event, Row):
+            self.bar.update(max(0, event.step - self.last_step))
+            self.last_step = event.step
+            shown = {k: event.get(k) for k in ("loss", "isoscore", "silhouette", "sts_spearman") if event.get(k) is not None}
             self.bar.set_postfix({k: f"{v:.4f}" for k, v in shown.items()}, refresh=False)
 
     def close(self) -> None:
@@ -84,12 +100,13 @@ class ProgressBar:
 
 
 class EventStream:
-    """``--events``: one JSON object per runner event, one line each, flushed (read by :mod:`engine.jobs`).
+    """``--events``: liveness for :mod:`engine.jobs`, one :mod:`engine.events` JSON line per event, flushed.
 
-    Rows go without their snapshot array: ``"snapshot_step": step`` says it is saved in ``snapshots/``.
-    ``{"points": [texts, labels]}``, ``{"progress", "phase"}`` as yielded; ``{"summary": ...}`` at the end.
-    The stream owns the original stdout; anything else printed goes to stderr. When the reader is gone
-    (broken pipe) or the parent process ended, ``stop`` is set: the run ends cleanly after its step.
+    :class:`~engine.events.Progress` as yielded, a :class:`~engine.events.Tick` per row (the row and its
+    snapshot are on disk already: the server reads them from the run folder) and
+    :class:`~engine.events.Finished` at the end. The stream owns the original stdout; anything else printed
+    goes to stderr. When the reader is gone (broken pipe) or the parent process ended, ``stop`` is set: the
+    run ends cleanly after its step.
     """
 
     def __init__(self, stop: threading.Event):
@@ -105,29 +122,18 @@ class EventStream:
             if os.getppid() != self._parent:
                 self.stop.set()
 
-    def __call__(self, event: dict[str, Any]) -> None:
-        out: dict[str, Any] = {}
-        for key, value in event.items():
-            if key == "snapshot":
-                if value is not None and "step" in event:
-                    out["snapshot_step"] = int(event["step"])
-            elif key == "points":
-                texts, labels = value
-                out["points"] = [[str(t) for t in texts], None if labels is None else [str(x) for x in labels]]
-            else:
-                out[key] = value
-        self.send(out)
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Progress):
+            self.send(event)
+        elif isinstance(event, Row):
+            self.send(events.tick_of(event))
 
-    def send(self, payload: dict[str, Any]) -> None:
+    def send(self, event: events.WireEvent) -> None:
         try:
-            self.out.write(json.dumps(payload, default=_plain) + "\n")
+            self.out.write(events.to_line(event) + "\n")
             self.out.flush()
         except (OSError, ValueError):  # the reader is gone: end the run cleanly
             self.stop.set()
-
-
-def _plain(value: Any) -> Any:
-    return value.item() if hasattr(value, "item") else str(value)
 
 
 def load_config_json(kind: str, text: str) -> Any:
@@ -171,9 +177,9 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     stop = threading.Event()
     _stop_on_sigterm(stop)
     stream = EventStream(stop) if events else None
-    progress = ProgressBar(getattr(config, "steps", None), enabled=os.environ.get("EMBEDLAB_NO_PROGRESS") != "1")
+    progress = ProgressBar(getattr(config, "steps", None), enabled=not settings.get("no_progress"))
 
-    def on_event(event: dict[str, Any]) -> None:
+    def on_event(event: Event) -> None:
         progress(event)
         if stream is not None:
             stream(event)
@@ -183,7 +189,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     finally:
         progress.close()
     if stream is not None:
-        stream.send({"summary": {"out": str(out_dir), **summary}})
+        stream.send(Finished({"out": str(out_dir), **summary}))
     else:
         print(json.dumps({"out": str(out_dir), **summary}, indent=2, default=str))
     return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0
@@ -210,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     try:
+        if args.command == "settings":
+            return print_settings(args.markdown)
         return execute(args.command, args)
     except EmbedlabError as err:
         print(f"error: {one_line(err)}", file=sys.stderr)

@@ -16,9 +16,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from engine import settings
 from engine.errors import EncoderError
 
-PROBE_TIMEOUT_S = 3.0
 _TRUE = {"1", "true", "yes", "on"}
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
 _HUB_ID = re.compile(rf"^{_PART}(?:/{_PART})?$")
@@ -71,12 +71,13 @@ def _hub_status(status: int, headers: object, body: bytes) -> int | None:
     return None
 
 
-def probe_repo(repo_id: str, timeout: float = PROBE_TIMEOUT_S, repo_type: str = "model") -> int | None:
+def probe_repo(repo_id: str, timeout: float | None = None, repo_type: str = "model") -> int | None:
     """HTTP status of ``GET <endpoint>/api/<repo_type>s/<repo_id>`` within ``timeout`` s (DNS, proxy and TLS
     included: the request runs in a daemon thread), or None when the hub cannot be reached. Cached 30 s.
 
     A bare TCP connect is not enough: sandboxes and captive portals accept any connection.
     """
+    timeout = settings.get("hub_timeout_seconds") if timeout is None else timeout
     url = f"{endpoint()}/api/{repo_type}s/{repo_id}"
     hit = _probe_cache.get(url)
     if hit is not None and time.monotonic() - hit[0] < _PROBE_TTL_S:
@@ -143,6 +144,6 @@ def hub_file(repo_id: str, filename: str, *, allow_download: bool) -> Path | Non
     try:
         from huggingface_hub import hf_hub_download
 
-        return Path(hf_hub_download(repo_id, filename, etag_timeout=PROBE_TIMEOUT_S))
+        return Path(hf_hub_download(repo_id, filename, etag_timeout=settings.get("hub_timeout_seconds")))
     except Exception:  # noqa: BLE001 - optional file (e.g. modules.json of a plain model)
         return None

@@ -11,16 +11,17 @@ import re
 import time
 from pathlib import Path
 
+from engine import settings
 from engine.errors import ConfigError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = settings.REPO_ROOT
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_NAME = 80
 
 
 def cache_dir() -> Path:
-    """The lab's cache root: ``$EMBEDLAB_CACHE_DIR`` or ``<repo>/cache``; created on demand."""
-    root = Path(os.environ.get("EMBEDLAB_CACHE_DIR") or REPO_ROOT / "cache").expanduser().resolve()
+    """The lab's cache root (setting ``cache_dir``, default ``<repo>/cache``); created on demand."""
+    root = (settings.get("cache_dir") or settings.default("cache_dir")).resolve()
     root.mkdir(parents=True, exist_ok=True)
     return root
 
@@ -48,9 +49,19 @@ def _sub(name: str) -> Path:
 
 
 def data_dir(explicit: str | os.PathLike | None = None) -> Path | None:
-    """The folder of real data sets: ``--data-dir``, else ``$EMBEDLAB_DATA_DIR``, else ``None``."""
-    value = explicit if explicit not in (None, "") else os.environ.get("EMBEDLAB_DATA_DIR")
-    return Path(value).expanduser() if value else None
+    """The folder of real data sets: ``--data-dir``, else the setting ``data_dir``, else ``None``."""
+    if explicit not in (None, ""):
+        return Path(explicit).expanduser()
+    return settings.get("data_dir")
+
+
+def app_data_dir() -> Path | None:
+    """The app's data folder: the setting ``data_dir``, else ``app_data_dir`` (``../shared/data``) if it exists."""
+    chosen = settings.get("data_dir")
+    if chosen is not None:
+        return chosen
+    fallback = settings.get("app_data_dir")
+    return fallback if fallback is not None and fallback.is_dir() else None
 
 
 def safe_name(text: str, *, what: str = "name") -> str:

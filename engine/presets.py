@@ -78,19 +78,6 @@ def for_kind(kind: str) -> dict[str, Preset]:
 
 
 def default_data_dir() -> str | None:
-    """The real data sets' folder: ``$EMBEDLAB_DATA_DIR``, else ``../shared/data`` beside the repo if present."""
-    explicit = paths.data_dir()
-    if explicit is not None:
-        return str(explicit)
-    beside = paths.REPO_ROOT.parent / "shared" / "data"
-    return str(beside) if beside.is_dir() and not os.environ.get("EMBEDLAB_NO_SHARED_DATA") else None
-
-
-def data_available(name: str, data_dir: str | None) -> bool:
-    """Whether a built-in set that needs the data folder can be found there (best effort, no loading)."""
-    if not data_dir:
-        return False
-    folder = Path(data_dir)
-    probes = {"rt-polarity": "rt-polarity", "snli": "snli", "stsb": "stsb", "wiki1m": "wiki"}
-    sub = probes.get(name)
-    return sub is None or (folder / sub).exists()
+    """The app's data folder (:func:`engine.paths.app_data_dir`) as text, or None."""
+    folder = paths.app_data_dir()
+    return None if folder is None else str(folder)

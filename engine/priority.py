@@ -21,8 +21,6 @@ import threading
 
 from engine.errors import ConfigError
 
-UI_NICE = 10  # the server's drawing threads while training shares their cores
-UI_NICE_ENV = "EMBEDLAB_UI_NICE"  # 0 turns the lowering off
 
 
 def supported() -> bool:
@@ -59,17 +57,8 @@ def lower_thread_priority(nice: int, thread_id: int | None = None) -> bool:
 
 
 def ui_nice() -> int:
-    """The nice value for the app's drawing threads: ``EMBEDLAB_UI_NICE`` (0-19; 0 = keep), else ``UI_NICE``."""
-    raw = os.environ.get(UI_NICE_ENV, "").strip()
-    if not raw:
-        return UI_NICE
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"{UI_NICE_ENV} must be a whole number from 0 to 19, got {raw!r}") from None
-    if not 0 <= value <= 19:
-        raise ConfigError(f"{UI_NICE_ENV} must be from 0 to 19, got {value}")
-    return value
+    """The nice value for the app's drawing threads (setting ``ui_nice``: 0-19, 0 = keep)."""
+    return int(settings.get("ui_nice"))
 
 
 def yield_to_training(thread_ids: list[int | None]) -> int:

@@ -35,6 +35,7 @@ from torch import nn
 
 from engine.device import resolve_device, seed_everything
 from engine.errors import ConfigError, DataError
+from engine.events import Event, Points, Progress, Row
 from engine.validate import require_int, require_number
 
 MAX_STEPS = 1_000_000
@@ -190,7 +191,7 @@ def loss_and_accuracy(logits: torch.Tensor, targets: torch.Tensor, multi_label: 
 # ------------------------------------------------------------------------------------------- loop
 
 
-def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Iterator[dict[str, Any]]:
+def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Iterator[Event]:
     """Full-batch Adam on embeddings + linear classifier; yields one metrics row per logged step."""
     from engine.encoders import encode_cached, load_encoder
     from engine.metrics._parallel import side_executor, tasks_not_ops  # lazy: engine.metrics loads scipy
@@ -198,7 +199,7 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
     stop = stop or threading.Event()
     generator = seed_everything(config.seed)
     device = resolve_device(config.device)
-    yield {"progress": 0.0, "phase": "loading data"}
+    yield Progress("loading data", 0.0)
     encoder_box: dict[str, Any] = {}
 
     def encode(texts: list[str]) -> np.ndarray:
@@ -209,7 +210,7 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
     encoder_box.clear()  # free the transformer: only the embeddings are trained
     if config.sample_size is not None and config.sample_size > problem.n_items:
         raise ConfigError(f"sample_size {config.sample_size} is larger than the data ({problem.n_items} items)")
-    yield {"progress": 1.0, "phase": "optimising"}
+    yield Progress("optimising", 1.0)
 
     model = EmbeddingClassifier(
         torch.from_numpy(problem.embeddings),
@@ -223,7 +224,7 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
     if snapshot_rows is not None:
         texts = [_describe(problem, i) for i in snapshot_rows.tolist()]
         labels = [_label_name(problem, i) for i in snapshot_rows.tolist()]
-        yield {"points": (texts, labels)}
+        yield Points(texts, labels)
 
     with tasks_not_ops(device) as workers, (side_executor() if workers > 1 else contextlib.nullcontext()) as side:
         started = time.perf_counter()
@@ -241,13 +242,13 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
                 loss, accuracy = loss_and_accuracy(model(), targets, problem.multi_label)
                 points = model.representations().detach()
                 iso, sil = measure(points, clusters, config, side)
-                row: dict[str, Any] = {
-                    "step": step, "loss": float(loss.detach()), "accuracy": accuracy, "isoscore": iso, "silhouette": sil,
-                }
+                values: dict[str, Any] = {"loss": float(loss.detach()), "accuracy": accuracy, "isoscore": iso,
+                                          "silhouette": sil}
+                snapshot = None
                 if snapshot_rows is not None and (step % config.snapshot_every == 0 or step == config.steps):
-                    row["snapshot"] = points[snapshot_rows.to(points.device)].float().cpu().numpy()
-            row["seconds"] = time.perf_counter() - started
-            yield row
+                    snapshot = points[snapshot_rows.to(points.device)].float().cpu().numpy()
+            values["seconds"] = time.perf_counter() - started
+            yield Row(step, values, snapshot)
             if stop.is_set():
                 return
 

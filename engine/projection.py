@@ -22,9 +22,11 @@ from typing import Any
 
 import numpy as np
 
-FIRST_EPOCHS = 200
-REFIT_EPOCHS = 40
-N_NEIGHBORS = 15
+from engine import settings
+
+FIRST_EPOCHS = settings.default("umap_first_epochs")
+REFIT_EPOCHS = settings.default("umap_refit_epochs")
+N_NEIGHBORS = settings.default("umap_neighbors")
 
 _prewarmed = threading.Event()
 

@@ -1,13 +1,9 @@
-"""Execute an experiment (a step-by-step generator) into a run folder. Shared by the CLI and the jobs.
+"""Execute an experiment (a generator of :mod:`engine.events`) into a run folder. Shared by the CLI and the jobs.
 
 An experiment is registered once in :data:`EXPERIMENTS` and is then available to the CLI, the job registry
-and the UI. Its generator yields plain dicts, one per event:
-
-- a **metrics row**: has ``"step"``; columns listed in the experiment's ``columns`` go to ``metrics.csv``;
-  it may also carry ``"snapshot"`` (an ``(n, d)`` array of the projected points at that step);
-- ``{"points": (texts, labels)}``: the sentences a snapshot's rows stand for (sent once, before snapshots);
-- ``{"progress": fraction, "phase": text}``: progress of set-up work (encoding, loading), not logged.
-
+and the UI. Its generator yields :class:`~engine.events.Progress`, :class:`~engine.events.Points` and
+:class:`~engine.events.Row` events; the runner writes every row (and its snapshot) and the points to the run
+folder before it passes the event on, so a reader of the folder never sees an event before its data.
 The generator checks ``stop`` (a :class:`threading.Event`) between steps and returns early when it is set.
 """
 
@@ -27,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from engine.errors import ConfigError, EmbedlabError, one_line
+from engine.events import Event, Points, Row
 from engine.runlog import RunWriter
 
 log = logging.getLogger(__name__)
 
-Event = dict[str, Any]
 EventCallback = Callable[[Event], None]
 
 
@@ -129,15 +125,14 @@ def run_experiment(
     try:
         generator: Iterator[Event] = experiment.load(experiment.generator)(config, stop)
         for event in generator:
-            if "points" in event:
-                texts, labels = event["points"]
-                writer.save_points(texts, labels)
-            if "step" in event:
-                row = {column: event.get(column) for column in columns}
+            if isinstance(event, Points):
+                writer.save_points(event.texts, event.labels)
+            elif isinstance(event, Row):
+                if event.snapshot is not None:  # the snapshot first: a row on disk promises its snapshot
+                    writer.save_snapshot(int(event.step), np.asarray(event.snapshot))
+                row = event.record(columns)
                 writer.append(row)
                 rows.append(row)
-                if event.get("snapshot") is not None:
-                    writer.save_snapshot(int(event["step"]), np.asarray(event["snapshot"]))
             if on_event is not None:
                 on_event(event)
     except BaseException as err:  # noqa: BLE001 - every failure must end as a recorded state

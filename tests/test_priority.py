@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from engine import jobs, priority
+from engine import jobs, priority, settings
 from engine.errors import ConfigError
 
 linux_only = pytest.mark.skipif(not priority.supported(), reason="per-thread nice values are Linux's")
@@ -79,7 +79,7 @@ def test_another_thread_is_lowered_by_its_native_id_and_its_new_threads_inherit(
 def test_yield_to_training_lowers_the_threads_and_children_of_a_normal_thread_keep_their_priority(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The registry's arrangement: the thread that starts children is made before the UI threads are lowered."""
-    monkeypatch.delenv(priority.UI_NICE_ENV, raising=False)
+    monkeypatch.delenv("EMBEDLAB_UI_NICE", raising=False)
     start = priority.thread_nice()
     command = [sys.executable, "-c", "import os; print(os.getpriority(os.PRIO_PROCESS, 0), os.getpgid(0), os.getsid(0))"]
     child_nice = {}
@@ -99,7 +99,7 @@ def test_yield_to_training_lowers_the_threads_and_children_of_a_normal_thread_ke
         worker.join(60)
         return applied, priority.thread_nice()
 
-    assert in_thread(ui_thread) == (priority.UI_NICE, max(start, priority.UI_NICE))
+    assert in_thread(ui_thread) == (settings.default("ui_nice"), max(start, settings.default("ui_nice")))
     nice, group, session = (int(v) for v in child_nice["out"].split())
     assert nice == start  # the run keeps the normal priority
     assert group == child_nice["pid"] != os.getpgid(0)  # a process group of its own: out of the terminal's Ctrl-C
@@ -107,15 +107,15 @@ def test_yield_to_training_lowers_the_threads_and_children_of_a_normal_thread_ke
 
 
 def test_ui_nice_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(priority.UI_NICE_ENV, raising=False)
-    assert priority.ui_nice() == priority.UI_NICE
-    monkeypatch.setenv(priority.UI_NICE_ENV, "4")
+    monkeypatch.delenv("EMBEDLAB_UI_NICE", raising=False)
+    assert priority.ui_nice() == settings.default("ui_nice")
+    monkeypatch.setenv("EMBEDLAB_UI_NICE", "4")
     assert priority.ui_nice() == 4
-    monkeypatch.setenv(priority.UI_NICE_ENV, "0")
+    monkeypatch.setenv("EMBEDLAB_UI_NICE", "0")
     assert priority.ui_nice() == 0
     assert in_thread(lambda: (priority.yield_to_training([None]), priority.thread_nice())) == (0, priority.thread_nice())
     for bad, message in [("high", "whole number"), ("25", "from 0 to 19"), ("-3", "from 0 to 19")]:
-        monkeypatch.setenv(priority.UI_NICE_ENV, bad)
+        monkeypatch.setenv("EMBEDLAB_UI_NICE", bad)
         with pytest.raises(ConfigError, match=message) as caught:
             priority.ui_nice()
         assert "\n" not in str(caught.value)

@@ -6,8 +6,8 @@ Rules (each failure is one :class:`DataError` naming the file):
   column but the header holds ``;``, ``|``, tab or comma, that delimiter is used instead; other
   extensions are sniffed (``csv.Sniffer``);
 - ``.txt`` is one sentence per line (split on ``\\n`` only), column ``text``;
-- cells are read as strings (``"NA"`` stays text); at most ``max_rows`` rows (default 200,000,
-  ``$EMBEDLAB_MAX_ROWS``) and ``max_bytes`` (default 512 MB, ``$EMBEDLAB_MAX_FILE_MB``).
+- cells are read as strings (``"NA"`` stays text); at most ``max_rows`` rows (settings
+  ``max_rows`` and ``max_file_mb``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from engine import settings
 from engine.errors import DataError
 
 DELIMITERS = (",", "\t", ";", "|")
@@ -33,13 +34,13 @@ _SAMPLE = 64 * 1024
 
 
 def max_rows_default() -> int:
-    """Row cap for user files: ``$EMBEDLAB_MAX_ROWS`` or 200,000."""
-    return int(os.environ.get("EMBEDLAB_MAX_ROWS") or 200_000)
+    """Row cap for user files (setting ``max_rows``)."""
+    return int(settings.get("max_rows"))
 
 
 def max_bytes_default() -> int:
-    """Byte cap for user files: ``$EMBEDLAB_MAX_FILE_MB`` (MB) or 512 MB."""
-    return int(float(os.environ.get("EMBEDLAB_MAX_FILE_MB") or 512) * 1024 * 1024)
+    """Byte cap for user files (setting ``max_file_mb``)."""
+    return int(float(settings.get("max_file_mb")) * 1024 * 1024)
 
 
 # --------------------------------------------------------------------------------------------- reading
@@ -78,7 +79,7 @@ def read_table(path: str | os.PathLike, *, max_rows: int | None = None, max_byte
         raise DataError(f"{fname}: no data rows (only a header; columns: {cols})")
     if len(frame) > max_rows:
         raise DataError(f"{fname}: more than {max_rows:,} rows (the row cap); use a smaller file "
-                        "or raise EMBEDLAB_MAX_ROWS")
+                        "or raise the row cap (setting max_rows)")
     return frame
 
 

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import hub, paths
+from engine import hub, paths, settings
 from engine.errors import DataError
 
-CONNECT_TIMEOUT = hub.PROBE_TIMEOUT_S
 
 
 def hub_offline() -> bool:
     return hub.is_offline()
 
 
-def hub_reachable(repo_id: str = "stanfordnlp/snli", timeout: float = CONNECT_TIMEOUT) -> bool:
+def hub_reachable(repo_id: str = "stanfordnlp/snli", timeout: float | None = None) -> bool:
     """Not offline and the hub itself answered for the dataset repo within ``timeout`` s (see engine.hub)."""
     return not hub.is_offline() and hub.probe_repo(repo_id, timeout=timeout, repo_type="dataset") is not None
 
@@ -51,7 +50,7 @@ def fetch(repo_id: str, filename: str, *, what: str) -> Path:
         from huggingface_hub import hf_hub_download
 
         return Path(hf_hub_download(repo_id, filename, repo_type="dataset", cache_dir=hub_cache_dir(),
-                                    etag_timeout=CONNECT_TIMEOUT))
+                                    etag_timeout=settings.get("hub_timeout_seconds")))
     except Exception as err:
         detail = " ".join(str(err).split())[:200]
         raise DataError(f"{what}: download of {repo_id}/{filename} from the Hugging Face hub failed "

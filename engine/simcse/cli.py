@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 
+from engine import settings
 from engine.simcse.distributed import launched_by_torchrun
 from engine.simcse.train import MODES, POOLER_CHOICES, SimCSEConfig
 from engine.simcse.views import AUGMENTATIONS, VIEWS
@@ -75,7 +76,7 @@ def run_cli(args: argparse.Namespace, config: SimCSEConfig) -> int:
             pass
         return 0
     out_dir = prepare_out_dir(args.out, getattr(args, "force", False))
-    progress = ProgressBar(config.steps, enabled=os.environ.get("EMBEDLAB_NO_PROGRESS") != "1")
+    progress = ProgressBar(config.steps, enabled=not settings.get("no_progress"))
     try:
         summary = run_experiment("simcse", config, out_dir, stop=stop, on_event=progress)
     finally:

@@ -32,6 +32,7 @@ from torch import nn
 from engine import paths
 from engine.device import autocast, needs_grad_scaler, resolve_device, seed_everything, timed
 from engine.errors import ConfigError, DataError
+from engine.events import Event, Points, Progress, Row
 from engine.simcse import distributed
 from engine.simcse.losses import sup_loss, unsup_loss
 from engine.simcse.views import AUGMENTATIONS, ViewPlan, plan_of, set_dropout, step_rng
@@ -378,7 +379,7 @@ def is_snapshot_step(step: int, config: SimCSEConfig) -> bool:
 # --------------------------------------------------------------------------------------------- loop
 
 
-def train_simcse(config: SimCSEConfig, stop: threading.Event | None = None) -> Iterator[dict[str, Any]]:
+def train_simcse(config: SimCSEConfig, stop: threading.Event | None = None) -> Iterator[Event]:
     """Train SimCSE; yield one metrics row per step (evaluation every ``eval_every`` steps).
 
     Under torchrun every process runs this generator; only rank 0 evaluates and yields evaluation rows
@@ -394,21 +395,24 @@ def train_simcse(config: SimCSEConfig, stop: threading.Event | None = None) -> I
 
 
 def _train(config: SimCSEConfig, stop: threading.Event, world: distributed.World, device: torch.device):
-    yield {"progress": 0.0, "phase": "loading data"}
+    yield Progress("loading data", 0.0)
     data = load_training(config)
     evalset = load_eval(config)
     probe = load_probe(config)
-    yield {"progress": 0.5, "phase": "loading encoder"}
+    yield Progress("loading encoder", 0.5)
     trainer = make_trainer(config, data, world, device)
     if config.snapshot_every and world.is_main:
-        points = (list(probe.texts), [str(x) for x in probe.labels]) if probe is not None else (evalset.sentences, None)
-        yield {"points": points}
-    yield {"progress": 1.0, "phase": "training"}
+        if probe is not None:
+            yield Points(list(probe.texts), [str(x) for x in probe.labels])
+        else:
+            yield Points(list(evalset.sentences), None)
+    yield Progress("training", 1.0)
 
     train_seconds = eval_seconds = 0.0
     last_eval: dict[str, Any] = {}
     for step in range(config.steps + 1):
-        row: dict[str, Any] = {"step": step}
+        row: dict[str, Any] = {}
+        snapshot = None
         if step > 0:
             with timed(device) as took:
                 row["loss"] = trainer.step(step)
@@ -424,12 +428,12 @@ def _train(config: SimCSEConfig, stop: threading.Event, world: distributed.World
                 row.update(result)
                 last_eval = {k: v for k, v in result.items() if v is not None}
                 if is_snapshot_step(step, config):
-                    row["snapshot"] = points_now
-        yield row
+                    snapshot = points_now
+        yield Row(step, row, snapshot)
         if distributed.any_rank(stop.is_set(), world, device):
             return
     if config.save_encoder and world.is_main:
-        yield {"progress": 1.0, "phase": "saving encoder"}
+        yield Progress("saving encoder", 1.0)
         save_trained(trainer.encoder, config, last_eval)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from engine.priority import UI_NICE
+from engine import settings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -184,7 +184,7 @@ def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> No
     normal = os.getpriority(os.PRIO_PROCESS, 0)  # the server started with this test's priority
     children = child_processes(server_pid)
     assert children and all(nice_of(pid) == normal for pid in children), {pid: nice_of(pid) for pid in children}
-    assert nice_of(server_pid) == max(normal, UI_NICE)
+    assert nice_of(server_pid) == max(normal, settings.default("ui_nice"))
 
     # switch pages and come back: the same run, still going or done
     go(page, "Overview", "embedlab — watch sentence embeddings take shape")

@@ -33,7 +33,7 @@ def test_a_bad_ui_nice_setting_is_logged_and_the_run_still_starts(app, monkeypat
                                                                  caplog: pytest.LogCaptureFixture):
     from pages import ui
 
-    monkeypatch.setenv(priority.UI_NICE_ENV, "fast")
+    monkeypatch.setenv("EMBEDLAB_UI_NICE", "fast")
     start_tiny_run(app)
     assert ui.registry().jobs()[-1].state == "finished"
     assert "UI threads keep their priority: EMBEDLAB_UI_NICE must be a whole number" in caplog.text

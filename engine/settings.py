@@ -1,0 +1,166 @@
+"""Every knob of the lab, declared once: name, environment variable, type, default and meaning.
+
+This is the only module that reads ``EMBEDLAB_*`` variables. Code asks ``settings.get("job_threads")``;
+the value is read from the environment at each call (a test or a server may change it), parsed and checked
+here, and a bad value is one :class:`~engine.errors.ConfigError` line naming the variable.
+``python -m engine settings`` prints the table (the README's list is generated from it).
+
+Knobs that are not worth an environment variable for a user are still listed here, with ``env=None``
+(``settings.get`` returns their default), so a reader finds every tunable number in one place.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.errors import ConfigError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+OFF = ("", "none", "off")  # values of a folder setting that turn it off
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One knob: ``env`` (None: not set from outside), ``kind`` (int, float, bool, str, path), its default."""
+
+    name: str
+    env: str | None
+    kind: str
+    default: Any
+    meaning: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+
+def _s(name: str, kind: str, default: Any, meaning: str, *, env: bool = True, **limits: Any) -> Setting:
+    return Setting(name, f"EMBEDLAB_{name.upper()}" if env else None, kind, default, meaning, **limits)
+
+
+_ALL: tuple[Setting, ...] = (
+    # ---------------------------------------------------------------- folders
+    _s("cache_dir", "path", "cache", "the lab's cache (runs, encoders, embeddings, uploads); relative to the repo"),
+    _s("data_dir", "path", None, "folder of the real data sets in their original formats (CLI: --data-dir wins)"),
+    _s("app_data_dir", "path", "../shared/data",
+       "the app's data folder when EMBEDLAB_DATA_DIR is unset, relative to the repo; 'none' turns it off"),
+    # ---------------------------------------------------------------- user files
+    _s("max_rows", "int", 200_000, "row cap of a user data file", low=1),
+    _s("max_file_mb", "float", 512.0, "byte cap of a user data file, in MB", low=0.001),
+    # ---------------------------------------------------------------- runs in the app
+    _s("job_isolation", "str", "process", "where the app runs a job: its own child process, or a worker thread",
+       choices=("process", "thread")),
+    _s("job_threads", "int", None, "torch threads of a job's child (0: torch's default; unset: chosen per kind)",
+       low=0),
+    _s("warm_encoder", "bool", True, "a warm spare child also loads the bundled encoder and the demo embeddings"),
+    _s("ui_nice", "int", 10, "nice value of the app's drawing threads once a run starts (0 keeps them)", low=0, high=19),
+    _s("no_progress", "bool", False, "no progress bar on stderr in the CLI (set for the app's children)"),
+    _s("stop_grace_seconds", "float", 10.0, "a stopped child still running after this long is killed", low=0.0),
+    _s("spare_after_idle_seconds", "float", 3.0, "the job worker idles this long before it starts a warm spare",
+       env=False),
+    _s("small_machine_cpus", "int", 4, "up to this many CPUs, a child leaves one to the server and browser",
+       env=False),
+    _s("stderr_lines", "int", 40, "lines of a child's stderr kept to explain its failure", env=False),
+    _s("speed_window", "int", 30, "steps over which a run's speed (steps/s) is measured", env=False),
+    _s("gil_switch_seconds", "float", 0.001, "GIL switch interval with in-thread jobs (training waits at most this)",
+       env=False),
+    _s("poll_seconds", "float", 0.25, "how often the server looks for new rows of a running run", env=False),
+    # ---------------------------------------------------------------- UMAP frames
+    _s("keep_snapshots", "int", 3, "embedding snapshots of a running run kept in memory for the projector",
+       env=False),
+    _s("film_frames", "int", 40, "frames a finished run's UMAP film gets (missing ones back-filled)", low=1),
+    _s("live_frame_share", "float", 0.2, "share of one CPU the UMAP projector may use while a run trains "
+       "(on small machines)", low=0.01, high=1.0),
+    _s("umap_neighbors", "int", 15, "neighbours of the UMAP graph", env=False),
+    _s("umap_first_epochs", "int", 200, "UMAP epochs of a run's first frame", env=False),
+    _s("umap_refit_epochs", "int", 40, "UMAP epochs of a warm-started frame", env=False),
+    # ---------------------------------------------------------------- pages
+    _s("live_seconds", "float", 1.0, "refresh period of the live curves", low=0.1),
+    _s("live_points", "int", 200, "points per curve while a run refreshes (the browser redraws them all)", low=10),
+    _s("projection_seconds", "float", 2.0, "refresh period of the live projection", low=0.1),
+    _s("chart_points", "int", 1500, "points per curve of a finished run's chart", env=False),
+    _s("hover_chars", "int", 160, "characters of a sentence shown on hover", env=False),
+    # ---------------------------------------------------------------- hub
+    _s("hub_timeout_seconds", "float", 3.0, "how long the hub reachability probe may take", low=0.1),
+)
+
+SETTINGS: dict[str, Setting] = {setting.name: setting for setting in _ALL}
+
+
+def _parse(setting: Setting, raw: str) -> Any:
+    raw = raw.strip()
+    kind = setting.kind
+    if kind == "path":
+        return None if raw.lower() in OFF else _resolve(raw)
+    if kind == "bool":
+        lowered = raw.lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(f"{setting.env} must be 1 or 0, got {raw!r}")
+    if kind == "str":
+        if setting.choices and raw not in setting.choices:
+            raise ConfigError(f"{setting.env} must be one of {', '.join(setting.choices)}, got {raw!r}")
+        return raw
+    number: Callable[[str], Any] = int if kind == "int" else float
+    try:
+        value = number(raw)
+    except ValueError:
+        what = "a whole number" if kind == "int" else "a number"
+        raise ConfigError(f"{setting.env} must be {what}, got {raw!r}") from None
+    if (setting.low is not None and value < setting.low) or (setting.high is not None and value > setting.high):
+        raise ConfigError(f"{setting.env} must be between {_bound(setting.low)} and {_bound(setting.high)}, "
+                          f"got {raw!r}")
+    return value
+
+
+def _bound(value: float | None) -> str:
+    return "…" if value is None else f"{value:g}"
+
+
+def _resolve(text: str) -> Path:
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else (REPO_ROOT / path).resolve()
+
+
+def get(name: str) -> Any:
+    """The value of setting ``name``: its environment variable when set and not empty, else its default."""
+    setting = SETTINGS[name]
+    raw = os.environ.get(setting.env) if setting.env else None
+    if raw is None or (raw.strip() == "" and setting.kind != "path"):
+        return default(name)
+    return _parse(setting, raw)
+
+
+def default(name: str) -> Any:
+    """The declared default of ``name`` (folders resolved against the repo)."""
+    setting = SETTINGS[name]
+    if setting.kind == "path" and setting.default is not None:
+        return _resolve(str(setting.default))
+    return setting.default
+
+
+def table() -> list[dict[str, str]]:
+    """The settings as rows (name, environment variable, type, default, meaning), for the CLI and the docs."""
+    return [
+        {"setting": s.name, "variable": s.env or "(fixed)", "type": s.kind,
+         "default": "unset" if s.default is None else str(s.default), "meaning": s.meaning}
+        for s in _ALL
+    ]
+
+
+def markdown_table() -> str:
+    """The settings as a Markdown table (``python -m engine settings --markdown``)."""
+    rows = [r for r in table() if r["variable"] != "(fixed)"]
+    lines = ["| variable | type | default | meaning |", "|---|---|---|---|"]
+    lines += [f"| `{r['variable']}` | {r['type']} | {r['default']} | {r['meaning']} |" for r in rows]
+    return "\n".join(lines)
+
+
+def child_environment() -> dict[str, str]:
+    """The environment of a job's child process: this one's, without a progress bar, unbuffered."""
+    return {**os.environ, SETTINGS["no_progress"].env: "1", "PYTHONUNBUFFERED": "1"}
