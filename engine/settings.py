@@ -83,6 +83,9 @@ _ALL: tuple[Setting, ...] = (
     _s("projection_seconds", "float", 2.0, "refresh period of the live projection", low=0.1),
     _s("chart_points", "int", 1500, "points per curve of a finished run's chart", env=False),
     _s("hover_chars", "int", 160, "characters of a sentence shown on hover", env=False),
+    # ---------------------------------------------------------------- encoders
+    _s("allow_partial_weights", "bool", False, "load an encoder whose checkpoint lacks weights of its model "
+       "(they start random)"),
     # ---------------------------------------------------------------- hub
     _s("hub_timeout_seconds", "float", 3.0, "how long the hub reachability probe may take", low=0.1),
 )

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import torch
 
-from engine import hub, paths
+from engine import hub, paths, settings
 from engine.device import resolve_device
 from engine.encoders.encoder import Encoder
 from engine.encoders.pooling import check_pooling, make_mlp
@@ -195,6 +195,10 @@ def resolve_source(name_or_dir: str | os.PathLike | None) -> Source:
             safe = paths.safe_name(text)
         except ConfigError:
             safe = ""
+        if safe and safe == text and not (paths.encoders_dir() / safe).is_dir():
+            from engine.encoders.store import recover  # lazy: store imports this module
+
+            recover()  # a replacement of this encoder cut short by a kill is finished first
         if safe == text and (paths.encoders_dir() / safe).is_dir():
             return _saved_source(paths.encoders_dir() / safe)
     folder = Path(text).expanduser()
@@ -269,7 +273,8 @@ def _from_pretrained(source: Source):
     try:
         tokenizer = AutoTokenizer.from_pretrained(location, **common)
         with quiet_transformers():
-            model = AutoModel.from_pretrained(location, **common, **weights)
+            model, report = AutoModel.from_pretrained(location, **common, **weights, output_loading_info=True)
+        _check_weights(location, report)
     except EmbedlabError:
         raise
     except Exception as err:  # noqa: BLE001 - transformers raises many kinds; the user gets one line
@@ -279,6 +284,25 @@ def _from_pretrained(source: Source):
             ) from err
         raise EncoderError(f"cannot load encoder {location!r}: {one_line(err)}") from err
     return model, tokenizer
+
+
+# heads of pre-training or task checkpoints: present in the file, rightly unused by the bare encoder
+HEAD_PREFIXES = ("cls.", "lm_head.", "mlm.", "classifier.", "pre_classifier.", "qa_outputs.", "generator_")
+
+
+def _check_weights(location: str, report: dict) -> None:
+    """A checkpoint that lacks weights of the model (they would be random) or holds weights of another
+    architecture is an error, not a silent random start; setting ``allow_partial_weights`` permits it."""
+    missing = sorted(report.get("missing_keys") or ())
+    mismatched = sorted(str(key) for key in report.get("mismatched_keys") or ())
+    unexpected = sorted(key for key in report.get("unexpected_keys") or () if not key.startswith(HEAD_PREFIXES))
+    if not (missing or mismatched or unexpected) or settings.get("allow_partial_weights"):
+        return
+    parts = [f"{len(keys)} {what} (e.g. {keys[0]})" for what, keys in
+             (("missing weights", missing), ("weights of the wrong shape", mismatched),
+              ("weights of another model", unexpected)) if keys]
+    raise EncoderError(f"encoder {location!r} does not fit its model: {'; '.join(parts)}; its weights would be "
+                       "random (set EMBEDLAB_ALLOW_PARTIAL_WEIGHTS=1 to load it anyway)")
 
 
 def _max_length(source: Source, model, tokenizer, requested: int | None) -> int:

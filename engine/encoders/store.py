@@ -2,8 +2,11 @@
 
 A saved encoder is a Hugging Face folder (``save_pretrained`` of model and tokenizer, safetensors) plus
 ``embedlab.json`` (pooling, normalize, max length, MLP present, card), ``pooler.safetensors`` (the MLP) and a
-README.md card. It is written to a hidden temp folder (``.tmp-*``) in the same parent and renamed into
-place, so a half-written encoder is never listed or loadable.
+README.md card. It is written to a hidden temp folder (``.tmp-NAME-*``) in the same parent and renamed into
+place, so a half-written encoder is never listed or loadable. Replacing an encoder takes two renames (the old
+folder aside to ``.old-NAME-*``, the new one into place); a process killed between them leaves no ``NAME``,
+and :func:`recover` (run before every save, list and load by name) finishes the replacement with the complete
+new copy, or puts the old one back, so an encoder is never lost.
 """
 
 from __future__ import annotations
@@ -73,6 +76,18 @@ def _target_name(name: str) -> str:
     return safe
 
 
+def check_save_name(name: str, *, overwrite: bool = False) -> str:
+    """The folder name an encoder saved as ``name`` gets (sanitised), checked before any training: a
+    reserved name, or an existing encoder when ``overwrite`` is false, is a one-line ConfigError that says
+    the cleaned name."""
+    safe = _target_name(name)
+    recover()
+    if not overwrite and (paths.encoders_dir() / safe).exists():
+        shown = repr(safe) if safe == str(name) else f"{safe!r} (from {str(name)!r})"
+        raise ConfigError(f"an encoder named {shown} already exists; choose another name or allow replacing it")
+    return safe
+
+
 def _fmt(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.4f}"
@@ -130,7 +145,43 @@ def _write_text(path: Path, text: str) -> None:
         os.fsync(handle.fileno())
 
 
+def _complete(folder: Path) -> bool:
+    """A written encoder folder: its metadata file is written last, just before the rename into place."""
+    return (folder / META_FILE).is_file() and (folder / "config.json").is_file()
+
+
+def recover(root: Path | None = None) -> list[str]:
+    """Finish replacements cut short between their two renames; returns the names recovered.
+
+    For every ``.old-NAME-*`` beside a missing ``NAME``: the newest complete ``.tmp-NAME-*`` is moved into
+    place (the replacement the user asked for), else the old copy is put back. An ``.old-*`` whose ``NAME``
+    exists is the leftover of a finished replacement and is removed.
+    """
+    root = root or paths.encoders_dir()
+    recovered = []
+    for old in sorted(root.glob(".old-*")):
+        name = old.name[len(".old-"):].rsplit("-", 1)[0]
+        target = root / name
+        if target.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            continue
+        fresh = sorted((tmp for tmp in root.glob(f".tmp-{name}-*") if _complete(tmp)),
+                       key=lambda tmp: tmp.stat().st_mtime)
+        try:
+            os.replace(fresh[-1] if fresh else old, target)
+        except OSError as err:
+            log.warning("cannot recover encoder %s: %s", name, one_line(err))
+            continue
+        log.warning("encoder %s: an interrupted replacement was %s", name,
+                    "completed" if fresh else "undone (the previous copy is back)")
+        recovered.append(name)
+        if fresh:
+            shutil.rmtree(old, ignore_errors=True)
+    return recovered
+
+
 def _remove_stale_tmp(root: Path) -> None:
+    recover(root)
     now = time.time()
     for child in root.glob(".tmp-*"):
         try:
@@ -146,10 +197,8 @@ def save_encoder(encoder: Encoder, name: str, card: dict | None = None, *, overw
     An existing encoder of that name is replaced (``overwrite=False`` raises ConfigError instead).
     """
     root = paths.encoders_dir()
-    safe = _target_name(name)
+    safe = check_save_name(name, overwrite=overwrite)
     target = paths.inside(root, safe, what="encoder name")
-    if target.exists() and not overwrite:
-        raise ConfigError(f"an encoder named {safe!r} already exists; choose another name")
     _remove_stale_tmp(root)
     meta = {
         "format": META_FORMAT,
@@ -187,14 +236,15 @@ def save_encoder(encoder: Encoder, name: str, card: dict | None = None, *, overw
 
 
 def _replace_dir(src: Path, target: Path) -> None:
-    """Rename ``src`` to ``target``; an existing target is first moved aside (hidden) and then removed."""
-    trash = None
+    """Rename ``src`` to ``target``; an existing target is first moved aside to ``.old-NAME-*`` and removed
+    after. A kill between the two renames is repaired by :func:`recover`."""
+    old = None
     if target.exists():
-        trash = target.with_name(f".tmp-trash-{target.name}-{os.urandom(3).hex()}")
-        os.replace(target, trash)
+        old = target.with_name(f".old-{target.name}-{os.urandom(3).hex()}")
+        os.replace(target, old)
     os.replace(src, target)
-    if trash is not None:
-        shutil.rmtree(trash, ignore_errors=True)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _bundled_info() -> EncoderInfo | None:
@@ -210,6 +260,7 @@ def list_encoders() -> list[EncoderInfo]:
     """The bundled encoder, then saved encoders by name; corrupt/foreign entries skipped with a warning."""
     infos = [info for info in [_bundled_info()] if info is not None]
     root = paths.encoders_dir()
+    recover(root)
     for child in sorted(root.iterdir(), key=lambda p: p.name):
         if child.name.startswith("."):
             continue

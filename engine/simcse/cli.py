@@ -16,9 +16,15 @@ import sys
 import threading
 
 from engine import settings
+from engine.errors import ConfigError
 from engine.simcse.distributed import launched_by_torchrun
 from engine.simcse.train import MODES, POOLER_CHOICES, SimCSEConfig
 from engine.simcse.views import AUGMENTATIONS, VIEWS
+
+
+def _literal(text: str) -> str:
+    """Help text shown as written: argparse formats help with ``%``, so a literal ``%`` must be doubled."""
+    return text.replace("%", "%%")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,10 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--mode", choices=MODES, default="unsup", help="unsup: two dropout views; sup: NLI triples")
     add("--train", help="training set: wiki1m, snli, demo, demo-nli or a file (default: wiki1m/snli if present)")
     add("--data-dir", help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)")
-    add("--dropout", type=float, default=0.1, help=VIEWS["dropout"].explanation + " (default 0.1)")
-    add("--same-mask", action="store_true", help=VIEWS["same-mask"].explanation)
+    add("--dropout", type=float, default=0.1, help=_literal(VIEWS["dropout"].explanation) + " (default 0.1)")
+    add("--same-mask", action="store_true", help=_literal(VIEWS["same-mask"].explanation))
     add("--augment", choices=tuple(AUGMENTATIONS), default="none",
-        help="second view: " + "; ".join(f"{k}: {VIEWS[k].explanation}" for k in AUGMENTATIONS if k in VIEWS))
+        help=_literal("second view: " + "; ".join(f"{k}: {VIEWS[k].explanation}" for k in AUGMENTATIONS if k in VIEWS)))
     add("--augment-rate", type=float, default=0.1, help="k for crop / word-deletion (default 0.1)")
     add("--pooler", choices=tuple(POOLER_CHOICES), default="cls",
         help="cls: [CLS] + MLP in training only (default); cls-mlp: MLP kept; avg: mean of tokens")
@@ -47,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--probe", help="labelled set (e.g. demo) for probe silhouette / IsoScore")
     add("--seed", type=int, default=0)
     add("--device", default="auto", help="auto, cpu or cuda[:N] (torchrun: each rank takes cuda:LOCAL_RANK)")
-    add("--save-encoder", metavar="NAME", help="save the trained encoder as cache/encoders/NAME")
+    add("--save-encoder", metavar="NAME", help="save the trained encoder as cache/encoders/NAME (an existing one is replaced only with --force)")
 
 
 def config_from_args(args: argparse.Namespace) -> SimCSEConfig:
@@ -58,7 +64,7 @@ def config_from_args(args: argparse.Namespace) -> SimCSEConfig:
         pooler=args.pooler, encoder=args.encoder, steps=args.steps, batch_size=args.batch_size, lr=args.lr,
         max_len=args.max_len, temp=args.temp, hard_negative_weight=args.hard_negative_weight, eval=args.eval,
         eval_limit=args.eval_limit or None, eval_every=args.eval_every, probe=args.probe, seed=args.seed,
-        device=args.device, save_encoder=args.save_encoder,
+        device=args.device, save_encoder=args.save_encoder, replace_encoder=bool(getattr(args, "force", False)),
     )
 
 
@@ -75,6 +81,15 @@ def run_cli(args: argparse.Namespace, config: SimCSEConfig) -> int:
         for _ in train_simcse(config, stop):
             pass
         return 0
+    if config.save_encoder:
+        from engine.encoders.store import check_save_name
+
+        try:
+            saved_as = check_save_name(config.save_encoder, overwrite=config.replace_encoder)
+        except ConfigError as err:
+            raise ConfigError(f"--save-encoder: {err}".replace("or allow replacing it", "or pass --force")) from None
+        if saved_as != config.save_encoder:
+            print(f"--save-encoder {config.save_encoder!r}: saved as cache/encoders/{saved_as}", file=sys.stderr)
     out_dir = prepare_out_dir(args.out, getattr(args, "force", False))
     progress = ProgressBar(config.steps, enabled=not settings.get("no_progress"))
     try:

@@ -81,6 +81,7 @@ class SimCSEConfig:
     seed: int = 0
     device: str = "auto"
     save_encoder: str | None = None  # name under cache/encoders/ (saved when the run finishes)
+    replace_encoder: bool = False  # an existing saved encoder of that name may be replaced
     snapshot_every: int = 0  # 0: no snapshots; k: embeddings of probe (else eval) sentences every k steps
     train_limit: int | None = None  # seeded subset of the training data
 
@@ -395,6 +396,10 @@ def train_simcse(config: SimCSEConfig, stop: threading.Event | None = None) -> I
 
 
 def _train(config: SimCSEConfig, stop: threading.Event, world: distributed.World, device: torch.device):
+    if config.save_encoder and world.is_main:  # a taken or reserved name fails now, not after the training
+        from engine.encoders.store import check_save_name
+
+        check_save_name(config.save_encoder, overwrite=config.replace_encoder)
     yield Progress("loading data", 0.0)
     data = load_training(config)
     evalset = load_eval(config)
@@ -454,7 +459,7 @@ def save_trained(encoder: Any, config: SimCSEConfig, final: dict[str, Any]) -> A
         "final_metrics": final,
         "config": asdict(config),
     }
-    return save_encoder(encoder, config.save_encoder, card)
+    return save_encoder(encoder, config.save_encoder, card, overwrite=config.replace_encoder)
 
 
 # ------------------------------------------------------------------------------------------ summary

@@ -1,0 +1,37 @@
+"""``--save-encoder`` is checked before any training: a reserved or taken name fails at once, in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+
+FAST = ["--steps", "1", "--batch-size", "4", "--eval-limit", "8"]
+
+
+def test_a_reserved_name_fails_before_training(tmp_path: Path, own_cache: Path, capsys) -> None:
+    code = main(["simcse", "--out", str(tmp_path / "run"), "--save-encoder", "all-MiniLM-L6-v2", *FAST])
+    assert code == 2
+    assert "reserved for the bundled encoder" in capsys.readouterr().err
+    assert not (tmp_path / "run" / "metrics.csv").exists()
+
+
+def test_a_taken_cleaned_name_needs_force(tmp_path: Path, own_cache: Path, capsys) -> None:
+    (own_cache / "encoders" / "my-enc").mkdir(parents=True)
+    code = main(["simcse", "--out", str(tmp_path / "run"), "--save-encoder", "my enc!", *FAST])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--save-encoder: an encoder named 'my-enc' (from 'my enc!') already exists" in err
+    assert "pass --force" in err
+    assert not (tmp_path / "run" / "metrics.csv").exists()
+
+
+def test_the_config_checks_the_name_too(own_cache: Path) -> None:
+    from engine.errors import ConfigError
+    from engine.simcse.train import SimCSEConfig, train_simcse
+
+    (own_cache / "encoders" / "taken").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="already exists"):
+        next(iter(train_simcse(SimCSEConfig(save_encoder="taken", steps=1))))
