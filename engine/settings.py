@@ -50,6 +50,7 @@ _ALL: tuple[Setting, ...] = (
     # ---------------------------------------------------------------- user files
     _s("max_rows", "int", 200_000, "row cap of a user data file", low=1),
     _s("max_file_mb", "float", 512.0, "byte cap of a user data file, in MB", low=0.001),
+    _s("max_columns", "int", 1000, "column cap of a user data file (checked on its header first)", low=1),
     # ---------------------------------------------------------------- runs in the app
     _s("job_isolation", "str", "process", "where the app runs a job: its own child process, or a worker thread",
        choices=("process", "thread")),

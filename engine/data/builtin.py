@@ -24,6 +24,7 @@ import pandas as pd
 from engine.data import hub
 from engine.data.files import from_frame
 from engine.data.formats import read_table
+from engine.data.layouts import read_sts_csv
 from engine.data.types import Dataset, LabelledTexts, NliPairs, ScoredPairs, Sentences
 from engine.errors import ConfigError, DataError
 
@@ -177,25 +178,6 @@ def load_snli(data_dir: Path | None = None, split: str | None = None, label_col:
 STSB_REPO = "sentence-transformers/stsb"
 STSB_SPLITS = {"dev": "dev", "validation": "dev", "train": "train", "test": "test"}
 STSB_HUB_SPLIT = {"dev": "validation", "train": "train", "test": "test"}
-
-
-def read_sts_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
-    """STS-B original ``sts-*.csv``: TAB-split without quoting; score = field 5, sentences = 6 and 7."""
-    left, right, scores = [], [], []
-    text = path.read_bytes().decode("utf-8", errors="strict")
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        fields = line.rstrip("\r").split("\t")
-        if len(fields) < 7:
-            raise DataError(f"{path.name}: line {number} has {len(fields)} tab-separated fields, expected >= 7")
-        try:
-            scores.append(float(fields[4]))
-        except ValueError:
-            raise DataError(f"{path.name}: line {number}: score {fields[4]!r} is not a number") from None
-        left.append(fields[5].strip())
-        right.append(fields[6].strip())
-    return left, right, np.asarray(scores, dtype=np.float64)
 
 
 def load_stsb(data_dir: Path | None = None, split: str | None = None, label_col: str | None = None) -> ScoredPairs:

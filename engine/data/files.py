@@ -32,6 +32,7 @@ from engine.data.formats import (
     read_table,
     resolve_column,
 )
+from engine.data.layouts import looks_like_sts_original, read_sts_csv
 from engine.data.types import (
     NLI_LABELS,
     Dataset,
@@ -74,6 +75,9 @@ def load_file(path: str | os.PathLike, *, text_col: str | None = None, label_col
               kind: str | None = None, max_rows: int | None = None, name: str | None = None) -> Dataset:
     """Read a CSV/TSV/JSONL/JSON/TXT/Parquet file and build the data set of ``kind`` (guessed if None)."""
     path = Path(path)
+    if kind in (None, "pairs") and not text_col and looks_like_sts_original(path):
+        left, right, scores = read_sts_csv(path)
+        return ScoredPairs(name or path.stem, left, right, scores, source=str(path))
     frame = read_table(path, max_rows=max_rows)
     return from_frame(frame, fname=path.name, name=name or path.stem, text_col=text_col,
                       label_col=label_col, kind=kind, source=str(path))

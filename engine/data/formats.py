@@ -69,10 +69,7 @@ def read_table(path: str | os.PathLike, *, max_rows: int | None = None, max_byte
     if ext == ".parquet":
         frame = _read_parquet(path, fname)
     else:
-        text = decode_text(path.read_bytes(), fname)
-        if not text.strip():
-            raise DataError(f"{fname}: the file is empty (only whitespace)")
-        frame = parse_delimited(text, sep, fname, max_rows) if sep else _parse_text(text, ext, fname, max_rows)
+        frame = _read_text_table(path, ext, fname, sep, max_rows)
     frame.columns = [str(col).strip() for col in frame.columns]
     if len(frame) == 0:
         cols = ", ".join(frame.columns) or "none"
@@ -81,6 +78,54 @@ def read_table(path: str | os.PathLike, *, max_rows: int | None = None, max_byte
         raise DataError(f"{fname}: more than {max_rows:,} rows (the row cap); use a smaller file "
                         "or raise the row cap (setting max_rows)")
     return frame
+
+
+def _read_text_table(path: Path, ext: str, fname: str, sep: str | None, max_rows: int) -> pd.DataFrame:
+    """Parse a text file. Line-based formats are first read only up to the row cap (plus slack), so a huge
+    file is rejected without loading it; the whole file is read only when that head had too few rows
+    (cells spanning lines) or ended inside a quoted cell."""
+    whole = ext == ".json"
+    raw, cut = (path.read_bytes(), False) if whole else _head_lines(path, max_rows + 2)
+    while True:
+        text = decode_text(raw, fname)
+        if not text.strip():
+            raise DataError(f"{fname}: the file is empty (only whitespace)")
+        try:
+            frame = parse_delimited(text, sep, fname, max_rows) if sep else _parse_text(text, ext, fname, max_rows)
+        except DataError:
+            if not cut:
+                raise
+            frame = None
+        if not cut or (frame is not None and len(frame) > max_rows):
+            return frame
+        raw, cut = path.read_bytes(), False
+
+
+def _head_lines(path: Path, lines: int, chunk: int = 1 << 20) -> tuple[bytes, bool]:
+    """The file's bytes up to the end of its ``lines``-th line, and whether anything was left out."""
+    parts, seen = [], 0
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            count = block.count(b"\n")
+            if seen + count >= lines:
+                cut = -1
+                for _ in range(lines - seen):
+                    cut = block.index(b"\n", cut + 1)
+                parts.append(block[: cut + 1])
+                return b"".join(parts), cut + 1 < len(block) or bool(handle.read(1))
+            parts.append(block)
+            seen += count
+    return b"".join(parts), False
+
+
+def check_columns(text: str, sep: str, fname: str) -> None:
+    """Refuse a table wider than the setting ``max_columns`` from its header alone, before parsing it."""
+    header = text.lstrip("\ufeff").split("\n", 1)[0]
+    fields = header.count(sep) + 1
+    limit = int(settings.get("max_columns"))
+    if fields > limit:
+        raise DataError(f"{fname}: {fields:,} columns in the header; a data file has at most {limit:,} "
+                        "(text, label, ...): is this the right file?")
 
 
 def decode_text(raw: bytes, fname: str) -> str:
@@ -144,18 +189,56 @@ def sniff_delimiter(text: str) -> str | None:
 
 
 def parse_delimited(text: str, sep: str, fname: str, max_rows: int) -> pd.DataFrame:
-    """Parse CSV/TSV text with standard quoting; every cell a string ("NA" stays "NA")."""
+    """Parse CSV/TSV text; every cell a string ("NA" stays "NA").
+
+    Comma and other delimiters use standard CSV quoting. Tab-separated files are usually written without
+    quoting (STS-B, SNLI: sentences hold stray ``"``), so a TSV is also read with quotes as plain characters,
+    and that reading wins when it is a consistent table and quoting failed or joined lines into one cell.
+    """
+    check_columns(text, sep, fname)
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_filter=False,
-                            nrows=max_rows + 1, skip_blank_lines=True, engine="c")
-    except pd.errors.EmptyDataError:
+        frame = _read_csv(text, sep, max_rows, csv.QUOTE_MINIMAL)
+    except _EmptyTable:
         raise DataError(f"{fname}: no columns found (empty table)") from None
-    except (pd.errors.ParserError, csv.Error, ValueError) as err:
-        detail = " ".join(str(err).split())
-        detail = re.sub(r"^Error tokenizing data\. C error: ", "", detail)
-        raise DataError(f"{fname}: not a valid {DELIMITER_NAMES[sep]}-separated table ({detail})") from None
+    except DataError as err:
+        if sep != "\t" or '"' not in text:
+            raise DataError(f"{fname}: not a valid {DELIMITER_NAMES[sep]}-separated table ({err})") from None
+        frame = None
+    if sep == "\t" and '"' in text:
+        lines = [line.rstrip("\r") for line in text.split("\n") if line.strip()]
+        widths = {line.count("\t") for line in lines}
+        if len(widths) == 1 and (frame is None or not _well_quoted(lines)):  # quotes are plain characters
+            frame = _read_csv(text, sep, max_rows, csv.QUOTE_NONE)
+        elif frame is None:
+            raise DataError(f"{fname}: not a valid tab-separated table (lines have {min(widths) + 1} to "
+                            f"{max(widths) + 1} fields, and quoting does not explain it)")
     frame.attrs["delimiter"] = sep
     return frame
+
+
+def _well_quoted(lines: list[str]) -> bool:
+    """Whether every tab-separated field that starts with ``"`` is a whole CSV-quoted field (closing quote
+    at its end, inner quotes doubled), as a CSV writer makes it; stray quotes in text are not."""
+    for line in lines:
+        for cell in line.split("\t"):
+            if cell.startswith('"') and (len(cell) < 2 or not cell.endswith('"') or '"' in cell[1:-1].replace('""', "")):
+                return False
+    return True
+
+
+class _EmptyTable(DataError):
+    """A delimited text with no columns at all."""
+
+
+def _read_csv(text: str, sep: str, max_rows: int, quoting: int) -> pd.DataFrame:
+    try:
+        return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_filter=False,
+                           nrows=max_rows + 1, skip_blank_lines=True, engine="c", quoting=quoting)
+    except pd.errors.EmptyDataError:
+        raise _EmptyTable("no columns found (empty table)") from None
+    except (pd.errors.ParserError, csv.Error, ValueError) as err:
+        detail = " ".join(str(err).split())
+        raise DataError(re.sub(r"^Error tokenizing data\. C error: ", "", detail)) from None
 
 
 def parse_jsonl(text: str, fname: str, max_rows: int) -> pd.DataFrame:
