@@ -1,10 +1,16 @@
 """Downloads: a run's metrics as CSV, several runs as one CSV (``run`` column) or a zip with their configs,
-UMAP frames as CSV, a figure as standalone HTML. Everything returns bytes; nothing touches streamlit."""
+UMAP frames as CSV, a figure as standalone HTML. Everything returns bytes; nothing touches streamlit.
+
+Text cells that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
+return, and not a plain number) are written with a leading ``'`` (OWASP's advice on CSV injection): a
+sentence or label from a user's file never becomes a live ``=HYPERLINK(...)`` when the CSV is opened.
+"""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,10 +22,31 @@ import pandas as pd
 from engine import runlog
 from engine.paths import safe_name
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def neutralise_cell(value: Any) -> Any:
+    """``'`` before a text cell a spreadsheet would evaluate; numbers and other cells unchanged."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(value):
+        return "'" + value
+    return value
+
+
+def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text columns are neutralised (:func:`neutralise_cell`)."""
+    text_columns = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
+    if not text_columns:
+        return frame
+    out = frame.copy()
+    for column in text_columns:
+        out[column] = out[column].map(neutralise_cell)
+    return out
+
 
 def metrics_csv(frame: pd.DataFrame) -> bytes:
     """One run's metrics as CSV (UTF-8, no index)."""
-    return frame.to_csv(index=False).encode("utf-8")
+    return safe_frame(frame).to_csv(index=False).encode("utf-8")
 
 
 def runs_csv(runs: Mapping[str, pd.DataFrame]) -> bytes:
@@ -28,7 +55,7 @@ def runs_csv(runs: Mapping[str, pd.DataFrame]) -> bytes:
     frames = [frame for frame in frames if len(frame.columns)]
     if not frames:
         return b"run\n"
-    return pd.concat(frames, ignore_index=True, sort=False).to_csv(index=False).encode("utf-8")
+    return safe_frame(pd.concat(frames, ignore_index=True, sort=False)).to_csv(index=False).encode("utf-8")
 
 
 def frames_csv(frames: Mapping[int, np.ndarray], points: pd.DataFrame | None = None) -> bytes:
@@ -43,7 +70,7 @@ def frames_csv(frames: Mapping[int, np.ndarray], points: pd.DataFrame | None = N
         parts.append(part)
     if not parts:
         return b"step,point,x,y\n"
-    return pd.concat(parts, ignore_index=True).to_csv(index=False, float_format="%.5g").encode("utf-8")
+    return safe_frame(pd.concat(parts, ignore_index=True)).to_csv(index=False, float_format="%.5g").encode("utf-8")
 
 
 def runs_zip(runs: Mapping[str, tuple[pd.DataFrame, Mapping[str, Any], Path | None]]) -> bytes:
