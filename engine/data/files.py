@@ -150,7 +150,7 @@ def _json_list(text: str) -> list | None:
         return None
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return None
     return value if isinstance(value, list) else None
 

@@ -252,6 +252,8 @@ def parse_jsonl(text: str, fname: str, max_rows: int) -> pd.DataFrame:
             record = json.loads(line)
         except json.JSONDecodeError as err:
             raise DataError(f"{fname}: line {number} is not valid JSON ({err.msg})") from None
+        except RecursionError:
+            raise DataError(f"{fname}: line {number} is nested too deeply to be a data record") from None
         if not isinstance(record, dict):
             raise DataError(f"{fname}: line {number} is not a JSON object ({{\"text\": ...}})")
         records.append(record)
@@ -265,6 +267,8 @@ def _parse_json(text: str, fname: str, max_rows: int) -> pd.DataFrame:
         data = json.loads(text)
     except json.JSONDecodeError:
         return parse_jsonl(text, fname, max_rows)  # many ".json" files are really JSON Lines
+    except RecursionError:
+        raise DataError(f"{fname}: nested too deeply to be a table of records") from None
     if isinstance(data, dict):
         lists = [value for value in data.values() if isinstance(value, list)]
         data = lists[0] if len(lists) == 1 else [data]

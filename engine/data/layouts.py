@@ -36,7 +36,11 @@ def looks_like_sts_original(path: Path) -> bool:
 def read_sts_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     """STS-B original ``sts-*.csv``: TAB-split without quoting; score = field 5, sentences = 6 and 7."""
     left, right, scores = [], [], []
-    text = path.read_bytes().decode("utf-8", errors="strict")
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise DataError(f"{path.name}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})") \
+            from None
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue

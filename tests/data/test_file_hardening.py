@@ -72,3 +72,18 @@ def test_the_real_sts_and_snli_files_load_by_path(shared_data: Path) -> None:
     np.testing.assert_array_equal(by_path.scores, built_in.scores)
     snli = load_dataset(str(shared_data / "snli" / "test.tsv"))
     assert len(snli) == len(load_dataset("snli", data_dir=str(shared_data), split="test"))
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_deeply_nested_json_is_one_line_not_a_recursion_error(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"deep{suffix}"
+    path.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(DataError, match="nested too deeply"):
+        read_table(path)
+
+
+def test_an_sts_file_with_a_bad_byte_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "sts-dev.csv"
+    path.write_bytes(STS_LINES[0].encode() + b"\n" + STS_LINES[2].encode().replace(b"No", b"N\xff") + b"\n")
+    with pytest.raises(DataError, match=r"sts-dev\.csv: not UTF-8 text \(byte 0xff"):
+        load_dataset(str(path), kind="pairs")
