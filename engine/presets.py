@@ -12,9 +12,7 @@ the base it is laid over.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from engine import paths

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
+import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
+from waiting import wait_for
 
-from engine import hub, settings
+from engine import hub
 from engine.errors import EncoderError
 
 
@@ -50,21 +51,59 @@ def _serve(status: int, headers: dict[str, str], body: bytes) -> tuple[HTTPServe
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
-def test_offline_flag_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_offline_flag_fails_without_touching_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    probes: list[str] = []
+    monkeypatch.setattr(hub, "probe_repo", lambda repo_id, *args, **kwargs: probes.append(repo_id))
     assert hub.is_offline()
-    start = time.perf_counter()
     with pytest.raises(EncoderError, match="offline/unreachable"):
         hub.require_hub("org/model")
-    assert time.perf_counter() - start < 1
+    assert probes == []
 
 
-def test_silent_server_times_out_in_seconds(online, silent_server: str, monkeypatch) -> None:
+def test_silent_server_is_unreachable_after_the_setting_s_timeout(online, silent_server: str, monkeypatch) -> None:
     monkeypatch.setenv("HF_ENDPOINT", silent_server)
-    start = time.perf_counter()
+    monkeypatch.setenv("EMBEDLAB_HUB_TIMEOUT_SECONDS", "0.2")
+    timeouts: list[float] = []
+    real = urllib.request.urlopen
+
+    def recording(request, timeout):
+        timeouts.append(timeout)
+        return real(request, timeout=timeout)
+
+    monkeypatch.setattr(urllib.request, "urlopen", recording)
     with pytest.raises(EncoderError, match="offline/unreachable"):
         hub.require_hub("org/model")
-    assert time.perf_counter() - start < settings.default("hub_timeout_seconds") + 1.5
+    assert wait_for(lambda: timeouts, what="the probe's request") == [0.2]
+
+
+def test_a_request_that_never_returns_is_given_up(online, monkeypatch) -> None:
+    """DNS, proxies and TLS can block past urllib's own timeout: the probe runs in a daemon thread that
+    require_hub stops waiting for after ``hub_timeout_seconds``. Here the request never returns until the
+    test releases it, so require_hub answering at all shows it did not wait for the request."""
+    monkeypatch.setenv("EMBEDLAB_HUB_TIMEOUT_SECONDS", "0.1")
+    monkeypatch.setenv("HF_ENDPOINT", "http://hub.invalid")
+    release = threading.Event()
+
+    def hanging(request, timeout):
+        release.wait()
+        raise OSError("released by the test")
+
+    monkeypatch.setattr(urllib.request, "urlopen", hanging)
+    outcome: list[str] = []
+
+    def call() -> None:
+        try:
+            hub.require_hub("org/model")
+        except EncoderError as err:
+            outcome.append(str(err))
+
+    try:
+        threading.Thread(target=call, daemon=True).start()
+        wait_for(lambda: outcome, what="require_hub to give up on a request that never returns")
+        assert not release.is_set() and "offline/unreachable" in outcome[0]
+    finally:
+        release.set()
 
 
 def test_intercepting_proxy_404_is_not_a_missing_model(online, monkeypatch) -> None:

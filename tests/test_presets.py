@@ -23,3 +23,15 @@ def test_figure2_queues_the_four_runs_and_setup_i_is_the_paper_setup() -> None:
     (_, setup), = presets.presets()["Isotropy paper, setup (i)"].configs({"limit": 50})
     assert (setup["data"], setup["steps"], setup["metric_every"], setup["limit"]) == ("rt-polarity", 1000, 1, None)
     assert set(presets.for_kind("simcse")) == {"SimCSE Figure 2"}
+
+
+def test_default_data_dir_is_the_setting_then_the_app_folder(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("EMBEDLAB_DATA_DIR", str(tmp_path / "chosen"))
+    assert presets.default_data_dir() == str(tmp_path / "chosen")
+    monkeypatch.delenv("EMBEDLAB_DATA_DIR")
+    monkeypatch.setenv("EMBEDLAB_APP_DATA_DIR", str(tmp_path))
+    assert presets.default_data_dir() == str(tmp_path)
+    monkeypatch.setenv("EMBEDLAB_APP_DATA_DIR", "none")
+    assert presets.default_data_dir() is None
+    monkeypatch.setenv("EMBEDLAB_APP_DATA_DIR", str(tmp_path / "absent"))
+    assert presets.default_data_dir() is None

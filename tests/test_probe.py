@@ -9,39 +9,43 @@ import torch
 
 from engine import probe, runlog, runner
 from engine.errors import ConfigError, DataError
+from engine.events import Points, Row
+
+COLUMNS = ("step", "loss", "accuracy", "isoscore", "silhouette", "seconds")
 
 
-def _rows(config: probe.ProbeConfig, stop: threading.Event | None = None) -> list[dict]:
-    return [event for event in probe.run_probe(config, stop) if "step" in event]
+def _rows(config: probe.ProbeConfig, stop: threading.Event | None = None) -> list[Row]:
+    return [event for event in probe.run_probe(config, stop) if isinstance(event, Row)]
 
 
 @pytest.fixture(scope="module")
-def demo_rows() -> list[dict]:
+def demo_rows() -> list[Row]:
     return _rows(probe.ProbeConfig(data="demo", limit=150, steps=40, lr=1e-2, seed=0))
 
 
-def test_isotropy_falls_and_clusters_form_on_the_demo_corpus(demo_rows: list[dict]) -> None:
-    assert [r["step"] for r in demo_rows] == list(range(41))
-    first, last = demo_rows[0], demo_rows[-1]
+def test_isotropy_falls_and_clusters_form_on_the_demo_corpus(demo_rows: list[Row]) -> None:
+    assert [r.step for r in demo_rows] == list(range(41))
+    first, last = demo_rows[0].values, demo_rows[-1].values
     assert last["isoscore"] < first["isoscore"]
     assert last["silhouette"] > first["silhouette"] + 0.1
     assert last["loss"] < first["loss"] and last["accuracy"] == 1.0
-    summary = probe.summarize(demo_rows, probe.ProbeConfig())
+    summary = probe.summarize([r.record(COLUMNS) for r in demo_rows], probe.ProbeConfig())
     assert summary["pearson_r"] < -0.5 and summary["spearman_rho"] < -0.9
 
 
 def test_metric_every_logs_first_every_kth_and_last_step() -> None:
     rows = _rows(probe.ProbeConfig(data="demo", limit=60, steps=7, metric_every=3))
-    assert [r["step"] for r in rows] == [0, 3, 6, 7]
+    assert [r.step for r in rows] == [0, 3, 6, 7]
 
 
 def test_snapshots_cover_a_fixed_subset_with_points_first() -> None:
     events = list(probe.run_probe(probe.ProbeConfig(data="demo", limit=60, steps=4, snapshot_every=2,
                                                     snapshot_limit=25)))
-    points = next(e["points"] for e in events if "points" in e)
-    snaps = [(e["step"], e["snapshot"]) for e in events if e.get("snapshot") is not None]
+    points = next(e for e in events if isinstance(e, Points))
+    snaps = [(e.step, e.snapshot) for e in events if isinstance(e, Row) and e.snapshot is not None]
     assert [s for s, _ in snaps] == [0, 2, 4]
-    assert len(points[0]) == len(points[1]) == 25 and snaps[0][1].shape == (25, 384)
+    assert events.index(points) < next(i for i, e in enumerate(events) if isinstance(e, Row))
+    assert len(points.texts) == len(points.labels) == 25 and snaps[0][1].shape == (25, 384)
     assert not np.allclose(snaps[0][1], snaps[-1][1])
 
 
@@ -49,7 +53,7 @@ def test_stop_flag_ends_within_one_step() -> None:
     stop = threading.Event()
     rows = []
     for event in probe.run_probe(probe.ProbeConfig(data="demo", limit=60, steps=500), stop):
-        if "step" in event:
+        if isinstance(event, Row):
             rows.append(event)
             stop.set()
     assert len(rows) == 1
@@ -59,8 +63,8 @@ def test_seeded_runs_are_reproducible() -> None:
     config = probe.ProbeConfig(data="demo", limit=60, steps=5, sample_size=30, seed=3)
     first, second = _rows(config), _rows(config)
     for a, b in zip(first, second):
-        assert a["loss"] == pytest.approx(b["loss"], abs=1e-7)
-        assert a["silhouette"] == pytest.approx(b["silhouette"], abs=1e-7)
+        assert a.get("loss") == pytest.approx(b.get("loss"), abs=1e-7)
+        assert a.get("silhouette") == pytest.approx(b.get("silhouette"), abs=1e-7)
 
 
 def test_one_and_two_cores_log_the_same_run() -> None:
@@ -78,7 +82,7 @@ def test_one_and_two_cores_log_the_same_run() -> None:
         torch.set_num_threads(before)
     for a, b in zip(one, two, strict=True):
         for column in ("loss", "accuracy", "isoscore", "silhouette"):
-            assert a[column] == pytest.approx(b[column], abs=1e-6), column
+            assert a.get(column) == pytest.approx(b.get(column), abs=1e-6), column
 
 
 def test_multi_label_uses_per_label_bce(tmp_path: Path) -> None:

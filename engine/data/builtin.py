@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.data import hub
+from engine.data import download
 from engine.data.files import from_frame
 from engine.data.formats import read_table
 from engine.data.layouts import read_sts_csv
@@ -47,15 +47,15 @@ def _first_existing(data_dir: Path | None, candidates: list[str]) -> Path | None
 
 def _hub_files(name: str, data_dir: Path | None, expected: str, repo: str, files: list[str]) -> list[Path]:
     """Hub copies of ``files`` (from the cache when present); a fast DataError when the hub is out of reach."""
-    cached = [hub.cached_file(repo, f) for f in files]
+    cached = [download.cached_file(repo, f) for f in files]
     if all(p is not None for p in cached):
         return cached  # type: ignore[return-value]
-    if not hub.hub_reachable(repo):
+    if not download.hub_reachable(repo):
         where = f"in {data_dir}" if data_dir else "(no --data-dir given and EMBEDLAB_DATA_DIR unset)"
-        state = "offline (HF_HUB_OFFLINE=1)" if hub.hub_offline() else "unreachable"
+        state = "offline (HF_HUB_OFFLINE=1)" if download.hub_offline() else "unreachable"
         raise DataError(f"{name}: not found {where} (expected {expected}) and the Hugging Face hub is {state}; "
                         f"pass --data-dir DIR, a folder holding {expected}")
-    return [hub.fetch(repo, f, what=name) for f in files]
+    return [download.fetch(repo, f, what=name) for f in files]
 
 
 def _read_lines(path: Path, encoding: str = "utf-8") -> list[str]:

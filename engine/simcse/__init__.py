@@ -6,5 +6,6 @@ Modules, one concept each:
 - ``distributed``  torchrun / DDP helpers: all-gathered negatives, sharding, rank-0-only writing
 - ``train``        ``SimCSEConfig``, the ``train_simcse`` step generator, ``summarize``
 - ``cli``          ``python -m engine simcse`` flags and the (distributed) run
-- ``figure2``      the four runs of the paper's Figure 2 in one command
+- ``figure2_runs`` the four runs of the paper's Figure 2 in one command (``scripts/plot_figure2.py`` draws
+  the figure from their run folders)
 """

@@ -1,4 +1,4 @@
-"""``python -m engine simcse``: flags -> config, a run folder, one-line errors; Figure-2 presets and plot."""
+"""``python -m engine simcse``: flags -> config, a run folder, one-line errors."""
 
 from __future__ import annotations
 
@@ -7,14 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from engine.errors import ConfigError
 from engine.runlog import read_json, read_metrics
 from engine.simcse.cli import add_arguments, config_from_args
-from engine.simcse.figure2 import figure2_configs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -82,28 +79,3 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
                             cwd=REPO, capture_output=True, text=True, timeout=570)
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "lr" in result.stderr
-
-
-def test_figure2_presets_are_four_valid_configs() -> None:
-    configs = figure2_configs({"data_dir": "/d", "steps": 5})
-    assert list(configs) == ["unsup-simcse", "no-dropout", "fixed-0.1", "delete-one-word"]
-    assert configs["no-dropout"].dropout == 0.0 and configs["fixed-0.1"].same_mask
-    assert configs["delete-one-word"].augment == "delete-one-word" and configs["delete-one-word"].dropout == 0.1
-    assert all(c.steps == 5 for c in configs.values())
-
-
-def test_figure2_script_draws_a_png(tmp_path: Path) -> None:
-    runs = []
-    for k, name in enumerate(["a", "b"]):
-        folder = tmp_path / name
-        folder.mkdir()
-        steps = np.arange(0, 30, 10)
-        pd.DataFrame({"step": steps, "loss": 1.0, "alignment": 0.2 + 0.01 * k * steps,
-                      "uniformity": -2 - 0.01 * steps, "sts_spearman": 0.8 - 0.001 * steps}).to_csv(
-            folder / "metrics.csv", index=False)
-        runs.append(str(folder))
-    out = tmp_path / "fig.png"
-    result = subprocess.run([sys.executable, str(REPO / "scripts" / "figure2.py"), *runs, "--out", str(out)],
-                            cwd=REPO, capture_output=True, text=True, timeout=570)
-    assert result.returncode == 0, result.stderr
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

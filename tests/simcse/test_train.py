@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from engine.errors import ConfigError
+from engine.events import Points, Row
 from engine.simcse.train import (
     SimCSEConfig,
     Towers,
@@ -101,20 +102,20 @@ def test_eval_set_subset_is_seeded(tiny_config) -> None:
 def test_short_run_lowers_the_loss_and_logs_every_step(tiny_config) -> None:
     config = tiny_config(steps=16, eval_every=8, probe="demo", probe_limit=60, snapshot_every=8, dropout=0.1)
     events = list(train_simcse(config))
-    rows = [e for e in events if "step" in e]
-    assert [r["step"] for r in rows] == list(range(17))
-    losses = [r["loss"] for r in rows[1:]]
+    rows = [e for e in events if isinstance(e, Row)]
+    assert [r.step for r in rows] == list(range(17))
+    losses = [r.get("loss") for r in rows[1:]]
     assert np.mean(losses[-4:]) < np.mean(losses[:4])
-    evaluated = [r["step"] for r in rows if r.get("sts_spearman") is not None]
+    evaluated = [r.step for r in rows if r.get("sts_spearman") is not None]
     assert evaluated == [0, 8, 16]
     for r in rows:
-        if r["step"] in evaluated:
-            assert -4.0 <= r["uniformity"] <= 0.0 and 0.0 <= r["alignment"] <= 4.0
-            assert r["probe_silhouette"] is not None and r["eval_seconds"] > 0
-    points = [e["points"] for e in events if "points" in e]
-    assert len(points) == 1 and len(points[0][0]) == 60
-    assert [r["snapshot"].shape for r in rows if "snapshot" in r] == [(60, 32)] * 3
-    summary = summarize(rows, config)
+        if r.step in evaluated:
+            assert -4.0 <= r.get("uniformity") <= 0.0 and 0.0 <= r.get("alignment") <= 4.0
+            assert r.get("probe_silhouette") is not None and r.get("eval_seconds") > 0
+    points = [e for e in events if isinstance(e, Points)]
+    assert len(points) == 1 and len(points[0].texts) == 60
+    assert [r.snapshot.shape for r in rows if r.snapshot is not None] == [(60, 32)] * 3
+    summary = summarize([r.record(config.metric_columns()) for r in rows], config)
     assert summary["loss_last10"] < summary["loss_first"] + 1.0
     assert summary["eval_overhead"] is not None and summary["views"] == "dropout 0.1"
 
@@ -123,32 +124,32 @@ def test_stop_ends_the_run_within_a_step(tiny_config) -> None:
     stop = threading.Event()
     rows = []
     for event in train_simcse(tiny_config(steps=50), stop):
-        if "step" in event:
+        if isinstance(event, Row):
             rows.append(event)
-            if event["step"] == 2:
+            if event.step == 2:
                 stop.set()
-    assert rows[-1]["step"] == 2
+    assert rows[-1].step == 2
 
 
 def test_stop_during_evaluation_returns_promptly(tiny_config) -> None:
     stop = threading.Event()
     stop.set()
-    rows = [e for e in train_simcse(tiny_config(steps=50), stop) if "step" in e]
-    assert [r["step"] for r in rows] == [0] and rows[0].get("sts_spearman") is None
+    rows = [e for e in train_simcse(tiny_config(steps=50), stop) if isinstance(e, Row)]
+    assert [r.step for r in rows] == [0] and rows[0].get("sts_spearman") is None
 
 
 def test_sup_run_on_demo_triples(tiny_config) -> None:
     rows = [e for e in train_simcse(tiny_config(mode="sup", train="demo-nli", steps=3, hard_negative_weight=2.0))
-            if "step" in e]
-    assert len(rows) == 4 and all(np.isfinite(r["loss"]) for r in rows[1:])
+            if isinstance(e, Row)]
+    assert len(rows) == 4 and all(np.isfinite(r.get("loss")) for r in rows[1:])
 
 
 def test_saved_encoder_loads_back_with_identical_embeddings(tiny_config, own_cache: Path) -> None:
     from engine.encoders import list_encoders, load_encoder
 
     config = tiny_config(steps=3, eval_every=3, snapshot_every=3, save_encoder="tiny-simcse", augment="crop")
-    rows = [e for e in train_simcse(config) if "step" in e]
-    final = rows[-1]["snapshot"]  # the trained encoder's embeddings of the evaluation sentences
+    rows = [e for e in train_simcse(config) if isinstance(e, Row)]
+    final = rows[-1].snapshot  # the trained encoder's embeddings of the evaluation sentences
     loaded = load_encoder("tiny-simcse", device="cpu")
     assert loaded.pooling == "cls_before_pooler" and loaded.mlp is not None
     again = loaded.encode(load_eval(config).sentences, batch_size=128)

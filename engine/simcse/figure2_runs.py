@@ -1,7 +1,7 @@
 """The four runs of SimCSE's Figure 2 in one command (unsup SimCSE, no dropout, fixed 0.1, delete one word).
 
-    python -m engine.simcse.figure2 --data-dir ../shared/data --out DIR [--steps N] [--encoder E]
-    python scripts/figure2.py DIR/* --out figure2.png
+    python -m engine.simcse.figure2_runs --data-dir ../shared/data --out DIR [--steps N] [--encoder E]
+    python scripts/plot_figure2.py DIR/* --out figure2.png
 
 Each run goes to ``DIR/<run>/`` through :func:`engine.runner.run_experiment` (metrics.csv, config.json,
 summary.json), evaluated every 10 steps on STS-B dev as in the paper (alignment on gold > 4 pairs,
@@ -31,7 +31,7 @@ def figure2_configs(base: dict[str, Any], runs: list[str] | None = None) -> dict
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine.simcse.figure2", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m engine.simcse.figure2_runs", description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", required=True, help="folder with wiki/ and stsb/ (e.g. ../shared/data)")
     parser.add_argument("--out", required=True, help="folder receiving one run folder per variant")
     parser.add_argument("--steps", type=int, default=250)

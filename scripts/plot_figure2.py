@@ -1,9 +1,9 @@
 """Draw SimCSE's Figure 2 from run folders: alignment vs uniformity trajectories, and STS-B dev over steps.
 
-    python scripts/figure2.py RUN_DIR [RUN_DIR ...] --out figure2.png
+    python scripts/plot_figure2.py RUN_DIR [RUN_DIR ...] --out figure2.png
 
 Each run folder holds a ``metrics.csv`` written by ``python -m engine simcse`` (or
-``python -m engine.simcse.figure2``). Left: one trajectory per run in the (uniformity, alignment) plane,
+``python -m engine.simcse.figure2_runs``). Left: one trajectory per run in the (uniformity, alignment) plane,
 lower-left is better (Wang & Isola 2020; Gao et al. 2021, Fig. 2), the first point circled, arrows show the
 direction of training. Right: STS Spearman on the evaluation pairs against the step.
 """
