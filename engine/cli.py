@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--config-json", metavar="JSON|FILE",
                          help="all settings as JSON (the config's fields; text or a file), instead of the flags")
         sub.add_argument("--events", action="store_true",
-                         help="print one JSON line per event on stdout (rows, progress, points); for engine.jobs")
+                         help="print the run's liveness on stdout, one JSON line per event (progress, a tick "
+                              "per row on disk, the summary at the end); for engine.jobs")
         sub.add_argument("--threads", type=int, metavar="N",
                          help="CPU threads of torch (default: torch's choice, one per physical core)")
         _cli_module(kind).add_arguments(sub)

@@ -19,8 +19,7 @@ import os
 import sys
 import threading
 
-from engine.errors import ConfigError
-
+from engine import settings
 
 
 def supported() -> bool:

@@ -7,8 +7,13 @@ Layout of ``<run>/``:
 - ``summary.json``  final values (atomic, at the end)
 - ``points.csv``    the texts and labels of projected points (when snapshots are kept)
 - ``snapshots/step_NNNNNN.npy``  embedding snapshots (``np.save``, never pickled)
+- ``frames/step_NNNNNN.csv``     2-D UMAP frames of snapshots (``x``, ``y``; written by the app's projector)
 
 A run whose status says ``running`` but whose process is gone reads as ``interrupted``.
+
+The folder is the one source of truth: every reader (the CLI's user, the app that started the run, another
+app, the app after a restart) reads rows, points, snapshots and frames from here, never from the writer.
+:class:`MetricsTail` follows a ``metrics.csv`` that is still growing.
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ import pandas as pd
 
 log = logging.getLogger(__name__)
 
-CONFIG, STATUS, METRICS, SUMMARY, POINTS, SNAPSHOTS = (
-    "config.json", "status.json", "metrics.csv", "summary.json", "points.csv", "snapshots",
+CONFIG, STATUS, METRICS, SUMMARY, POINTS, SNAPSHOTS, FRAMES = (
+    "config.json", "status.json", "metrics.csv", "summary.json", "points.csv", "snapshots", "frames",
 )
 FINAL_STATES = ("finished", "stopped", "failed")
 
@@ -181,13 +186,99 @@ def read_metrics(run_dir: Path) -> pd.DataFrame:
     if not path.exists():
         return pd.DataFrame()
     raw = path.read_bytes()
-    if not raw:
-        return pd.DataFrame()
-    if not raw.endswith(b"\n"):
-        raw = raw[: raw.rfind(b"\n") + 1]
-    if not raw:
-        return pd.DataFrame()
-    return pd.read_csv(io.BytesIO(raw))
+    return _frame_of(raw[: raw.rfind(b"\n") + 1])
+
+
+def _frame_of(complete: bytes) -> pd.DataFrame:
+    """``metrics.csv`` bytes that end at a line end, parsed: one parser for every reader of the file."""
+    return pd.read_csv(io.BytesIO(complete)) if complete else pd.DataFrame()
+
+
+class MetricsTail:
+    """Follows a run's ``metrics.csv`` by byte offset while it grows: each :meth:`read_new` reads only the
+    bytes added since the last call and returns the rows completed meanwhile.
+
+    Only whole lines count: a row still being written (or torn by a kill) waits for its line end. A file that
+    does not exist yet reads as no rows. The header line gives the columns. A file that was replaced or cut
+    shorter (a run written again with ``--force``) is followed from its start again (:attr:`restarts`
+    counts those). Not thread-safe: its owner serialises calls.
+    """
+
+    def __init__(self, run_dir: Path):
+        self.path = Path(run_dir) / METRICS
+        self.columns: list[str] | None = None
+        self.rows: list[dict[str, Any]] = []  # every row read so far
+        self.offset = 0
+        self.restarts = 0
+        self._identity: tuple[int, int] | None = None
+        self._complete = bytearray()  # header and rows read so far: what frame() parses
+        self._frame: tuple[int, pd.DataFrame] | None = None
+
+    def read_new(self) -> list[dict[str, Any]]:
+        """The rows whose line end was written since the last call (cells as int, float, str or None)."""
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return []
+        identity = (stat.st_dev, stat.st_ino)
+        if self._identity not in (None, identity) or stat.st_size < self.offset:
+            self._restart()
+        self._identity = identity
+        if stat.st_size == self.offset:
+            return []
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                chunk = handle.read(stat.st_size - self.offset)
+        except OSError:
+            return []
+        chunk = chunk[: chunk.rfind(b"\n") + 1]
+        if not chunk:
+            return []
+        self.offset += len(chunk)
+        self._complete += chunk
+        lines = list(csv.reader(io.StringIO(chunk.decode("utf-8", errors="replace"))))
+        if self.columns is None:
+            self.columns, lines = lines[0], lines[1:]
+        new = [self._record(cells) for cells in lines if cells]
+        self.rows.extend(new)
+        return new
+
+    def frame(self) -> pd.DataFrame:
+        """Every row read so far as :func:`read_metrics` parses it (the same parser, so the same frame)."""
+        if self._frame is None or self._frame[0] != len(self._complete):
+            self._frame = (len(self._complete), _frame_of(bytes(self._complete)))
+        return self._frame[1].copy()
+
+    def _record(self, cells: list[str]) -> dict[str, Any]:
+        columns = self.columns or []
+        values = [_cell(text) for text in cells] + [None] * (len(columns) - len(cells))
+        return dict(zip(columns, values))
+
+    def _restart(self) -> None:
+        self.columns, self.rows, self.offset, self._frame = None, [], 0, None
+        self._complete = bytearray()
+        self.restarts += 1
+
+
+def _cell(text: str) -> Any:
+    """A cell of ``metrics.csv`` as :func:`format_cell` wrote it: empty is None, numbers are numbers."""
+    if text == "":
+        return None
+    if text.lstrip("-").isdigit():
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def read_summary(run_dir: Path) -> dict[str, Any] | None:
+    """``summary.json`` of a run, None while it has none (running, or killed before its end)."""
+    try:
+        return read_json(Path(run_dir) / SUMMARY)
+    except (OSError, ValueError):
+        return None
 
 
 @dataclass
@@ -277,3 +368,41 @@ def load_snapshot(path: Path) -> np.ndarray:
 def read_points(run_dir: Path) -> pd.DataFrame:
     path = Path(run_dir) / POINTS
     return pd.read_csv(path, keep_default_na=False) if path.exists() else pd.DataFrame(columns=["text", "label"])
+
+
+def frame_path(run_dir: Path, step: int) -> Path:
+    """Where the 2-D UMAP frame of ``step`` lives in a run folder."""
+    return Path(run_dir) / FRAMES / f"step_{int(step):06d}.csv"
+
+
+def save_frame(run_dir: Path, step: int, coords: np.ndarray) -> Path:
+    """Write a 2-D frame (``x``, ``y`` columns) atomically: a reader never sees half a frame."""
+    coords = np.asarray(coords, dtype=np.float32)
+    path = frame_path(run_dir, step)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    pd.DataFrame({"x": coords[:, 0], "y": coords[:, 1]}).to_csv(tmp, index=False, float_format="%.5g")
+    os.replace(tmp, path)
+    return path
+
+
+def list_frames(run_dir: Path) -> list[tuple[int, Path]]:
+    """The frames of a run as ``(step, path)``, by step; files that are not frames are skipped."""
+    folder = Path(run_dir) / FRAMES
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in folder.glob("step_*.csv"):
+        try:
+            found.append((int(path.stem.split("_")[1]), path))
+        except (IndexError, ValueError):
+            log.warning("skipping unexpected frame file %s", path)
+    return sorted(found)
+
+
+def load_frame(path: Path) -> np.ndarray:
+    """One frame as an (n, 2) float32 array; raises ``ValueError`` for a file that is not a frame."""
+    try:
+        return pd.read_csv(path)[["x", "y"]].to_numpy(dtype=np.float32)
+    except (KeyError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise ValueError(f"{Path(path).name} is not a frame: {err}") from err

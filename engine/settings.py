@@ -21,6 +21,7 @@ from engine.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 OFF = ("", "none", "off")  # values of a folder setting that turn it off
+ENV_PREFIX = "EMBEDLAB_"  # every variable of the lab starts so
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Setting:
 
 
 def _s(name: str, kind: str, default: Any, meaning: str, *, env: bool = True, **limits: Any) -> Setting:
-    return Setting(name, f"EMBEDLAB_{name.upper()}" if env else None, kind, default, meaning, **limits)
+    return Setting(name, f"{ENV_PREFIX}{name.upper()}" if env else None, kind, default, meaning, **limits)
 
 
 _ALL: tuple[Setting, ...] = (
@@ -68,7 +69,6 @@ _ALL: tuple[Setting, ...] = (
     _s("speed_window", "int", 30, "steps over which a run's speed (steps/s) is measured", env=False),
     _s("gil_switch_seconds", "float", 0.001, "GIL switch interval with in-thread jobs (training waits at most this)",
        env=False),
-    _s("poll_seconds", "float", 0.25, "how often the server looks for new rows of a running run", env=False),
     # ---------------------------------------------------------------- UMAP frames
     _s("keep_snapshots", "int", 3, "embedding snapshots of a running run kept in memory for the projector",
        env=False),

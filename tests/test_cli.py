@@ -1,4 +1,4 @@
-"""The headless CLI: files it writes, one-line errors, exit codes."""
+"""The headless CLI: files it writes, one-line errors, exit codes, and the ``--events`` stream of the jobs."""
 
 import json
 import os
@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from engine import cli
+from engine import cli, events, runlog
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -33,6 +33,25 @@ def test_probe_writes_metrics_config_and_summary(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     assert {"pearson_r", "spearman_rho", "final"} <= summary.keys()
     assert summary["final"]["step"] == 5
+
+
+def test_events_stream_is_liveness_only_and_matches_the_run_folder(tmp_path: Path) -> None:
+    """``--events``: progress, then one tick per row already on disk (saying whether a snapshot was saved),
+    then the summary; nothing else on stdout. The rows themselves are read from the folder."""
+    out = tmp_path / "run"
+    result = _run("probe", "--data", "demo", "--limit", "60", "--steps", "4", "--snapshot-every", "2",
+                  "--snapshot-limit", "20", "--out", str(out), "--events")
+    assert result.returncode == 0, result.stderr
+    stream = [events.from_line(line) for line in result.stdout.splitlines()]
+    assert None not in stream
+    kinds = [type(event).__name__ for event in stream]
+    first_tick = kinds.index("Tick")
+    assert set(kinds[:first_tick]) == {"Progress"} and kinds[-1] == "Finished"
+    ticks = stream[first_tick:-1]
+    assert all(isinstance(tick, events.Tick) for tick in ticks)
+    assert [tick.step for tick in ticks] == runlog.read_metrics(out)["step"].tolist()
+    assert [tick.step for tick in ticks if tick.snapshot] == [step for step, _ in runlog.list_snapshots(out)]
+    assert stream[-1].summary["state"] == "finished" and stream[-1].summary["final"]["step"] == 4
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,9 @@ import threading
 
 import pytest
 
-from engine import jobs, priority, settings
+from engine import priority, settings
 from engine.errors import ConfigError
+from engine.jobs.children import popen_child
 
 linux_only = pytest.mark.skipif(not priority.supported(), reason="per-thread nice values are Linux's")
 
@@ -87,7 +88,7 @@ def test_yield_to_training_lowers_the_threads_and_children_of_a_normal_thread_ke
 
     def launcher() -> None:  # like the registry's worker thread
         launcher_go.wait(30)
-        proc = jobs._popen(command, dict(os.environ))
+        proc = popen_child(command, dict(os.environ))
         child_nice["out"], _ = proc.communicate(timeout=60)
         child_nice["pid"] = proc.pid
 
@@ -114,7 +115,7 @@ def test_ui_nice_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("EMBEDLAB_UI_NICE", "0")
     assert priority.ui_nice() == 0
     assert in_thread(lambda: (priority.yield_to_training([None]), priority.thread_nice())) == (0, priority.thread_nice())
-    for bad, message in [("high", "whole number"), ("25", "from 0 to 19"), ("-3", "from 0 to 19")]:
+    for bad, message in [("high", "whole number"), ("25", "between 0 and 19"), ("-3", "between 0 and 19")]:
         monkeypatch.setenv("EMBEDLAB_UI_NICE", bad)
         with pytest.raises(ConfigError, match=message) as caught:
             priority.ui_nice()

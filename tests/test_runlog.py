@@ -1,8 +1,11 @@
+"""The run folder: rows on disk as written, atomic JSON, states, snapshots, frames, and the metrics tail."""
+
 import json
 import os
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from engine import runlog
@@ -78,3 +81,60 @@ def test_json_writes_are_atomic_and_clean(tmp_path: Path) -> None:
     runlog.write_json_atomic(tmp_path / "a.json", {"x": float("inf"), "p": tmp_path})
     assert json.loads((tmp_path / "a.json").read_text()) == {"x": None, "p": str(tmp_path)}
     assert os.listdir(tmp_path) == ["a.json"]
+
+
+def test_metrics_tail_reads_only_whole_new_lines_by_offset(tmp_path: Path) -> None:
+    tail = runlog.MetricsTail(tmp_path / "run")
+    assert tail.read_new() == [] and tail.columns is None  # no file yet
+    writer = _writer(tmp_path)
+    assert tail.read_new() == [] and tail.columns == ["step", "loss", "note"]  # the header alone
+    writer.append({"step": 0, "loss": 1.5, "note": "a,b"})
+    writer.append({"step": 1, "loss": float("nan")})
+    assert tail.read_new() == [{"step": 0, "loss": 1.5, "note": "a,b"}, {"step": 1, "loss": None, "note": None}]
+    offset = tail.offset
+    assert tail.read_new() == [] and tail.offset == offset  # nothing new: nothing read
+    with open(writer.run_dir / "metrics.csv", "ab") as handle:
+        handle.write(b"2,0.")  # a row being written (or torn by a kill)
+    assert tail.read_new() == [] and tail.offset == offset
+    with open(writer.run_dir / "metrics.csv", "ab") as handle:
+        handle.write(b"5,x\n3,0.25,")
+    assert tail.read_new() == [{"step": 2, "loss": 0.5, "note": "x"}]
+    assert tail.offset == offset + len(b"2,0.5,x\n")
+    assert [row["step"] for row in tail.rows] == [0, 1, 2]
+
+
+def test_metrics_tail_frame_is_what_read_metrics_reads(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    tail = runlog.MetricsTail(writer.run_dir)
+    for step in range(4):
+        writer.append({"step": step, "loss": 1 / (step + 1), "note": "n" if step % 2 else None})
+        tail.read_new()
+        pd.testing.assert_frame_equal(tail.frame(), runlog.read_metrics(writer.run_dir))
+
+
+def test_metrics_tail_starts_again_when_the_file_is_written_anew(tmp_path: Path) -> None:
+    _writer(tmp_path).append({"step": 0, "loss": 1.0})
+    tail = runlog.MetricsTail(tmp_path / "run")
+    assert len(tail.read_new()) == 1
+    again = runlog.RunWriter(tmp_path / "run", ["step", "loss"], {"kind": "probe"})  # --force: truncated
+    assert tail.read_new() == [] and tail.rows == [] and tail.restarts == 1
+    again.append({"step": 0, "loss": 2.0})
+    assert tail.read_new() == [{"step": 0, "loss": 2.0}] and tail.columns == ["step", "loss"]
+
+
+def test_frames_round_trip_atomically(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    assert runlog.list_frames(run_dir) == []
+    coords = np.array([[0.5, -1.25], [3.0, 4.0]], dtype=np.float32)
+    path = runlog.save_frame(run_dir, 7, coords)
+    assert path == runlog.frame_path(run_dir, 7) == run_dir / "frames" / "step_000007.csv"
+    assert path.read_text().splitlines()[0] == "x,y"
+    runlog.save_frame(run_dir, 12, coords * 2)
+    (run_dir / "frames" / "step_bad.csv").write_text("x,y\n")
+    assert [step for step, _ in runlog.list_frames(run_dir)] == [7, 12]
+    np.testing.assert_array_equal(runlog.load_frame(path), coords)
+    assert sorted(p.name for p in (run_dir / "frames").iterdir()) == [
+        "step_000007.csv", "step_000012.csv", "step_bad.csv"]  # no temporary file left
+    (run_dir / "frames" / "step_000013.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="not a frame"):
+        runlog.load_frame(run_dir / "frames" / "step_000013.csv")

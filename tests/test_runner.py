@@ -1,3 +1,5 @@
+"""The runner: an experiment's events into a run folder (rows, snapshots, points, summary, final state)."""
+
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -7,6 +9,7 @@ import pytest
 
 from engine import runlog, runner
 from engine.errors import ConfigError
+from engine.events import Points, Progress, Row
 
 
 @dataclass
@@ -17,14 +20,14 @@ class FakeConfig:
 
 
 def fake_generator(config: FakeConfig, stop: threading.Event):
-    yield {"progress": 0.5, "phase": "warming"}
-    yield {"points": (["a", "b"], ["x", "y"])}
+    yield Progress("warming", 0.5)
+    yield Points(["a", "b"], ["x", "y"])
     for step in range(config.steps):
         if config.fail_at == step:
             if config.error == "config":
                 raise ConfigError("bad setting at step 2")
             raise MemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
-        yield {"step": step, "loss": 1.0 / (step + 1), "snapshot": np.full((2, 2), step, dtype=np.float32)}
+        yield Row(step, {"loss": 1.0 / (step + 1)}, np.full((2, 2), step, dtype=np.float32))
         if stop.is_set():
             return
 
@@ -46,14 +49,32 @@ def test_run_writes_every_row_snapshot_and_summary(tmp_path: Path, fake_experime
     assert runlog.read_metrics(tmp_path / "r")["step"].tolist() == [0, 1, 2, 3, 4]
     assert [s for s, _ in runlog.list_snapshots(tmp_path / "r")] == [0, 1, 2, 3, 4]
     assert runlog.load_run_info(tmp_path / "r").state == "finished"
-    assert events[0]["phase"] == "warming"
+    assert events[0] == Progress("warming", 0.5)
+    assert [type(event).__name__ for event in events] == ["Progress", "Points"] + ["Row"] * 5
+    assert runlog.read_points(tmp_path / "r")["text"].tolist() == ["a", "b"]
+
+
+def test_every_event_is_on_disk_before_it_is_passed_on(tmp_path: Path, fake_experiment: str) -> None:
+    """A reader of the run folder never sees an event before its data: the jobs rely on it."""
+    seen = []
+
+    def check(event) -> None:
+        if isinstance(event, Points):
+            seen.append(runlog.read_points(tmp_path / "r")["text"].tolist() == event.texts)
+        elif isinstance(event, Row):
+            on_disk = runlog.read_metrics(tmp_path / "r")["step"].tolist()
+            snapshot = runlog.load_snapshot(runlog.snapshot_path(tmp_path / "r", event.step))
+            seen.append(on_disk[-1] == event.step and np.array_equal(snapshot, event.snapshot))
+
+    runner.run_experiment(fake_experiment, FakeConfig(steps=3), tmp_path / "r", on_event=check)
+    assert seen == [True] * 4
 
 
 def test_stop_ends_the_run_as_stopped(tmp_path: Path, fake_experiment: str) -> None:
     stop = threading.Event()
 
-    def stop_after_two(event: dict) -> None:
-        if event.get("step") == 1:
+    def stop_after_two(event) -> None:
+        if isinstance(event, Row) and event.step == 1:
             stop.set()
 
     summary = runner.run_experiment(fake_experiment, FakeConfig(steps=100), tmp_path / "r", stop, stop_after_two)

@@ -7,11 +7,11 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from waiting import wait_for
 
 from engine import runlog
 
@@ -25,15 +25,18 @@ def _start_probe(out: Path) -> subprocess.Popen:
     return subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def _wait_for_rows(out: Path, process: subprocess.Popen, timeout: float = 480.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def _wait_for_rows(out: Path, process: subprocess.Popen, rows: int = 1) -> None:
+    """Until ``rows`` whole rows are on disk (the kill then lands somewhere in a later step)."""
+    tail = runlog.MetricsTail(out)
+
+    def written() -> bool:
         if process.poll() is not None:
-            pytest.fail(f"run ended early: {process.stderr.read().decode()}")
-        if (out / "metrics.csv").exists() and (out / "metrics.csv").stat().st_size > 60:
-            return
-        time.sleep(0.05)
-    pytest.fail("no metrics row appeared in time")
+            detail = process.stderr.read().decode(errors="replace") if process.stderr else ""
+            pytest.fail(f"run ended early (exit {process.returncode}): {detail}")
+        tail.read_new()
+        return len(tail.rows) >= rows
+
+    wait_for(written, 480, f"{rows} metrics rows")
 
 
 @pytest.mark.parametrize("attempt", range(3))
@@ -41,8 +44,7 @@ def test_sigkill_leaves_whole_rows_config_and_interrupted_state(tmp_path: Path, 
     out = tmp_path / f"killed-{attempt}"
     process = _start_probe(out)
     try:
-        _wait_for_rows(out, process)
-        time.sleep(random.Random(attempt).uniform(0.0, 1.5))
+        _wait_for_rows(out, process, rows=random.Random(attempt).randint(1, 8))
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
     finally:
@@ -65,13 +67,12 @@ def test_sigkill_leaves_whole_rows_config_and_interrupted_state(tmp_path: Path, 
 
 
 SERVER = """
-import sys, time
+import sys, threading
 from engine.jobs import JobRegistry
 registry = JobRegistry(sys.argv[1], project=False, warm=False)
 job = registry.submit("probe", {"data": "demo", "limit": 120, "steps": 100000}, name="served")
 print(job.run_dir, flush=True)
-while True:
-    time.sleep(1)
+threading.Event().wait()  # serve until killed
 """
 
 
@@ -83,21 +84,16 @@ def test_sigkill_of_the_app_server_ends_its_run_cleanly_with_rows_kept(tmp_path:
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         run_dir = Path(server.stdout.readline().strip())
-        _wait_for_rows(run_dir, server)
-        time.sleep(random.Random(7).uniform(0.0, 1.0))
+        _wait_for_rows(run_dir, server, rows=random.Random(7).randint(1, 6))
         os.kill(server.pid, signal.SIGKILL)
         server.wait(timeout=30)
     finally:
         if server.poll() is None:
             server.kill()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and runlog.load_run_info(run_dir).state == "running":
-        time.sleep(0.2)
-    info = runlog.load_run_info(run_dir)
+    info = wait_for(lambda: (found := runlog.load_run_info(run_dir)).state != "running" and found,
+                    what="the run's end after the server's death")
     assert info.state in {"stopped", "interrupted"}, info.state
     child = Path(f"/proc/{runlog.read_json(run_dir / runlog.STATUS)['pid']}")
-    while time.monotonic() < deadline and child.exists():
-        time.sleep(0.2)
-    assert not child.exists(), "the run's process outlived the server"
+    wait_for(lambda: not child.exists(), what="the end of the run's process (it must not outlive the server)")
     frame = runlog.read_metrics(run_dir)
     assert len(frame) >= 1 and frame["step"].tolist() == list(range(len(frame)))

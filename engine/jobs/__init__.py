@@ -1,0 +1,30 @@
+"""Background jobs of the lab's server: queued experiment runs, their children, and their UMAP frames.
+
+One concern a module:
+
+- :mod:`~engine.jobs.registry`: :class:`JobRegistry`, the FIFO queue and its one worker thread (runs in a
+  child process each, or in the worker thread itself); failures of any kind become ``failed`` jobs with a
+  one-line message and the worker goes on with the next job;
+- :mod:`~engine.jobs.job`: :class:`Job`, the live, thread-safe view of one run. The run folder is the one
+  source of truth: rows are tailed from ``metrics.csv`` the same way for a run started here, by another
+  server, or by the CLI (attached from disk);
+- :mod:`~engine.jobs.film`: a run's UMAP frames (written and read through :mod:`engine.runlog`);
+- :mod:`~engine.jobs.children`: starting a child, its thread count, following its stdout events, Stop
+  (SIGTERM, SIGKILL after a grace period) and its outcome;
+- :mod:`~engine.jobs.spare`: the warm spare child; :mod:`~engine.jobs.spare_entry`: the code it runs;
+- :mod:`~engine.jobs.projector`: :class:`ProjectionWorker`, the low-priority UMAP thread.
+
+The spare is started as ``python -c "from engine.jobs import serve_one; serve_one()"``.
+"""
+
+from engine.jobs.children import ChildRun, default_child_threads, popen_child, usable_cpus
+from engine.jobs.job import ACTIVE_STATES, Job
+from engine.jobs.projector import ProjectionWorker
+from engine.jobs.registry import ISOLATIONS, JobRegistry
+from engine.jobs.spare import SparePool
+from engine.jobs.spare_entry import preload, serve_one, warm_default_encoder
+
+__all__ = [
+    "ACTIVE_STATES", "ISOLATIONS", "ChildRun", "Job", "JobRegistry", "ProjectionWorker", "SparePool",
+    "default_child_threads", "popen_child", "preload", "serve_one", "usable_cpus", "warm_default_encoder",
+]

@@ -1,0 +1,157 @@
+"""The projector: one low-priority thread that turns embedding snapshots into warm-started UMAP frames.
+
+Live frames first (the newest snapshot of a running job; older unframed ones are skipped when it falls
+behind), then the films of finished runs, back-filled from the snapshots on disk. Frames go to the run
+folder through :mod:`engine.runlog` (:class:`engine.jobs.film.Film`).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine import priority, runlog, settings
+from engine.errors import one_line
+from engine.jobs.children import usable_cpus
+
+if TYPE_CHECKING:
+    from engine.jobs.job import Job
+    from engine.jobs.registry import JobRegistry
+
+log = logging.getLogger(__name__)
+
+
+def default_live_share() -> float:
+    """The projector's CPU budget while a job trains: ``live_frame_share`` of one CPU on small machines."""
+    return settings.get("live_frame_share") if usable_cpus() <= settings.get("small_machine_cpus") else 1.0
+
+
+def rest_seconds(cpu_used: float, elapsed: float, share: float) -> float:
+    """How long to rest after a frame that used ``cpu_used`` CPU seconds over ``elapsed`` wall seconds so that
+    the projector keeps to ``share`` of one CPU (0 when the share is not a limit)."""
+    if not 0 < share < 1:
+        return 0.0
+    return max(0.0, cpu_used / share - elapsed)
+
+
+class ProjectionWorker:
+    """Low-priority thread turning each job's newest snapshot into a warm-started UMAP frame.
+
+    CPU budget: the thread lowers its own scheduling priority (:func:`engine.priority.lower_thread_priority`,
+    nice ``nice``) and numba's thread count to 1. Nice only weighs threads of one session group against each
+    other (autogroup), and a UMAP frame is seconds of CPU; so while a job trains, the projector also keeps
+    to ``live_share`` of one CPU (:func:`rest_seconds`; default :func:`default_live_share`). Films of
+    finished runs are back-filled at full speed. It pre-warms umap-learn's JIT when it starts (before
+    lowering its priority: at app start nothing trains yet, and a starved JIT is slow).
+    """
+
+    def __init__(self, registry: JobRegistry, *, nice: int = 10, prewarm: bool = True, single_thread: bool = False,
+                 live_share: float | None = None):
+        self.registry = registry
+        self.nice = nice
+        self.live_share = default_live_share() if live_share is None else float(live_share)
+        self.single_thread = single_thread  # no training in this process: keep torch to this thread
+        self._prewarm = prewarm
+        self._wake = threading.Event()
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="embedlab-umap", daemon=True)
+        self._thread.start()
+
+    def notify(self) -> None:
+        """A snapshot arrived or a run ended: look for work now."""
+        self._wake.set()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive() and not self._closed.is_set()
+
+    def close(self, timeout: float = 5.0) -> None:
+        self._closed.set()
+        self._wake.set()
+        self._thread.join(timeout)
+
+    def _lower_priority(self) -> None:
+        priority.lower_thread_priority(self.nice)
+        try:
+            import numba
+
+            numba.set_num_threads(1)
+        except Exception:  # noqa: BLE001 - numba missing or no threading layer: nothing to limit
+            pass
+
+    def _loop(self) -> None:
+        if self._prewarm:
+            try:
+                from engine.projection import prewarm_umap
+
+                prewarm_umap()
+            except Exception as err:  # noqa: BLE001 - a failed warm-up only costs time later
+                log.warning("UMAP warm-up failed: %s", one_line(err))
+        self._lower_priority()
+        while not self._closed.is_set():
+            self._wake.wait(timeout=0.5)
+            self._wake.clear()
+            while not self._closed.is_set() and self._project_one():
+                pass
+
+    def _next_task(self) -> tuple[Job, int, np.ndarray | None, np.ndarray | None] | None:
+        """``(job, step, snapshot or None to read from disk, warm start)``: the newest snapshot of a running
+        job first, else the first missing frame of a finished run's film; None when nothing is pending."""
+        jobs = sorted(self.registry.jobs(), key=lambda job: job.state != "running")
+        for job in jobs:
+            pending = job.pending_snapshot()
+            if pending is not None:
+                previous = job.last_frame()
+                return job, pending[0], pending[1], None if previous is None else previous[1]
+        for job in jobs:
+            step = job.missing_film_step()
+            if step is not None:
+                return job, step, None, job.nearest_frame(step)
+        return None
+
+    def _project_one(self) -> bool:
+        """Project one snapshot; False when nothing is pending."""
+        task = self._next_task()
+        if task is None:
+            return False
+        job, step, snapshot, warm = task
+        live = snapshot is not None
+        wall, cpu = time.monotonic(), time.thread_time()
+        try:
+            if snapshot is None:
+                snapshot = runlog.load_snapshot(runlog.snapshot_path(job.run_dir, step))
+            job.add_frame(step, self._project(job, snapshot, warm))
+        except Exception as err:  # noqa: BLE001 - a bad frame must not stop the projector
+            job.skip_frame(step, one_line(err))
+            log.warning("UMAP frame of %s at step %s failed: %s", job.id, step, job.frame_error)
+        if live and job.state == "running":
+            self._rest(rest_seconds(time.thread_time() - cpu, time.monotonic() - wall, self.live_share))
+        return True
+
+    def _rest(self, seconds: float) -> None:
+        """Wait ``seconds`` (a live frame's CPU budget), or until closed."""
+        if seconds > 0:
+            self._closed.wait(seconds)
+
+    def _project(self, job: Job, snapshot: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
+        from engine.metrics import knn
+        from engine.projection import umap_frame
+
+        if self.single_thread:
+            _torch_single_thread()
+        k = min(settings.get("umap_neighbors"), max(len(snapshot) - 1, 1))
+        neighbours = knn(snapshot, k) if len(snapshot) >= 5 else None
+        seed = int(job.config_dict.get("seed", 0) or 0)
+        return umap_frame(snapshot, previous=previous, knn=neighbours, seed=seed)
+
+
+def _torch_single_thread() -> None:
+    """No torch worker threads in the server process (they would not inherit the projector's priority)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)

@@ -1,0 +1,239 @@
+"""The job registry: queued experiment runs executed one after another by ONE worker thread.
+
+The page script of a web UI is rerun on every click, so runs must live outside it: a :class:`JobRegistry`
+is held once per server process (e.g. by ``st.cache_resource``). One run at a time, because a run takes the
+machine's cores; a queue, because a user may queue several.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from engine import events, paths, runlog, settings
+from engine.errors import ConfigError, one_line
+from engine.jobs.children import ChildRun, child_argv, default_child_threads
+from engine.jobs.job import Job
+from engine.jobs.projector import ProjectionWorker
+from engine.jobs.spare import SparePool
+from engine.runner import EXPERIMENTS, run_experiment
+
+log = logging.getLogger(__name__)
+
+ISOLATIONS = ("process", "thread")
+IDLE_POLL_SECONDS = 0.02  # wait_idle's look interval: short, it only serves scripts and tests
+
+
+class JobRegistry:
+    """Thread-safe registry of jobs with one FIFO worker thread and one projection thread.
+
+    ``isolation``: ``"process"`` (each job in its own child process, :mod:`engine.jobs.children`: no GIL
+    shared with the web server, charts and UMAP, and a crash or out-of-memory kill is just a failed job) or
+    ``"thread"`` (:func:`engine.runner.run_experiment` in the worker thread; experiments registered
+    in-process, tests); default: the setting ``job_isolation``. ``warm``: keep a spare child with the
+    modules imported while idle (process isolation; default on). ``stop_grace``: seconds a stopped child
+    gets to end its step before it is killed (default: the setting ``stop_grace_seconds``).
+    ``child_threads``: torch threads of a child; ``"auto"`` chooses per kind
+    (:func:`~engine.jobs.children.default_child_threads`), ``None`` keeps torch's default.
+    """
+
+    def __init__(self, runs_root: Path | None = None, *, project: bool = True, projection_nice: int = 10,
+                 isolation: str | None = None, warm: bool | None = None, stop_grace: float | None = None,
+                 child_threads: int | str | None = "auto"):
+        isolation = isolation or settings.get("job_isolation")
+        if isolation not in ISOLATIONS:
+            raise ConfigError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {isolation!r}")
+        self.runs_root = Path(runs_root) if runs_root is not None else paths.runs_dir()
+        self.isolation = isolation
+        self.stop_grace = float(settings.get("stop_grace_seconds") if stop_grace is None else stop_grace)
+        self.child_threads = child_threads
+        if isolation == "thread":
+            # A training step releases and re-takes the GIL hundreds of times (every torch op); with Python's
+            # default 5 ms switch interval, a busy UI thread (figures every second) makes each re-take wait.
+            sys.setswitchinterval(min(sys.getswitchinterval(), settings.get("gil_switch_seconds")))
+        self.runs_root.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._wake = threading.Condition(self._lock)
+        self._jobs: dict[str, Job] = {}
+        self._queue: deque[Job] = deque()
+        self._closed = False
+        self._current: Job | None = None
+        self._spares = SparePool(enabled=isolation == "process" and (warm is None or warm))
+        self.projector = (ProjectionWorker(self, nice=projection_nice, single_thread=isolation == "process")
+                          if project else None)
+        self._worker = threading.Thread(target=self._work, name="embedlab-jobs", daemon=True)
+        self._worker.start()
+
+    # ---------------------------------------------------------------------------------- public
+
+    def submit(self, kind: str, config: Any, name: str | None = None) -> Job:
+        """Queue a run of ``kind``; ``config`` is the experiment's config dataclass or a dict of its fields.
+
+        Raises :class:`ConfigError` (one line) for an unknown kind or invalid settings.
+        """
+        if kind not in EXPERIMENTS:
+            raise ConfigError(f"unknown experiment {kind!r} (known: {', '.join(EXPERIMENTS)})")
+        if isinstance(config, dict):
+            config = EXPERIMENTS[kind].make_config(**config)
+        label = paths.safe_name(name or kind, what="run name")
+        with self._lock:
+            if self._closed:
+                raise ConfigError("the job registry is shut down")
+            run_dir = self.runs_root / paths.new_run_name(label)
+            while run_dir.name in self._jobs or run_dir.exists():
+                run_dir = self.runs_root / paths.new_run_name(label)
+            job = Job(kind, config, run_dir, label)
+            self._jobs[job.id] = job
+            self._queue.append(job)
+            self._wake.notify_all()
+        return job
+
+    def jobs(self) -> list[Job]:
+        """All known jobs, oldest first."""
+        with self._lock:
+            return list(self._jobs.values())
+
+    def get(self, job_id: str) -> Job | None:
+        with self._lock:
+            return self._jobs.get(job_id)
+
+    def active(self) -> list[Job]:
+        return [job for job in self.jobs() if job.active]
+
+    @property
+    def current(self) -> Job | None:
+        return self._current
+
+    def attach_finished(self) -> list[Job]:
+        """Add runs found on disk (finished, stopped, failed, interrupted, or written by another process);
+        runs attached before get their state re-read. Returns the newly added ones."""
+        added = []
+        for info in runlog.list_runs(self.runs_root):
+            with self._lock:
+                known = self._jobs.get(info.name)
+                if known is None:
+                    job = Job.from_run(info)
+                    self._jobs[job.id] = job
+                    added.append(job)
+                elif known.from_disk:
+                    known.refresh_from_disk()
+        if added:
+            with self._lock:
+                self._jobs = dict(sorted(self._jobs.items(), key=lambda item: item[1].started or item[1].created))
+        return added
+
+    def projecting(self, job: Job) -> bool:
+        """Whether UMAP frames of ``job`` are still to come (live snapshot pending or the film back-filling)."""
+        if self.projector is None or not self.projector.alive:
+            return False
+        return job.pending_snapshot() is not None or job.missing_film_step() is not None
+
+    def stop_all(self) -> None:
+        for job in self.active():
+            job.stop()
+
+    def wait_idle(self, timeout: float = 60.0, *, frames: bool = False) -> bool:
+        """Block until no job is queued or running and, with ``frames``, no UMAP frame is still to come (a
+        finished run's film back-filling); False after ``timeout`` seconds (tests, scripts)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.active() and not (frames and any(self.projecting(job) for job in self.jobs())):
+                return True
+            time.sleep(IDLE_POLL_SECONDS)
+        return False
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Stop everything and end the threads (tests; the server just exits)."""
+        with self._lock:
+            self._closed = True
+            self._wake.notify_all()
+        self.stop_all()
+        self._worker.join(timeout)
+        self._spares.close()
+        if self.projector is not None:
+            self.projector.close(timeout)
+
+    # ---------------------------------------------------------------------------------- worker
+
+    def _next(self) -> Job | None:
+        """The next queued job; while idle, a warm spare is prepared (not during a page load's burst)."""
+        idle_since = time.monotonic()
+        while True:
+            with self._lock:
+                while self._queue:
+                    job = self._queue.popleft()
+                    if job.state == "queued":
+                        return job
+                if self._closed:
+                    return None
+            if time.monotonic() - idle_since >= settings.get("spare_after_idle_seconds"):
+                self._spares.prepare()
+            with self._lock:
+                if not self._queue and not self._closed:
+                    self._wake.wait(timeout=0.5)
+
+    def _work(self) -> None:
+        self._spares.prepare()  # the first spare at once: a new user's first click follows soon
+        while True:
+            job = self._next()
+            if job is None:
+                return
+            self._current = job
+            try:
+                self._run(job)
+            finally:
+                self._current = None
+
+    def _run(self, job: Job) -> None:
+        if not job.begin():
+            return
+        try:
+            if self.isolation == "process":
+                self._run_process(job)
+            else:
+                self._run_thread(job)
+        except Exception as err:  # noqa: BLE001 - the worker must survive every failure
+            log.exception("job %s: the worker failed", job.id)
+            job.end("failed", one_line(err))
+        finally:
+            if self.projector is not None:
+                self.projector.notify()
+
+    def _feed(self, job: Job, event: events.Event | events.WireEvent) -> None:
+        if job.on_event(event) and self.projector is not None:
+            self.projector.notify()
+
+    def _run_thread(self, job: Job) -> None:
+        try:
+            summary = run_experiment(job.kind, job.config, job.run_dir, job.stop_event,
+                                     lambda event: self._feed(job, event))
+        except BaseException as err:  # noqa: BLE001 - the worker must survive every failure
+            interrupted = isinstance(err, KeyboardInterrupt)
+            job.end("stopped" if interrupted else "failed", None if interrupted else one_line(err))
+            if not interrupted:
+                log.warning("job %s failed: %s", job.id, job.error)
+            return
+        job.summary = summary
+        job.end("stopped" if job.stop_event.is_set() else "finished")
+
+    def _run_process(self, job: Job) -> None:
+        """Run ``job`` in a child process and follow its event lines until it ends."""
+        threads = default_child_threads(job.kind) if self.child_threads == "auto" else self.child_threads
+        argv = child_argv(job.kind, job.config_dict, job.run_dir, threads)
+        try:
+            proc = self._spares.launch(argv)
+        except OSError as err:
+            job.end("failed", f"could not start the run's process: {one_line(err)}")
+            return
+        job.pid = proc.pid
+        child = ChildRun(proc, job, self.stop_grace)
+        child.follow(lambda event: self._feed(job, event))
+        state, error = child.outcome()
+        job.end(state, error)
+        if state == "failed":
+            log.warning("job %s failed: %s", job.id, error)

@@ -1,0 +1,68 @@
+"""What runs inside a warm spare child (:class:`engine.jobs.spare.SparePool`): import, warm up, then run the
+job that arrives on stdin exactly as ``python -m engine`` would.
+
+Kept apart from the pool: this code runs in the child, the pool in the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import logging
+import os
+import sys
+
+from engine import settings
+from engine.errors import one_line
+from engine.runner import EXPERIMENTS
+
+log = logging.getLogger(__name__)
+
+PRELOAD_MODULES = ("engine.cli", "engine.encoders", "engine.metrics", "engine.data",
+                   "transformers.models.bert.modeling_bert", "transformers.models.bert.tokenization_bert")
+
+
+def preload() -> None:
+    """Import what a run needs (torch, transformers, every registered experiment): a spare's warm-up."""
+    for experiment in EXPERIMENTS.values():
+        for ref in (experiment.generator, experiment.config_class, experiment.summarize):
+            if ref:
+                with contextlib.suppress(Exception):
+                    experiment.load(ref)
+    for module in PRELOAD_MODULES:
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
+
+
+def warm_default_encoder() -> None:
+    """Load the bundled encoder and put the demo corpus's embeddings in the embedding cache (once per cache
+    folder), then hand the loaded encoder to this process's next ``load_encoder()`` of the same settings:
+    the overview's one-click demo (and any run on the bundled encoder) then skips loading and encoding.
+    The setting ``warm_encoder`` (``EMBEDLAB_WARM_ENCODER=0``) turns it off (spares then only import)."""
+    from engine.encoders import encode_cached, load_encoder
+    from engine.encoders.loading import hand_over
+    from engine.probe import ProbeConfig, build_problem
+
+    encoder = load_encoder()
+    build_problem(ProbeConfig(data="demo"), lambda texts: encode_cached(encoder, texts))
+    hand_over(encoder)
+
+
+def serve_one() -> None:
+    """Entry of a spare child: preload, read its job (``{"argv": CLI argv, "env": environment}``, one JSON
+    line) from stdin, run it as ``python -m engine *argv`` would, exit."""
+    preload()
+    try:
+        if settings.get("warm_encoder"):
+            warm_default_encoder()
+    except Exception as err:  # noqa: BLE001 - a failed warm-up only means a colder start
+        log.warning("warm-up of the bundled encoder failed: %s", one_line(err))
+    line = sys.stdin.readline()
+    if not line.strip():  # the registry discarded the spare (or is gone)
+        return
+    job = json.loads(line)
+    os.environ.update(job.get("env") or {})
+    from engine.cli import main
+
+    sys.exit(main(job["argv"]))
