@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import events, settings
-from engine.errors import ConfigError, EmbedlabError, one_line
+from engine.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.events import Event, Finished, Progress, Row
 from engine.runner import EXPERIMENTS, run_experiment
 
@@ -220,6 +220,9 @@ def _main(args: argparse.Namespace) -> int:
         if args.command == "settings":
             return print_settings(args.markdown)
         return execute(args.command, args)
+    except RunFailed as err:  # the run's own failure, recorded in its folder
+        print(f"error: {one_line(err)}", file=sys.stderr)
+        return EXIT_FAILURE
     except EmbedlabError as err:
         print(f"error: {one_line(err)}", file=sys.stderr)
         return EXIT_USER_ERROR

@@ -17,6 +17,11 @@ class ConfigError(EmbedlabError):
     """A setting is out of range or inconsistent with the data."""
 
 
+class RunFailed(EmbedlabError):
+    """A run ended by an unexpected failure (out of memory, a full disk, a bug); the message is its one line
+    and the run folder keeps the details."""
+
+
 def one_line(err: BaseException) -> str:
     """Render any exception as a single line (type name only when the message is empty)."""
     text = " ".join(str(err).split())

@@ -84,7 +84,7 @@ def runs_zip(runs: Mapping[str, tuple[pd.DataFrame, Mapping[str, Any], Path | No
         for name, (frame, config, run_dir) in runs.items():
             folder = safe_name(name, what="run name")
             archive.writestr(f"{folder}/metrics.csv", metrics_csv(frame))
-            archive.writestr(f"{folder}/config.json", json.dumps(runlog._jsonable(dict(config)), indent=2, sort_keys=True))
+            archive.writestr(f"{folder}/config.json", json.dumps(runlog.jsonable(dict(config)), indent=2, sort_keys=True))
             summary = Path(run_dir) / runlog.SUMMARY if run_dir is not None else None
             if summary is not None and summary.is_file():
                 archive.writestr(f"{folder}/summary.json", summary.read_bytes())

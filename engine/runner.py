@@ -15,6 +15,8 @@ import math
 import threading
 import time
 import traceback
+import types
+import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
@@ -22,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import ConfigError, EmbedlabError, one_line
+from engine import runlog
+from engine.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.events import Event, Points, Row
 from engine.runlog import RunWriter
 
@@ -51,11 +54,43 @@ class Experiment:
         return getattr(importlib.import_module(module), name)
 
     def make_config(self, **values: Any) -> Any:
-        """The config dataclass from its fields; unknown or missing fields raise a one-line ConfigError."""
+        """The config dataclass from its fields; unknown or missing fields, or a value of the wrong type (a
+        list where text is due, ``--config-json`` from a hand-edited file), raise a one-line ConfigError."""
+        config_class = self.load(self.config_class)
+        check_types(config_class, values, what=f"{self.kind} settings")
         try:
-            return self.load(self.config_class)(**values)
+            return config_class(**values)
         except TypeError as err:
             raise ConfigError(f"{self.kind} settings: {one_line(err)}") from err
+
+
+_TYPE_WORDS = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
+
+
+def check_types(config_class: type, values: dict[str, Any], *, what: str) -> None:
+    """Each value must fit its field's annotation (``str``, ``int``, ``float``, ``bool``, or one of them
+    ``| None``); an int is a fine float, a bool is not a number."""
+    hints = typing.get_type_hints(config_class)
+    for name, value in values.items():
+        wanted = hints.get(name)
+        if wanted is None:
+            continue
+        allowed = typing.get_args(wanted) if typing.get_origin(wanted) in (types.UnionType, typing.Union) else (wanted,)
+        if value is None and type(None) in allowed:
+            continue
+        if any(_fits(value, kind) for kind in allowed):
+            continue
+        words = " or ".join(_TYPE_WORDS.get(kind, getattr(kind, "__name__", str(kind)))
+                            for kind in allowed if kind is not type(None))
+        raise ConfigError(f"{what}: {name} must be {words}, got {value!r}"[:300])
+
+
+def _fits(value: Any, kind: Any) -> bool:
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind) if isinstance(kind, type) else True
 
 
 EXPERIMENTS: dict[str, Experiment] = {
@@ -136,17 +171,33 @@ def run_experiment(
             if on_event is not None:
                 on_event(event)
     except BaseException as err:  # noqa: BLE001 - every failure must end as a recorded state
-        message = one_line(err)
-        if not isinstance(err, (EmbedlabError, KeyboardInterrupt)):
-            log.error("run %s failed:\n%s", run_dir, traceback.format_exc())
         state = "stopped" if isinstance(err, KeyboardInterrupt) else "failed"
+        message = None if state == "stopped" else failure_message(err, run_dir)
         summary = _summary(experiment, columns, rows, config, started, state)
-        writer.finish(state, summary=summary, error=None if state == "stopped" else message)
+        writer.finish(state, summary=summary, error=message)
+        if message is not None and not isinstance(err, EmbedlabError):
+            raise RunFailed(message) from err
         raise
     state = "stopped" if stop.is_set() else "finished"
     summary = _summary(experiment, columns, rows, config, started, state)
     writer.finish(state, summary=summary)
     return summary
+
+
+def failure_message(err: BaseException, run_dir: Path) -> str:
+    """One line for a failed run. A full disk says so; an unexpected error keeps its one line and its whole
+    traceback goes to ``error.log`` in the run folder (never to the terminal)."""
+    if isinstance(err, EmbedlabError):
+        return one_line(err)
+    if runlog.is_disk_full(err):
+        where = f" writing {Path(err.filename).name}" if getattr(err, "filename", None) else ""
+        return f"disk full: no space left on the device{where}; free space and start the run again"
+    log_path = Path(run_dir) / runlog.ERROR_LOG
+    try:
+        log_path.write_text("".join(traceback.format_exception(err)), encoding="utf-8")
+    except OSError:
+        return one_line(err)
+    return f"{one_line(err)} (details in {log_path})"
 
 
 def _summary(

@@ -45,8 +45,20 @@ def test_torn_last_line_is_dropped(tmp_path: Path) -> None:
 
 def test_dead_writer_reads_as_interrupted(tmp_path: Path) -> None:
     writer = _writer(tmp_path)
+    assert runlog.run_state(writer.run_dir) == "running"  # its lock is held
+    writer._lock.release()  # what the kernel does when the writing process dies
+    assert runlog.run_state(writer.run_dir) == "interrupted"
+
+
+@pytest.mark.parametrize("pid", [2**22 + 12345, 1, "12", None])
+def test_without_a_lock_a_dead_or_foreign_pid_reads_as_interrupted(tmp_path: Path, pid) -> None:
+    """A folder with no lock file (written elsewhere, or by hand): the pid must be alive *and* have started
+    when the status says; pid 1 lives but is not the writer."""
+    writer = _writer(tmp_path)
+    writer._lock.release()
+    (writer.run_dir / ".writer.lock").unlink()
     status = runlog.read_json(writer.run_dir / "status.json")
-    status["pid"] = 2**22 + 12345  # no such process
+    status.update(pid=pid, proc_start="12345")
     runlog.write_json_atomic(writer.run_dir / "status.json", status)
     assert runlog.run_state(writer.run_dir) == "interrupted"
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine import runlog, runner
-from engine.errors import ConfigError
+from engine.errors import ConfigError, RunFailed
 from engine.events import Points, Progress, Row
 
 
@@ -86,8 +86,15 @@ def test_stop_ends_the_run_as_stopped(tmp_path: Path, fake_experiment: str) -> N
 def test_failures_are_recorded_with_one_line_and_keep_rows(
     tmp_path: Path, fake_experiment: str, error: str, message: str
 ) -> None:
-    with pytest.raises((ConfigError, MemoryError)):
+    with pytest.raises((ConfigError, RunFailed)) as raised:
         runner.run_experiment(fake_experiment, FakeConfig(fail_at=2, error=error), tmp_path / "r")
     info = runlog.load_run_info(tmp_path / "r")
     assert info.state == "failed" and info.error.startswith(message) and "\n" not in info.error
+    assert str(raised.value) == info.error
     assert runlog.read_metrics(tmp_path / "r")["step"].tolist() == [0, 1]
+    log = tmp_path / "r" / "error.log"
+    if error == "oom":  # an unexpected error: its traceback is in the run folder, named in the one line
+        assert info.error.endswith(f"(details in {log})")
+        assert "Traceback (most recent call last)" in log.read_text() and "MemoryError" in log.read_text()
+    else:  # the user's own error needs no traceback
+        assert not log.exists()

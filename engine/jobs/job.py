@@ -100,7 +100,12 @@ class Job:
         return self._stop
 
     def stop(self) -> None:
-        """Cancel a queued job; ask a running one to end after its current step."""
+        """Cancel a queued job; ask a running one to end after its current step (a run attached from disk,
+        written by another process, through :func:`engine.runlog.request_stop`)."""
+        if self.from_disk and self.state == "running":
+            if runlog.request_stop(self.run_dir):
+                self.phase = "stopping"
+            return
         self._stop.set()
         with self._lock:
             if self.state == "queued":

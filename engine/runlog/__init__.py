@@ -1,0 +1,68 @@
+"""A run folder on disk, written so that a killed process loses nothing before its last step.
+
+Layout of ``<run>/``:
+- ``config.json``   the run's settings (written atomically before the first step)
+- ``status.json``   ``state`` (running, finished, stopped, failed), pid, times, error (atomic rewrites)
+- ``metrics.csv``   one row per logged step, appended with a single ``write`` and flushed per row
+- ``summary.json``  final values (atomic, at the end)
+- ``points.csv``    the texts and labels of projected points (when snapshots are kept)
+- ``snapshots/step_NNNNNN.npy``  embedding snapshots (``np.save``, never pickled)
+- ``error.log``     the full traceback of an unexpected failure (the status holds its one line)
+- ``frames/step_NNNNNN.csv``     2-D UMAP frames of snapshots (``x``, ``y``; written by the app's projector)
+
+A run whose status says ``running`` but whose writer is gone reads as ``interrupted`` (the writer holds
+``.writer.lock`` while it lives; see :mod:`engine.runlog.liveness`).
+
+The folder is the one source of truth: every reader (the CLI's user, the app that started the run, another
+app, the app after a restart) reads rows, points, snapshots and frames from here, never from the writer.
+:class:`MetricsTail` follows a ``metrics.csv`` that is still growing.
+
+Modules: :mod:`~engine.runlog.files` (names, atomic JSON, cells), :mod:`~engine.runlog.writer` (the one
+writer), :mod:`~engine.runlog.reading` (every reader), :mod:`~engine.runlog.liveness` (is the writer alive).
+"""
+
+from engine.runlog.files import (
+    CONFIG,
+    ERROR_LOG,
+    FINAL_STATES,
+    FRAMES,
+    METRICS,
+    POINTS,
+    SNAPSHOTS,
+    STATUS,
+    SUMMARY,
+    format_cell,
+    is_disk_full,
+    jsonable,
+    read_json,
+    write_json_atomic,
+    write_json_in_place,
+)
+from engine.runlog.liveness import WriterLock, pid_alive, process_start, request_stop, writer_alive
+from engine.runlog.reading import (
+    DamagedRun,
+    MetricsTail,
+    RunInfo,
+    frame_path,
+    list_frames,
+    list_runs,
+    list_snapshots,
+    load_frame,
+    load_run_info,
+    load_snapshot,
+    read_metrics,
+    read_points,
+    read_summary,
+    run_state,
+    save_frame,
+    snapshot_path,
+)
+from engine.runlog.writer import RunWriter
+
+__all__ = [
+    "CONFIG", "ERROR_LOG", "FINAL_STATES", "FRAMES", "METRICS", "POINTS", "SNAPSHOTS", "STATUS", "SUMMARY",
+    "DamagedRun", "MetricsTail", "RunInfo", "RunWriter", "WriterLock", "format_cell", "frame_path", "is_disk_full",
+    "jsonable", "list_frames", "list_runs", "list_snapshots", "load_frame", "load_run_info", "load_snapshot",
+    "pid_alive", "process_start", "read_json", "read_metrics", "read_points", "read_summary", "run_state",
+    "request_stop", "save_frame", "snapshot_path", "write_json_atomic", "write_json_in_place", "writer_alive",
+]

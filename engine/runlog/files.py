@@ -1,0 +1,84 @@
+"""The run folder's layout and its small files: names, atomic JSON, CSV cells, writes that survive a full disk."""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+CONFIG, STATUS, METRICS, SUMMARY, POINTS, SNAPSHOTS, FRAMES, ERROR_LOG = (
+    "config.json", "status.json", "metrics.csv", "summary.json", "points.csv", "snapshots", "frames", "error.log",
+)
+
+FINAL_STATES = ("finished", "stopped", "failed")
+
+def write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
+    """Write JSON to a temporary file in the same folder, fsync, then rename over ``path``."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(jsonable(payload), handle, indent=2, sort_keys=True)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+def read_json(path: Path) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as handle:
+        value = json.load(handle)
+    if not isinstance(value, dict):
+        raise ValueError(f"{path.name} is not a JSON object")
+    return value
+
+def jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+def format_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return "" if not math.isfinite(value) else f"{value:.9g}"
+    return str(value)
+
+
+def write_json_in_place(path: Path, payload: Mapping[str, Any]) -> None:
+    """Overwrite an existing small JSON file in place, compact (last resort on a full disk: rewriting blocks a
+    file already has needs no free space, where a new temporary file does)."""
+    data = json.dumps(jsonable(payload), sort_keys=True, separators=(",", ":")).encode("utf-8")
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, data)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def is_disk_full(err: BaseException) -> bool:
+    """An error of a write that found no space (ENOSPC, or a disk quota)."""
+    return isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)
