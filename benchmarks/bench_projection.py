@@ -2,7 +2,7 @@
 
     python benchmarks/bench_projection.py [--n 2000] [--d 384] [--frames 5]
 
-Targets (issue 4): first frame <= 10 s after Start for 2,000 points (the warm-up runs at app start),
+Targets: first frame <= 10 s after Start for 2,000 points (the warm-up runs at app start),
 later frames <= 2 s each. Each frame includes the exact k-NN (engine.metrics.knn).
 """
 

@@ -3,7 +3,7 @@
     python benchmarks/bench_simcse.py --data-dir ../shared/data                 # paper setting: batch 64, len 32
     python benchmarks/bench_simcse.py --data-dir ../shared/data --batch-size 16 --repeats 3   # quick
 
-Prints three ratios (goals from issue 3):
+Prints three ratios against their goals:
 1. our SimCSE training step / a bare PyTorch loop doing the same forward/backward/AdamW step  (≤ 1.10×)
    (same model, MLP, batch, length, dropout; the two views stacked into one forward, as SimCSE does);
 2. our step / sentence-transformers' MultipleNegativesRankingLoss step, scale 20 = 1/τ          (≤ 1.00×)

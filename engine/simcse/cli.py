@@ -28,7 +28,7 @@ def _literal(text: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags of issue 3 (``--out``/``--force`` come from engine.cli)."""
+    """The SimCSE flags and the paper's ablation switches (``--out``/``--force`` come from engine.cli)."""
     add = parser.add_argument
     add("--mode", choices=MODES, default="unsup", help="unsup: two dropout views; sup: NLI triples")
     add("--train", help="training set: wiki1m, snli, demo, demo-nli or a file (default: wiki1m/snli if present)")
