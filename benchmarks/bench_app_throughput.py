@@ -28,6 +28,7 @@ the spread, not only the median.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import random
 import socket
@@ -44,15 +45,17 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-CHART_CURVE = (  # [points, last x] of the named run's curve in the first chart (other runs may be beside it):
-    # the live canvas's first panel while a run trains (pages/live_canvas), else the first Plotly chart
-    "(name) => { const live = [...document.querySelectorAll('iframe')].map(f => { try {"
-    " return f.contentWindow.embedlabPanels; } catch (e) { return null; } }).find(p => p && p.length);"
-    " const g = document.querySelector('.js-plotly-plot');"
-    " const all = live ? live[0].series : g ? (g._fullData || g.data || []) : [];"
-    " const d = all.filter(t => t.name === name); if (!d.length) return [0, 0];"
-    " const x = d[d.length - 1].x; return x && x.length ? [x.length, x[x.length - 1]] : [0, 0]; }"
-)
+
+
+def _probe_js():
+    """The browser test's chart probe (tests/e2e/probe_js.py), loaded by its path: one copy for both."""
+    spec = importlib.util.spec_from_file_location("probe_js", REPO / "tests" / "e2e" / "probe_js.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CHART_CURVE = _probe_js().CHART_CURVE  # [points, last x] of the named run's curve in the first chart
 
 
 def rate(run_dir: Path) -> float:
@@ -148,7 +151,7 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str)
             run_dir = next(iter(new), None)
         now = time.monotonic() - clicked
         if first_points is None and run_dir is not None:
-            label = run_dir.name.rsplit("-", 3)[0] + "·" + run_dir.name[-4:]  # pages.ui.run_label
+            label = run_dir.name.rsplit("-", 3)[0] + "·" + run_dir.name[-4:]  # ui.runs.run_label
             if page.evaluate(CHART_CURVE, label)[0] > 1:
                 first_points = now
         elif run_dir is not None:

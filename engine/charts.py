@@ -10,8 +10,9 @@ long series downsampled before they are sent to the browser.
   one trajectory per run (Wang & Isola 2020; lower is better on both axes).
 - :func:`iso_sil_figure` — the isotropy paper's Figure 3 (Mickus et al. 2024): IsoScore vs silhouette, one
   point per logged step, with Pearson r and Spearman ρ of the two series.
-- :func:`paint_spec` — the plain data of a line/scatter figure (series, colours, axes) for the app's live
-  canvas painter, which redraws running curves every second far more cheaply than Plotly can.
+
+Only Plotly figures: the app's live canvas paints running curves from these very figures (its painter's
+schema lives beside the painter, in ``ui/painter.py``).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
+from engine import settings
+
 PALETTE = qualitative.Plotly + qualitative.D3
-MAX_POINTS = 1500
-MAX_HOVER_CHARS = 160
 X_AXES = {"step": "step", "seconds": "seconds"}
 LABELS = {
     "loss": "Training loss",
@@ -42,7 +43,7 @@ LABELS = {
     "eval_seconds": "Evaluation seconds",
 }
 # Live charts are redrawn every second: let Plotly skip measuring every tick label (overflow checks and
-# y-axis automargin, which Streamlit's theme turns on): a third of its drawing time (CDP profile of a run);
+# y-axis automargin, which Streamlit's theme turns on): a large share of its drawing time (CDP profile);
 # the right margin leaves room for the last x label, which may now overflow the plot area.
 AXIS = dict(ticklabeloverflow="allow", automargin=False)
 LAYOUT = dict(margin=dict(l=50, r=25, t=40, b=40), height=280, legend=dict(orientation="h", y=-0.25),
@@ -76,8 +77,11 @@ def ema(values: pd.Series | np.ndarray, weight: float) -> np.ndarray:
     return out
 
 
-def downsample(frame: pd.DataFrame, max_points: int = MAX_POINTS) -> pd.DataFrame:
-    """At most ``max_points`` evenly spaced rows, always keeping the first and the last."""
+def downsample(frame: pd.DataFrame, max_points: int | None = None) -> pd.DataFrame:
+    """At most ``max_points`` (default: the setting ``chart_points``) evenly spaced rows, always keeping the
+    first and the last."""
+    if max_points is None:
+        max_points = settings.get("chart_points")
     n = len(frame)
     if n <= max_points or max_points < 2:
         return frame
@@ -99,7 +103,7 @@ def metric_figure(
     x: str = "step",
     smoothing: float = 0.0,
     log_y: bool = False,
-    max_points: int = MAX_POINTS,
+    max_points: int | None = None,
     height: int = 280,
 ) -> go.Figure:
     """One metric over steps (or seconds), one line per run; a faint raw line behind a smoothed one."""
@@ -204,72 +208,11 @@ def iso_sil_figure(
     return fig
 
 
-def _numbers(values: object) -> list[float | None]:
-    """Plain JSON numbers, 7 significant digits; NaN and ±inf become None (a gap in the line)."""
-    array = np.asarray(values if values is not None else [], dtype=float).ravel()
-    return [float(f"{v:.7g}") if math.isfinite(v) else None for v in array.tolist()]  # 7 digits: float32's
-
-
-def _text(value: object) -> str:
-    text = getattr(value, "text", value)
-    return "" if text is None else str(text)
-
-
-def paint_spec(fig: go.Figure, key: str, *, wide: bool = False) -> dict:
-    """The series and axes of a 2-D line/marker figure as plain data for ``pages/live_canvas/painter.js``.
-
-    Keeps what the live view shows: per trace its points, colour, line width, opacity, mode, marker size and
-    symbol, legend and hover flags, hover texts; per figure its title, axis titles, log y, height, fixed
-    ranges, equal axis scales (projections), hidden tick labels and whether the legend is forced on. Traces
-    without ``x``/``y`` are left out.
-    """
-    series = []
-    for trace in fig.data:
-        if getattr(trace, "x", None) is None or getattr(trace, "y", None) is None:
-            continue
-        marker, line = getattr(trace, "marker", None), getattr(trace, "line", None)
-        colour = (line.color if line is not None else None) or (marker.color if marker is not None else None)
-        series.append({
-            "name": trace.name or "",
-            "x": _numbers(trace.x),
-            "y": _numbers(trace.y),
-            "color": colour if isinstance(colour, str) else PALETTE[len(series) % len(PALETTE)],
-            "width": float(line.width) if line is not None and line.width is not None else 2.0,
-            "opacity": float(trace.opacity) if trace.opacity is not None else 1.0,
-            "mode": trace.mode or "lines",
-            "size": float(marker.size) if marker is not None and isinstance(marker.size, int | float) else 6.0,
-            "symbol": marker.symbol if marker is not None and isinstance(marker.symbol, str) else "circle",
-            "legend": trace.showlegend is not False,
-            "hover": trace.hoverinfo != "skip",
-        })
-        texts = getattr(trace, "hovertext", None)
-        if texts is not None and not isinstance(texts, str) and len(texts) == len(series[-1]["x"]):
-            series[-1]["text"] = [str(t).replace("<br>", "\n") for t in texts]
-    layout = fig.layout
-    spec = {
-        "key": key,
-        "title": _text(layout.title),
-        "xTitle": _text(layout.xaxis.title),
-        "yTitle": _text(layout.yaxis.title),
-        "logY": layout.yaxis.type == "log",
-        "height": int(layout.height or 280),
-        "wide": wide,
-        "showLegend": bool(layout.showlegend),
-        "equalAxes": layout.yaxis.scaleanchor == "x",
-        "hideTicks": layout.xaxis.showticklabels is False and layout.yaxis.showticklabels is False,
-        "series": series,
-    }
-    for axis in ("x", "y"):
-        chosen = getattr(layout, f"{axis}axis")
-        if chosen.autorange is False and chosen.range is not None:
-            spec[f"{axis}Range"] = [float(v) for v in chosen.range]
-    return spec
-
-
 def _hover(texts: pd.Series) -> list[str]:
+    limit = settings.get("hover_chars")
     out = []
     for text in texts.astype(str):
-        short = text if len(text) <= MAX_HOVER_CHARS else text[: MAX_HOVER_CHARS - 1] + "…"
+        short = text if len(text) <= limit else text[: limit - 1] + "…"
         out.append("<br>".join(short[i:i + 60] for i in range(0, len(short), 60)))
     return out
 

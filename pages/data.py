@@ -7,35 +7,30 @@ import pandas as pd
 import streamlit as st
 
 from engine import paths
-from pages import ui
+from ui import navigation
+from ui.runs import guard
 
 PREVIEW_ROWS = 50
 
+navigation.ensure_app()
 st.title("Data & encoders")
 
 
-def as_table(dataset) -> pd.DataFrame:
-    """A preview table of any loaded data set (first rows)."""
-    fields = [name for name in ("texts", "labels", "left", "right", "scores", "premises", "hypotheses",
-                                "anchors", "positives", "negatives") if hasattr(dataset, name)]
-    return pd.DataFrame({name: list(getattr(dataset, name))[:PREVIEW_ROWS] for name in fields})
-
-
 def preview(name: str, **kwargs) -> None:
+    """The size, the loader's warnings and the first rows of a data set (any of engine.data's types)."""
     from engine.data import load_dataset
 
     dataset = load_dataset(name, **kwargs)
-    size = len(getattr(dataset, "texts", None) or getattr(dataset, "left", None) or getattr(dataset, "premises", None)
-               or getattr(dataset, "anchors", []))
+    size = len(dataset)
     st.caption(f"{type(dataset).__name__}: {size:,} items · showing the first {min(size, PREVIEW_ROWS)}")
-    for warning in getattr(dataset, "warnings", []) or []:
+    for warning in dataset.warnings:
         st.warning(warning)
-    st.dataframe(as_table(dataset), hide_index=True)
+    st.dataframe(dataset.to_frame().head(PREVIEW_ROWS), hide_index=True)
 
 
 data_tab, upload_tab, encoder_tab = st.tabs(["Data sets", "Upload", "Encoders"])
 
-with data_tab, ui.guard():
+with data_tab, guard():
     from engine.data import describe
     from engine.presets import default_data_dir
 
@@ -45,10 +40,10 @@ with data_tab, ui.guard():
     data_dir = cols[1].text_input("Data folder", value=default_data_dir() or "", key="data.dir")
     label_col = cols[2].text_input("Label column (optional)", key="data.label")
     if st.button("Show preview", key="data.show"):
-        with ui.guard(f"{name}: "):
+        with guard(f"{name}: "):
             preview(name, data_dir=data_dir or None, label_col=label_col or None)
 
-with upload_tab, ui.guard():
+with upload_tab, guard():
     from engine.data import guess_columns, read_table
 
     st.write("Upload a CSV, TSV, JSONL or TXT file of labelled sentences (one sentence and its label per row). "
@@ -64,7 +59,7 @@ with upload_tab, ui.guard():
         chosen = st.selectbox("Uploaded file", stored, index=stored.index(current) if current in stored else 0,
                               key="data.file")
         path = paths.inside(paths.uploads_dir(), chosen, what="file name")
-        with ui.guard(f"{chosen}: "):
+        with guard(f"{chosen}: "):
             frame = read_table(path)
             guess = guess_columns(frame)
             columns = [str(c) for c in frame.columns]
@@ -83,7 +78,7 @@ with upload_tab, ui.guard():
                 path.unlink(missing_ok=True)
                 st.rerun()
 
-with encoder_tab, ui.guard():
+with encoder_tab, guard():
     from engine.encoders import delete_encoder, list_encoders, rename_encoder
 
     infos = list_encoders()
@@ -99,11 +94,11 @@ with encoder_tab, ui.guard():
         cols = st.columns([2, 1, 1])
         new = cols[0].text_input("New name", key="enc.new")
         if cols[1].button("Rename", key="enc.rename"):
-            with ui.guard("Rename: "):
+            with guard("Rename: "):
                 rename_encoder(chosen, new)
                 st.rerun()
         confirm = cols[2].checkbox("Really delete", key="enc.confirm")
         if cols[2].button("Delete", key="enc.delete", disabled=not confirm):
-            with ui.guard("Delete: "):
+            with guard("Delete: "):
                 delete_encoder(chosen)
                 st.rerun()

@@ -6,12 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import charts, paths
-from pages import ui
+from ui import experiment, navigation
+from ui.controls import KEEP, device_and_seed, snapshot_every, sources
 
-KIND = "probe"
-METRICS = ["loss", "accuracy", "isoscore", "silhouette"]
 P = "probe"
-
+navigation.ensure_app()
 st.title("Isotropy vs clusters")
 st.caption(
     "Sentence embeddings become parameters of a linear classifier (full-batch Adam). After every update the lab "
@@ -19,12 +18,13 @@ st.caption(
     "Mickus et al. (2024) found that the two move in opposite directions: clusters cost isotropy."
 )
 
-with ui.guard():
+
+def sidebar() -> dict:
     sb = st.sidebar
     sb.header("Probe settings")
     uploads = sorted(p.name for p in paths.uploads_dir().glob("*") if p.is_file() and not p.name.startswith("."))
     data_options = ["demo", "rt-polarity", "snli", *[f"upload: {name}" for name in uploads]]
-    data = sb.selectbox("Data", data_options, key=f"{P}.data", **ui.KEEP,
+    data = sb.selectbox("Data", data_options, key=f"{P}.data", **KEEP,
                         help="demo: built-in topics corpus; rt-polarity and snli need the data folder; uploads come "
                              "from the Data & encoders page.")
     settings: dict = {}
@@ -35,37 +35,23 @@ with ui.guard():
     else:
         settings["data"] = data
     if data == "demo":
-        label_col = sb.radio("Demo labels", ["topic", "sentiment"], horizontal=True, key=f"{P}.label", **ui.KEEP)
+        label_col = sb.radio("Demo labels", ["topic", "sentiment"], horizontal=True, key=f"{P}.label", **KEEP)
         settings["label_col"] = None if label_col == "topic" else "sentiment"
-    settings["data_dir"] = ui.data_dir_input(P)
-    settings["encoder"] = ui.encoder_choice(P)
-    limit = sb.number_input("Limit (items, 0 = all)", 0, 10_000_000, 0, step=100, key=f"{P}.limit", **ui.KEEP,
+    settings.update(sources(P))
+    limit = sb.number_input("Limit (items, 0 = all)", 0, 10_000_000, 0, step=100, key=f"{P}.limit", **KEEP,
                             help="A stratified, seeded subset of the data.")
     settings["limit"] = int(limit) or None
-    settings["steps"] = int(sb.number_input("Steps (Adam updates)", 1, 1_000_000, 200, step=50, key=f"{P}.steps", **ui.KEEP))
-    settings["lr"] = float(sb.number_input("Learning rate", 1e-6, 10.0, 1e-3, format="%.0e", key=f"{P}.lr", **ui.KEEP))
-    settings["metric_every"] = int(sb.number_input("Metrics every k steps", 1, 100_000, 1, key=f"{P}.every", **ui.KEEP))
-    sample = sb.number_input("Silhouette sample size (0 = exact)", 0, 10_000_000, 0, step=500, key=f"{P}.sample", **ui.KEEP)
+    settings["steps"] = int(sb.number_input("Steps (Adam updates)", 1, 1_000_000, 200, step=50, key=f"{P}.steps", **KEEP))
+    settings["lr"] = float(sb.number_input("Learning rate", 1e-6, 10.0, 1e-3, format="%.0e", key=f"{P}.lr", **KEEP))
+    settings["metric_every"] = int(sb.number_input("Metrics every k steps", 1, 100_000, 1, key=f"{P}.every", **KEEP))
+    sample = sb.number_input("Silhouette sample size (0 = exact)", 0, 10_000_000, 0, step=500, key=f"{P}.sample", **KEEP)
     settings["sample_size"] = int(sample) or None
-    settings["snapshot_every"] = int(sb.number_input("UMAP frame every k steps (0 = off)", 0, 100_000, 10,
-                                                     key=f"{P}.snap", **ui.KEEP))
+    settings["snapshot_every"] = snapshot_every(P)
     settings["snapshot_limit"] = int(sb.number_input("Points projected", 10, 20_000, 2000, step=500,
-                                                     key=f"{P}.snaplimit", **ui.KEEP))
-    settings.update(ui.device_and_seed(P))
-    if sb.button("▶ Start", type="primary", key=f"{P}.start", width="stretch"):
-        with ui.guard("Start: "):
-            ui.submit_runs(KIND, [("probe", settings)])
-            st.rerun()
-    ui.preset_buttons(KIND, settings)
+                                                     key=f"{P}.snaplimit", **KEEP))
+    settings.update(device_and_seed(P))
+    return settings
 
-refreshing: list = []  # runs whose progress the live panel refreshes (the sidebar then need not)
-with ui.guard():
-    jobs = ui.shown_jobs(KIND)
-    if jobs:
-        refreshing = ui.live_panel(jobs, METRICS, P, extras=lambda runs: [charts.iso_sil_figure(runs)])
-        ui.downloads(jobs, P, figure=lambda: charts.iso_sil_figure(ui.metrics_by_run(jobs)))
-    else:
-        st.info("No probe runs yet. Press ▶ Start in the sidebar, or a preset.")
 
-with ui.guard():
-    ui.sidebar_controls_footer(KIND, shown_live=refreshing)
+experiment.run_panel(P, sidebar, ["loss", "accuracy", "isoscore", "silhouette"], charts.iso_sil_figure,
+                     "No probe runs yet. Press ▶ Start in the sidebar, or a preset.")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import paths
-from pages import ui
+from ui import navigation, runs
 
+navigation.ensure_app()
 st.title("embedlab — watch sentence embeddings take shape")
 st.markdown(
     "This lab trains sentence embeddings **live** and shows what the training does to their geometry.\n\n"
@@ -37,9 +38,9 @@ st.subheader("Try it")
 st.write("One click queues a small probe run on the built-in demo corpus (600 sentences, 6 topics): the "
          "silhouette climbs, IsoScore drops and the topics pull apart in the projection.")
 if st.button("▶ Start the demo", type="primary", key="overview.demo"):
-    with ui.guard("Demo: "):
+    with runs.guard("Demo: "):
         from engine.presets import presets
 
         preset = presets()["Demo: clusters form"]
-        ui.submit_runs(preset.kind, preset.configs())
+        runs.submit_runs(preset.kind, preset.configs())
         st.switch_page("pages/isotropy.py")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -12,8 +10,6 @@ from streamlit.testing.v1 import AppTest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 APP = REPO_ROOT / "app.py"
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
 
 
 def button_bytes(button, captured: dict[str, bytes]) -> bytes:
@@ -28,10 +24,9 @@ def csv_of(button, captured: dict[str, bytes]) -> pd.DataFrame:
 def wait_idle(timeout: float = 240.0) -> None:
     """Until the runs and their UMAP frames are done: while frames are still coming (a finished run's film
     back-filling), the page keeps its live view and shows Plotly charts only afterwards."""
-    from pages import ui
+    from ui.runs import registry
 
-    assert ui.registry().wait_idle(timeout, frames=True), "the run or its UMAP frames did not finish in time"
-    time.sleep(0.2)
+    assert registry().wait_idle(timeout, frames=True), "the run or its UMAP frames did not finish in time"
 
 
 def errors(at: AppTest) -> list[str]:

@@ -15,15 +15,15 @@ from streamlit.testing.v1 import AppTest
 def fresh_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Each test gets its own cache folder and job registry (threads shut down afterwards)."""
     monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("EMBEDLAB_NO_SHARED_DATA", "1")
+    monkeypatch.setenv("EMBEDLAB_APP_DATA_DIR", "none")  # no ../shared/data: the page tests run offline
     monkeypatch.setenv("EMBEDLAB_WARM_ENCODER", "0")  # a fresh cache per test: spares skip the demo warm-up
     monkeypatch.setenv("EMBEDLAB_UI_NICE", "0")  # AppTest's main thread is pytest's: keep its priority
     monkeypatch.delenv("EMBEDLAB_DATA_DIR", raising=False)
     st.cache_resource.clear()
     yield
-    from pages import ui
+    from ui.runs import registry
 
-    ui.registry().shutdown(timeout=30)
+    registry().shutdown(timeout=30)
     st.cache_resource.clear()
 
 

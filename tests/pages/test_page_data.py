@@ -11,6 +11,9 @@ def test_preview_builtin_demo(app) -> None:
     app.button(key="data.show").click().run()
     assert not app.exception and not errors(app)
     assert len(app.dataframe) >= 2
+    shown = app.dataframe[1].value  # the data set's own to_frame(), first rows (after the list of sets)
+    assert shown.columns.tolist() == ["text", "label"] and len(shown) == 50
+    assert any("LabelledTexts: 600 items · showing the first 50" in c.value for c in app.caption)
 
 
 def test_upload_csv_pick_columns_and_offer_it_to_the_probe(app) -> None:

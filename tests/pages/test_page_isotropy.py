@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from apphelpers import button_bytes, csv_of, errors, wait_idle
+from waiting import wait_for
 
 
 def small_settings(at, steps: int = 6) -> None:
@@ -17,14 +16,14 @@ def small_settings(at, steps: int = 6) -> None:
 
 
 def test_tiny_probe_run_shows_charts_projection_and_downloads(app, downloads) -> None:
-    from pages import ui
+    from ui import runs
 
     app.switch_page("pages/isotropy.py").run()
     assert app.title[0].value == "Isotropy vs clusters"
     small_settings(app)
     app.button(key="probe.start").click().run()
     assert not app.exception and not errors(app)
-    job = ui.registry().jobs()[-1]
+    job = runs.registry().jobs()[-1]
     assert job.config.steps == 6 and job.config.limit == 120 and job.config.snapshot_every == 2
     wait_idle()
     assert job.state == "finished", job.error
@@ -32,17 +31,17 @@ def test_tiny_probe_run_shows_charts_projection_and_downloads(app, downloads) ->
     assert not app.exception and not errors(app)
     assert len(app.get("plotly_chart")) >= 5  # 4 metrics + projection + IsoScore-silhouette scatter
     buttons = {b.label: b for b in app.get("download_button")}
-    run_csv = csv_of(buttons[f"⬇ {ui.run_label(job)}.csv"], downloads)
+    run_csv = csv_of(buttons[f"⬇ {runs.run_label(job)}.csv"], downloads)
     assert run_csv["step"].tolist() == list(range(7))
     assert {"loss", "isoscore", "silhouette", "accuracy"} <= set(run_csv.columns)
     both = csv_of(buttons["⬇ shown runs (one CSV)"], downloads)
     assert both.columns[0] == "run" and len(both) == 7
     assert job.run_dir.joinpath("metrics.csv").exists()
-    assert button_bytes(buttons[f"⬇ {ui.run_label(job)}.csv"], downloads).decode().startswith("step,")
+    assert button_bytes(buttons[f"⬇ {runs.run_label(job)}.csv"], downloads).decode().startswith("step,")
 
 
 def test_a_running_run_without_snapshots_says_how_to_get_frames(app) -> None:
-    from pages import ui
+    from ui import runs
 
     app.switch_page("pages/isotropy.py").run()
     small_settings(app, steps=100_000)
@@ -52,7 +51,7 @@ def test_a_running_run_without_snapshots_says_how_to_get_frames(app) -> None:
         assert not app.exception and not errors(app)
         assert any("keeps no snapshots: set a UMAP frame interval" in info.value for info in app.info)
     finally:
-        for job in ui.registry().jobs():
+        for job in runs.registry().jobs():
             job.stop()
         wait_idle()
 
@@ -73,15 +72,13 @@ def test_invalid_settings_show_one_error_line(app) -> None:
 
 
 def test_stop_button_stops_a_running_job(app) -> None:
-    from pages import ui
+    from ui import runs
 
     app.switch_page("pages/isotropy.py").run()
     small_settings(app, steps=100_000)
     app.button(key="probe.start").click().run()
-    job = ui.registry().jobs()[-1]
-    deadline = time.monotonic() + 120
-    while job.last_step is None and time.monotonic() < deadline:
-        time.sleep(0.1)
+    job = runs.registry().jobs()[-1]
+    wait_for(lambda: job.last_step is not None, 120, "the run's first step")
     app.run()
     app.button(key="probe.stop").click().run()
     wait_idle(30)
@@ -98,25 +95,26 @@ def test_out_of_memory_inside_a_run_is_a_failed_run_shown_and_the_app_goes_on(
     import torch
 
     import engine.probe
-    from pages import ui
+    from engine.events import Row
+    from ui import runs
 
     real = engine.probe.run_probe
 
     def runs_out_of_memory(config, stop=None):
         for event in real(config, stop):
             yield event
-            if event.get("step") == 2:
+            if isinstance(event, Row) and event.step == 2:
                 raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
 
     monkeypatch.setenv("EMBEDLAB_JOB_ISOLATION", "thread")
     monkeypatch.setattr(engine.probe, "run_probe", runs_out_of_memory)
-    ui.registry().shutdown(timeout=30)  # the app fixture's registry runs jobs as processes: start anew
+    runs.registry().shutdown(timeout=30)  # the app fixture's registry runs jobs as processes: start anew
     st.cache_resource.clear()
     app.switch_page("pages/isotropy.py").run()
     small_settings(app)
     app.button(key="probe.start").click().run()
     wait_idle()
-    failed = ui.registry().jobs()[-1]
+    failed = runs.registry().jobs()[-1]
     assert failed.state == "failed" and "CUDA out of memory" in failed.error
     app.run()
     assert not app.exception
@@ -126,6 +124,6 @@ def test_out_of_memory_inside_a_run_is_a_failed_run_shown_and_the_app_goes_on(
     monkeypatch.setattr(engine.probe, "run_probe", real)
     app.button(key="probe.start").click().run()
     wait_idle()
-    assert ui.registry().jobs()[-1].state == "finished"
+    assert runs.registry().jobs()[-1].state == "finished"
     app.run()
     assert not app.exception

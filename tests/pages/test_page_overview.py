@@ -13,11 +13,11 @@ def test_overview_renders_with_picture_and_demo_button(app) -> None:
 
 
 def test_demo_button_queues_the_demo_and_switches_page(app) -> None:
-    from pages import ui
+    from ui import runs
 
     app.button(key="overview.demo").click().run()
     assert not app.exception
-    jobs = ui.registry().jobs()
+    jobs = runs.registry().jobs()
     assert len(jobs) == 1 and jobs[0].kind == "probe" and jobs[0].name == "demo-clusters"
     assert app.title[0].value == "Isotropy vs clusters"
     jobs[0].stop()

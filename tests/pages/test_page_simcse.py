@@ -6,7 +6,7 @@ from apphelpers import csv_of, errors, wait_idle
 
 
 def test_switches_and_a_tiny_simcse_run(app, downloads) -> None:
-    from pages import ui
+    from ui import runs
 
     app.switch_page("pages/simcse.py").run()
     assert app.title[0].value == "SimCSE training"
@@ -23,14 +23,14 @@ def test_switches_and_a_tiny_simcse_run(app, downloads) -> None:
     app.run()
     app.button(key="simcse.start").click().run()
     assert not app.exception and not errors(app)
-    job = ui.registry().jobs()[-1]
+    job = runs.registry().jobs()[-1]
     assert (job.config.augment, job.config.dropout, job.config.same_mask) == ("delete-one-word", 0.0, False)
     wait_idle(300)
     assert job.state == "finished", job.error
     app.run()
     assert not app.exception and not errors(app)
     buttons = {b.label: b for b in app.get("download_button")}
-    table = csv_of(buttons[f"⬇ {ui.run_label(job)}.csv"], downloads)
+    table = csv_of(buttons[f"⬇ {runs.run_label(job)}.csv"], downloads)
     assert table["step"].tolist() == [0, 1, 2]
     assert table["alignment"].notna().all() and table["uniformity"].notna().all()
     assert len(app.get("plotly_chart")) >= 4

@@ -1,4 +1,4 @@
-"""pages/ui.py wiring that no page shows: the first Start lowers the server's drawing threads, once."""
+"""ui/ wiring that no page shows: the first Start lowers the server's drawing threads, once."""
 
 from __future__ import annotations
 
@@ -31,11 +31,11 @@ def test_the_first_start_lowers_the_event_loop_and_the_script_thread_once(app, m
 
 def test_a_bad_ui_nice_setting_is_logged_and_the_run_still_starts(app, monkeypatch: pytest.MonkeyPatch,
                                                                  caplog: pytest.LogCaptureFixture):
-    from pages import ui
+    from ui import runs
 
     monkeypatch.setenv("EMBEDLAB_UI_NICE", "fast")
     start_tiny_run(app)
-    assert ui.registry().jobs()[-1].state == "finished"
+    assert runs.registry().jobs()[-1].state == "finished"
     assert "UI threads keep their priority: EMBEDLAB_UI_NICE must be a whole number" in caplog.text
 
 
@@ -47,7 +47,7 @@ def test_the_live_projection_panel_is_built_once_per_frame(monkeypatch: pytest.M
     import streamlit as st
 
     from engine import charts
-    from pages import ui
+    from ui import live
 
     built: list[str] = []
     real = charts.projection_figure
@@ -55,10 +55,10 @@ def test_the_live_projection_panel_is_built_once_per_frame(monkeypatch: pytest.M
     monkeypatch.setattr(st, "session_state", {})
     coords, points = np.arange(10.0).reshape(5, 2), pd.DataFrame({"label": list("aabbb"), "text": list("vwxyz")})
     run, other = types.SimpleNamespace(id="run-1"), types.SimpleNamespace(id="run-2")
-    first = ui.live_projection_panel(run, "umap-10", coords, points, "UMAP · step 10", "p")
-    assert ui.live_projection_panel(run, "umap-10", coords, points, "UMAP · step 10", "p") is first
-    newer = ui.live_projection_panel(run, "umap-20", coords, points, "UMAP · step 20", "p")
-    switched = ui.live_projection_panel(other, "umap-20", coords, points, "UMAP · step 20", "p")
+    first = live.live_projection_panel(run, "umap-10", coords, points, "UMAP · step 10", "p")
+    assert live.live_projection_panel(run, "umap-10", coords, points, "UMAP · step 10", "p") is first
+    newer = live.live_projection_panel(run, "umap-20", coords, points, "UMAP · step 20", "p")
+    switched = live.live_projection_panel(other, "umap-20", coords, points, "UMAP · step 20", "p")
     assert built == ["UMAP · step 10", "UMAP · step 20", "UMAP · step 20"]
     assert first["version"] == "run-1-umap-10" and newer["version"] == "run-1-umap-20"
     assert switched["version"] == "run-2-umap-20" and first["series"][0]["text"] == ["v", "w"]

@@ -1,7 +1,7 @@
-// Live chart painter: draws the panels that engine.charts.paint_spec derives from the app's Plotly figures on
-// plain <canvas> elements. While a run trains, the charts are redrawn every second on the same two cores as
-// the training; a canvas redraw costs well under a millisecond where a Plotly redraw costs tens (and a
-// Streamlit rerun of five Plotly elements about a third of a core on this 2-core machine).
+// Live chart painter: draws the panels that ui/painter.py's paint_spec derives from the app's Plotly figures
+// on plain <canvas> elements. While a run trains, the charts are redrawn every second on the same cores as the
+// training; a canvas redraw costs the browser far less than a Plotly redraw (or a Streamlit rerun of several
+// Plotly elements).
 // Streamlit custom-component protocol (v1): post "streamlit:componentReady", receive "streamlit:render" with
 // args, post "streamlit:setFrameHeight".
 "use strict";

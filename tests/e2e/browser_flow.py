@@ -1,0 +1,238 @@
+"""The real-browser flow of tests/e2e/test_browser.py, also run by scripts/refresh_screenshots.py.
+
+``streamlit run app.py`` on a free localhost port (own cache folder, no shared data, hub offline), driven by
+Playwright + Debian chromium. :func:`run_watch_switch_reload_download` starts a small probe run on the
+Isotropy page, watches the charts grow while it runs, switches pages and comes back to the same run, reloads
+and re-attaches, downloads the run's CSV and checks its rows, and saves screenshots of four pages into the
+folder it is given (the test: ``test-artifacts/screenshots/``, ignored by git; only the script copies them
+into docs/screenshots/).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from probe_js import CHART_CURVE, FILM_SHOWN
+from waiting import wait_for
+
+from engine import settings
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = REPO / "test-artifacts"  # ignored by git
+SHOTS = ARTIFACTS / "screenshots"
+SCREENSHOTS = ("overview.png", "isotropy.png", "compare.png", "simcse.png")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+STEPS = 1000  # long enough to watch the charts grow
+TITLES = ["Overview", "SimCSE training", "Isotropy vs clusters", "Compare runs", "Data & encoders"]
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    cache: Path  # its cache folder (runs/ ...), with server.log
+    pid: int
+
+    def log_tail(self, chars: int = 3000) -> str:
+        log = self.cache / "server.log"
+        return f"server log tail:\n{log.read_text()[-chars:]}" if log.exists() else "no server log"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def healthy(url: str, proc: subprocess.Popen, server: Server) -> bool:
+    if proc.poll() is not None:
+        raise AssertionError(f"streamlit exited with code {proc.returncode}\n{server.log_tail(2000)}")
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def streamlit_server(cache: Path) -> Iterator[Server]:
+    """``streamlit run app.py`` writing into ``cache``, until the block ends."""
+    port = free_port()
+    env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "EMBEDLAB_APP_DATA_DIR": "none"}
+    env.pop("EMBEDLAB_DATA_DIR", None)
+    with open(cache / "server.log", "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true", f"--server.port={port}",
+             "--server.address=127.0.0.1", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
+            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        server = Server(f"http://127.0.0.1:{port}", cache, proc.pid)
+        try:
+            wait_for(lambda: healthy(server.url, proc, server), 120, "streamlit to answer its health check",
+                     interval=0.5, describe=server.log_tail)
+            yield server
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def nice_of(pid: int) -> int:
+    """The nice value of a process's main thread (Linux /proc: field 19 of stat)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def child_processes(pid: int) -> list[int]:
+    """The children of every thread of ``pid`` (the run's child and the warm spare)."""
+    return [int(child) for task in Path(f"/proc/{pid}/task").glob("*/children") for child in task.read_text().split()]
+
+
+def step_shown(page) -> int:
+    """The step of the run's progress text ("step N/60"), or -1 before the first step."""
+    texts = page.locator("[data-testid='stProgress']").all_inner_texts()
+    found = [int(m.group(1)) for t in texts for m in [re.search(r"step (\d+)/", t)] if m]
+    return max(found) if found else -1
+
+
+def points_in_first_chart(page) -> int:
+    return int(page.evaluate(CHART_CURVE, None)[0])
+
+
+def last_step_in_first_chart(page) -> float:
+    """The last x (step) of the first chart's newest curve: grows while the run goes, even when the live
+    curve is downsampled to a fixed number of points."""
+    return float(page.evaluate(CHART_CURVE, None)[1])
+
+
+def idle(page) -> bool:
+    """Whether no script run of the page's session is going (Streamlit's own marker on its app element)."""
+    return page.locator("[data-testid='stApp']").first.get_attribute("data-test-script-state") == "notRunning"
+
+
+def sidebar_pages(page) -> list[str]:
+    """The page titles of the sidebar's navigation."""
+    return [text.strip() for text in page.locator("[data-testid='stSidebarNavLink'] span[label]").all_inner_texts()]
+
+
+def explain(page, server: Server):
+    """A ``describe`` for :func:`wait_for`: saves a screenshot, gives the page text and the server log tails."""
+
+    def describe() -> str:
+        shot = ARTIFACTS / "e2e-timeout.png"
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shot), full_page=True)
+        main = page.locator("[data-testid='stMain']")
+        body = main.first.inner_text()[-1500:] if main.count() else ""
+        return f"screenshot: {shot}\npage text tail:\n{body}\n{server.log_tail()}"
+
+    return describe
+
+
+def set_number(page, label: str, value: int) -> None:
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    wait_for(lambda: box.input_value() == str(value) and idle(page), 30, f"{label} = {value} to be taken")
+
+
+def go(page, title: str, heading: str | None = None) -> None:
+    page.get_by_role("link", name=title).first.click()
+    page.get_by_role("heading", name=heading or title).first.wait_for(timeout=60_000)
+
+
+def film_shown(page) -> bool:
+    return bool(page.evaluate(FILM_SHOWN)) and idle(page)
+
+
+def run_watch_switch_reload_download(browser, server: Server, shots: Path, downloads: Path) -> None:
+    """The flow (see the module's docstring); screenshots go to ``shots``, the downloaded CSV to ``downloads``."""
+    shots.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
+    why = explain(page, server)
+    page.goto(server.url)
+    page.get_by_text("watch sentence embeddings take shape").wait_for(timeout=90_000)
+    wait_for(lambda: page.locator("[data-testid='stGraphVizChart'] svg").count() > 0 and idle(page), 60,
+             "the overview's diagram", describe=why)
+    page.screenshot(path=str(shots / "overview.png"), full_page=True)
+
+    go(page, "Isotropy vs clusters")
+    set_number(page, "Steps (Adam updates)", STEPS)
+    set_number(page, "Limit (items, 0 = all)", 300)
+    set_number(page, "UMAP frame every k steps (0 = off)", 5)
+    page.get_by_role("button", name="▶ Start").click()
+
+    # curves grow while the run goes
+    wait_for(lambda: points_in_first_chart(page) >= 2, 120, "the first chart points", interval=0.5, describe=why)
+    before, step_before = last_step_in_first_chart(page), step_shown(page)
+    wait_for(lambda: last_step_in_first_chart(page) > before and step_shown(page) > step_before, 60,
+             "the charts to grow", interval=0.5, describe=why)
+    label = page.locator("[data-testid='stProgress']").first.inner_text().split(" — ")[0].strip()
+    assert label.startswith("probe·"), label
+
+    # training first: the server's event loop yields to the run's child (engine.priority)
+    normal = os.getpriority(os.PRIO_PROCESS, 0)  # the server started with this process's priority
+    children = child_processes(server.pid)
+    assert children and all(nice_of(pid) == normal for pid in children), {pid: nice_of(pid) for pid in children}
+    assert nice_of(server.pid) == max(normal, settings.default("ui_nice"))
+
+    # switch pages and come back: the same run, still going or done
+    go(page, "Overview", "embedlab — watch sentence embeddings take shape")
+    go(page, "Isotropy vs clusters")
+    page.get_by_text(label).first.wait_for(timeout=30_000)
+
+    # reload: a new session re-attaches to the run
+    page.reload()
+    page.get_by_role("heading", name="Isotropy vs clusters").wait_for(timeout=90_000)
+    page.get_by_text(label).first.wait_for(timeout=30_000)
+
+    # wait for the end (the page reruns itself when the run ends), then download its CSV
+    run_dirs = list((server.cache / "runs").glob("probe-*"))
+    assert len(run_dirs) == 1
+    wait_for(lambda: '"finished"' in (run_dirs[0] / "status.json").read_text(), 240, "the run to finish",
+             interval=0.5, describe=why)
+    page.get_by_role("button", name=f"⬇ {label}.csv").wait_for(timeout=30_000)
+    wait_for(lambda: film_shown(page), 240, "the run's UMAP film", interval=0.5, describe=why)
+    page.screenshot(path=str(shots / "isotropy.png"), full_page=True)
+    with page.expect_download(timeout=30_000) as info:
+        page.get_by_role("button", name=f"⬇ {label}.csv").click()
+    target = downloads / "run.csv"
+    info.value.save_as(target)
+    table = pd.read_csv(target)
+    assert table["step"].tolist() == list(range(STEPS + 1))
+    assert table["silhouette"].iloc[-1] > table["silhouette"].iloc[0]
+
+    go(page, "Compare runs")
+    wait_for(lambda: film_shown(page), 60, "the compared run's charts and film", interval=0.5, describe=why)
+    page.screenshot(path=str(shots / "compare.png"), full_page=True)
+    go(page, "SimCSE training")
+    wait_for(lambda: page.get_by_text("No SimCSE runs yet").count() > 0 and idle(page), 60,
+             "the SimCSE page", interval=0.5, describe=why)
+    page.screenshot(path=str(shots / "simcse.png"), full_page=False)
+    page.close()

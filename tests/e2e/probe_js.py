@@ -1,0 +1,23 @@
+"""The chart probe run in the page by the browser test and by benchmarks/bench_app_throughput.py (which loads
+this file by its path): plain strings, no imports, so that both can use the one copy."""
+
+# [points, last x] of the newest curve in the first chart, or of the curve named by the argument (other runs
+# may be drawn beside it); [0, -1] before it exists. The first chart is the live canvas's first panel
+# (ui/live_canvas/painter.js exposes its panels as window.embedlabPanels) while a run trains, else the first
+# Plotly chart.
+CHART_CURVE = (
+    "(name) => { const live = [...document.querySelectorAll('iframe')].map(f => { try {"
+    " return f.contentWindow.embedlabPanels; } catch (e) { return null; } }).find(p => p && p.length);"
+    " const g = document.querySelector('.js-plotly-plot');"
+    " const all = live ? live[0].series : g ? (g._fullData || g.data || []) : [];"
+    " const d = name ? all.filter(t => t.name === name) : all; if (!d.length) return [0, -1];"
+    " const x = d[d.length - 1].x; return x && x.length ? [x.length, x[x.length - 1]] : [0, -1]; }"
+)
+
+# Whether a Plotly chart titled "UMAP · N frames" is drawn: a finished run's film (slider + play), shown once
+# its UMAP frames are all made. (Streamlit's theme wraps titles in <b> tags.)
+FILM_SHOWN = (
+    "() => [...document.querySelectorAll('.js-plotly-plot')].some(g => {"
+    " const t = g.layout && g.layout.title; const text = t && (t.text !== undefined ? t.text : t);"
+    " return typeof text === 'string' && /^UMAP · \\d+ frames$/.test(text.replace(/<[^>]*>/g, '')); })"
+)

@@ -1,0 +1,44 @@
+"""The live canvas painter's schema of a Plotly figure (ui/painter.py): series, colours, axes, gaps, hovers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from engine import charts
+from ui import painter
+
+
+def test_paint_spec_carries_the_series_and_axes_of_a_metric_figure() -> None:
+    frame = pd.DataFrame({"step": [0, 1, 2, 3], "loss": [1.0, 0.5, float("nan"), 0.1 + 1 / 3]})
+    fig = charts.metric_figure({"a": frame, "b": frame.assign(loss=frame["loss"] * 2)}, "loss", smoothing=0.5,
+                               log_y=True)
+    spec = painter.paint_spec(fig, "loss")
+    assert spec["title"] == "Training loss" and spec["xTitle"] == "step" and spec["logY"] is True
+    assert spec["height"] == 280 and spec["wide"] is False and spec["key"] == "loss"
+    raw, smooth = spec["series"][0], spec["series"][1]
+    assert raw["opacity"] == 0.3 and raw["legend"] is False and raw["hover"] is False
+    assert smooth["name"] == "a" and smooth["width"] == 2.0 and smooth["color"] == charts.color(0)
+    assert spec["series"][3]["color"] == charts.color(1)
+    assert raw["x"] == [0.0, 1.0, 3.0] and raw["y"][-1] == 0.4333333  # NaN rows dropped, 7 digits
+    assert len(spec["series"]) == 4
+
+
+def test_paint_spec_turns_non_finite_values_into_gaps_and_keeps_hover_texts_and_equal_axes() -> None:
+    coords = np.array([[0.0, 1.0], [np.inf, 2.0], [3.0, np.nan], [4.0, 5.0], [6.0, 7.0]])
+    points = pd.DataFrame({"label": ["x", "x", "y", "y", "y"], "text": ["a", "b", "c", "d", "e" * 70]})
+    spec = painter.paint_spec(charts.projection_figure(coords, points, title="UMAP · step 3"), "p", wide=True)
+    assert spec["equalAxes"] is True and spec["hideTicks"] is True and spec["wide"] is True
+    first, second = spec["series"]
+    assert first["x"] == [0.0, None] and second["y"] == [None, 5.0, 7.0]
+    assert first["text"] == ["a", "b"] and "\n" in second["text"][2]  # Plotly's <br> becomes a line break
+    assert first["mode"] == "markers" and first["size"] == 5.0
+
+
+def test_paint_spec_keeps_fixed_ranges_and_a_forced_legend() -> None:
+    frame = pd.DataFrame({"step": [0, 1, 2], "isoscore": [0.3, 0.2, 0.1], "silhouette": [0.0, 0.2, 0.5]})
+    spec = painter.paint_spec(charts.iso_sil_figure({"a": frame}), "iso")
+    assert spec["showLegend"] is True and spec["series"][0]["name"].startswith("a: r = ")
+    fig = charts.metric_figure({"a": frame}, "isoscore")
+    fig.update_xaxes(range=[0, 10], autorange=False)
+    assert painter.paint_spec(fig, "k")["xRange"] == [0.0, 10.0] and "yRange" not in painter.paint_spec(fig, "k")

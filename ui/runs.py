@@ -1,0 +1,132 @@
+"""The runs behind the pages: the server's job registry, the error guard, run labels, the run picker, Start."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from engine import priority
+from engine.errors import EmbedlabError, one_line
+from engine.jobs import Job, JobRegistry
+
+log = logging.getLogger("embedlab.ui")
+STATE_ICONS = {"queued": "…", "running": "▶", "finished": "✓", "stopped": "■", "failed": "✗", "interrupted": "!"}
+
+
+@st.cache_resource(show_spinner=False)
+def registry() -> JobRegistry:
+    """The one job registry of this server process: survives reruns, page switches, reloads, closed tabs."""
+    reg = JobRegistry()  # its worker thread starts the runs' children: made before the UI yields (below)
+    try:
+        reg.attach_finished()
+    except Exception as err:  # noqa: BLE001 - a broken cache folder must not stop the app
+        log.warning("could not list old runs: %s", one_line(err))
+    return reg
+
+
+@contextlib.contextmanager
+def guard(what: str = "") -> Iterator[None]:
+    """Show any user error (and any unexpected one) as a single st.error line, never a traceback."""
+    try:
+        yield
+    except EmbedlabError as err:
+        st.error(f"{what}{one_line(err)}", icon="⚠️")
+    except Exception as err:  # noqa: BLE001 - the UI must keep working
+        log.exception("unexpected error in the UI")
+        st.error(f"{what}{one_line(err)}", icon="⚠️")
+
+
+def run_label(job: Job) -> str:
+    """Short, unique display name: ``name·abcd`` (the run folder's random suffix)."""
+    return f"{job.name}·{job.id[-4:]}"
+
+
+def option_label(reg: JobRegistry) -> Callable[[str], str]:
+    def fmt(job_id: str) -> str:
+        job = reg.get(job_id)
+        return job_id if job is None else f"{STATE_ICONS.get(job.state, '')} {run_label(job)}"
+
+    return fmt
+
+
+@st.cache_resource(show_spinner=False)
+def yield_to_training() -> int:
+    """Once per server, at the first Start: the server's event loop, and the script threads it starts from then
+    on, take a lower CPU priority than the runs' children (:mod:`engine.priority`). Not before: at start-up the
+    pages must not wait behind umap-learn's JIT warm-up and the warm spare child."""
+    try:
+        return priority.yield_to_training([threading.main_thread().native_id, None])
+    except EmbedlabError as err:
+        log.warning("UI threads keep their priority: %s", one_line(err))
+        return 0
+
+
+def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[Job]:
+    """Queue runs; a user error shows one line and queues nothing more. The page then shows these runs."""
+    reg = registry()
+    yield_to_training()
+    made = []
+    for name, config in runs:
+        made.append(reg.submit(kind, config, name=name))
+    st.session_state[f"{kind}.shown"] = [job.id for job in made]
+    return made
+
+
+def shown_jobs(kind: str | None, *, label: str = "Runs shown") -> list[Job]:
+    """The run picker of a page: this session's last submissions, else active runs, else the newest run."""
+    reg = registry()
+    pool = [job for job in reg.jobs() if kind is None or job.kind == kind]
+    ids = [job.id for job in reversed(pool)]
+    key = f"{kind or 'all'}.shown"
+    chosen = [i for i in st.session_state.get(key, []) if i in ids]
+    if not chosen:
+        active = [job.id for job in pool if job.active]
+        chosen = active or ids[:1]
+    st.session_state[key] = chosen
+    picked = st.multiselect(label, ids, key=key, format_func=option_label(reg), placeholder="pick runs to show")
+    return [reg.get(i) for i in picked if reg.get(i) is not None]
+
+
+def metrics_by_run(jobs: list[Job]) -> dict[str, pd.DataFrame]:
+    return {run_label(job): job.metrics() for job in jobs}
+
+
+def changing(job: Job) -> bool:
+    """Whether a run's charts or frames still change: it is queued or running, or UMAP frames are to come."""
+    return job.active or registry().projecting(job)
+
+
+def progress_text(job: Job) -> tuple[float, str]:
+    fraction, phase = job.progress()
+    parts = [f"{run_label(job)} — {phase}" if job.state != "queued" else f"{run_label(job)} — queued"]
+    rate, eta = job.steps_per_second(), job.eta_seconds()
+    if rate:
+        parts.append(f"{rate:.1f} steps/s")
+    if eta is not None:
+        parts.append(f"{format_seconds(eta)} left")
+    return fraction, " · ".join(parts)
+
+
+def format_seconds(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def failed_lines(jobs: list[Job]) -> None:
+    for job in jobs:
+        if job.state == "failed":
+            st.error(f"{run_label(job)} failed: {job.error or 'unknown error'}", icon="❌")
+        elif job.state == "interrupted":
+            st.warning(f"{run_label(job)} was interrupted (its process ended); its rows up to the last step are kept.")
