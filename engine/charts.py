@@ -17,6 +17,7 @@ schema lives beside the painter, in ``ui/painter.py``).
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping
 
@@ -208,12 +209,18 @@ def iso_sil_figure(
     return fig
 
 
+def _text(value: object) -> str:
+    """User text (a label, a sentence) for a Plotly legend or hover box: Plotly renders a subset of HTML
+    (``<i>``, ``<a href>``) in them, so ``<``, ``>`` and ``&`` are escaped and show as typed."""
+    return html.escape(str(value), quote=False)
+
+
 def _hover(texts: pd.Series) -> list[str]:
     limit = settings.get("hover_chars")
     out = []
     for text in texts.astype(str):
         short = text if len(text) <= limit else text[: limit - 1] + "…"
-        out.append("<br>".join(short[i:i + 60] for i in range(0, len(short), 60)))
+        out.append("<br>".join(_text(short[i:i + 60]) for i in range(0, len(short), 60)))
     return out
 
 
@@ -237,7 +244,7 @@ def projection_figure(
     fig = go.Figure()
     for index, (name, group) in enumerate(frame.groupby("label", sort=True)):
         fig.add_trace(go.Scattergl(
-            x=group["x"], y=group["y"], mode="markers", name=str(name), marker=dict(size=5, color=color(index)),
+            x=group["x"], y=group["y"], mode="markers", name=_text(name), marker=dict(size=5, color=color(index)),
             hovertext=_hover(group["text"]), hoverinfo="text",
         ))
     _projection_layout(fig, title, height)
@@ -273,7 +280,7 @@ def frames_figure(
         coords = np.asarray(frames[step])
         return [
             go.Scattergl(
-                x=coords[masks[name], 0], y=coords[masks[name], 1], mode="markers", name=str(name),
+                x=coords[masks[name], 0], y=coords[masks[name], 1], mode="markers", name=_text(name),
                 marker=dict(size=5, color=color(index)), hovertext=hovers[name], hoverinfo="text",
             )
             for index, name in enumerate(labels)

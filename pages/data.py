@@ -6,9 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import paths
+from engine import paths, uploads
 from ui import navigation
 from ui.runs import guard
+from ui.text import plain
 
 PREVIEW_ROWS = 50
 
@@ -24,7 +25,7 @@ def preview(name: str, **kwargs) -> None:
     size = len(dataset)
     st.caption(f"{type(dataset).__name__}: {size:,} items · showing the first {min(size, PREVIEW_ROWS)}")
     for warning in dataset.warnings:
-        st.warning(warning)
+        st.warning(plain(warning))
     st.dataframe(dataset.to_frame().head(PREVIEW_ROWS), hide_index=True)
 
 
@@ -48,16 +49,18 @@ with upload_tab, guard():
 
     st.write("Upload a CSV, TSV, JSONL or TXT file of labelled sentences (one sentence and its label per row). "
              "It is kept in `cache/uploads/` and offered as data on the Isotropy page.")
-    upload = st.file_uploader("Data file", type=["csv", "tsv", "txt", "jsonl"], key="data.upload")
-    if upload is not None:
-        target = paths.inside(paths.uploads_dir(), upload.name, what="file name")
-        target.write_bytes(upload.getvalue())
-        st.session_state["data.uploaded"] = target.name
-    stored = sorted(p.name for p in paths.uploads_dir().glob("*") if p.is_file() and not p.name.startswith("."))
+    upload = st.file_uploader("Data file", type=["csv", "tsv", "txt", "jsonl"],
+                              key=f"data.upload.{st.session_state.get('data.upload.round', 0)}")
+    if upload is not None and upload.file_id != st.session_state.get("data.upload.taken"):
+        st.session_state["data.upload.taken"] = upload.file_id  # each upload is stored once, not on every rerun
+        with guard(f"{upload.name}: "):
+            stored_as = uploads.store(upload.name, upload.getvalue())
+            st.session_state["data.file"] = stored_as.name  # the new file is the one shown
+    stored = uploads.listing()
     if stored:
-        current = st.session_state.get("data.uploaded")
-        chosen = st.selectbox("Uploaded file", stored, index=stored.index(current) if current in stored else 0,
-                              key="data.file")
+        if st.session_state.get("data.file") not in stored:
+            st.session_state["data.file"] = stored[0]
+        chosen = st.selectbox("Uploaded file", stored, key="data.file")
         path = paths.inside(paths.uploads_dir(), chosen, what="file name")
         with guard(f"{chosen}: "):
             frame = read_table(path)
@@ -73,10 +76,13 @@ with upload_tab, guard():
                                       key=f"data.label.{chosen}")
             st.session_state[f"upload.cols.{chosen}"] = {"text": text, "label": None if label == "(none)" else label}
             preview(str(path), text_col=text, label_col=None if label == "(none)" else label)
-            st.success(f"Pick “upload: {chosen}” as Data on the Isotropy page to train on it.")
-            if st.button("Delete this upload", key=f"data.delete.{chosen}"):
-                path.unlink(missing_ok=True)
-                st.rerun()
+            st.success(plain(f"Pick “upload: {chosen}” as Data on the Isotropy page to train on it."))
+        if st.button("Delete this upload", key=f"data.delete.{chosen}"):
+            uploads.delete(chosen)
+            st.session_state.pop("data.file", None)
+            # a new uploader widget: the old one still holds the file and would store it again
+            st.session_state["data.upload.round"] = st.session_state.get("data.upload.round", 0) + 1
+            st.rerun()
 
 with encoder_tab, guard():
     from engine.encoders import delete_encoder, list_encoders, rename_encoder

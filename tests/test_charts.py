@@ -85,3 +85,14 @@ def test_frames_figure_has_slider_play_and_bounded_frames() -> None:
     assert fig.layout.sliders[0].steps[0].label == "0"
     assert fig.layout.updatemenus[0].buttons[0].label.endswith("play")
     assert len(charts.frames_figure({}, points).data) == 0
+
+
+def test_user_text_in_legends_and_hovers_is_escaped_for_plotly() -> None:
+    """Plotly renders <i>, <a href> in names and hover texts: labels and sentences from files must not."""
+    coords = np.zeros((2, 2), dtype=np.float32)
+    points = pd.DataFrame({"text": ["<a href='http://x'>hi</a>", "a & b"], "label": ["<i>pos</i>", "neg"]})
+    fig = charts.projection_figure(coords, points, title="t")
+    names = {trace.name for trace in fig.data}
+    assert "&lt;i&gt;pos&lt;/i&gt;" in names and "<i>pos</i>" not in names
+    hovers = [text for trace in fig.data for text in trace.hovertext]
+    assert "&lt;a href='http://x'&gt;hi&lt;/a&gt;" in hovers and "a &amp; b" in hovers

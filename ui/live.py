@@ -20,6 +20,7 @@ from engine.jobs import Job
 from ui import painter
 from ui.controls import KEEP
 from ui.runs import changing, failed_lines, metrics_by_run, progress_text, registry, run_label
+from ui.text import plain
 
 PLOTLY = {"displaylogo": False}
 
@@ -96,7 +97,7 @@ def draw_projection(job: Job | None, key: str) -> None:
         st.plotly_chart(charts.frames_figure(frames, points, title=f"UMAP · {len(frames)} frames"),
                         key=f"{key}.frames", config=PLOTLY)
     if job.frame_error:
-        st.caption(f"Last UMAP frame failed: {job.frame_error}")
+        st.caption(f"Last UMAP frame failed: {plain(job.frame_error)}")
 
 
 def live_panel(jobs: list[Job], metrics: list[str], key: str,
@@ -111,6 +112,9 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str,
     live = any(changing(job) for job in jobs)
     ids = [job.id for job in jobs]
     with_snapshots = [job for job in jobs if job.active or job.view() is not None]
+    for job in jobs:  # a damaged file is named beside its run; the other runs are drawn as usual
+        if job.damaged:
+            st.warning(plain(f"{run_label(job)}: {job.damaged}"))
     projected = None
     if with_snapshots:
         names = {job.id: run_label(job) for job in with_snapshots}

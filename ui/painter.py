@@ -8,6 +8,7 @@ it lives here, beside the painter, while :mod:`engine.charts` only builds Plotly
 
 from __future__ import annotations
 
+import html
 import math
 from pathlib import Path
 
@@ -41,7 +42,7 @@ def _series(trace: go.Scatter | go.Scattergl, index: int) -> dict:
     marker, line = getattr(trace, "marker", None), getattr(trace, "line", None)
     colour = (line.color if line is not None else None) or (marker.color if marker is not None else None)
     series = {
-        "name": trace.name or "",
+        "name": html.unescape(trace.name or ""),  # the canvas draws text as text: no HTML escapes needed
         "x": _numbers(trace.x),
         "y": _numbers(trace.y),
         "color": colour if isinstance(colour, str) else charts.color(index),
@@ -55,7 +56,7 @@ def _series(trace: go.Scatter | go.Scattergl, index: int) -> dict:
     }
     texts = getattr(trace, "hovertext", None)
     if texts is not None and not isinstance(texts, str) and len(texts) == len(series["x"]):
-        series["text"] = [str(t).replace("<br>", "\n") for t in texts]
+        series["text"] = [html.unescape(str(t).replace("<br>", "\n")) for t in texts]
     return series
 
 

@@ -14,6 +14,7 @@ import streamlit as st
 from engine import priority
 from engine.errors import EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
+from ui.text import message, plain
 
 log = logging.getLogger("embedlab.ui")
 STATE_ICONS = {"queued": "…", "running": "▶", "finished": "✓", "stopped": "■", "failed": "✗", "interrupted": "!"}
@@ -36,10 +37,10 @@ def guard(what: str = "") -> Iterator[None]:
     try:
         yield
     except EmbedlabError as err:
-        st.error(f"{what}{one_line(err)}", icon="⚠️")
+        st.error(message(what, one_line(err)), icon="⚠️")
     except Exception as err:  # noqa: BLE001 - the UI must keep working
         log.exception("unexpected error in the UI")
-        st.error(f"{what}{one_line(err)}", icon="⚠️")
+        st.error(message(what, one_line(err)), icon="⚠️")
 
 
 def run_label(job: Job) -> str:
@@ -127,6 +128,7 @@ def format_seconds(seconds: float) -> str:
 def failed_lines(jobs: list[Job]) -> None:
     for job in jobs:
         if job.state == "failed":
-            st.error(f"{run_label(job)} failed: {job.error or 'unknown error'}", icon="❌")
+            st.error(plain(f"{run_label(job)} failed: {job.error or 'unknown error'}"), icon="❌")
         elif job.state == "interrupted":
-            st.warning(f"{run_label(job)} was interrupted (its process ended); its rows up to the last step are kept.")
+            st.warning(plain(f"{run_label(job)} was interrupted (its process ended); its rows up to the last step "
+                             "are kept."))

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from engine import runlog, settings
+from engine.errors import DataError
 from engine.events import Event, Finished, Points, Progress, Row, Tick, WireEvent
 from engine.jobs.film import Film
 from engine.runner import EXPERIMENTS
@@ -68,6 +69,7 @@ class Job:
         self.from_disk = False
         self.pid: int | None = None  # the child process running this job (process isolation)
         self.summary: dict[str, Any] | None = None
+        self.damaged: str | None = None  # a file of this run that could not be read (named), shown beside it
         self.film = Film(self.run_dir)
         self._declared = declared_columns(kind, config)
         self._stop = threading.Event()
@@ -232,7 +234,7 @@ class Job:
         path = runlog.snapshot_path(self.run_dir, step)
         try:
             self._keep_snapshot(step, runlog.load_snapshot(path))
-        except (OSError, ValueError) as err:
+        except (OSError, DataError) as err:
             log.warning("job %s: cannot read snapshot %s: %s", self.id, path, err)
             return False
         return True
@@ -317,7 +319,11 @@ class Job:
         if latest is None and self.from_disk:
             found = runlog.list_snapshots(self.run_dir)
             if found:
-                latest = (found[-1][0], runlog.load_snapshot(found[-1][1]))
+                try:
+                    latest = (found[-1][0], runlog.load_snapshot(found[-1][1]))
+                except DataError as err:  # shown beside this run's panel; other runs are not concerned
+                    self.damaged = str(err)
+                    return None
         if latest is None:
             return None
         from engine.projection import pca_2d

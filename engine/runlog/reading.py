@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from engine.errors import DataError
 from engine.runlog.files import (
     CONFIG,
     FINAL_STATES,
@@ -230,7 +231,15 @@ def snapshot_path(run_dir: Path, step: int) -> Path:
     return Path(run_dir) / SNAPSHOTS / f"step_{int(step):06d}.npy"
 
 def load_snapshot(path: Path) -> np.ndarray:
-    return np.load(path, allow_pickle=False)
+    """An embedding snapshot (never unpickled); a damaged file is a DataError that names it."""
+    path = Path(path)
+    try:
+        array = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as err:
+        raise DataError(f"{path.parent.name}/{path.name} is damaged ({' '.join(str(err).split())})") from None
+    if array.ndim != 2:
+        raise DataError(f"{path.parent.name}/{path.name} is damaged (an array of shape {array.shape}, not n x d)")
+    return array
 
 def read_points(run_dir: Path) -> pd.DataFrame:
     path = Path(run_dir) / POINTS

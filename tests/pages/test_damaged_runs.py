@@ -1,0 +1,44 @@
+"""A damaged run folder or file stays with its run: the other runs' charts, downloads and listing stay."""
+
+from __future__ import annotations
+
+import numpy as np
+from apphelpers import APP, errors
+from streamlit.testing.v1 import AppTest
+
+from engine import paths, runlog
+
+COLUMNS = ["step", "loss", "accuracy", "isoscore", "silhouette", "seconds"]
+
+
+def _probe_run(name: str) -> str:
+    folder = paths.runs_dir() / name
+    writer = runlog.RunWriter(folder, COLUMNS, {"kind": "probe", "data": "demo", "steps": 2, "snapshot_every": 1})
+    writer.save_points([f"sentence {i}" for i in range(8)], ["a", "b"] * 4)
+    for step in range(3):
+        writer.save_snapshot(step, np.random.default_rng(step).normal(size=(8, 4)))
+        writer.append({"step": step, "loss": 1.0 / (step + 1), "accuracy": 0.5, "isoscore": 0.5 - step / 10,
+                       "silhouette": step / 10, "seconds": step})
+    writer.finish("finished")
+    return name
+
+
+def test_a_garbage_snapshot_and_a_bad_status_hide_nothing_else(fresh_registry) -> None:
+    good, broken, odd = _probe_run("good-run"), _probe_run("broken-run"), _probe_run("odd-run")
+    for snapshot in (paths.runs_dir() / broken / runlog.SNAPSHOTS).iterdir():
+        snapshot.write_bytes(b"\x93NUMPY garbage")
+    status = runlog.read_json(paths.runs_dir() / odd / runlog.STATUS)
+    status["started"] = "yesterday"
+    runlog.write_json_atomic(paths.runs_dir() / odd / runlog.STATUS, status)
+
+    app = AppTest.from_file(str(APP), default_timeout=120)
+    app.run()
+    app.switch_page("pages/isotropy.py").run()
+    picker = app.multiselect(key="probe.shown")
+    assert all(any(name in option for option in picker.options) for name in (good, broken, odd))
+    picker.set_value([good, broken]).run()
+    assert not app.exception and not errors(app)
+    warnings = [w.value for w in app.warning]
+    assert any("broken-run" in w and "step\\_000002.npy is damaged" in w for w in warnings), warnings
+    assert len(app.get("plotly_chart")) >= 4  # the metric curves of both runs, and the good run's projection
+    assert sum("⬇" in str(b.label) for b in app.get("download_button")) >= 2

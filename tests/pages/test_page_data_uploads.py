@@ -1,0 +1,61 @@
+"""Uploads on the Data page: the newest upload is the one shown, a non-table is never stored, Delete deletes,
+and labels from the file are shown as text, never as Markdown (no image fetched, no link)."""
+
+from __future__ import annotations
+
+from apphelpers import errors
+
+from engine import paths
+
+
+def _csv(label_of) -> bytes:
+    rows = "\n".join(f"sentence number {i} about things,{label_of(i)}" for i in range(40))
+    return f"sentence,label\n{rows}\n".encode()
+
+
+def _upload(app, name: str, content: bytes) -> None:
+    app.get("file_uploader")[0].upload(name, content, "text/csv")
+    app.run()
+
+
+def test_a_second_upload_is_the_one_shown(app) -> None:
+    app.switch_page("pages/data.py").run()
+    _upload(app, "first.csv", _csv(lambda i: "a" if i % 2 else "b"))
+    assert app.selectbox(key="data.file").value == "first.csv"
+    _upload(app, "second.csv", _csv(lambda i: "x" if i % 2 else "y"))
+    assert not app.exception and not errors(app)
+    assert app.selectbox(key="data.file").value == "second.csv"
+    (preview,) = [df.value for df in app.dataframe if "label" in df.value.columns and "text" in df.value.columns]
+    assert sorted(preview["label"].unique()) == ["x", "y"]
+
+
+def test_a_binary_upload_is_refused_and_never_offered(app) -> None:
+    app.switch_page("pages/data.py").run()
+    _upload(app, "junk.csv", bytes(range(256)) * 40)
+    lines = errors(app)
+    assert len(lines) == 1 and "junk.csv" in lines[0] and ".staged" not in lines[0]
+    assert "junk.csv" not in [p.name for p in paths.uploads_dir().iterdir()]
+    app.switch_page("pages/isotropy.py").run()
+    assert not any("junk" in option for option in app.selectbox(key="probe.data").options)
+
+
+def test_delete_removes_the_upload_for_good(app) -> None:
+    app.switch_page("pages/data.py").run()
+    _upload(app, "gone.csv", _csv(lambda i: "a" if i % 2 else "b"))
+    assert (paths.uploads_dir() / "gone.csv").exists()
+    app.button(key="data.delete.gone.csv").click().run()
+    app.run()  # the uploader still held the file: a rerun must not store it again
+    assert not (paths.uploads_dir() / "gone.csv").exists()
+    assert not app.exception
+
+
+def test_labels_are_shown_as_text_not_markdown(app) -> None:
+    app.switch_page("pages/data.py").run()
+    image, link = "![x](http://example.invalid/a.png)", "[click](http://example.invalid)"
+    labels = {0: image, 1: link}
+    _upload(app, "md.csv", _csv(lambda i: labels.get(i, "a" if i % 2 else "b")))
+    assert not app.exception
+    shown = " ".join(w.value for w in app.warning)
+    assert "single example" in shown
+    assert "![" not in shown and "[click]" not in shown  # escaped: rendered as the plain text, no image, no link
+    assert r"\!\[x\](http" in shown
