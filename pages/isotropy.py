@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import charts, paths
+from engine import charts, lessons, paths
 from ui import experiment, navigation
 from ui.controls import KEEP, device_and_seed, snapshot_every, sources
 
 P = "probe"
 navigation.ensure_app()
 st.title("Isotropy vs clusters")
-st.caption(
-    "Sentence embeddings become parameters of a linear classifier (full-batch Adam). After every update the lab "
-    "measures IsoScore (how evenly all directions are used) and the silhouette (how well the classes cluster). "
-    "Mickus et al. (2024) found that the two move in opposite directions: clusters cost isotropy."
-)
+st.caption(lessons.lesson(P).intro)
 
 
 def sidebar() -> dict:

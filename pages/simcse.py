@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import charts
+from engine import charts, lessons
 from ui import experiment, navigation
 from ui.controls import KEEP, device_and_seed, snapshot_every, sources
 
 P = "simcse"
 navigation.ensure_app()
 st.title("SimCSE training")
-st.caption(
-    "Contrastive learning of sentence embeddings (Gao, Yao & Chen 2021): a sentence encoded twice with different "
-    "dropout masks is its own positive; the other sentences of the batch are negatives. Flip an ablation in the "
-    "sidebar and watch alignment, uniformity and the STS score move."
-)
+st.caption(lessons.lesson(P).intro)
 
 
 def sidebar() -> dict:
