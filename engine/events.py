@@ -17,11 +17,12 @@ from ``metrics.csv``.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from engine.runlog.files import jsonable
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def tick_of(row: Row) -> Tick:
 def to_line(event: WireEvent) -> str:
     """One JSON line for a child's stdout."""
     name = next(key for key, kind in _WIRE.items() if isinstance(event, kind))
-    return json.dumps({"event": name, **_plain(vars(event))})
+    return json.dumps({"event": name, **jsonable(vars(event))}, default=str)
 
 
 def from_line(line: str) -> WireEvent | None:
@@ -102,18 +103,3 @@ def from_line(line: str) -> WireEvent | None:
         return kind(**payload)
     except TypeError:
         return None
-
-
-def _plain(value: Any) -> Any:
-    """JSON-safe: numpy scalars to Python, non-finite floats to None."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)

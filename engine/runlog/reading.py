@@ -43,9 +43,11 @@ def read_metrics(run_dir: Path) -> pd.DataFrame:
     raw = path.read_bytes()
     return _frame_of(raw[: raw.rfind(b"\n") + 1])
 
+
 def _frame_of(complete: bytes) -> pd.DataFrame:
     """``metrics.csv`` bytes that end at a line end, parsed: one parser for every reader of the file."""
     return pd.read_csv(io.BytesIO(complete)) if complete else pd.DataFrame()
+
 
 class MetricsTail:
     """Follows a run's ``metrics.csv`` by byte offset while it grows: each :meth:`read_new` reads only the
@@ -113,6 +115,7 @@ class MetricsTail:
         self._complete = bytearray()
         self.restarts += 1
 
+
 def _cell(text: str) -> Any:
     """A cell of ``metrics.csv`` as :func:`format_cell` wrote it: empty is None, numbers are numbers."""
     if text == "":
@@ -124,12 +127,14 @@ def _cell(text: str) -> Any:
     except ValueError:
         return text
 
+
 def read_summary(run_dir: Path) -> dict[str, Any] | None:
     """``summary.json`` of a run, None while it has none (running, or killed before its end)."""
     try:
         return read_json(Path(run_dir) / SUMMARY)
     except (OSError, ValueError):
         return None
+
 
 @dataclass
 class RunInfo:
@@ -143,6 +148,7 @@ class RunInfo:
     last_step: int | None
     config: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+
 
 def run_state(run_dir: Path) -> str:
     """``running``, ``finished``, ``stopped``, ``failed`` or ``interrupted`` (the writer died, or the status is
@@ -214,21 +220,28 @@ def list_runs(root: Path, damaged: list[DamagedRun] | None = None) -> list[RunIn
     return runs
 
 
-def list_snapshots(run_dir: Path) -> list[tuple[int, Path]]:
-    folder = Path(run_dir) / SNAPSHOTS
-    if not folder.exists():
+def _steps_in(folder: Path, suffix: str) -> list[tuple[int, Path]]:
+    """``(step, path)`` of the ``step_NNNNNN<suffix>`` files of a folder, by step; other files are skipped."""
+    if not folder.is_dir():
         return []
     found = []
-    for path in folder.glob("step_*.npy"):
+    for path in folder.glob(f"step_*{suffix}"):
         try:
-            found.append((int(path.stem.split("_")[1]), path))
-        except (IndexError, ValueError):
-            log.warning("skipping unexpected snapshot file %s", path)
+            found.append((int(path.name[len("step_"):-len(suffix)]), path))
+        except ValueError:
+            log.warning("skipping unexpected file %s", path)
     return sorted(found)
+
+
+def list_snapshots(run_dir: Path) -> list[tuple[int, Path]]:
+    """The embedding snapshots of a run as ``(step, path)``, by step."""
+    return _steps_in(Path(run_dir) / SNAPSHOTS, ".npy")
+
 
 def snapshot_path(run_dir: Path, step: int) -> Path:
     """Where the embedding snapshot of ``step`` lives in a run folder."""
     return Path(run_dir) / SNAPSHOTS / f"step_{int(step):06d}.npy"
+
 
 def load_snapshot(path: Path) -> np.ndarray:
     """An embedding snapshot (never unpickled); a damaged file is a DataError that names it."""
@@ -241,13 +254,16 @@ def load_snapshot(path: Path) -> np.ndarray:
         raise DataError(f"{path.parent.name}/{path.name} is damaged (an array of shape {array.shape}, not n x d)")
     return array
 
+
 def read_points(run_dir: Path) -> pd.DataFrame:
     path = Path(run_dir) / POINTS
     return pd.read_csv(path, keep_default_na=False) if path.exists() else pd.DataFrame(columns=["text", "label"])
 
+
 def frame_path(run_dir: Path, step: int) -> Path:
     """Where the 2-D UMAP frame of ``step`` lives in a run folder."""
     return Path(run_dir) / FRAMES / f"step_{int(step):06d}.csv"
+
 
 def save_frame(run_dir: Path, step: int, coords: np.ndarray) -> Path:
     """Write a 2-D frame (``x``, ``y`` columns) atomically: a reader never sees half a frame."""
@@ -259,18 +275,11 @@ def save_frame(run_dir: Path, step: int, coords: np.ndarray) -> Path:
     os.replace(tmp, path)
     return path
 
+
 def list_frames(run_dir: Path) -> list[tuple[int, Path]]:
     """The frames of a run as ``(step, path)``, by step; files that are not frames are skipped."""
-    folder = Path(run_dir) / FRAMES
-    if not folder.is_dir():
-        return []
-    found = []
-    for path in folder.glob("step_*.csv"):
-        try:
-            found.append((int(path.stem.split("_")[1]), path))
-        except (IndexError, ValueError):
-            log.warning("skipping unexpected frame file %s", path)
-    return sorted(found)
+    return _steps_in(Path(run_dir) / FRAMES, ".csv")
+
 
 def load_frame(path: Path) -> np.ndarray:
     """One frame as an (n, 2) float32 array; raises ``ValueError`` for a file that is not a frame."""
