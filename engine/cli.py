@@ -1,4 +1,5 @@
-"""Command line: ``python -m engine probe|simcse ... --out DIR``, one subcommand per registered experiment.
+"""Command line: ``python -m engine probe|simcse ... --out DIR``, one subcommand per registered experiment;
+``settings`` lists the settings, ``replay RUN --out lesson.html`` makes a lesson to take home (:mod:`engine.replay`).
 
 Errors a user can cause print one line on stderr and exit 2; any other failure prints one line and exits 1;
 Ctrl-C stops the run between steps (exit 130). Nothing is ever lost: rows are on disk as they are produced.
@@ -47,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("settings", help="list every setting and its environment variable",
                                   description="Every knob of the lab, its environment variable, type and default.")
     listing.add_argument("--markdown", action="store_true", help="print a Markdown table (for the README)")
+    from engine.replay import cli as replay_cli
+
+    replay = commands.add_parser("replay", help="a run as a lesson to take home: one offline HTML file, a GIF",
+                                 description="A run (or several) as one self-contained HTML file that works "
+                                             "offline (curves, relation figure, UMAP film, settings, the lesson's "
+                                             "texts), and its UMAP film as an animated GIF.")
+    replay_cli.add_arguments(replay)
     return parser
 
 
@@ -219,6 +227,10 @@ def _main(args: argparse.Namespace) -> int:
     try:
         if args.command == "settings":
             return print_settings(args.markdown)
+        if args.command == "replay":
+            from engine.replay.cli import run as replay
+
+            return replay(args)
         return execute(args.command, args)
     except RunFailed as err:  # the run's own failure, recorded in its folder
         print(f"error: {one_line(err)}", file=sys.stderr)

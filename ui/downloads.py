@@ -1,4 +1,5 @@
-"""Downloads of the shown runs: a CSV per run, all as one CSV, a zip with configs, figure HTML, UMAP frames."""
+"""Downloads of the shown runs: a CSV per run, all as one CSV, a zip with configs, figure HTML, UMAP frames, and
+the lesson to take home (one offline HTML file, :mod:`engine.replay`) with its film as a GIF."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import streamlit as st
 
 from engine import export
 from engine.jobs import Job
-from ui.runs import metrics_by_run, run_label
+from ui.runs import changing, metrics_by_run, run_label
 
 
 def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None) -> None:
@@ -42,4 +43,33 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
         job = framed[0]
         cols[3].download_button(f"⬇ UMAP frames of {run_label(job)}", lambda: export.frames_csv(job.frames(), job.points()),
                                 file_name=f"{job.id}-frames.csv", mime="text/csv", key=f"{key}.framescsv", on_click="ignore")
-    st.caption("PNG: use the camera icon in each chart's toolbar. HTML keeps the figure interactive (works offline).")
+    lesson_downloads(jobs, key)
+    st.caption("PNG: use the camera icon in each chart's toolbar. HTML keeps the figure interactive (works offline). "
+               "The lesson is one HTML file to take home: every curve, the relation figure, the UMAP film with "
+               "play and a step slider, the settings and what to watch; it needs no Python, server or network.")
+
+
+def lesson_downloads(jobs: list[Job], key: str) -> None:
+    """The shown runs as one offline HTML lesson, and the film of the first run that has one as a GIF.
+
+    Both are made when clicked (in Streamlit's download thread). A film's missing frames are made from the
+    snapshots only for a run whose frames nobody else is making (not running, not being projected): else the
+    lesson has the frames made so far."""
+    from engine import replay, runlog
+
+    folders = [job.run_dir for job in jobs]
+    names = [run_label(job) for job in jobs]
+    compute = [not changing(job) for job in jobs]
+    cols = st.columns(4)
+    cols[0].download_button(
+        "⬇ lesson to take home (HTML)",
+        lambda: replay.lesson(folders, names=names, compute=compute)[0],
+        file_name=f"{jobs[0].id if len(jobs) == 1 else key}-lesson.html", mime="text/html",
+        key=f"{key}.lesson", on_click="ignore", help="one file that works offline: curves, film, settings, texts")
+    filmed = next((i for i, job in enumerate(jobs) if job.frames() or runlog.list_snapshots(job.run_dir)), None)
+    if filmed is not None:
+        job = jobs[filmed]
+        cols[1].download_button(
+            f"⬇ UMAP film of {run_label(job)} (GIF)",
+            lambda: replay.run_gif(job.run_dir, name=names[filmed], compute=compute[filmed]),
+            file_name=f"{job.id}-film.gif", mime="image/gif", key=f"{key}.gif", on_click="ignore")

@@ -1,0 +1,68 @@
+"""Replay: a run (or several) as a lesson to take home, one self-contained HTML file, and its film as a GIF.
+
+``python -m engine replay RUN [RUN ...] --out lesson.html [--gif film.gif]``; the pages' Downloads offer the
+same files. A teacher opens the HTML with no Python, no server and no network: it holds every metric curve,
+the relation figure (IsoScore vs silhouette with r and ρ for a probe run, the alignment–uniformity path for
+SimCSE), the UMAP film with Play/Pause and a step slider that moves a cursor on every curve, the settings, the
+data and encoder, and the lesson's texts (:mod:`engine.lessons`).
+
+Modules: :mod:`~engine.replay.source` (a run folder read and checked), :mod:`~engine.replay.frames` (the film:
+the app's frames, the missing ones made from snapshots), :mod:`~engine.replay.payload` (the page's data as
+JSON, numbers as base64 typed arrays), :mod:`~engine.replay.page` (the HTML), :mod:`~engine.replay.script` (its
+JavaScript and CSS), :mod:`~engine.replay.gif` (the GIF), :mod:`~engine.replay.cli` (the subcommand).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.replay.frames import FilmFrames
+    from engine.replay.source import RunData
+
+#: public names and their modules, imported on first use: ``engine.cli`` imports :mod:`engine.replay.cli`
+#: for every command, and must not pay for pandas and plotly
+_LAZY = {"FilmFrames": "frames", "evenly_spaced": "frames", "film": "frames", "film_gif": "gif",
+         "lesson_html": "page", "RunData": "source", "load_run": "source", "resolve_run": "source"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"engine.replay.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'engine.replay' has no attribute {name!r}")
+
+
+def lesson(run_dirs: Sequence[Path], *, names: Sequence[str] | None = None, title: str | None = None,
+           max_frames: int | None = None, compute: bool | Sequence[bool] = True, save: bool = True,
+           progress: bool = False) -> tuple[bytes, list[RunData], list[FilmFrames | None]]:
+    """The lesson of ``run_dirs`` as HTML bytes, with the runs and films it was made of.
+
+    ``names``: the runs' names in the lesson (default: their folders'); ``compute`` (one for all, or one per run):
+    make a film's missing frames from the snapshots, else show the frames made so far; ``save``: write the frames
+    made into the run folders, for the app."""
+    from engine.replay.frames import film
+    from engine.replay.page import lesson_html
+    from engine.replay.source import load_run
+
+    runs = [load_run(path, None if names is None else names[i]) for i, path in enumerate(run_dirs)]
+    flags = [compute] * len(runs) if isinstance(compute, bool) else list(compute)
+    films = [film(run, max_frames, compute=flag, save=save, progress=progress) for run, flag in zip(runs, flags)]
+    return lesson_html(runs, films, title).encode("utf-8"), runs, films
+
+
+def run_gif(run_dir: Path, *, name: str | None = None, max_frames: int | None = None, compute: bool = True,
+            save: bool = True) -> bytes:
+    """The film of one run as GIF bytes (a DataError when it has no film)."""
+    from engine.replay.frames import film
+    from engine.replay.gif import film_gif
+    from engine.replay.source import load_run
+
+    run = load_run(run_dir, name)
+    return film_gif(film(run, max_frames, compute=compute, save=save, progress=False), run.points, run.name)
+
+
+__all__ = ["FilmFrames", "RunData", "evenly_spaced", "film", "film_gif", "lesson", "lesson_html", "load_run",
+           "resolve_run", "run_gif"]
