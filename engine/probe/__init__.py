@@ -1,0 +1,34 @@
+"""The linear-classifier embedding optimisation of "Isotropy, Clusters, and Classifiers".
+
+Mickus, Grönroos & Attieh (ACL 2024, arXiv 2402.03191): take fixed sentence embeddings of a labelled
+data set, make the **embeddings themselves** parameters ``E`` (n × d) together with a linear classifier
+``W`` on top, and minimise the classification loss with full-batch Adam (PyTorch defaults: lr 1e-3,
+betas 0.9/0.999). After every update, measure IsoScore(E) and the Euclidean silhouette of E with respect
+to the target labels: isotropy falls while clusters form.
+
+Objectives
+- single label: ``CE(W E_i, y_i)`` averaged over all n points;
+- multi-label (a label is a tuple): per-label binary cross-entropy on a multi-hot target; distinct label
+  vectors count as distinct clusters for the silhouette;
+- paired (NLI): the unique sentences are the parameters; the classifier reads ``[E_p ; E_h]`` of each
+  (premise, hypothesis) pair. IsoScore and silhouette are measured on these pair representations (the
+  vectors the classifier separates), with the pair labels.
+
+Step 0 is the state before any update; the row of step s (loss, accuracy and metrics alike) describes the
+parameters after s Adam updates.
+
+The package: :mod:`~engine.probe.config` (settings), :mod:`~engine.probe.problem` (data → what is optimised),
+:mod:`~engine.probe.model` (embeddings + classifier, losses), :mod:`~engine.probe.loop` (the optimisation),
+:mod:`~engine.probe.measure` (a step's measures), :mod:`~engine.probe.summary`, :mod:`~engine.probe.cli`.
+"""
+
+from engine.probe.cli import add_arguments, config_from_args
+from engine.probe.config import MAX_STEPS, ProbeConfig
+from engine.probe.loop import run_probe
+from engine.probe.measure import measure
+from engine.probe.model import EmbeddingClassifier, loss_and_accuracy
+from engine.probe.problem import ProbeProblem, build_problem
+from engine.probe.summary import summarize
+
+__all__ = ["MAX_STEPS", "EmbeddingClassifier", "ProbeConfig", "ProbeProblem", "add_arguments", "build_problem",
+           "config_from_args", "loss_and_accuracy", "measure", "run_probe", "summarize"]

@@ -1,0 +1,106 @@
+"""The optimisation loop: full-batch Adam, one row of measures per logged step (step 0 is before any
+update; the row of step s describes the parameters after s updates)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import torch
+
+from engine.device import resolve_device, seed_everything
+from engine.errors import ConfigError
+from engine.events import Event, Points, Progress, Row
+from engine.probe.config import ProbeConfig
+from engine.probe.measure import measure
+from engine.probe.model import EmbeddingClassifier, loss_and_accuracy
+from engine.probe.problem import ProbeProblem, build_problem
+
+
+def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Iterator[Event]:
+    """Full-batch Adam on embeddings + linear classifier; yields one metrics row per logged step."""
+    from engine.encoders import encode_cached, load_encoder
+    from engine.metrics._parallel import side_executor, tasks_not_ops  # lazy: engine.metrics loads scipy
+
+    stop = stop or threading.Event()
+    generator = seed_everything(config.seed)
+    device = resolve_device(config.device)
+    yield Progress("loading data", 0.0)
+    encoder_box: dict[str, Any] = {}
+
+    def encode(texts: list[str]) -> np.ndarray:
+        encoder_box["encoder"] = load_encoder(config.encoder, pooling=config.pooling, device=device)
+        return encode_cached(encoder_box["encoder"], texts)
+
+    problem = build_problem(config, encode)
+    encoder_box.clear()  # free the transformer: only the embeddings are trained
+    if config.sample_size is not None and config.sample_size > problem.n_items:
+        raise ConfigError(f"sample_size {config.sample_size} is larger than the data ({problem.n_items} items)")
+    yield Progress("optimising", 1.0)
+
+    model = EmbeddingClassifier(
+        torch.from_numpy(problem.embeddings),
+        len(problem.class_names),
+        torch.from_numpy(problem.pairs) if problem.pairs is not None else None,
+    ).to(device)
+    targets = torch.from_numpy(problem.targets).to(device)
+    clusters = torch.from_numpy(problem.cluster_ids).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    snapshot_rows = _snapshot_rows(problem, config, generator)
+    if snapshot_rows is not None:
+        texts = [_describe(problem, i) for i in snapshot_rows.tolist()]
+        labels = [_label_name(problem, i) for i in snapshot_rows.tolist()]
+        yield Points(texts, labels)
+
+    with tasks_not_ops(device) as workers, (side_executor() if workers > 1 else contextlib.nullcontext()) as side:
+        started = time.perf_counter()
+        for step in range(config.steps + 1):
+            if step > 0:
+                optimizer.zero_grad(set_to_none=True)
+                loss, _ = loss_and_accuracy(model(), targets, problem.multi_label)
+                loss.backward()
+                optimizer.step()
+            if step % config.metric_every and step != config.steps:
+                if stop.is_set():
+                    return
+                continue
+            with torch.no_grad():  # every logged value describes the parameters after ``step`` updates
+                loss, accuracy = loss_and_accuracy(model(), targets, problem.multi_label)
+                points = model.representations().detach()
+                iso, sil = measure(points, clusters, config, side)
+                values: dict[str, Any] = {"loss": float(loss.detach()), "accuracy": accuracy, "isoscore": iso,
+                                          "silhouette": sil}
+                snapshot = None
+                if snapshot_rows is not None and (step % config.snapshot_every == 0 or step == config.steps):
+                    snapshot = points[snapshot_rows.to(points.device)].float().cpu().numpy()
+            values["seconds"] = time.perf_counter() - started
+            yield Row(step, values, snapshot)
+            if stop.is_set():
+                return
+
+
+def _snapshot_rows(problem: ProbeProblem, config: ProbeConfig, generator: torch.Generator) -> torch.Tensor | None:
+    """A fixed, seeded subset of at most ``snapshot_limit`` items projected every ``snapshot_every`` steps."""
+    if not config.snapshot_every:
+        return None
+    n = problem.n_items
+    if n <= config.snapshot_limit:
+        return torch.arange(n)
+    return torch.randperm(n, generator=generator)[: config.snapshot_limit].sort().values
+
+
+def _describe(problem: ProbeProblem, item: int) -> str:
+    if problem.pairs is None:
+        return problem.texts[item]
+    premise, hypothesis = problem.pairs[item]
+    return f"{problem.texts[premise]} ⟶ {problem.texts[hypothesis]}"
+
+
+def _label_name(problem: ProbeProblem, item: int) -> str:
+    if problem.multi_label:
+        return "|".join(n for n, on in zip(problem.class_names, problem.targets[item]) if on > 0.5)
+    return problem.class_names[int(problem.targets[item])]
