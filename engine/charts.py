@@ -10,6 +10,10 @@ long series downsampled before they are sent to the browser.
   one trajectory per run (Wang & Isola 2020; lower is better on both axes).
 - :func:`iso_sil_figure` — the isotropy paper's Figure 3 (Mickus et al. 2024): IsoScore vs silhouette, one
   point per logged step, with Pearson r and Spearman ρ of the two series.
+- :func:`measured_on` — the data a run's measures come from (SimCSE: its evaluation pairs, STS-B dev or the
+  built-in demo pairs; the probe: its data set), named in the figures' titles (``measured_on=``).
+- :class:`ChartStyle` / :data:`PROJECTOR` — larger text, lines and markers for a projector (``style=``).
+- :func:`divergence` — whether a run's loss diverges (NaN/inf, or 10 times its start).
 
 Only Plotly figures: the app's live canvas paints running curves from these very figures (its painter's
 schema lives beside the painter, in ``ui/painter.py``).
@@ -20,13 +24,15 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from engine import settings
+from engine import paths, settings
 
 PALETTE = qualitative.Plotly + qualitative.D3
 X_AXES = {"step": "step", "seconds": "seconds"}
@@ -40,6 +46,11 @@ LABELS = {
     "sts_spearman": "STS Spearman ρ",
     "probe_silhouette": "Probe silhouette",
     "probe_isoscore": "Probe IsoScore",
+    "isoscore_star": "IsoScore*",
+    "effective_rank": "Effective rank",
+    "average_cosine": "Average cosine",
+    "partition_isotropy": "Partition isotropy I(W)",
+    "class_alignment": "Class alignment",
     "seconds": "Seconds",
     "eval_seconds": "Evaluation seconds",
 }
@@ -47,9 +58,31 @@ LABELS = {
 # y-axis automargin, which Streamlit's theme turns on): a large share of its drawing time (CDP profile);
 # the right margin leaves room for the last x label, which may now overflow the plot area.
 AXIS = dict(ticklabeloverflow="allow", automargin=False)
-LAYOUT = dict(margin=dict(l=50, r=25, t=40, b=40), height=280, legend=dict(orientation="h", y=-0.25),
-              xaxis=AXIS, yaxis=AXIS)
-TITLED = {**LAYOUT, "margin": dict(l=70, r=25, t=40, b=55), "height": 380}  # room for the axis titles
+# The legend sits at the bottom edge of the figure (container coordinates), under the x-axis title, and the
+# bottom margin leaves room for both: a legend placed in plot coordinates below the axis overlapped its title.
+LEGEND = dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0, xanchor="left")
+LAYOUT = dict(margin=dict(l=50, r=25, t=40, b=72), height=300, legend=LEGEND, xaxis=AXIS, yaxis=AXIS)
+TITLED = {**LAYOUT, "margin": dict(l=70, r=25, t=40, b=82), "height": 400}  # room for the axis titles
+#: metrics measured on a SimCSE run's evaluation pairs (the others: on its training batches or probe set)
+EVALUATED = ("alignment", "uniformity", "sts_spearman", "isoscore")
+#: display names of evaluation sets (engine.simcse.train.default_sets)
+EVAL_SETS = {"stsb": "STS-B dev", "stsb-dev": "STS-B dev", "demo-pairs": "built-in demo pairs"}
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+@dataclass(frozen=True)
+class ChartStyle:
+    """Text and line sizes of a figure: ``font`` for tick labels, axis titles and legends, ``title`` for the
+    figure's title, line widths and marker sizes multiplied by ``scale``, and the figure's ``height``."""
+
+    font: int = 12
+    title: int = 16
+    scale: float = 1.0
+    height: int | None = None
+
+
+#: a room's projector: every text at least 18 px, lines and markers twice as thick
+PROJECTOR = ChartStyle(font=20, title=26, scale=2.0, height=560)
 
 
 def label(metric: str) -> str:
@@ -105,9 +138,14 @@ def metric_figure(
     smoothing: float = 0.0,
     log_y: bool = False,
     max_points: int | None = None,
-    height: int = 280,
+    height: int = 300,
+    measured_on: str | None = None,
+    style: ChartStyle | None = None,
 ) -> go.Figure:
-    """One metric over steps (or seconds), one line per run; a faint raw line behind a smoothed one."""
+    """One metric over steps (or seconds), one line per run; a faint raw line behind a smoothed one.
+
+    ``measured_on`` names the data the metric was measured on (in the title, e.g. "on the built-in demo
+    pairs"); a log y axis gets tick labels that read as numbers (:func:`log_ticks`)."""
     fig = go.Figure()
     for index, (name, frame) in enumerate(runs.items()):
         series = _series(frame, metric, x)
@@ -126,10 +164,99 @@ def metric_figure(
             x=shown["x"], y=shown["smooth"], mode=mode, line=dict(color=color(index), width=2), name=name,
             legendgroup=name,
         ))
-    fig.update_layout(title=label(metric), xaxis_title=X_AXES.get(x, x), **{**LAYOUT, "height": height})
+    fig.update_layout(title=titled(label(metric), measured_on), xaxis_title=X_AXES.get(x, x),
+                      **{**LAYOUT, "height": height})
     if log_y:
-        fig.update_yaxes(type="log")
+        fig.update_yaxes(type="log", **log_axis(positive_values(fig)))
+    return styled(fig, style)
+
+
+def titled(title: str, measured_on: str | None) -> str:
+    """A figure title with the data it was measured on."""
+    return f"{title} · on {measured_on}" if measured_on else title
+
+
+def positive_values(fig: go.Figure) -> np.ndarray:
+    """The finite, positive y values of a figure's traces (what a log axis shows)."""
+    values = [np.asarray(trace.y, dtype=float) for trace in fig.data if getattr(trace, "y", None) is not None]
+    found = np.concatenate(values) if values else np.zeros(0)
+    return found[np.isfinite(found) & (found > 0)]
+
+
+def log_ticks(low: float, high: float) -> list[tuple[float, str]]:
+    """Tick values and labels of a log axis from ``low`` to ``high`` (> 0): 1, 2, 5 × 10^k over up to about
+    three decades (1, 3 × 10^k up to six, else powers of ten), each label the whole number ("0.2", "50",
+    "2×10⁻⁵"), never a bare mantissa ("2") as Plotly's own minor labels are."""
+    if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high <= 0:
+        return []
+    low, high = min(low, high), max(low, high)
+    decades = math.log10(high) - math.log10(low)
+    mantissas = (1, 2, 5) if decades < 3.2 else (1, 3) if decades < 6 else (1,)
+    ticks = []
+    for power in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for mantissa in mantissas:
+            value = mantissa * 10.0**power
+            if low / 1.0001 <= value <= high * 1.0001:
+                ticks.append((value, tick_text(mantissa, power)))
+    if len(ticks) < 2:  # less than one step of the ladder: both ends, as numbers
+        ticks = [(low, f"{low:.3g}"), (high, f"{high:.3g}")] if high > low else [(low, f"{low:.3g}")]
+    return ticks
+
+
+def tick_text(mantissa: int, power: int) -> str:
+    """``mantissa × 10^power`` as a label: plain digits from 0.001 to 99,999, else ``m×10ⁿ``."""
+    if -3 <= power <= 4:
+        return f"{mantissa * 10.0**power:,.{max(0, -power)}f}"
+    return f"{mantissa}×10{str(power).translate(SUPERSCRIPT)}" if mantissa != 1 else f"10{str(power).translate(SUPERSCRIPT)}"
+
+
+def log_axis(values: np.ndarray) -> dict[str, Any]:
+    """Plotly axis settings of a log axis over ``values``: explicit ticks from :func:`log_ticks`."""
+    if len(values) == 0:
+        return {}
+    ticks = log_ticks(float(values.min()), float(values.max()))
+    if not ticks:
+        return {}
+    return {"tickmode": "array", "tickvals": [v for v, _ in ticks], "ticktext": [t for _, t in ticks]}
+
+
+def styled(fig: go.Figure, style: ChartStyle | None) -> go.Figure:
+    """``fig`` with the text sizes, line widths, marker sizes and height of ``style`` (None: unchanged); the
+    margins grow with the text. Animation frames get the same marker sizes."""
+    if style is None:
+        return fig
+    font, scale = style.font, style.scale
+    grow = font / 12
+    margin = fig.layout.margin
+    fig.update_layout(
+        font=dict(size=font), title_font_size=style.title, legend_font_size=font,
+        hoverlabel_font_size=font,
+        margin=dict(l=round((margin.l or 50) * grow), r=round((margin.r or 25) * grow),
+                    t=round((margin.t or 40) * style.title / 16), b=round((margin.b or 40) * grow)),
+    )
+    if style.height is not None:
+        fig.update_layout(height=style.height)
+    fig.update_xaxes(title_font_size=font, tickfont_size=font)
+    fig.update_yaxes(title_font_size=font, tickfont_size=font)
+    for trace in [*fig.data, *(t for frame in fig.frames for t in frame.data)]:
+        _scale_trace(trace, scale)
+    for menu in fig.layout.updatemenus:
+        menu.font = dict(size=font)
+    for slider in fig.layout.sliders:
+        slider.font = dict(size=font)
+        slider.currentvalue.font = dict(size=font)
     return fig
+
+
+def _scale_trace(trace: Any, scale: float) -> None:
+    line, marker = getattr(trace, "line", None), getattr(trace, "marker", None)
+    mode = getattr(trace, "mode", None) or "lines"
+    if line is not None and "lines" in mode:
+        line.width = (line.width if line.width is not None else 2.0) * scale
+    if marker is not None and isinstance(marker.size, int | float):
+        marker.size = marker.size * scale
+    elif marker is not None and marker.size is None and "markers" in mode:
+        marker.size = 6 * scale
 
 
 def available_metrics(runs: Mapping[str, pd.DataFrame], candidates: list[str]) -> list[str]:
@@ -143,8 +270,10 @@ def available_metrics(runs: Mapping[str, pd.DataFrame], candidates: list[str]) -
     return found
 
 
-def align_uniform_figure(runs: Mapping[str, pd.DataFrame], *, max_points: int = 400) -> go.Figure:
-    """SimCSE Figure 2: ``l_uniform`` (x) vs ``l_align`` (y), one trajectory per run, the last step marked."""
+def align_uniform_figure(runs: Mapping[str, pd.DataFrame], *, max_points: int = 400, measured_on: str | None = None,
+                         style: ChartStyle | None = None) -> go.Figure:
+    """SimCSE Figure 2: ``l_uniform`` (x) vs ``l_align`` (y), one trajectory per run, the last step marked;
+    ``measured_on`` names the evaluation pairs in the title."""
     fig = go.Figure()
     for index, (name, frame) in enumerate(runs.items()):
         if not {"alignment", "uniformity", "step"} <= set(frame.columns):
@@ -164,10 +293,10 @@ def align_uniform_figure(runs: Mapping[str, pd.DataFrame], *, max_points: int = 
             marker=dict(color=color(index), size=13, symbol="star"), hoverinfo="skip",
         ))
     fig.update_layout(
-        title="Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)",
+        title=titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
         xaxis_title="l_uniform", yaxis_title="l_align", **TITLED,
     )
-    return fig
+    return styled(fig, style)
 
 
 def correlations(frame: pd.DataFrame, x: str = "isoscore", y: str = "silhouette") -> tuple[float, float] | None:
@@ -184,9 +313,11 @@ def correlations(frame: pd.DataFrame, x: str = "isoscore", y: str = "silhouette"
 
 
 def iso_sil_figure(
-    runs: Mapping[str, pd.DataFrame], *, x: str = "isoscore", y: str = "silhouette", max_points: int = 800
+    runs: Mapping[str, pd.DataFrame], *, x: str = "isoscore", y: str = "silhouette", max_points: int = 800,
+    measured_on: str | None = None, style: ChartStyle | None = None,
 ) -> go.Figure:
-    """IsoScore (x) vs silhouette (y) per logged step, one colour per run, r and ρ in the legend."""
+    """IsoScore (x) vs silhouette (y) per logged step, one colour per run, r and ρ in the legend;
+    ``measured_on`` names the data in the title."""
     fig = go.Figure()
     for index, (name, frame) in enumerate(runs.items()):
         if x not in frame or y not in frame:
@@ -203,10 +334,10 @@ def iso_sil_figure(
             hovertemplate="step %{customdata}<br>" + f"{label(x)} %{{x:.4f}}<br>{label(y)} %{{y:.4f}}<extra></extra>",
         ))
     fig.update_layout(
-        title="IsoScore vs silhouette (Mickus et al. 2024, Fig. 3)", xaxis_title=label(x), yaxis_title=label(y),
-        **TITLED, showlegend=True,  # the legend carries r and ρ, also for a single run
+        title=titled("IsoScore vs silhouette (Mickus et al. 2024, Fig. 3)", measured_on), xaxis_title=label(x),
+        yaxis_title=label(y), **TITLED, showlegend=True,  # the legend carries r and ρ, also for a single run
     )
-    return fig
+    return styled(fig, style)
 
 
 def _text(value: object) -> str:
@@ -237,7 +368,8 @@ def _points_frame(coords: np.ndarray, points: pd.DataFrame | None) -> pd.DataFra
 
 
 def projection_figure(
-    coords: np.ndarray, points: pd.DataFrame | None = None, *, title: str = "", height: int = 460
+    coords: np.ndarray, points: pd.DataFrame | None = None, *, title: str = "", height: int = 460,
+    style: ChartStyle | None = None,
 ) -> go.Figure:
     """A 2-D projection: WebGL scatter (fast for thousands of points), one colour per label, text on hover."""
     frame = _points_frame(np.asarray(coords), points)
@@ -248,7 +380,7 @@ def projection_figure(
             hovertext=_hover(group["text"]), hoverinfo="text",
         ))
     _projection_layout(fig, title, height)
-    return fig
+    return styled(fig, style)
 
 
 def _projection_layout(fig: go.Figure, title: str, height: int) -> None:
@@ -259,7 +391,7 @@ def _projection_layout(fig: go.Figure, title: str, height: int) -> None:
 
 def frames_figure(
     frames: Mapping[int, np.ndarray], points: pd.DataFrame | None = None, *, max_frames: int = 40,
-    height: int = 480, title: str = "UMAP frames",
+    height: int = 480, title: str = "UMAP frames", style: ChartStyle | None = None,
 ) -> go.Figure:
     """All UMAP frames of a run as a Plotly animation (slider + play); at most ``max_frames`` frames."""
     steps = sorted(frames)
@@ -267,7 +399,7 @@ def frames_figure(
         keep = np.unique(np.linspace(0, len(steps) - 1, max_frames).round().astype(int))
         steps = [steps[i] for i in keep]
     if not steps:
-        return projection_figure(np.zeros((0, 2)), points, title=title, height=height)
+        return projection_figure(np.zeros((0, 2)), points, title=title, height=height, style=style)
     first = _points_frame(np.asarray(frames[steps[0]]), points)
     labels = sorted(first["label"].unique())
     masks = {name: (first["label"] == name).to_numpy() for name in labels}
@@ -307,4 +439,78 @@ def frames_figure(
     _projection_layout(fig, title, height)
     fig.update_xaxes(range=[lo[0], hi[0]], autorange=False)
     fig.update_yaxes(range=[lo[1], hi[1]], autorange=False)
-    return fig
+    return styled(fig, style)
+
+
+# ------------------------------------------------------------------------------ what a run measured
+
+
+def measured_on(kind: str, config: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> str:
+    """The data a run's measures come from, in words. SimCSE: its evaluation pairs, from the run's summary
+    (``eval_set``, else ``train_and_eval``) or, before the summary exists, as the run resolves them (the
+    config's ``eval``, else STS-B dev when the data folder holds ``stsb/``, else the built-in demo pairs).
+    The probe: its data set (and the demo's labels)."""
+    summary = summary or {}
+    if kind == "simcse":
+        name = summary.get("eval_set")
+        if not name and isinstance(summary.get("train_and_eval"), list | tuple) and len(summary["train_and_eval"]) > 1:
+            name = summary["train_and_eval"][1]
+        if not name:
+            name = config.get("eval")
+        if not name:
+            folder = paths.data_dir(config.get("data_dir"))
+            name = "stsb" if folder is not None and (folder / "stsb").is_dir() else "demo-pairs"
+        head, _, rest = str(name).strip().partition(" ")  # "stsb-dev (250 of 1,500 pairs)"
+        return " ".join(part for part in (EVAL_SETS.get(head.lower(), head), rest) if part)
+    data = str(config.get("data") or "")
+    if data == "demo":
+        return "the demo sentiment labels" if config.get("label_col") == "sentiment" else "the demo topics"
+    if data == "snli":
+        return f"SNLI {config.get('split') or 'validation'}"
+    return data.replace("\\", "/").rsplit("/", 1)[-1] or kind
+
+
+def divergence(frame: pd.DataFrame, column: str = "loss", factor: float = 10.0) -> str | None:
+    """Why a run's ``column`` (the loss) diverges, in words, or None: it stopped being a number (NaN and
+    infinities are written as empty cells, so an empty cell after the first value means one), or it grew to
+    ``factor`` times its first value (and by at least 1)."""
+    if column not in frame or "step" not in frame or frame.empty:
+        return None
+    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
+    steps = pd.to_numeric(frame["step"], errors="coerce").to_numpy(dtype=float)
+    logged = np.flatnonzero(np.isfinite(values))
+    if not len(logged):
+        return None
+    start = int(logged[0])
+    first, rest = values[start], values[start + 1:]
+    name = label(column).lower()
+    bad = np.flatnonzero(~np.isfinite(rest))
+    if len(bad):
+        return f"the {name} is no longer a number (NaN or infinite) from step {int(steps[start + 1 + bad[0]])}"
+    if not len(rest):
+        return None
+    worst = int(np.argmax(rest))
+    if rest[worst] >= factor * abs(first) and rest[worst] - first >= 1.0:
+        return (f"the {name} grew from {first:.3g} at step {int(steps[start])} to {rest[worst]:.3g} at step "
+                f"{int(steps[start + 1 + worst])}")
+    return None
+
+
+def isoscore_star_series(snapshots: Mapping[int, np.ndarray], zeta: float) -> pd.DataFrame:
+    """IsoScore* (:func:`engine.metrics.isoscore_star`) of each snapshot, by step (columns ``step``,
+    ``isoscore_star``): a series to draw beside IsoScore where the run has fewer items than dimensions. Each
+    snapshot is first scaled to unit mean variance per dimension, so that the shrinkage target, the identity,
+    is the isotropic covariance of the same total variance (IsoScore itself does not change with scale)."""
+    import warnings
+
+    from engine.metrics import FewSamplesWarning, isoscore_star
+
+    rows = []
+    for step in sorted(snapshots):
+        points = np.asarray(snapshots[step], dtype=np.float64)
+        spread = float(np.sqrt(points.var(axis=0, ddof=1).mean())) if len(points) > 1 else 0.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FewSamplesWarning)
+            value = isoscore_star(points / spread, zeta) if spread > 0 else float("nan")
+        rows.append({"step": int(step), "isoscore_star": float(value)})
+    return pd.DataFrame(rows, columns=["step", "isoscore_star"])

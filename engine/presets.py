@@ -1,13 +1,14 @@
 """One-click presets of the UI: named lists of runs (kind, run name, config fields) to queue at once.
 
 - "SimCSE Figure 2": the four runs of Gao et al. 2021, Fig. 2 (:data:`engine.simcse.views.FIGURE2_RUNS`:
-  unsup SimCSE, no dropout, fixed 0.1, delete one word), evaluated every 10 steps as in the paper.
+  unsup SimCSE, no dropout, fixed 0.1, delete one word), evaluated every 10 steps as in the paper, on STS-B
+  dev when the data folder holds it, else on the built-in demo pairs (its description says which).
 - "Isotropy paper, setup (i)": Mickus et al. 2024 setup (i): the probe on the full Pang & Lee polarity set
   (10,662 sentences), 1000 full-batch Adam updates, IsoScore and silhouette after every update.
 - "Demo: clusters form": the probe on the built-in demo corpus, small and fast (the overview's button).
 
 A preset only fills config fields; the user's current settings (encoder, device, seed, data folder) are
-the base it is laid over.
+the base it is laid over, so its description can depend on them (:func:`presets` takes them).
 """
 
 from __future__ import annotations
@@ -39,15 +40,33 @@ def _figure2_runs() -> dict[str, dict[str, Any]]:
     return {name: dict(overrides) for name, overrides in FIGURE2_RUNS.items()}
 
 
-def presets() -> dict[str, Preset]:
-    """The registry of presets (built on call, so the SimCSE registry is imported lazily)."""
+def sts_evaluation(settings: dict[str, Any] | None = None) -> str:
+    """Where a SimCSE run with these settings evaluates, in words (as :func:`engine.simcse.train.default_sets`
+    picks it): its ``eval`` set, else STS-B dev when the data folder holds ``stsb/``, else the demo pairs."""
+    settings = settings or {}
+    if settings.get("eval"):
+        return str(settings["eval"])
+    chosen = settings["data_dir"] if "data_dir" in settings else default_data_dir()
+    folder = paths.data_dir(chosen)
+    if folder is not None and (folder / "stsb").is_dir():
+        return "STS-B dev"
+    return "the built-in demo pairs, not STS-B (no data folder holding stsb/ is set)"
+
+
+def presets(settings: dict[str, Any] | None = None) -> dict[str, Preset]:
+    """The registry of presets (built on call, so the SimCSE registry is imported lazily); ``settings``
+    (the user's current ones, e.g. the data folder) complete the descriptions."""
     return {
         "SimCSE Figure 2": Preset(
             "SimCSE Figure 2",
             "simcse",
             "Queues the four runs of SimCSE's Figure 2 (unsup SimCSE, no dropout, fixed 0.1, delete one word); "
-            "alignment and uniformity every 10 steps on STS-B dev.",
-            base={"mode": "unsup", "eval_every": 10, "snapshot_every": 10, "probe": "demo"},
+            f"alignment and uniformity every 10 steps on {sts_evaluation(settings)}.",
+            # the paper's runs whatever the sidebar says (dropout 0.1, no same mask, no augmentation but
+            # theirs), and four runs do not save one encoder name
+            base={"mode": "unsup", "eval_every": 10, "snapshot_every": 10, "probe": "demo", "dropout": 0.1,
+                  "same_mask": False, "augment": "none", "hard_negative_weight": 1.0, "save_encoder": None,
+                  "replace_encoder": False},
             runs=_figure2_runs(),
         ),
         "Isotropy paper, setup (i)": Preset(
@@ -71,8 +90,8 @@ def presets() -> dict[str, Preset]:
     }
 
 
-def for_kind(kind: str) -> dict[str, Preset]:
-    return {name: preset for name, preset in presets().items() if preset.kind == kind}
+def for_kind(kind: str, settings: dict[str, Any] | None = None) -> dict[str, Preset]:
+    return {name: preset for name, preset in presets(settings).items() if preset.kind == kind}
 
 
 def default_data_dir() -> str | None:

@@ -1,47 +1,103 @@
-"""Compare runs: any finished or running runs side by side, with summaries and downloads."""
+"""Compare runs: any finished or running runs side by side, with summaries, downloads and deletion."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from engine import charts
-from ui import live, navigation, runs
+from engine import charts, export
+from ui import live, navigation, projector, runs
 from ui.downloads import downloads
+from ui.experiment import glossary_link
+from ui.text import ui_words
 
 METRICS = ["loss", "accuracy", "isoscore", "silhouette", "sts_spearman", "alignment", "uniformity",
-           "probe_silhouette", "probe_isoscore"]
+           "probe_silhouette", "probe_isoscore", "effective_rank", "average_cosine", "partition_isotropy"]
 
 
-def relation_figures(shown: dict[str, pd.DataFrame]) -> list:
+def relation_figures(shown: dict[str, pd.DataFrame], where=None, style=None) -> list:
     """The alignment–uniformity plane and the IsoScore–silhouette scatter, for the runs that log them."""
+    on = where or (lambda metric: None)
     figures = []
     if charts.available_metrics(shown, ["alignment"]):
-        figures.append(charts.align_uniform_figure(shown))
+        figures.append(charts.align_uniform_figure(shown, measured_on=on("alignment"), style=style))
     if charts.available_metrics(shown, ["isoscore"]) and charts.available_metrics(shown, ["silhouette"]):
-        figures.append(charts.iso_sil_figure(shown))
+        figures.append(charts.iso_sil_figure(shown, measured_on=on("silhouette"), style=style))
     return figures
+
+
+def last_step_text(job) -> str:
+    step = job.last_step
+    return "no steps yet" if step is None else str(step)
+
+
+def figure_download(jobs: list) -> None:
+    """One figure of the compared runs as a standalone HTML page (interactive, offline); PNG: the camera icon
+    of each chart's toolbar."""
+    shown = runs.metrics_by_run(jobs)
+    on = live.where(jobs, shown)
+    figures = {charts.label(metric): (lambda metric=metric: charts.metric_figure(shown, metric, measured_on=on(metric)))
+               for metric in charts.available_metrics(shown, METRICS)}
+    for fig in relation_figures(shown, where=on):
+        figures[str(fig.layout.title.text).split(" (")[0]] = lambda fig=fig: fig
+    if not figures:
+        return
+    cols = st.columns([2, 1])
+    chosen = cols[0].selectbox("Figure to download", list(figures), key="compare.figure")
+    cols[1].download_button("⬇ figure (HTML)", lambda: export.figure_html(figures[chosen]()),
+                            file_name=f"{chosen.split(' ·')[0].lower().replace(' ', '-')}.html", mime="text/html",
+                            key="compare.figure.html", on_click="ignore")
+    st.caption("PNG: the camera icon in each chart's toolbar. The HTML keeps the figure interactive and works offline.")
+
+
+def delete_section(reg) -> None:
+    """Delete finished, stopped or failed runs (their folders in cache/runs), after a confirmation."""
+    done = [job for job in reversed(reg.jobs()) if runs.deletable(job)]
+    if not done:
+        st.caption("No finished, stopped or failed run to delete.")
+        return
+    names = {job.id: f"{runs.STATE_ICONS.get(job.state, '')} {runs.run_label(job)} ({job.state})" for job in done}
+    picked = st.multiselect("Runs to delete", list(names), format_func=names.get, key="compare.delete.pick",
+                            placeholder="pick finished, stopped or failed runs",
+                            help="Running and queued runs are not offered: stop them first.")
+    confirm = st.checkbox("Yes, delete their folders (metrics, snapshots, frames) for good",
+                          key="compare.delete.confirm")
+    if st.button("🗑 Delete run", key="compare.delete", disabled=not (picked and confirm)):
+        with runs.guard("Delete: "):
+            for job_id in picked:
+                job = reg.get(job_id)
+                if job is not None:
+                    runs.delete_run(job)
+            st.session_state.pop("compare.delete.pick", None)
+            st.session_state.pop("compare.delete.confirm", None)
+            st.rerun()
 
 
 navigation.ensure_app()
 st.title("Compare runs")
-st.caption("Every run of this lab (and of the CLI, when it writes into cache/runs) can be overlaid here.")
+st.caption("Every run of this lab (and of the command line, when it writes into cache/runs) can be overlaid here.")
+if not projector.on():
+    glossary_link()
 
 with runs.guard():
     reg = runs.registry()
-    if st.button("↻ Refresh run list", key="compare.refresh"):
+    if not projector.on() and st.button("↻ Refresh run list", key="compare.refresh"):
         reg.attach_finished()
     table = pd.DataFrame([
-        {"run": runs.run_label(job), "kind": job.kind, "state": job.state, "last step": job.last_step,
-         "error": job.error or ""}
+        {"run": runs.run_label(job), "kind": job.kind, "state": job.state, "last step": last_step_text(job),
+         "error": ui_words(job.error or "")}
         for job in reversed(reg.jobs())
     ])
     if table.empty:
         st.info("No runs yet.")
     else:
-        with st.expander(f"All runs ({len(table)})"):
-            st.dataframe(table, hide_index=True)
+        if not projector.on():
+            with st.expander(f"All runs ({len(table)})"):
+                st.dataframe(table, hide_index=True)
+                delete_section(reg)
         jobs = runs.shown_jobs(None, label="Runs to compare")
         if jobs:
             live.live_panel(jobs, METRICS, "compare", extras=relation_figures)
-            downloads(jobs, "compare")
+            if not projector.on() and not live.nothing_to_draw(jobs):
+                figure_download(jobs)
+                downloads(jobs, "compare")

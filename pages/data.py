@@ -29,7 +29,44 @@ def preview(name: str, **kwargs) -> None:
     st.dataframe(dataset.to_frame().head(PREVIEW_ROWS), hide_index=True)
 
 
-data_tab, upload_tab, encoder_tab = st.tabs(["Data sets", "Upload", "Encoders"])
+def data_guide() -> None:
+    """Get the data: for each real set, where it comes from, the files and folder layout expected, whether
+    this machine has it, and a download of its Hugging Face hub copy (offline: says so)."""
+    from engine.data import guide
+    from engine.presets import default_data_dir
+
+    st.write("The demo corpus is built in. The real sets are read from a **data folder** (the “Data folder” field "
+             "of the Isotropy and SimCSE pages), laid out as below; a set missing there is read from a copy "
+             "downloaded from the Hugging Face hub, when there is one.")
+    folder = st.text_input("Data folder to look in", value=default_data_dir() or "", key="guide.dir")
+    offline = guide.offline()
+    if offline:
+        st.info("This lab works offline (no network to the Hugging Face hub), so nothing can be downloaded here: "
+                "copy the files into the data folder as shown.")
+    for name, entry in guide.GUIDES.items():
+        state = guide.status(name, folder or None)
+        icon = "✅" if not state.startswith("missing") else "⬜"
+        with st.expander(f"{icon} {entry.title}"):
+            st.markdown(f"**Status:** {plain(state)}  \n**Used by:** {plain(entry.used_for)}  \n"
+                        f"**Source:** {plain(entry.source)}  \n**Cite:** {plain(entry.citation)}  \n"
+                        f"**License:** {plain(entry.license)}")
+            st.code("<data folder>/\n" + "\n".join("  " + line for line in entry.layout.splitlines()),
+                    language=None)
+            if entry.notes:
+                st.caption(plain(entry.notes))
+            hub = f"hf://datasets/{entry.hub_repo} ({entry.hub_size})"
+            if st.button(f"⬇ Download {name} from the Hugging Face hub", key=f"guide.download.{name}",
+                         disabled=offline, help=f"Fetches {hub} into the lab's cache."):
+                with guard(f"{name}: "), st.spinner(f"Downloading {name} …"):
+                    guide.download_set(name)
+                    st.success(f"{name} is downloaded: it now loads without a data folder.")
+            st.caption(f"Hub copy: {plain(hub)}" + (" — not available offline." if offline else ""))
+
+
+data_tab, guide_tab, upload_tab, encoder_tab = st.tabs(["Data sets", "Get the data", "Upload", "Encoders"])
+
+with guide_tab, guard():
+    data_guide()
 
 with data_tab, guard():
     from engine.data import describe

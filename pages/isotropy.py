@@ -6,10 +6,13 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import charts, lessons, paths
+from engine.errors import ConfigError
 from ui import experiment, navigation
-from ui.controls import KEEP, device_and_seed, snapshot_every, sources
+from ui.controls import KEEP, device_and_seed, encoder_dims, number, snapshot_every, sources
+from ui.live import capped_note
 
 P = "probe"
+CLASSES = {"rt-polarity": 2, "snli": 3}  # the real sets' classes (counted without loading them)
 navigation.ensure_app()
 st.title("Isotropy vs clusters")
 st.caption(lessons.lesson(P).intro)
@@ -20,6 +23,8 @@ def sidebar() -> dict:
     sb.header("Probe settings")
     uploads = sorted(p.name for p in paths.uploads_dir().glob("*") if p.is_file() and not p.name.startswith("."))
     data_options = ["demo", "rt-polarity", "snli", *[f"upload: {name}" for name in uploads]]
+    if st.session_state.get(f"{P}.data") not in (None, *data_options):
+        st.session_state.pop(f"{P}.data")  # a deleted upload
     data = sb.selectbox("Data", data_options, key=f"{P}.data", **KEEP,
                         help="demo: built-in topics corpus; rt-polarity and snli need the data folder; uploads come "
                              "from the Data & encoders page.")
@@ -34,20 +39,63 @@ def sidebar() -> dict:
         label_col = sb.radio("Demo labels", ["topic", "sentiment"], horizontal=True, key=f"{P}.label", **KEEP)
         settings["label_col"] = None if label_col == "topic" else "sentiment"
     settings.update(sources(P))
-    limit = sb.number_input("Limit (items, 0 = all)", 0, 10_000_000, 0, step=100, key=f"{P}.limit", **KEEP,
-                            help="A stratified, seeded subset of the data.")
+    limit = number("Limit (items, 0 = all)", f"{P}.limit", 0, 10_000_000, 0, step=100,
+                   help="A stratified, seeded subset of the data; it must leave more items than classes.")
     settings["limit"] = int(limit) or None
-    settings["steps"] = int(sb.number_input("Steps (Adam updates)", 1, 1_000_000, 200, step=50, key=f"{P}.steps", **KEEP))
-    settings["lr"] = float(sb.number_input("Learning rate", 1e-6, 10.0, 1e-3, format="%.0e", key=f"{P}.lr", **KEEP))
-    settings["metric_every"] = int(sb.number_input("Metrics every k steps", 1, 100_000, 1, key=f"{P}.every", **KEEP))
-    sample = sb.number_input("Silhouette sample size (0 = exact)", 0, 10_000_000, 0, step=500, key=f"{P}.sample", **KEEP)
+    dims = encoder_dims(settings["encoder"])
+    if settings["limit"] and dims and 2 <= settings["limit"] <= dims:
+        sb.caption(capped_note(settings["limit"], dims))
+    settings["steps"] = int(number("Steps (Adam updates)", f"{P}.steps", 1, 1_000_000, 200, step=50))
+    settings["lr"] = float(number("Learning rate", f"{P}.lr", 1e-6, 10.0, 1e-3, fmt="%.0e",
+                                  help="Adam's step size (the paper: 1e-3). Too high and the loss diverges."))
+    settings["metric_every"] = int(number("Metrics every k steps", f"{P}.every", 1, 100_000, 1))
+    sample = number("Silhouette sample size (0 = exact)", f"{P}.sample", 0, 10_000_000, 0, step=500,
+                    help="0: the exact silhouette; else on a seeded sample of this many items (at least 2).")
     settings["sample_size"] = int(sample) or None
     settings["snapshot_every"] = snapshot_every(P)
-    settings["snapshot_limit"] = int(sb.number_input("Points projected", 10, 20_000, 2000, step=500,
-                                                     key=f"{P}.snaplimit", **KEEP))
+    settings["snapshot_limit"] = int(number("Points projected", f"{P}.snaplimit", 10, 20_000, 2000, step=500,
+                                            help="A seeded subset of the items kept in the snapshots and the film."))
     settings.update(device_and_seed(P))
     return settings
 
 
-experiment.run_panel(P, sidebar, ["loss", "accuracy", "isoscore", "silhouette"], charts.iso_sil_figure,
-                     "No probe runs yet. Press ▶ Start in the sidebar, or a preset.")
+def classes_of(config: dict) -> tuple[int, str] | None:
+    """(number of classes, what they are) of the run's data, where it is known without the network."""
+    data = config["data"]
+    if data in CLASSES:
+        return CLASSES[data], f"{data}'s labels"
+    from engine.data import load_dataset
+
+    try:  # the demo corpus and uploads are local files
+        dataset = load_dataset(data, text_col=config.get("text_col"), label_col=config.get("label_col"))
+    except Exception:  # noqa: BLE001 - the run itself then says what is wrong with the data
+        return None
+    labels = getattr(dataset, "labels", None)
+    if labels is None:
+        return None
+    what = "the demo topics" if data == "demo" and not config.get("label_col") else f"the labels of {data.rsplit('/', 1)[-1]}"
+    return len({str(label) for label in labels}), what
+
+
+def check(config: dict) -> None:
+    """Before Start: a Limit that leaves no more items than classes makes the silhouette impossible."""
+    limit = config.get("limit")
+    found = classes_of(config) if limit else None
+    if found is not None and limit <= found[0]:
+        raise ConfigError(f"“Limit” {limit} leaves too few items for the {found[0]} classes of {found[1]}: the "
+                          f"silhouette needs more items than classes. Set “Limit” to at least {found[0] + 1}, or to "
+                          "0 for all items.")
+    sample = config.get("sample_size")
+    if sample is not None and sample < 2:
+        raise ConfigError("“Silhouette sample size” must be 0 (exact) or at least 2.")
+
+
+def relation(runs: dict, where=None, style=None):
+    return charts.iso_sil_figure(runs, measured_on=where("isoscore") if where else None, style=style)
+
+
+#: the probe's measures (engine.probe.measure.COLUMNS; the geometry ones every few logged steps)
+METRICS = ["loss", "accuracy", "isoscore", "silhouette", "effective_rank", "average_cosine", "partition_isotropy",
+           "uniformity", "alignment"]
+experiment.run_panel(P, sidebar, METRICS, relation,
+                     "No probe runs yet. Press ▶ Start in the sidebar, or a preset.", check=check)

@@ -1,14 +1,34 @@
-"""Overview: what the lab shows, one picture, and a one-click demo."""
+"""Overview: the one-click demo first, then the words the lab uses, what it shows, and one picture."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from engine import paths
-from ui import navigation, runs
+from engine import lessons, paths
+from ui import controls, navigation, runs
 
 navigation.ensure_app()
 st.title("embedlab — watch sentence embeddings take shape")
+
+cols = st.columns([1, 3], vertical_alignment="center")
+if cols[0].button("▶ Start the demo", type="primary", key="overview.demo", width="stretch"):
+    with runs.guard("Demo: "):
+        from engine.presets import presets
+
+        preset = presets()["Demo: clusters form"]
+        configs = preset.configs()
+        runs.submit_runs(preset.kind, configs)
+        controls.show_settings(preset.kind, configs[0][1])  # the Isotropy page's sidebar shows what runs
+        st.switch_page("pages/isotropy.py")
+cols[1].write("One click queues a small probe run on the built-in demo corpus (600 sentences, 6 topics) and opens "
+              "*Isotropy vs clusters*: the silhouette climbs, IsoScore drops and the topics pull apart in the "
+              "projection.")
+
+st.subheader("Three words first")
+st.markdown("\n".join(f"- **{word.capitalize()}**: {text}" for word, text in lessons.DEFINITIONS.items()))
+st.page_link("pages/glossary.py", label="Glossary: every measure with its formula, range and source",
+             icon=":material/menu_book:")
+st.subheader("What the lab shows")
 st.markdown(
     "This lab trains sentence embeddings **live** and shows what the training does to their geometry.\n\n"
     "- **SimCSE training**: contrastive learning with dropout as the only noise (Gao et al. 2021). Flip an "
@@ -16,7 +36,8 @@ st.markdown(
     "the paper's Figure 2.\n"
     "- **Isotropy vs clusters**: turn embeddings into parameters of a linear classifier and watch the classes "
     "form clusters while the space becomes *anisotropic* (Mickus et al. 2024).\n"
-    "- Every run writes its metrics to `cache/runs/` as it goes; downloads give CSV, zip and figures."
+    "- Every run writes its metrics to `cache/runs/` as it goes; downloads give CSV, zip and figures. "
+    "**Projector mode** (sidebar) shows a run large, for a lecture room."
 )
 st.graphviz_chart(
     """
@@ -33,14 +54,3 @@ st.graphviz_chart(
 shot = paths.REPO_ROOT / "docs" / "screenshots" / "isotropy.png"
 if shot.is_file():
     st.image(str(shot), caption="The Isotropy page during a demo run.")
-
-st.subheader("Try it")
-st.write("One click queues a small probe run on the built-in demo corpus (600 sentences, 6 topics): the "
-         "silhouette climbs, IsoScore drops and the topics pull apart in the projection.")
-if st.button("▶ Start the demo", type="primary", key="overview.demo"):
-    with runs.guard("Demo: "):
-        from engine.presets import presets
-
-        preset = presets()["Demo: clusters form"]
-        runs.submit_runs(preset.kind, preset.configs())
-        st.switch_page("pages/isotropy.py")

@@ -96,3 +96,71 @@ def test_user_text_in_legends_and_hovers_is_escaped_for_plotly() -> None:
     assert "&lt;i&gt;pos&lt;/i&gt;" in names and "<i>pos</i>" not in names
     hovers = [text for trace in fig.data for text in trace.hovertext]
     assert "&lt;a href='http://x'&gt;hi&lt;/a&gt;" in hovers and "a &amp; b" in hovers
+
+
+def test_log_y_ticks_read_as_numbers_not_bare_mantissas() -> None:
+    fig = charts.metric_figure({"a": run()}, "loss", log_y=True)
+    axis = fig.layout.yaxis
+    assert axis.type == "log" and axis.tickmode == "array"
+    for value, text in zip(axis.tickvals, axis.ticktext, strict=True):
+        assert float(text.replace(",", "")) == pytest.approx(value)  # "0.2" for 0.2, never a bare "2"
+    assert list(axis.ticktext)[:3] == ["0.01", "0.02", "0.05"]
+    assert [text for _, text in charts.log_ticks(2e-7, 3e-5)] == ["2×10⁻⁷", "5×10⁻⁷", "10⁻⁶", "2×10⁻⁶", "5×10⁻⁶",
+                                                                 "10⁻⁵", "2×10⁻⁵"]
+    assert [text for _, text in charts.log_ticks(1e-8, 1e3)] == ["10⁻⁸", "10⁻⁷", "10⁻⁶", "10⁻⁵", "10⁻⁴", "0.001",
+                                                                "0.01", "0.1", "1", "10", "100", "1,000"]
+    assert charts.log_ticks(0.0, 1.0) == []
+
+
+def test_the_legend_sits_below_the_x_axis_title_not_on_it() -> None:
+    for fig in (charts.metric_figure({"a": run(), "b": run(seed=1)}, "loss"),
+                charts.align_uniform_figure({"a": run()}), charts.iso_sil_figure({"a": run()})):
+        legend = fig.layout.legend
+        assert (legend.yref, legend.y, legend.yanchor) == ("container", 0.0, "bottom"), fig.layout.title.text
+        assert fig.layout.margin.b >= 70  # room for the tick labels, the axis title and one legend row
+
+
+def test_titles_name_the_data_the_measures_come_from(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("EMBEDLAB_DATA_DIR", str(tmp_path))
+    simcse = {"mode": "unsup", "data_dir": None, "eval": None}
+    assert charts.measured_on("simcse", simcse) == "built-in demo pairs"
+    (tmp_path / "stsb").mkdir()
+    assert charts.measured_on("simcse", simcse) == "STS-B dev"
+    assert charts.measured_on("simcse", simcse, {"eval_set": "demo-pairs"}) == "built-in demo pairs"
+    assert charts.measured_on("simcse", simcse, {"train_and_eval": ["wiki1m", "stsb"]}) == "STS-B dev"
+    assert charts.measured_on("simcse", simcse, {"eval_set": "stsb-dev (250 of 1,500 pairs)"}) == \
+        "STS-B dev (250 of 1,500 pairs)"
+    assert charts.measured_on("simcse", simcse, {"eval_set": "demo-pairs (238 pairs)"}) == \
+        "built-in demo pairs (238 pairs)"
+    assert charts.measured_on("probe", {"data": "demo", "label_col": "sentiment"}) == "the demo sentiment labels"
+    assert charts.measured_on("probe", {"data": "/x/cache/uploads/my.csv"}) == "my.csv"
+    fig = charts.metric_figure({"a": run()}, "sts_spearman", measured_on="built-in demo pairs")
+    assert fig.layout.title.text == "STS Spearman ρ · on built-in demo pairs"
+    assert charts.align_uniform_figure({"a": run()}, measured_on="STS-B dev").layout.title.text.endswith("on STS-B dev")
+
+
+def test_projector_style_sets_every_text_to_at_least_18_px_and_thickens_lines() -> None:
+    figures = [charts.metric_figure({"a": run()}, "loss", smoothing=0.5, style=charts.PROJECTOR),
+               charts.align_uniform_figure({"a": run()}, style=charts.PROJECTOR),
+               charts.iso_sil_figure({"a": run()}, style=charts.PROJECTOR),
+               charts.frames_figure({0: np.zeros((4, 2)), 1: np.ones((4, 2))}, style=charts.PROJECTOR)]
+    for fig in figures:
+        layout = fig.layout
+        sizes = [layout.font.size, layout.title.font.size, layout.legend.font.size, layout.xaxis.tickfont.size,
+                 layout.yaxis.tickfont.size, layout.xaxis.title.font.size, layout.yaxis.title.font.size]
+        assert min(sizes) >= 18, (layout.title.text, sizes)
+    loss = figures[0]
+    assert [t.line.width for t in loss.data] == [2.0, 4.0] and loss.layout.height >= 500
+    assert all(t.marker.size >= 10 for t in figures[3].frames[0].data)
+    plain = charts.metric_figure({"a": run()}, "loss")
+    assert plain.layout.font.size is None and plain.data[0].line.width == 2
+
+
+def test_divergence_is_a_non_number_or_a_tenfold_growth_of_the_loss() -> None:
+    assert charts.divergence(pd.DataFrame({"step": [0, 1, 2], "loss": [1.8, 2.5, 19.0]})) == \
+        "the training loss grew from 1.8 at step 0 to 19 at step 2"
+    assert "no longer a number (NaN or infinite) from step 2" in charts.divergence(
+        pd.DataFrame({"step": [0, 1, 2], "loss": [1.8, 0.9, None]}))
+    assert charts.divergence(pd.DataFrame({"step": [0, 1, 2], "loss": [None, 1.8, 0.9]})) is None  # SimCSE's step 0
+    assert charts.divergence(run()) is None
+    assert charts.divergence(pd.DataFrame({"step": [0, 1], "loss": [0.001, 0.05]})) is None  # tenfold but tiny

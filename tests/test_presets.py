@@ -35,3 +35,19 @@ def test_default_data_dir_is_the_setting_then_the_app_folder(tmp_path, monkeypat
     assert presets.default_data_dir() is None
     monkeypatch.setenv("EMBEDLAB_APP_DATA_DIR", str(tmp_path / "absent"))
     assert presets.default_data_dir() is None
+
+
+def test_figure2_never_claims_sts_b_without_a_data_folder_and_runs_the_papers_settings(tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("EMBEDLAB_DATA_DIR", raising=False)
+    monkeypatch.setenv("EMBEDLAB_APP_DATA_DIR", "none")
+    without = presets.presets({"data_dir": None})["SimCSE Figure 2"].description
+    assert "demo pairs" in without and "STS-B dev" not in without
+    assert "demo pairs" in presets.presets()["SimCSE Figure 2"].description
+    (tmp_path / "stsb").mkdir()
+    assert presets.presets({"data_dir": str(tmp_path)})["SimCSE Figure 2"].description.endswith("on STS-B dev.")
+    sidebar = {"dropout": 0.0, "same_mask": True, "augment": "crop", "save_encoder": "mine"}
+    runs = dict(presets.presets()["SimCSE Figure 2"].configs(sidebar))
+    assert runs["unsup-simcse"]["dropout"] == 0.1 and runs["no-dropout"]["dropout"] == 0.0
+    assert [runs[name]["same_mask"] for name in runs] == [False, False, True, False]
+    assert runs["unsup-simcse"]["augment"] == "none" and runs["delete-one-word"]["augment"] == "delete-one-word"
+    assert all(fields["save_encoder"] is None for fields in runs.values())

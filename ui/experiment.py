@@ -5,34 +5,61 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
+from engine.errors import ConfigError
 from engine.jobs import Job
-from ui import controls, downloads, live, runs
+from ui import controls, downloads, live, projector, runs
+
+GLOSSARY = "pages/glossary.py"
 
 
-def run_panel(kind: str, sidebar: Callable[[], dict[str, Any]], metrics: list[str],
-              relation: Callable[[dict[str, pd.DataFrame]], go.Figure], empty: str) -> None:
+def glossary_link() -> None:
+    """The link to the Glossary that every experiment page shows."""
+    st.page_link(GLOSSARY, label="Glossary: what each measure means, its formula and what to watch",
+                 icon=":material/menu_book:")
+
+
+def check_start(kind: str, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None) -> None:
+    """Before a run is queued: no field out of its range (:func:`ui.controls.problems`), then the page's own
+    checks (``check`` raises a one-line error in the pages' words)."""
+    found = controls.problems(kind)
+    if found:
+        raise ConfigError(" ".join(found))
+    if check is not None:
+        check(config)
+
+
+def run_panel(kind: str, sidebar: Callable[[], dict[str, Any]], metrics: list[str], relation: live.Extras | Any,
+              empty: str, *, check: Callable[[dict[str, Any]], None] | None = None) -> None:
     """The page's sidebar settings (``sidebar()`` draws them and returns the run's config), then ▶ Start and
     the presets of ``kind``; the live panel of the shown runs with ``relation`` (the experiment's figure of
-    two metrics) under the curves, and their downloads, or ``empty`` when there is no run yet; last the
-    sidebar's Stop button and progress. ``kind`` is also the run name and the prefix of the widget keys."""
+    two measures, ``relation(runs, where=..., style=...)``) under the curves, and their downloads, or
+    ``empty`` when there is no run yet; last the sidebar's Stop button and progress. ``kind`` is also the run
+    name and the prefix of the widget keys. ``check(config)`` runs before a run is queued."""
+    controls.apply_shown(kind)  # a preset's or the demo's settings, shown in the sidebar
+    controls.begin_fields(kind)
     with runs.guard():
         config = sidebar()
         if st.sidebar.button("▶ Start", type="primary", key=f"{kind}.start", width="stretch"):
             with runs.guard("Start: "):
+                check_start(kind, config, check)
                 runs.submit_runs(kind, [(kind, config)])
                 st.rerun()
         controls.preset_buttons(kind, config)
+    if not projector.on():
+        glossary_link()
+
+    def extras(shown: dict, **options: Any) -> list:
+        return [relation(shown, **options)]
 
     refreshing: list[Job] = []  # runs whose progress the live panel refreshes (the sidebar then need not)
     with runs.guard():
         jobs = runs.shown_jobs(kind)
         if jobs:
-            refreshing = live.live_panel(jobs, metrics, kind, extras=lambda shown: [relation(shown)])
-            downloads.downloads(jobs, kind, figure=lambda: relation(runs.metrics_by_run(jobs)))
+            refreshing = live.live_panel(jobs, metrics, kind, extras=extras)
+            if not projector.on() and not live.nothing_to_draw(jobs):
+                downloads.downloads(jobs, kind, figure=lambda: relation(runs.metrics_by_run(jobs)))
         else:
             st.info(empty)
 

@@ -4,29 +4,42 @@ While a run trains, the curves and the newest projection frame are painted on th
 (:mod:`ui.painter`) from the same Plotly figures the finished view shows: redrawing Plotly elements every
 second would take the browser's CPU from the training on a small machine. Finished runs are drawn with
 Plotly (zoom, export, full hover).
+
+Every figure names the data its measures come from (a SimCSE run's evaluation pairs, a probe's data set:
+:func:`where`). Under the charts' options: a warning for a run whose loss diverges, and, where a run has
+fewer items than dimensions, why its IsoScore is capped and its IsoScore* on demand. In projector mode
+(:mod:`ui.projector`) the panel is one chosen curve beside the film, both at full width, in large type.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import charts, settings
+from engine import charts, runlog, settings
 from engine.jobs import Job
-from ui import painter
-from ui.controls import KEEP
+from ui import painter, projector
+from ui.controls import KEEP, encoder_dims
 from ui.runs import changing, failed_lines, metrics_by_run, progress_text, registry, run_label
 from ui.text import plain
 
-PLOTLY = {"displaylogo": False}
+PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+#: makes the extra figures of the shown runs: ``extras(runs, where=..., style=...)``
+Extras = Callable[..., list[go.Figure]]
+NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, encoding) is done."
 
 
 def chart_options(key: str) -> dict[str, Any]:
-    """Smoothing, log-y and x axis options above the charts."""
+    """Smoothing, log-y and x axis options above the charts (projector mode: their last values, not shown)."""
+    if projector.on():
+        return {"smoothing": st.session_state.get(f"{key}.smooth", 0.0), "log_y": st.session_state.get(f"{key}.logy", False),
+                "x": st.session_state.get(f"{key}.x") or "step"}
     cols = st.columns([2, 1, 1])
     smoothing = cols[0].slider("Smoothing (EMA)", 0.0, 0.99, 0.0, 0.01, key=f"{key}.smooth", **KEEP)
     log_y = cols[1].toggle("log y", key=f"{key}.logy", **KEEP)
@@ -34,34 +47,98 @@ def chart_options(key: str) -> dict[str, Any]:
     return {"smoothing": smoothing, "log_y": log_y, "x": x}
 
 
-def draw_metric_grid(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str) -> None:
+# --------------------------------------------------------------------------- what the runs measured on
+
+
+def measured_of(job: Job, metric: str) -> str | None:
+    """The data ``metric`` of ``job`` was measured on, in words (None for the training loss)."""
+    config = job.config_dict
+    if job.kind == "simcse":
+        if metric in charts.EVALUATED:
+            return charts.measured_on("simcse", config, job.summary)
+        if metric.startswith("probe_") and config.get("probe"):
+            return charts.measured_on("probe", {"data": config["probe"]})
+        return None
+    if metric in ("loss", "accuracy", "seconds"):
+        return None
+    return charts.measured_on(job.kind, config, job.summary)
+
+
+def where(jobs: list[Job], runs: dict[str, pd.DataFrame]) -> Callable[[str], str | None]:
+    """``where(metric)``: the data the shown runs that log ``metric`` measured it on ("A / B" when they
+    differ), for the figures' titles."""
+
+    def on(metric: str) -> str | None:
+        found = []
+        for job in jobs:
+            frame = runs.get(run_label(job))
+            if frame is not None and charts.available_metrics({"run": frame}, [metric]):
+                text = measured_of(job, metric)
+                if text and text not in found:
+                    found.append(text)
+        return " / ".join(found) or None
+
+    return on
+
+
+# -------------------------------------------------------------------------------------------- curves
+
+
+def draw_figure(fig: go.Figure, key: str) -> None:
+    st.plotly_chart(fig, key=key, config=PLOTLY)
+
+
+def draw_metric_grid(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
+                     on: Callable[[str], str | None]) -> None:
     """The ``present`` metrics' Plotly figures, two per row (finished runs: zoom, camera, full series)."""
     for start in range(0, len(present), 2):
         cols = st.columns(2)
         for col, metric in zip(cols, present[start:start + 2], strict=False):
-            fig = charts.metric_figure(runs, metric, **options)
+            fig = charts.metric_figure(runs, metric, measured_on=on(metric), **options)
             col.plotly_chart(fig, key=f"{key}.{metric}", config=PLOTLY)
 
 
 def paint_live(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
-               extras: list[go.Figure]) -> None:
+               extras: list[go.Figure], on: Callable[[str], str | None]) -> None:
     """The running curves (two per row) and the extra figures (full width) on the live canvas: one element."""
     points = settings.get("live_points")
-    panels = [painter.paint_spec(charts.metric_figure(runs, metric, max_points=points, **options), metric)
+    panels = [painter.paint_spec(charts.metric_figure(runs, metric, max_points=points, measured_on=on(metric),
+                                                      **options), metric)
               for metric in present]
     panels += [painter.paint_spec(fig, f"extra{i}", wide=True) for i, fig in enumerate(extras)]
     painter.paint(panels, f"{key}.live")
+
+
+def warnings_of(jobs: list[Job]) -> None:
+    """A warning for each run whose loss diverges (NaN/inf, or 10 times its start): the learning rate."""
+    for job in jobs:
+        reason = charts.divergence(job.metrics())
+        if reason is None:
+            continue
+        lr = job.config_dict.get("lr")
+        rate = f" ({lr:g})" if isinstance(lr, int | float) else ""
+        act = "stop it (■ Stop in the sidebar), " if job.active else ""
+        st.warning(plain(f"{run_label(job)} diverges: {reason}. The learning rate{rate} is probably too high: "
+                         f"{act}lower “Learning rate” and start again."), icon="📈")
+
+
+def nothing_to_draw(jobs: list[Job]) -> bool:
+    """Whether the shown runs ended without a row: failed at set-up, or cancelled (only their lines show)."""
+    return bool(jobs) and all(not job.active and job.last_step is None for job in jobs)
+
+
+# ---------------------------------------------------------------------------------------- projection
 
 
 def live_projection_panel(job: Job, frame: str, coords: Any, points: pd.DataFrame, title: str, key: str) -> dict:
     """The painter's panel of a running job's newest frame, built once per frame and kept in the session: the
     projection's poll mostly finds the same frame, and its figure (thousands of points with their sentences)
     need not be rebuilt for it."""
-    version = f"{job.id}-{frame}"  # the painter also draws a panel only when its version changes
+    version = f"{job.id}-{frame}-{int(projector.on())}"  # the painter also draws a panel only when it changes
     slot = f"{key}.projlive.panel"
     panel = st.session_state.get(slot)
     if panel is None or panel["version"] != version:
-        figure = charts.projection_figure(coords, points, title=title)
+        figure = charts.projection_figure(coords, points, title=title, style=projector.style())
         panel = {**painter.paint_spec(figure, "projection", wide=True), "version": version}
         st.session_state[slot] = panel
     return panel
@@ -72,6 +149,7 @@ def draw_projection(job: Job | None, key: str) -> None:
     if job is None:
         st.info("Projections appear here for runs with snapshots.")
         return
+    style = projector.style()
     view = job.view()
     if view is None:
         if not job.config_dict.get("snapshot_every"):
@@ -92,35 +170,106 @@ def draw_projection(job: Job | None, key: str) -> None:
             panel = live_projection_panel(job, f"{method}-{step}", coords, points, title, key)
             painter.paint([panel], f"{key}.projlive")
         else:
-            st.plotly_chart(charts.projection_figure(coords, points, title=title), key=f"{key}.proj", config=PLOTLY)
+            draw_figure(charts.projection_figure(coords, points, title=title, style=style), f"{key}.proj")
     else:
-        st.plotly_chart(charts.frames_figure(frames, points, title=f"UMAP · {len(frames)} frames"),
-                        key=f"{key}.frames", config=PLOTLY)
+        draw_figure(charts.frames_figure(frames, points, title=f"UMAP · {len(frames)} frames", style=style),
+                    f"{key}.frames")
     if job.frame_error:
         st.caption(f"Last UMAP frame failed: {plain(job.frame_error)}")
 
 
-def live_panel(jobs: list[Job], metrics: list[str], key: str,
-               extras: Callable[[dict[str, pd.DataFrame]], list[go.Figure]] | None = None) -> list[Job]:
+# ----------------------------------------------------------------------------- IsoScore with n <= d
+
+
+def items_and_dims(job: Job) -> tuple[int, int] | None:
+    """(items, dimensions) of a probe run's embeddings where known: from a snapshot (holding every item when
+    there are fewer than its snapshot limit), else from its Limit and its encoder's size."""
+    if job.kind != "probe":
+        return None
+    config = job.config_dict
+    found = runlog.list_snapshots(job.run_dir)
+    if found:
+        with contextlib.suppress(OSError, ValueError):
+            rows, dims = np.load(found[0][1], mmap_mode="r", allow_pickle=False).shape
+            if rows < int(config.get("snapshot_limit") or 0) or rows == config.get("limit"):
+                return int(rows), int(dims)
+            return None
+    dims = encoder_dims(config.get("encoder"))
+    if config.get("limit") and dims:
+        return int(config["limit"]), dims * (2 if config.get("data") == "snli" else 1)
+    return None
+
+
+def capped_note(items: int, dims: int, where: str = "") -> str:
+    from engine.metrics import isoscore_cap
+
+    return (f"IsoScore is capped{where}: {items:,} items in {dims:,} dimensions can score at most "
+            f"{isoscore_cap(items, dims):.2f}, (n − 2)/(d − 1), however evenly they spread, because a covariance "
+            "of n points has at most n − 1 directions. Use more items than dimensions, or read IsoScore* "
+            "(shrinkage; see the Glossary).")
+
+
+def isoscore_notes(jobs: list[Job], key: str) -> None:
+    """For each shown probe run with fewer items than dimensions: why IsoScore is capped, and IsoScore* of
+    its snapshots on demand."""
+    for job in jobs:
+        shape = items_and_dims(job)
+        if shape is None or shape[0] > shape[1]:
+            continue
+        st.warning(capped_note(*shape, f" for {run_label(job)}"), icon="ℹ️")
+        snapshots = runlog.list_snapshots(job.run_dir)
+        if not snapshots or job.active:
+            continue
+        with st.expander(f"IsoScore* of {run_label(job)}'s snapshots"):
+            zeta = st.slider("Shrinkage ζ", 0.0, 1.0, 0.2, 0.05, key=f"{key}.zeta.{job.id}",
+                             help="0: IsoScore itself; 1: the isotropic covariance (IsoScore* = 1).")
+            slot = f"{key}.star.{job.id}"
+            if st.button("Compute IsoScore*", key=f"{key}.starbtn.{job.id}"):
+                loaded = {step: runlog.load_snapshot(path) for step, path in snapshots}
+                st.session_state[slot] = (zeta, charts.isoscore_star_series(loaded, zeta))
+            done = st.session_state.get(slot)
+            if done is not None:
+                fig = charts.metric_figure({f"{run_label(job)}, ζ = {done[0]:g}": done[1]}, "isoscore_star",
+                                           style=projector.style())
+                draw_figure(fig, f"{key}.starfig.{job.id}")
+
+
+# ---------------------------------------------------------------------------------------------- panel
+
+
+def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | None = None) -> list[Job]:
     """Charts (left, refreshed every ``live_seconds`` while a shown run is going, painted on the live canvas)
     and projection (right, every ``projection_seconds``: a redraw of thousands of WebGL points costs the
     browser more than all the curves). ``extras`` makes more figures of the runs (drawn full width under the
     curves). Returns the runs whose progress it refreshes: all shown runs while one is going or being
-    projected."""
-    options = chart_options(key)
+    projected. Runs that ended without a row show only their error lines."""
     reg = registry()
-    live = any(changing(job) for job in jobs)
     ids = [job.id for job in jobs]
+    if nothing_to_draw(jobs):
+        failed_lines(jobs)
+        if not any(job.state == "failed" for job in jobs):
+            st.info(f"{', '.join(run_label(job) for job in jobs)}: cancelled before its first step; nothing to show.")
+        return []
+    options = chart_options(key)
+    style = projector.style()
+    live = any(changing(job) for job in jobs)
     with_snapshots = [job for job in jobs if job.active or job.view() is not None]
     for job in jobs:  # a damaged file is named beside its run; the other runs are drawn as usual
         if job.damaged:
             st.warning(plain(f"{run_label(job)}: {job.damaged}"))
+    if not projector.on():
+        isoscore_notes(jobs, key)
     projected = None
     if with_snapshots:
         names = {job.id: run_label(job) for job in with_snapshots}
-        chosen = st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
+        if projector.on():
+            chosen = st.session_state.get(f"{key}.projected")
+            chosen = chosen if chosen in names else next(iter(names))
+        else:
+            chosen = st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
         projected = reg.get(chosen)
-    left, right = st.columns([3, 2])
+    chosen_curve = curve_choice(metrics, extras, key) if projector.on() else None
+    left, right = st.columns([1, 1] if projector.on() else [3, 2])
 
     @st.fragment(run_every=settings.get("live_seconds") if live else None)
     def curves() -> None:
@@ -130,17 +279,23 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str,
             if job.active:
                 st.progress(*progress_text(job))
         failed_lines(current)
+        warnings_of(current)
         runs = metrics_by_run(current)
+        on = where(current, runs)
         present = charts.available_metrics(runs, metrics)
         if not present:
-            st.info("No metrics yet: the first row appears after set-up (loading data, encoding) is done.")
-        if live:
-            if present:
-                paint_live(runs, present, options, key, extras(runs) if extras is not None else [])
+            if not any(job.state == "failed" for job in current):
+                st.info(NO_METRICS)  # no extra figure either: an empty scatter says nothing
+        elif projector.on():
+            draw_chosen(runs, present, options, key, extras, on, chosen_curve, live)
         else:
-            draw_metric_grid(runs, present, options, key)
-            for i, fig in enumerate(extras(runs) if extras is not None else []):
-                st.plotly_chart(fig, key=f"{key}.extra{i}", config=PLOTLY)
+            figures = extras(runs, where=on, style=style) if extras is not None else []
+            if live:
+                paint_live(runs, present, options, key, figures, on)
+            else:
+                draw_metric_grid(runs, present, options, key, on)
+                for i, fig in enumerate(figures):
+                    draw_figure(fig, f"{key}.extra{i}")
         if live and not any(changing(job) for job in current):
             st.rerun(scope="app")  # runs and frames done: refresh downloads and stop polling
 
@@ -156,3 +311,35 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str,
     with right:
         projection()
     return jobs if live else []
+
+
+# --------------------------------------------------------------------------------------- projector
+
+
+RELATION = "relation"  # the curve choice that means the experiment's relation figure (extras' first)
+
+
+def curve_choice(metrics: list[str], extras: Extras | None, key: str) -> str:
+    """Projector mode: which one curve is shown beside the film (a metric, or the relation figure)."""
+    options = [*metrics, *([RELATION] if extras is not None else [])]
+    names = {metric: charts.label(metric) for metric in metrics} | {RELATION: "Relation of two measures"}
+    return st.selectbox("Curve beside the film", options, format_func=names.get, key=f"{key}.projcurve", **KEEP)
+
+
+def draw_chosen(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
+                extras: Extras | None, on: Callable[[str], str | None], chosen: str | None, live: bool) -> None:
+    """Projector mode: the chosen curve (or relation figure) alone, large, live on the canvas while a run goes."""
+    style = charts.PROJECTOR
+    if chosen == RELATION and extras is not None:
+        figures = extras(runs, where=on, style=style)
+        fig = figures[0] if figures else None
+    else:
+        metric = chosen if chosen in present else present[0]
+        fig = charts.metric_figure(runs, metric, measured_on=on(metric), style=style,
+                                   max_points=settings.get("live_points") if live else None, **options)
+    if fig is None:
+        st.info(NO_METRICS)
+    elif live:
+        painter.paint([painter.paint_spec(fig, "chosen", wide=True)], f"{key}.live")
+    else:
+        draw_figure(fig, f"{key}.chosen")

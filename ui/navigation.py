@@ -4,7 +4,7 @@ Streamlit lists every script of ``pages/`` (and ``app.py``) as a page until ``st
 in the server process (and in every run of an ``AppTest``): the first run after a start whose URL names a
 page (``/compare``) runs that page script directly, without ``app.py``. :func:`ensure_app` then does what
 ``app.py`` does before it runs a page (page config, the app's navigation, which replaces that folder listing
-in the sidebar and ends it, and the job registry), and the page goes on.
+in the sidebar and ends it, the job registry and the projector-mode switch), and the page goes on.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ PAGES = [  # script, title, icon; the first is the default page
     ("pages/isotropy.py", "Isotropy vs clusters", ":material/scatter_plot:"),
     ("pages/compare.py", "Compare runs", ":material/compare_arrows:"),
     ("pages/data.py", "Data & encoders", ":material/dataset:"),
+    ("pages/glossary.py", "Glossary", ":material/menu_book:"),
 ]
 _through_app = threading.local()  # set while app.py runs the chosen page (a script run has its own thread)
 
@@ -30,11 +31,14 @@ def pages() -> list[st.Page]:
 
 
 def _declare() -> st.Page:
+    from ui import projector
     from ui.runs import registry
 
-    st.set_page_config(page_title="embedlab", page_icon="🧭", layout="wide")
+    st.set_page_config(page_title="embedlab", page_icon="🧭", layout="wide",
+                       initial_sidebar_state="collapsed" if projector.on() else "auto")
     page = st.navigation(pages())
     registry()  # starts the job worker and the UMAP worker (which pre-warms umap-learn's JIT) once
+    projector.switch()  # on every page, first in the sidebar after the page list
     return page
 
 

@@ -65,7 +65,8 @@ def paint_spec(fig: go.Figure, key: str, *, wide: bool = False) -> dict:
 
     Keeps what the live view shows: per trace its points, colour, line width, opacity, mode, marker size and
     symbol, legend and hover flags, hover texts; per figure its title, axis titles, log y, height, fixed
-    ranges, equal axis scales (projections), hidden tick labels and whether the legend is forced on. Traces
+    ranges, equal axis scales (projections), hidden tick labels, whether the legend is forced on, and its text
+    sizes (the figure's font and title sizes: larger in projector mode). Traces
     without ``x``/``y`` are left out.
     """
     drawn = [trace for trace in fig.data
@@ -80,6 +81,8 @@ def paint_spec(fig: go.Figure, key: str, *, wide: bool = False) -> dict:
         "height": int(layout.height or 280),
         "wide": wide,
         "showLegend": bool(layout.showlegend),
+        "fontSize": float(layout.font.size or 12),  # projector mode: larger text (engine.charts.PROJECTOR)
+        "titleSize": float(layout.title.font.size or 15),
         "equalAxes": layout.yaxis.scaleanchor == "x",
         "hideTicks": layout.xaxis.showticklabels is False and layout.yaxis.showticklabels is False,
         "series": [_series(trace, index) for index, trace in enumerate(drawn)],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -11,8 +12,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine import priority
-from engine.errors import EmbedlabError, one_line
+from engine import paths, priority, runlog
+from engine.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
 from ui.text import message, plain
 
@@ -79,16 +80,36 @@ def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[Job]:
     return made
 
 
+def cancelled(job: Job) -> bool:
+    """A run that ended without a single row and without an error: cancelled while queued, or stopped during
+    its set-up. It has nothing to show ("No metrics yet" forever), so no picker chooses it by itself."""
+    return not job.active and job.state != "failed" and job.last_step is None
+
+
+def default_shown(pool: list[Job]) -> list[str]:
+    """What a run picker shows when nothing is chosen: the active runs, else the newest run with rows (or a
+    failed one: its error is worth reading), else the newest run."""
+    active = [job.id for job in pool if job.active]
+    if active:
+        return active
+    newest = list(reversed(pool))
+    worth = [job.id for job in newest if not cancelled(job)]
+    return worth[:1] or [job.id for job in newest[:1]]
+
+
 def shown_jobs(kind: str | None, *, label: str = "Runs shown") -> list[Job]:
-    """The run picker of a page: this session's last submissions, else active runs, else the newest run."""
+    """The run picker of a page: this session's last submissions (less those cancelled before their first
+    row: after ■ Stop), else :func:`default_shown`."""
     reg = registry()
     pool = [job for job in reg.jobs() if kind is None or job.kind == kind]
     ids = [job.id for job in reversed(pool)]
     key = f"{kind or 'all'}.shown"
     chosen = [i for i in st.session_state.get(key, []) if i in ids]
+    kept = [i for i in chosen if not cancelled(reg.get(i))]
+    if kept != chosen:
+        chosen = kept
     if not chosen:
-        active = [job.id for job in pool if job.active]
-        chosen = active or ids[:1]
+        chosen = default_shown(pool)
     st.session_state[key] = chosen
     picked = st.multiselect(label, ids, key=key, format_func=option_label(reg), placeholder="pick runs to show")
     return [reg.get(i) for i in picked if reg.get(i) is not None]
@@ -125,10 +146,40 @@ def format_seconds(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
+FIX_HINT = "Change the setting it names, then press ▶ Start again."
+
+
 def failed_lines(jobs: list[Job]) -> None:
+    """Each failed run's error in the pages' words (with how to fix it), each interrupted run's note."""
     for job in jobs:
         if job.state == "failed":
-            st.error(plain(f"{run_label(job)} failed: {job.error or 'unknown error'}"), icon="❌")
+            st.error(message(f"{run_label(job)} failed: ", job.error or "unknown error") + " " + FIX_HINT, icon="❌")
         elif job.state == "interrupted":
             st.warning(plain(f"{run_label(job)} was interrupted (its process ended); its rows up to the last step "
                              "are kept."))
+
+
+def deletable(job: Job) -> bool:
+    """Whether the run's folder may be deleted: it is not queued or running (in this server or, by its writer's
+    lock, in another process) and it lies directly inside ``cache/runs``."""
+    if job.active or job is registry().current:
+        return False
+    folder = job.run_dir.resolve()
+    if folder.parent != paths.runs_dir().resolve() or not folder.name:
+        return False
+    with contextlib.suppress(OSError, ValueError):
+        if runlog.writer_alive(folder, runlog.read_json(folder / runlog.STATUS)):
+            return False
+    return True
+
+
+def delete_run(job: Job) -> None:
+    """Delete a finished, stopped or failed run: its folder inside ``cache/runs`` and its entry in the job
+    registry (so no page lists it again). A running run, or a folder elsewhere, is refused (one line)."""
+    if not deletable(job):
+        raise ConfigError(f"{run_label(job)} is running or not in the lab's run folder: it cannot be deleted")
+    reg = registry()
+    shutil.rmtree(job.run_dir, ignore_errors=True)
+    # the registry has no public way to forget a run yet: drop it under its lock (see the UI report)
+    with reg._lock:  # noqa: SLF001
+        reg._jobs.pop(job.id, None)  # noqa: SLF001

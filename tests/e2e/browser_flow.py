@@ -35,7 +35,7 @@ SCREENSHOTS = ("overview.png", "isotropy.png", "compare.png", "simcse.png")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 STEPS = 1000  # long enough to watch the charts grow
-TITLES = ["Overview", "SimCSE training", "Isotropy vs clusters", "Compare runs", "Data & encoders"]
+TITLES = ["Overview", "SimCSE training", "Isotropy vs clusters", "Compare runs", "Data & encoders", "Glossary"]
 
 
 @dataclass(frozen=True)
@@ -236,3 +236,37 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
              "the SimCSE page", interval=0.5, describe=why)
     page.screenshot(path=str(shots / "simcse.png"), full_page=False)
     page.close()
+
+
+def hidden(page, selector: str) -> bool:
+    """Whether no element matching ``selector`` is displayed."""
+    return page.evaluate("(sel) => [...document.querySelectorAll(sel)].every(e => getComputedStyle(e).display === 'none'"
+                         " || e.getBoundingClientRect().width === 0)", selector)
+
+
+def projector_mode(browser, server: Server, shots: Path) -> dict:
+    """On the Isotropy page (showing the newest run): turn projector mode on, check that the sidebar and the
+    header are hidden and the figures' text is large, save ``projector.png``, and turn it off again.
+    Returns what it measured (the smallest Plotly font size, the sidebar and header states)."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    why = explain(page, server)
+    page.goto(f"{server.url}/isotropy")
+    page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=90_000)
+    wait_for(lambda: page.locator(".js-plotly-plot").count() > 0 and idle(page), 90, "the run's charts", describe=why)
+    page.get_by_text("Projector mode", exact=True).first.click()
+    page.get_by_role("button", name="✕ Leave projector mode").wait_for(timeout=30_000)
+    wait_for(lambda: page.locator(".js-plotly-plot").count() >= 2 and idle(page), 60, "the projector charts",
+             describe=why)
+    sizes = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map(g =>"  # as rendered
+                          " [...g.querySelectorAll('svg text')].filter(t => t.textContent.trim())"
+                          ".map(t => parseFloat(getComputedStyle(t).fontSize)))")
+    measured = {"font": min(min(s) for s in sizes if s), "charts": len(sizes),
+                "sidebar_hidden": hidden(page, "[data-testid='stSidebar']"),
+                "header_hidden": hidden(page, "header[data-testid='stHeader']")}
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / "projector.png"), full_page=False)
+    page.get_by_role("button", name="✕ Leave projector mode").click()
+    wait_for(lambda: not hidden(page, "[data-testid='stSidebar']") and idle(page), 30, "the sidebar back",
+             describe=why)
+    page.close()
+    return measured

@@ -18,6 +18,7 @@ from browser_flow import (
     TITLES,
     chromium,
     explain,
+    projector_mode,
     run_watch_switch_reload_download,
     set_number,
     sidebar_pages,
@@ -43,9 +44,9 @@ def browser(server):
         yield running
 
 
-def test_a_page_opened_first_after_a_start_lists_the_five_pages(server, browser) -> None:
+def test_a_page_opened_first_after_a_start_lists_the_apps_pages(server, browser) -> None:
     """The module's first request: Streamlit's first run may list every script of pages/ (and app.py) until
-    the app's navigation is declared; the sidebar shows the app's five titled pages and nothing else."""
+    the app's navigation is declared; the sidebar shows the app's six titled pages and nothing else."""
     page = browser.new_page(viewport={"width": 1300, "height": 900})
     page.goto(f"{server.url}/compare")
     page.get_by_role("heading", name="Compare runs").first.wait_for(timeout=90_000)
@@ -56,6 +57,15 @@ def test_a_page_opened_first_after_a_start_lists_the_five_pages(server, browser)
 
 def test_run_watch_switch_reload_download(server, browser, tmp_path: Path) -> None:
     run_watch_switch_reload_download(browser, server, SHOTS, tmp_path)
+
+
+def test_projector_mode_hides_the_chrome_and_enlarges_the_charts(server, browser) -> None:
+    """After the run above: projector mode hides the sidebar and the header, shows two large figures (the
+    curve and the film); its screenshot is test-artifacts/screenshots/projector.png."""
+    measured = projector_mode(browser, server, SHOTS)
+    assert measured["sidebar_hidden"] and measured["header_hidden"], measured
+    assert measured["charts"] == 2 and measured["font"] >= 18, measured
+    assert (SHOTS / "projector.png").stat().st_size > 10_000
 
 
 def test_two_sessions_start_runs_at_once_and_both_finish_with_their_own_logs(server, browser) -> None:

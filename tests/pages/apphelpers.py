@@ -13,8 +13,11 @@ APP = REPO_ROOT / "app.py"
 
 
 def button_bytes(button, captured: dict[str, bytes]) -> bytes:
-    file_id = button.proto.url.rsplit("/", 1)[-1].split(".")[0]
-    return captured[file_id]
+    """The bytes a download button gives (made now when the button makes them on click)."""
+    file_id = button.proto.deferred_file_id or button.proto.url.rsplit("/", 1)[-1].split(".")[0]
+    data = captured[file_id]
+    data = data() if callable(data) else data
+    return data.encode() if isinstance(data, str) else data
 
 
 def csv_of(button, captured: dict[str, bytes]) -> pd.DataFrame:
@@ -31,3 +34,60 @@ def wait_idle(timeout: float = 240.0) -> None:
 
 def errors(at: AppTest) -> list[str]:
     return [str(e.value) for e in at.error]
+
+
+def run_on_disk(name: str, kind: str = "probe", *, rows: list[dict] | None = None, config: dict | None = None,
+                snapshot: tuple[int, int] | None = None, state: str = "finished", summary: dict | None = None,
+                error: str | None = None) -> str:
+    """A run folder written as a run writes it (``cache/runs/<name>``): its rows, snapshots of ``snapshot``
+    (items, dims) shape at each row's step, and its end state. Returns the run's id (its folder name)."""
+    import numpy as np
+
+    from engine import paths, runlog
+
+    rows = rows if rows is not None else [
+        {"step": s, "loss": 1.0 / (s + 1), "accuracy": 0.5, "isoscore": 0.5 - s / 10, "silhouette": s / 10,
+         "seconds": float(s)} for s in range(4)]
+    columns = list(dict.fromkeys(key for row in rows for key in row)) or ["step", "loss"]
+    base = {"kind": kind, "data": "demo", "steps": 3, "snapshot_every": 1 if snapshot else 0, "snapshot_limit": 2000,
+            "limit": None} if kind == "probe" else \
+        {"kind": kind, "mode": "unsup", "steps": 3, "data_dir": None, "eval": None, "snapshot_every": 0}
+    writer = runlog.RunWriter(paths.runs_dir() / name, columns, {**base, **(config or {})})
+    if snapshot:
+        writer.save_points([f"sentence {i}" for i in range(snapshot[0])], ["a", "b"] * (snapshot[0] // 2) +
+                           ["a"] * (snapshot[0] % 2))
+    for row in rows:
+        if snapshot:
+            writer.save_snapshot(row["step"], np.random.default_rng(row["step"]).normal(size=snapshot))
+        writer.append(row)
+    writer.finish(state, summary, error)
+    return name
+
+
+def elements_in_order(at: AppTest, root=None) -> list:
+    """The main area's elements, depth first, in the order the page draws them."""
+    found = []
+    for child in (root if root is not None else at.main).children.values():
+        if hasattr(child, "children") and child.children:
+            found += elements_in_order(at, child)
+        else:
+            found.append(child)
+    return found
+
+
+def plotly_specs(at: AppTest) -> list[dict]:
+    """The Plotly figures of the page, as the JSON the browser gets."""
+    import json
+
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def values(array) -> list[float]:
+    """A Plotly data array of a figure's JSON (a list, or base64 ``bdata`` with its dtype) as numbers."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(array, dict) and "bdata" in array:
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).tolist()
+    return list(array)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from apphelpers import APP
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
@@ -37,14 +38,23 @@ def app(fresh_registry) -> AppTest:
 
 @pytest.fixture
 def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
-    """Media file id -> bytes of every download button (AppTest keeps only the URL)."""
+    """Media file id -> bytes of every download button (AppTest keeps only the URL); a button whose data is
+    made on click (a callable) is kept as its callable, under its deferred file id (see
+    ``apphelpers.button_bytes``)."""
     captured: dict[str, bytes] = {}
     original = MemoryMediaFileStorage.load_and_get_id
+    deferred = MediaFileManager.add_deferred
 
     def record(self, path_or_data, mimetype, kind, filename=None):
         file_id = original(self, path_or_data, mimetype, kind, filename)
         captured[file_id] = path_or_data if isinstance(path_or_data, bytes) else Path(path_or_data).read_bytes()
         return file_id
 
+    def record_deferred(self, data_callable, *args, **kwargs):
+        file_id = deferred(self, data_callable, *args, **kwargs)
+        captured[file_id] = data_callable
+        return file_id
+
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record_deferred)
     return captured

@@ -43,7 +43,7 @@ def test_same_mask_with_augmentation_is_one_error_line(app) -> None:
     app.run()
     app.button(key="simcse.start").click().run()
     assert not app.exception
-    assert any("same_mask" in line for line in errors(app))
+    assert any("“Same mask”" in line and "same_mask" not in line for line in errors(app))
 
 
 def test_supervised_shows_alpha(app) -> None:

@@ -15,7 +15,7 @@ def test_paint_spec_carries_the_series_and_axes_of_a_metric_figure() -> None:
                                log_y=True)
     spec = painter.paint_spec(fig, "loss")
     assert spec["title"] == "Training loss" and spec["xTitle"] == "step" and spec["logY"] is True
-    assert spec["height"] == 280 and spec["wide"] is False and spec["key"] == "loss"
+    assert spec["height"] == 300 and spec["wide"] is False and spec["key"] == "loss"
     raw, smooth = spec["series"][0], spec["series"][1]
     assert raw["opacity"] == 0.3 and raw["legend"] is False and raw["hover"] is False
     assert smooth["name"] == "a" and smooth["width"] == 2.0 and smooth["color"] == charts.color(0)

@@ -60,5 +60,8 @@ def test_the_live_projection_panel_is_built_once_per_frame(monkeypatch: pytest.M
     newer = live.live_projection_panel(run, "umap-20", coords, points, "UMAP · step 20", "p")
     switched = live.live_projection_panel(other, "umap-20", coords, points, "UMAP · step 20", "p")
     assert built == ["UMAP · step 10", "UMAP · step 20", "UMAP · step 20"]
-    assert first["version"] == "run-1-umap-10" and newer["version"] == "run-1-umap-20"
-    assert switched["version"] == "run-2-umap-20" and first["series"][0]["text"] == ["v", "w"]
+    assert first["version"] == "run-1-umap-10-0" and newer["version"] == "run-1-umap-20-0"  # -0: projector off
+    assert switched["version"] == "run-2-umap-20-0" and first["series"][0]["text"] == ["v", "w"]
+    st.session_state["projector"] = True  # projector mode: the same frame is built anew, in large type
+    large = live.live_projection_panel(other, "umap-20", coords, points, "UMAP · step 20", "p")
+    assert large["version"] == "run-2-umap-20-1" and large["fontSize"] >= 18

@@ -100,11 +100,12 @@ function legendEntries(spec) {
   return spec.showLegend || named.length > 1 ? named : [];
 }
 
-function legendLayout(g, entries, left, width) {  // [{entry, x, row}], rows: entries flow and wrap
+function legendLayout(g, entries, left, width, fs) {  // [{entry, x, row}], rows: entries flow and wrap
   const placed = [];
   let x = left, row = 0;
+  const swatch = 22 * fs / 12;
   for (const entry of entries) {
-    const w = 22 + Math.min(g.measureText(entry.name).width, width - left - 30) + 14;
+    const w = swatch + Math.min(g.measureText(entry.name).width, width - left - 30) + 14;
     if (x > left && x + w > width) { x = left; row += 1; }
     placed.push({entry: entry, x: x, row: row, w: w});
     x += w;
@@ -136,10 +137,13 @@ function draw(panel) {
   const canvas = panel.canvas;
   const g = canvas.getContext("2d");
   const width = Math.max(120, panel.box.clientWidth);
-  const m = spec.hideTicks ? {l: 10, r: 10, t: 40, b: 10} : {l: spec.yTitle ? 68 : 50, r: 20, t: 40, b: spec.xTitle ? 44 : 28};
-  g.font = `12px ${font}`;
-  const legend = legendLayout(g, legendEntries(spec), m.l, width - m.r);
-  const height = spec.height + legend.rows * 16;
+  const fs = spec.fontSize || 12, ts = spec.titleSize || 15, k = fs / 12;  // projector mode: larger text
+  const rowH = Math.round(fs * 4 / 3);
+  const m = spec.hideTicks ? {l: 10, r: 10, t: Math.round(ts + 25), b: 10}
+    : {l: Math.round((spec.yTitle ? 68 : 50) * k), r: 20, t: Math.round(ts + 25), b: Math.round((spec.xTitle ? 44 : 28) * k)};
+  g.font = `${fs}px ${font}`;
+  const legend = legendLayout(g, legendEntries(spec), m.l, width - m.r, fs);
+  const height = spec.height + legend.rows * rowH;
   const ratio = window.devicePixelRatio || 1;
   if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
     canvas.width = Math.round(width * ratio);
@@ -161,15 +165,15 @@ function draw(panel) {
 
   // title, grid, tick labels, axis titles
   g.fillStyle = text;
-  g.font = `600 15px ${font}`;
+  g.font = `600 ${ts}px ${font}`;
   g.textBaseline = "alphabetic";
   g.textAlign = "left";
-  g.fillText(spec.title, 4, 22);
-  g.font = `12px ${font}`;
+  g.fillText(spec.title, 4, Math.round(ts + 7));
+  g.font = `${fs}px ${font}`;
   g.strokeStyle = withAlpha(text, 0.12);
   g.lineWidth = 1;
   g.fillStyle = withAlpha(text, 0.7);
-  const yTicks = spec.hideTicks ? [] : spec.logY ? logTicks(yr) : linearTicks(yr, Math.max(2, Math.round(plotH / 45)));
+  const yTicks = spec.hideTicks ? [] : spec.logY ? logTicks(yr) : linearTicks(yr, Math.max(2, Math.round(plotH / (45 * k))));
   g.textAlign = "right";
   g.textBaseline = "middle";
   for (const t of yTicks) {
@@ -179,13 +183,13 @@ function draw(panel) {
   }
   g.textAlign = "center";
   g.textBaseline = "top";
-  for (const t of spec.hideTicks ? [] : linearTicks(xr, Math.max(2, Math.round(plotW / 60)))) {
+  for (const t of spec.hideTicks ? [] : linearTicks(xr, Math.max(2, Math.round(plotW / (60 * k))))) {
     const x = px(t.at);
     g.fillText(t.text, x, m.t + plotH + 6);
   }
-  if (spec.xTitle) g.fillText(spec.xTitle, m.l + plotW / 2, m.t + plotH + 24);
+  if (spec.xTitle) g.fillText(spec.xTitle, m.l + plotW / 2, m.t + plotH + 12 + fs);
   if (spec.yTitle) {
-    g.save(); g.translate(14, m.t + plotH / 2); g.rotate(-Math.PI / 2); g.fillText(spec.yTitle, 0, -6); g.restore();
+    g.save(); g.translate(14 * k, m.t + plotH / 2); g.rotate(-Math.PI / 2); g.fillText(spec.yTitle, 0, -6 * k); g.restore();
   }
 
   // series (clipped to the plot area)
@@ -232,17 +236,17 @@ function draw(panel) {
   g.globalAlpha = 1;
 
   // legend under the plot: entries flow left to right and wrap
-  g.font = `12px ${font}`;
+  g.font = `${fs}px ${font}`;
   g.textAlign = "left";
   g.textBaseline = "middle";
   for (const {entry, x, row, w} of legend.placed) {
-    const y = spec.height + row * 16 + 4;
+    const y = spec.height + row * rowH + rowH / 4;
     g.fillStyle = entry.color;
-    if (entry.mode.includes("lines")) g.fillRect(x, y - 2, 16, 4);
-    else { g.beginPath(); g.arc(x + 8, y, 4, 0, 2 * Math.PI); g.fill(); }
+    if (entry.mode.includes("lines")) g.fillRect(x, y - 2 * k, 16 * k, 4 * k);
+    else { g.beginPath(); g.arc(x + 8 * k, y, 4 * k, 0, 2 * Math.PI); g.fill(); }
     g.fillStyle = text;
-    g.save(); g.beginPath(); g.rect(x + 22, y - 8, w - 26, 16); g.clip();
-    g.fillText(entry.name, x + 22, y);
+    g.save(); g.beginPath(); g.rect(x + 22 * k, y - rowH / 2, w - 22 * k - 4, rowH); g.clip();
+    g.fillText(entry.name, x + 22 * k, y);
     g.restore();
   }
   canvas.dataset.points = String(lastSeries(spec).x.length);

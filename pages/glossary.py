@@ -1,0 +1,29 @@
+"""Glossary: every measure the lab shows, with its formula, range, direction, what to watch and its source.
+The texts live in :mod:`engine.lessons` (the HTML lecture replay reads the same); this page only draws them."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine import lessons
+from ui import navigation
+from ui.text import plain
+
+navigation.ensure_app()
+st.title("Glossary")
+st.caption("The measures of the lab's charts: what each one says in plain words, its formula, its range, which "
+           "way is better, what to watch for in each experiment, and the paper it comes from.")
+
+terms = lessons.glossary()
+st.markdown(" · ".join(f"[{plain(term.label)}](#{term.name.replace('_', '-')})" for term in terms))
+for term in terms:  # the texts are the lab's own, escaped all the same (an asterisk is not emphasis)
+    st.subheader(plain(term.label), anchor=term.name.replace("_", "-"))
+    st.markdown(plain(term.plain))
+    st.latex(term.formula)
+    cols = st.columns(2)
+    cols[0].markdown(f"**Range:** {plain(term.range)}")
+    cols[1].markdown(f"**Better:** {plain(term.better)}")
+    for kind, note in term.watch.items():
+        title = lessons.LESSONS[kind].title if kind in lessons.LESSONS else kind
+        st.markdown(f"**Watch in {plain(title)}:** {plain(note)}")
+    st.caption(f"Source: {plain(term.source)}")
