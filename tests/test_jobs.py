@@ -329,3 +329,19 @@ def test_rest_keeps_the_projector_to_its_share_of_one_cpu() -> None:
     assert rest_seconds(cpu_used=0.2, elapsed=0.2, share=0.25) == pytest.approx(0.6)
     assert rest_seconds(cpu_used=0.2, elapsed=1.0, share=0.25) == 0.0  # it waited long enough already
     assert rest_seconds(cpu_used=0.2, elapsed=0.2, share=1.0) == 0.0  # no limit
+
+
+def test_delete_removes_an_ended_run_and_refuses_a_running_one(tmp_path: Path, slow_kind) -> None:
+    registry = jobs.JobRegistry(tmp_path / "runs", project=False, isolation="thread")
+    try:
+        done = registry.submit(slow_kind, {"steps": 2, "points": 10})
+        assert registry.wait_idle(20)
+        going = registry.submit(slow_kind, {"steps": 100000, "points": 10, "delay": 0.01})
+        wait_for(lambda: going.state == "running", 20, "the second run to start")
+        with pytest.raises(ConfigError, match="cannot be deleted"):
+            registry.delete(going.id)
+        registry.delete(done.id)
+        assert registry.get(done.id) is None and not done.run_dir.exists()
+        assert going.run_dir.exists()
+    finally:
+        registry.shutdown()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import shutil
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -178,8 +177,4 @@ def delete_run(job: Job) -> None:
     registry (so no page lists it again). A running run, or a folder elsewhere, is refused (one line)."""
     if not deletable(job):
         raise ConfigError(f"{run_label(job)} is running or not in the lab's run folder: it cannot be deleted")
-    reg = registry()
-    shutil.rmtree(job.run_dir, ignore_errors=True)
-    # the registry has no public way to forget a run yet: drop it under its lock (see the UI report)
-    with reg._lock:  # noqa: SLF001
-        reg._jobs.pop(job.id, None)  # noqa: SLF001
+    registry().delete(job.id)

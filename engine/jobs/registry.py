@@ -8,6 +8,7 @@ machine's cores; a queue, because a user may queue several.
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
 import threading
 import time
@@ -108,6 +109,18 @@ class JobRegistry:
     @property
     def current(self) -> Job | None:
         return self._current
+
+    def delete(self, job_id: str) -> None:
+        """Delete an ended run: its folder (only inside the registry's runs folder) and its entry, so no page
+        lists it again. A queued or running run, or a folder elsewhere, is a one-line ConfigError."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is None:
+                return
+            if job.active or job.run_dir.resolve().parent != self.runs_root.resolve():
+                raise ConfigError(f"{job.name} is running or not in the lab's run folder: it cannot be deleted")
+            del self._jobs[job_id]
+        shutil.rmtree(job.run_dir, ignore_errors=True)
 
     def attach_finished(self) -> list[Job]:
         """Add runs found on disk (finished, stopped, failed, interrupted, or written by another process);

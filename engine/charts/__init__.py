@@ -1,0 +1,65 @@
+"""Plotly figures of runs: pure functions of DataFrames (no streamlit), used by the app and scripts.
+
+Conventions follow what people expect from training dashboards (TensorBoard, W&B): runs overlaid with
+one colour each, EMA smoothing with the raw series faint behind it, log-y, step or wall-time x axis, and
+long series downsampled before they are sent to the browser.
+
+- :func:`ema` — TensorBoard's debiased exponential moving average:
+  ``m_t = w·m_{t-1} + (1-w)·x_t``, shown as ``m_t / (1 - w^t)`` (NaN cells are skipped).
+- :func:`align_uniform_figure` — SimCSE Figure 2 (Gao et al. 2021): ``l_uniform`` on x, ``l_align`` on y,
+  one trajectory per run (Wang & Isola 2020; lower is better on both axes).
+- :func:`iso_sil_figure` — the isotropy paper's Figure 3 (Mickus et al. 2024): IsoScore vs silhouette, one
+  point per logged step, with Pearson r and Spearman ρ of the two series.
+- :func:`measured_on` — the data a run's measures come from (SimCSE: its evaluation pairs, STS-B dev or the
+  built-in demo pairs; the probe: its data set), named in the figures' titles (``measured_on=``).
+- :class:`ChartStyle` / :data:`PROJECTOR` — larger text, lines and markers for a projector (``style=``).
+- :func:`divergence` — whether a run's loss diverges (NaN/inf, or 10 times its start).
+
+Only Plotly figures: the app's live canvas paints running curves from these very figures (its painter's
+schema lives beside the painter, in ``ui/painter.py``).
+
+Modules: :mod:`~engine.charts.figures` (curves, relations, style), :mod:`~engine.charts.projection`
+(frames and films), :mod:`~engine.charts.run_facts` (what figures say about a run).
+"""
+
+from engine.charts.figures import (
+    AXIS,
+    EVAL_SETS,
+    EVALUATED,
+    LABELS,
+    LAYOUT,
+    LEGEND,
+    PALETTE,
+    PROJECTOR,
+    SUPERSCRIPT,
+    TITLED,
+    X_AXES,
+    ChartStyle,
+    align_uniform_figure,
+    available_metrics,
+    color,
+    correlations,
+    downsample,
+    ema,
+    iso_sil_figure,
+    label,
+    log_axis,
+    log_ticks,
+    metric_figure,
+    positive_values,
+    styled,
+    tick_text,
+    titled,
+)
+from engine.charts.projection import (
+    _hover,
+    frames_figure,
+    projection_figure,
+)
+from engine.charts.run_facts import (
+    divergence,
+    isoscore_star_series,
+    measured_on,
+)
+
+__all__ = ["AXIS", "ChartStyle", "EVALUATED", "EVAL_SETS", "LABELS", "LAYOUT", "LEGEND", "PALETTE", "PROJECTOR", "SUPERSCRIPT", "TITLED", "X_AXES", "_hover", "align_uniform_figure", "available_metrics", "color", "correlations", "divergence", "downsample", "ema", "frames_figure", "iso_sil_figure", "isoscore_star_series", "label", "log_axis", "log_ticks", "measured_on", "metric_figure", "positive_values", "projection_figure", "styled", "tick_text", "titled"]
