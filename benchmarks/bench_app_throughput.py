@@ -235,9 +235,10 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    proc, url = start_server(env)
+    # imported before the server starts, so that a failed import leaves no server behind
     from engine.jobs import default_child_threads
 
+    proc, url = start_server(env)
     threads = default_child_threads("probe")
     results: dict[str, list[dict]] = {"cli": [], "charts": [], "umap": []}
     if threads:

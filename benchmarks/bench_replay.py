@@ -2,8 +2,9 @@
 
     python benchmarks/bench_replay.py [--points 2000] [--frames 100] [--steps 1000] [--loads 5] [--moves 40]
 
-A synthetic probe run folder of that size is written to a temporary folder (metrics every step, the points'
-sentences and labels, and ``frames`` UMAP frames already made, so no UMAP runs here). Then:
+A synthetic probe run folder of that size is written to a temporary folder (every measure the probe logs, a
+384-value spectrum every 10 steps, the points' sentences and labels, and ``frames`` UMAP frames already made,
+so no UMAP runs here). Then:
 
 - the lesson's build time and file size (goal: <= 8 MB for 100 frames x 2,000 points and 1,000-step curves);
 - time to interactive in headless Chromium (Playwright, /usr/bin/chromium), the file opened from ``file://`` with
@@ -30,23 +31,36 @@ CHROMIUM = Path("/usr/bin/chromium")
 SENTENCE = "the model reads a sentence and its embedding moves closer to its class while training goes on"
 
 
+GEOMETRY_EVERY = 10  # the probe's default: the spectrum and the sparse measures every 10 logged steps
+DIMENSIONS = 384  # the bundled encoder's width: one spectrum row holds 384 eigenvalues
+
+
 def make_run(run_dir: Path, points: int, frames: int, steps: int) -> Path:
-    """A finished probe run with ``frames`` UMAP frames of ``points`` points and ``steps`` metric rows."""
+    """A finished probe run as the probe writes it: ``steps`` rows of every measure it logs (the sparse ones,
+    and a 384-value spectrum, every :data:`GEOMETRY_EVERY` steps), and ``frames`` UMAP frames of ``points``."""
     from engine import runlog
 
     rng = np.random.default_rng(0)
     labels = ("sport", "food", "music", "travel", "science", "politics")
-    writer = runlog.RunWriter(run_dir, ("step", "loss", "accuracy", "isoscore", "silhouette", "seconds"),
+    columns = ("step", "loss", "accuracy", "isoscore", "silhouette", "effective_rank", "average_cosine",
+               "partition_isotropy", "uniformity", "alignment", "seconds")
+    writer = runlog.RunWriter(run_dir, columns,
                               {"kind": "probe", "data": "demo", "steps": steps, "lr": 1e-3, "seed": 0,
-                               "snapshot_every": max(1, steps // frames)})
+                               "snapshot_every": max(1, steps // frames), "geometry_every": GEOMETRY_EVERY})
     codes = np.arange(points) % len(labels)
     texts = [f"{labels[codes[i]]} #{i}: " + SENTENCE[i % 17:] + " " + SENTENCE[: i % 17]
              for i in range(points)]  # about 100 characters, as the demo's sentences
     writer.save_points(texts, [labels[c] for c in codes])
     for step in range(1, steps + 1):
         t = step / steps
+        sparse = step % GEOMETRY_EVERY == 0
         writer.append({"step": step, "loss": 1 / step, "accuracy": min(1.0, 0.2 + t), "isoscore": 0.3 * (1 - t) ** 2,
-                       "silhouette": 0.7 * t + 0.01 * rng.normal(), "seconds": 0.01 * step})
+                       "silhouette": 0.7 * t + 0.01 * rng.normal(), "average_cosine": 0.1 + 0.5 * t,
+                       "alignment": 1.2 - t, "effective_rank": 300 - 290 * t if sparse else None,
+                       "partition_isotropy": 0.5 - 0.4 * t if sparse else None,
+                       "uniformity": -3 + 2 * t if sparse else None, "seconds": 0.01 * step})
+        if sparse:
+            writer.append_spectrum(step, np.sort(rng.random(DIMENSIONS) ** (2 + 10 * t))[::-1])
     writer.finish("finished", summary={"state": "finished"})
     centres = rng.normal(size=(len(labels), 2)) * 6
     noise = rng.normal(size=(points, 2))
@@ -123,13 +137,14 @@ def main() -> None:
         built = time.perf_counter() - started
         out = Path(tmp) / "lesson.html"
         out.write_bytes(data)
-        print(f"lesson: {args.frames} frames x {args.points} points, {args.steps}-step curves: "
+        print(f"lesson: {args.frames} frames x {args.points} points, {args.steps}-step curves of 10 measures, "
+              f"{len(runs[0].spectra)} spectra x {DIMENSIONS}: "
               f"{len(data) / 1e6:.2f} MB ({len(data) / 2**20:.2f} MiB), built in {built:.2f} s")
         started = time.perf_counter()
         gif = film_gif(films[0], runs[0].points, runs[0].name)
         print(f"GIF: {len(films[0].steps)} frames, {len(gif) / 1e6:.2f} MB, built in {time.perf_counter() - started:.2f} s")
-        if not CHROMIUM.exists():
-            print("no /usr/bin/chromium: browser figures skipped")
+        if not CHROMIUM.exists() or args.loads < 1:
+            print("browser figures skipped" + ("" if CHROMIUM.exists() else ": no /usr/bin/chromium"))
             return
         result = measure_browser(out, args.loads, args.moves)
     ready, move, render = result["ready_s"], result["move_ms"], result["render_ms"]

@@ -3,13 +3,17 @@
     python benchmarks/bench_simcse.py --data-dir ../shared/data                 # paper setting: batch 64, len 32
     python benchmarks/bench_simcse.py --data-dir ../shared/data --batch-size 16 --repeats 3   # quick
 
-Prints three ratios against their goals:
-1. our SimCSE training step / a bare PyTorch loop doing the same forward/backward/AdamW step  (≤ 1.10×)
-   (same model, MLP, batch, length, dropout; the two views stacked into one forward, as SimCSE does);
-2. our step / sentence-transformers' MultipleNegativesRankingLoss step, scale 20 = 1/τ          (≤ 1.00×)
+Prints these ratios against their goals:
+1. our SimCSE training step in float32 / a bare PyTorch loop doing the same forward/backward/AdamW step
+   (same model, MLP, batch, length, dropout; the two views stacked into one forward, as SimCSE does;
+   ours runs it as length buckets, engine.simcse.train.Towers)                                   (≤ 1.10×)
+2. the same step / sentence-transformers' MultipleNegativesRankingLoss step, scale 20 = 1/τ     (≤ 1.00×)
    (same model and batch; MNRL encodes anchors and positives in two forwards, mean pooling);
-3. evaluation overhead at default settings: one evaluation (``eval_limit`` STS-B dev pairs) / the training
-   time of ``eval_every`` steps                                                                  (≤ 25 %).
+3. where the default precision is not float32 (bf16 autocast on CPUs with native bf16, on CUDA): our
+   default step / our float32 step, and / the bare loop;
+4. evaluation: one evaluation (``eval_limit`` STS-B dev pairs, sentences tokenised once as in a run), and its
+   overhead at default settings: one evaluation / the training time of ``eval_every`` default steps (≤ 25 %);
+   and what the isotropy family and the spectrum add to one evaluation (with / without them, interleaved).
 Each repeat runs ``--steps`` steps of every contender back to back (order rotated), so machine-load drift
 hits all of them alike; the medians of the per-step times are compared, both in wall time and in this
 process's CPU time (the steadier measure on a shared machine; use ``--threads 1`` so CPU time is not inflated
@@ -19,6 +23,7 @@ by idle OpenMP threads spinning).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import threading
 import time
@@ -27,7 +32,8 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from engine.simcse.train import SimCSEConfig, evaluate, load_eval, load_training, make_trainer
+from engine.device import precision_name
+from engine.simcse.train import Evaluator, SimCSEConfig, load_eval, load_training, make_trainer
 
 
 def bare_loop(config: SimCSEConfig, texts: list[str]) -> Callable[[list[str]], float]:
@@ -111,16 +117,20 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(0)
     data = load_training(config)
     evalset = load_eval(config)
-    trainer = make_trainer(config, data)
+    default_precision = precision_name(torch.device("cpu"), config.precision)
+    fp32 = make_trainer(dataclasses.replace(config, precision="fp32"), data)
+    default = make_trainer(config, data) if default_precision != "float32" else fp32
     bare = bare_loop(config, data)
     mnrl = st_mnrl(config)
-    batch_of = (lambda s: [data[i] for i in trainer.sampler(s)])  # noqa: E731 - the same sentences for all
+    batch_of = (lambda s: [data[i] for i in fp32.sampler(s)])  # noqa: E731 - the same sentences for all
 
     contenders: dict[str, Callable[[int], float]] = {
-        "ours": trainer.step,
+        "ours": fp32.step,
         "bare": lambda s: bare(batch_of(s)),
         "mnrl": lambda s: mnrl(batch_of(s)),
     }
+    if default is not fp32:
+        contenders["default"] = default.step
     wall: dict[str, list[float]] = {name: [] for name in contenders}
     cpu: dict[str, list[float]] = {name: [] for name in contenders}
     step = 0
@@ -138,30 +148,45 @@ def main(argv: list[str] | None = None) -> int:
                 wall[name].append(time.perf_counter() - start)
                 cpu[name].append(time.process_time() - start_cpu)
     stop = threading.Event()
-    eval_wall, eval_cpu = [], []
-    for _ in range(max(2, args.repeats // 2)):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        evaluate(trainer.encoder, evalset, None, stop)
-        eval_wall.append(time.perf_counter() - start)
-        eval_cpu.append(time.process_time() - start_cpu)
-    trainer.encoder.train()
+    evaluators = {"with": Evaluator(default.encoder, evalset),  # tokenised once, as in a run
+                  "without": Evaluator(default.encoder, evalset, geometry=False)}
+    eval_wall: dict[str, list[float]] = {name: [] for name in evaluators}
+    eval_cpu: dict[str, list[float]] = {name: [] for name in evaluators}
+    for evaluator in evaluators.values():
+        evaluator(stop)  # warm-up
+    for repeat in range(max(3, args.repeats)):  # interleaved, order alternating
+        for name in (list(evaluators) if repeat % 2 == 0 else list(evaluators)[::-1]):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            evaluators[name](stop)
+            eval_wall[name].append(time.perf_counter() - start)
+            eval_cpu[name].append(time.process_time() - start_cpu)
     print(f"batch {args.batch_size}, max_len {args.max_len}, threads {torch.get_num_threads()}, "
           f"{args.repeats} repeats x {args.steps} steps, eval {len(evalset.left)} pairs / "
-          f"{len(evalset.sentences)} sentences every {args.eval_every} steps")
+          f"{len(evalset.sentences)} sentences every {args.eval_every} steps; default precision: {default_precision}")
     for clock, times, evals in (("wall", wall, eval_wall), ("cpu", cpu, eval_cpu)):
-        report(clock, times, statistics.median(evals), args.eval_every)
+        eval_s = {name: statistics.median(values) for name, values in evals.items()}
+        report(clock, times, eval_s["with"], args.eval_every)
+        extra = eval_s["with"] - eval_s["without"]
+        print(f"[{clock}] isotropy family + spectrum (eval sentences): {extra:+.3f} s per evaluation = "
+              f"{extra / eval_s['without']:+.1%} of an evaluation without them")
     return 0
 
 
 def report(clock: str, times: dict[str, list[float]], eval_s: float, eval_every: int) -> None:
-    """Medians and the three ratios for one clock (wall time, or this process's CPU time)."""
+    """Medians and the ratios for one clock (wall time, or this process's CPU time); ``eval_s`` is one
+    evaluation as a run does it (with the isotropy family and the spectrum)."""
     med = {name: statistics.median(values) for name, values in times.items()}
     steps = ", ".join(f"{name} {value:.3f}" for name, value in med.items())
     print(f"[{clock}] median s/step: {steps}; eval {eval_s:.3f} s")
-    print(f"[{clock}] ours / bare PyTorch loop           = {med['ours'] / med['bare']:.3f}x  (goal <= 1.10)")
-    print(f"[{clock}] ours / sentence-transformers MNRL  = {med['ours'] / med['mnrl']:.3f}x  (goal <= 1.00)")
-    overhead = eval_s / (eval_every * med["ours"])
-    print(f"[{clock}] evaluation overhead (every {eval_every} steps) = {overhead:.1%}  (goal <= 25%)")
+    print(f"[{clock}] ours (float32) / bare PyTorch loop           = {med['ours'] / med['bare']:.3f}x  (goal <= 1.10)")
+    print(f"[{clock}] ours (float32) / sentence-transformers MNRL  = {med['ours'] / med['mnrl']:.3f}x  (goal <= 1.00)")
+    step_s = med["ours"]
+    if "default" in med:
+        step_s = med["default"]
+        print(f"[{clock}] ours (default precision) / ours (float32)  = {med['default'] / med['ours']:.3f}x")
+        print(f"[{clock}] ours (default precision) / bare loop       = {med['default'] / med['bare']:.3f}x")
+    overhead = eval_s / (eval_every * step_s)
+    print(f"[{clock}] evaluation {eval_s:.3f} s, overhead (every {eval_every} steps) = {overhead:.1%}  (goal <= 25%)")
 
 
 if __name__ == "__main__":

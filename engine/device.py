@@ -14,18 +14,16 @@ from engine.errors import ConfigError
 
 
 def resolve_device(name: str | torch.device = "auto") -> torch.device:
-    """``auto`` → ``cuda`` when available, else ``cpu``; ``cuda``/``cuda:N``/``cpu``/``mps`` checked."""
+    """``auto`` → ``cuda`` when available, else Apple's ``mps``, else ``cpu``; named devices are checked."""
     if isinstance(name, torch.device):
         return name
     name = (name or "auto").strip().lower()
     if name == "auto":
-        if torch.cuda.is_available():
-            return torch.device("cuda")
-        return torch.device("cpu")
+        return _best_available()
     try:
         device = torch.device(name)
     except RuntimeError as err:
-        raise ConfigError(f"unknown device {name!r}: use auto, cpu or cuda[:N]") from err
+        raise ConfigError(f"unknown device {name!r}: use auto, cpu, mps or cuda[:N]") from err
     if device.type == "cuda":
         if not torch.cuda.is_available():
             raise ConfigError(f"device {name!r} asked for but no CUDA GPU is available; use --device auto or cpu")
@@ -36,20 +34,72 @@ def resolve_device(name: str | torch.device = "auto") -> torch.device:
     return device
 
 
-def autocast(device: torch.device, enabled: bool = True) -> contextlib.AbstractContextManager:
-    """Mixed precision on CUDA only (bf16 where supported, else fp16); a no-op on CPU.
+def _best_available() -> torch.device:
+    """CUDA first (the fastest where present), then Apple's Metal backend (MPS), then the CPU."""
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
 
-    SimCSE's fp16 fails without CUDA (princeton-nlp/SimCSE#273): never autocast on CPU.
+
+#: ``precision`` values: ``auto`` uses mixed precision where the hardware runs it natively, ``fp32`` never.
+PRECISIONS = ("auto", "fp32")
+
+
+def cpu_has_native_bf16() -> bool:
+    """True when this CPU multiplies bfloat16 in hardware (AVX512-BF16 or AMX), so bf16 GEMMs beat float32.
+
+    Without it oneDNN emulates bf16 and a bf16 step is slower than float32: such CPUs keep float32.
     """
-    if not enabled or device.type != "cuda":
+    probes = [getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    if any(probe is not None for probe in probes):
+        return any(bool(probe()) for probe in probes if probe is not None)
+    try:  # older torch: the kernel's CPU flags
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            flags = next((line for line in info if line.startswith("flags")), "").split()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def autocast_dtype(device: torch.device, precision: str = "auto") -> torch.dtype | None:
+    """The autocast dtype of ``precision`` on ``device``; None means float32 (no autocast).
+
+    - CUDA: bf16 where supported, else fp16 (with a grad scaler, see :func:`needs_grad_scaler`);
+    - CPU: bf16 only on CPUs with native bf16 (:func:`cpu_has_native_bf16`), never fp16: SimCSE's fp16
+      fails without CUDA (princeton-nlp/SimCSE#273);
+    - ``precision="fp32"``, or any other device: None.
+    """
+    if precision not in PRECISIONS:
+        raise ConfigError(f"unknown precision {precision!r}: use one of {', '.join(PRECISIONS)}")
+    if precision == "fp32":
+        return None
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    if device.type == "cpu" and cpu_has_native_bf16():
+        return torch.bfloat16
+    return None
+
+
+def autocast(device: torch.device, enabled: bool = True, precision: str = "auto") -> contextlib.AbstractContextManager:
+    """Mixed precision of :func:`autocast_dtype` (a no-op when that is None or ``enabled`` is false)."""
+    dtype = autocast_dtype(device, precision) if enabled else None
+    if dtype is None:
         return contextlib.nullcontext()
-    dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-    return torch.autocast(device_type="cuda", dtype=dtype)
+    return torch.autocast(device_type=device.type, dtype=dtype)
 
 
-def needs_grad_scaler(device: torch.device, enabled: bool = True) -> bool:
-    """fp16 autocast needs loss scaling; bf16 and CPU do not."""
-    return enabled and device.type == "cuda" and not torch.cuda.is_bf16_supported()
+def precision_name(device: torch.device, precision: str = "auto") -> str:
+    """What a run computes in, for summaries: ``float32``, ``bfloat16 autocast`` or ``float16 autocast``."""
+    dtype = autocast_dtype(device, precision)
+    return "float32" if dtype is None else f"{str(dtype).removeprefix('torch.')} autocast"
+
+
+def needs_grad_scaler(device: torch.device, enabled: bool = True, precision: str = "auto") -> bool:
+    """fp16 autocast needs loss scaling; bf16, float32 and CPU do not."""
+    return enabled and autocast_dtype(device, precision) == torch.float16
 
 
 def synchronize(device: torch.device | str) -> None:

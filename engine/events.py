@@ -5,9 +5,9 @@ An experiment is a generator of these events (see :mod:`engine.runner`):
 
 - :class:`Progress`: set-up work (loading data, encoding); not logged;
 - :class:`Points`: the texts and labels of the points that snapshots stand for (once, before snapshots);
-- :class:`Row`: one logged step, its metric values and optionally an embedding snapshot.
+- :class:`Row`: one logged step, its metric values and optionally an embedding snapshot and a spectrum.
 
-The run folder is the one source of truth for rows, points and snapshots: the runner writes them there.
+The run folder is the one source of truth for rows, points, snapshots and spectra: the runner writes them there.
 A child process run by the app (``python -m engine KIND --events``) prints only *liveness* on its stdout,
 one JSON object per line (:func:`to_line` / :func:`from_line`): :class:`Progress`, :class:`Tick` (a step is
 on disk, with or without a snapshot) and :class:`Finished` (the summary). The server reads the rows themselves
@@ -43,11 +43,14 @@ class Points:
 
 @dataclass(frozen=True)
 class Row:
-    """One logged step: ``values`` by column (``step`` not included), ``snapshot`` an (n, d) array or None."""
+    """One logged step: ``values`` by column (``step`` not included), ``snapshot`` an (n, d) array or None,
+    ``spectrum`` a 1-D array (the covariance eigenvalues, descending; written to ``spectrum.csv``, not a
+    column of ``metrics.csv``) or None."""
 
     step: int
     values: dict[str, Any] = field(default_factory=dict)
     snapshot: np.ndarray | None = None
+    spectrum: np.ndarray | None = None
 
     def get(self, column: str) -> Any:
         """The value of ``column`` (``"step"`` included), None when not logged at this step."""

@@ -133,8 +133,9 @@ TERMS: dict[str, Term] = {term.name: term for term in (
         "0 to 4", "Lower is better",
         {"simcse": "stays low with dropout noise; read it together with uniformity in the alignment–uniformity "
                    "plane, where lower-left is better. The chart names the pairs it was measured on.",
-         "probe": "the probe logs its class alignment under this name (same-class pairs as the positives): it "
-                  "falls as each class gathers."},
+         "probe": "the probe's alignment is its class alignment (same-class pairs as the positives; see Class "
+                  "alignment): its charts and lessons name it so, and it shares the alignment–uniformity plane "
+                  "with SimCSE runs in Compare and in the lesson to take home."},
         _WANG_ISOLA,
     ),
     Term(

@@ -2,8 +2,8 @@
 
 An experiment is registered once in :data:`EXPERIMENTS` and is then available to the CLI, the job registry
 and the UI. Its generator yields :class:`~engine.events.Progress`, :class:`~engine.events.Points` and
-:class:`~engine.events.Row` events; the runner writes every row (and its snapshot) and the points to the run
-folder before it passes the event on, so a reader of the folder never sees an event before its data.
+:class:`~engine.events.Row` events; the runner writes every row (and its snapshot and spectrum) and the points
+to the run folder before it passes the event on, so a reader of the folder never sees an event before its data.
 The generator checks ``stop`` (a :class:`threading.Event`) between steps and returns early when it is set.
 """
 
@@ -99,7 +99,10 @@ EXPERIMENTS: dict[str, Experiment] = {
         title="Isotropy vs clusters (linear-classifier embedding optimisation)",
         config_class="engine.probe:ProbeConfig",
         generator="engine.probe:run_probe",
-        columns=("step", "loss", "accuracy", "isoscore", "silhouette", "seconds"),
+        columns=(
+            "step", "loss", "accuracy", "micro_f1", "isoscore", "silhouette", "effective_rank", "average_cosine",
+            "partition_isotropy", "uniformity", "alignment", "seconds",
+        ),  # the measures: engine.probe.measure.COLUMNS; the spectrum goes to spectrum.csv (Row.spectrum)
         summarize="engine.probe:summarize",
         cli="engine.probe",
         task_parallel=True,
@@ -110,9 +113,10 @@ EXPERIMENTS: dict[str, Experiment] = {
         config_class="engine.simcse.train:SimCSEConfig",
         generator="engine.simcse.train:train_simcse",
         columns=(
-            "step", "loss", "alignment", "uniformity", "sts_spearman", "isoscore",
-            "probe_silhouette", "probe_isoscore", "seconds", "eval_seconds",
-        ),
+            "step", "loss", "alignment", "uniformity", "sts_spearman", "isoscore", "effective_rank",
+            "average_cosine", "partition_isotropy", "probe_silhouette", "probe_isoscore", "probe_effective_rank",
+            "probe_average_cosine", "probe_partition_isotropy", "seconds", "eval_seconds",
+        ),  # the fallback of a config without metric_columns(); the spectrum goes to spectrum.csv
         summarize="engine.simcse.train:summarize",
         cli="engine.simcse.cli",
     ),
@@ -165,6 +169,8 @@ def run_experiment(
             elif isinstance(event, Row):
                 if event.snapshot is not None:  # the snapshot first: a row on disk promises its snapshot
                     writer.save_snapshot(int(event.step), np.asarray(event.snapshot))
+                if event.spectrum is not None:  # and its spectrum
+                    writer.append_spectrum(int(event.step), np.asarray(event.spectrum))
                 row = event.record(columns)
                 writer.append(row)
                 rows.append(row)

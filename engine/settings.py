@@ -87,6 +87,11 @@ _ALL: tuple[Setting, ...] = (
     # ---------------------------------------------------------------- encoders
     _s("allow_partial_weights", "bool", False, "load an encoder whose checkpoint lacks weights of its model "
        "(they start random)"),
+    # ---------------------------------------------------------------- threads
+    _s("omp_wait_policy", "str", "PASSIVE", "OpenMP wait policy that python -m engine.simcse.figure2_runs puts in "
+       "OMP_WAIT_POLICY before torch loads, unless OMP_WAIT_POLICY is already set: PASSIVE threads sleep at "
+       "barriers instead of spinning while a sibling thread waits for a shared core", env=False,
+       choices=("PASSIVE", "ACTIVE")),
     # ---------------------------------------------------------------- hub
     _s("hub_timeout_seconds", "float", 3.0, "how long the hub reachability probe may take", low=0.1),
 )
@@ -168,3 +173,13 @@ def markdown_table() -> str:
 def child_environment() -> dict[str, str]:
     """The environment of a job's child process: this one's, without a progress bar, unbuffered."""
     return {**os.environ, SETTINGS["no_progress"].env: "1", "PYTHONUNBUFFERED": "1"}
+
+
+#: OpenMP's own variable (not the lab's): read once, when torch loads its OpenMP runtime.
+OMP_WAIT_POLICY = "OMP_WAIT_POLICY"
+
+
+def apply_openmp_wait_policy() -> str:
+    """Put the ``omp_wait_policy`` setting in ``OMP_WAIT_POLICY`` unless the environment already sets it, and
+    return the policy in force. Call it before anything imports torch: later it changes nothing."""
+    return os.environ.setdefault(OMP_WAIT_POLICY, get("omp_wait_policy"))

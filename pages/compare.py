@@ -6,24 +6,27 @@ import pandas as pd
 import streamlit as st
 
 from engine import charts, export
-from ui import live, navigation, projector, runs
+from ui import lens, live, navigation, projector, runs
 from ui.downloads import downloads
 from ui.experiment import glossary_link
 from ui.text import ui_words
 
-METRICS = ["loss", "accuracy", "isoscore", "silhouette", "sts_spearman", "alignment", "uniformity",
-           "probe_silhouette", "probe_isoscore", "effective_rank", "average_cosine", "partition_isotropy"]
+METRICS = ["loss", "accuracy", "micro_f1", "isoscore", "silhouette", "sts_spearman", "alignment", "class_alignment", "uniformity",
+           "probe_silhouette", "probe_isoscore", "effective_rank", "average_cosine", "partition_isotropy",
+           "probe_effective_rank", "probe_average_cosine", "probe_partition_isotropy"]
+#: drawn at first (the measure picker), and the relation figure's first pair
+DRAWN = ["loss", "accuracy", "isoscore", "silhouette", "sts_spearman", "alignment", "class_alignment", "uniformity",
+         "effective_rank", charts.SPECTRUM]
+PAIR = ("isoscore", "silhouette")
 
 
 def relation_figures(shown: dict[str, pd.DataFrame], where=None, style=None) -> list:
-    """The alignment–uniformity plane and the IsoScore–silhouette scatter, for the runs that log them."""
+    """The alignment–uniformity plane of the runs that log it: SimCSE runs (alignment of positive pairs) and
+    probe runs (class alignment) side by side."""
     on = where or (lambda metric: None)
-    figures = []
-    if charts.available_metrics(shown, ["alignment"]):
-        figures.append(charts.align_uniform_figure(shown, measured_on=on("alignment"), style=style))
-    if charts.available_metrics(shown, ["isoscore"]) and charts.available_metrics(shown, ["silhouette"]):
-        figures.append(charts.iso_sil_figure(shown, measured_on=on("silhouette"), style=style))
-    return figures
+    if not charts.available_metrics(shown, list(charts.ALIGNMENT_COLUMNS)):
+        return []
+    return [charts.align_uniform_figure(shown, measured_on=on("uniformity"), style=style)]
 
 
 def last_step_text(job) -> str:
@@ -34,11 +37,13 @@ def last_step_text(job) -> str:
 def figure_download(jobs: list) -> None:
     """One figure of the compared runs as a standalone HTML page (interactive, offline); PNG: the camera icon
     of each chart's toolbar."""
-    shown = runs.metrics_by_run(jobs)
+    shown = lens.chart_frames(jobs)
     on = live.where(jobs, shown)
     figures = {charts.label(metric): (lambda metric=metric: charts.metric_figure(shown, metric, measured_on=on(metric)))
                for metric in charts.available_metrics(shown, METRICS)}
-    for fig in relation_figures(shown, where=on):
+    pair = (st.session_state.get("compare.relx", PAIR[0]), st.session_state.get("compare.rely", PAIR[1]))
+    found = lens.pair_figure(shown, pair, on)
+    for fig in [*([found] if found is not None else []), *relation_figures(shown, where=on)]:
         figures[str(fig.layout.title.text).split(" (")[0]] = lambda fig=fig: fig
     if not figures:
         return
@@ -97,7 +102,7 @@ with runs.guard():
                 delete_section(reg)
         jobs = runs.shown_jobs(None, label="Runs to compare")
         if jobs:
-            live.live_panel(jobs, METRICS, "compare", extras=relation_figures)
+            live.live_panel(jobs, METRICS, "compare", extras=relation_figures, drawn=DRAWN, pair=PAIR)
             if not projector.on() and not live.nothing_to_draw(jobs):
                 figure_download(jobs)
                 downloads(jobs, "compare")

@@ -1,5 +1,5 @@
-"""Data & encoders: preview built-in and folder data sets, upload a CSV/TSV and pick its columns,
-list / rename / delete the encoders saved in cache/encoders."""
+"""Data & encoders: preview built-in and folder data sets, upload a CSV/TSV and pick its columns (or an .npz of
+embeddings and labels), list / rename / delete the encoders saved in cache/encoders."""
 
 from __future__ import annotations
 
@@ -63,6 +63,39 @@ def data_guide() -> None:
             st.caption(f"Hub copy: {plain(hub)}" + (" — not available offline." if offline else ""))
 
 
+def preview_table(path, chosen: str) -> None:
+    """An uploaded table: pick its text and label columns (remembered for the Isotropy page), then preview."""
+    from engine.data import guess_columns, read_table
+
+    frame = read_table(path)
+    guess = guess_columns(frame)
+    columns = [str(c) for c in frame.columns]
+    cols = st.columns(2)
+    text = cols[0].selectbox("Text column", columns, index=columns.index(guess.text) if guess.text in columns else 0,
+                             key=f"data.text.{chosen}")
+    labels = ["(none)", *columns]
+    label = cols[1].selectbox("Label column", labels,
+                              index=labels.index(guess.label) if guess.label in labels else 0,
+                              key=f"data.label.{chosen}")
+    st.session_state[f"upload.cols.{chosen}"] = {"text": text, "label": None if label == "(none)" else label}
+    preview(str(path), text_col=text, label_col=None if label == "(none)" else label)
+    st.success(plain(f"Pick “upload: {chosen}” as Data on the Isotropy page to train on it."))
+
+
+def preview_vectors(path, chosen: str) -> None:
+    """An uploaded .npz of embeddings and labels: its size, classes, notes and first rows (no columns to pick)."""
+    from engine.data import load_npz
+
+    dataset = load_npz(path, name=chosen)
+    st.session_state[f"upload.cols.{chosen}"] = {"text": None, "label": None}
+    st.caption(plain(f"Embeddings: {dataset.describe()} · showing the first {min(len(dataset), PREVIEW_ROWS)}"))
+    for warning in dataset.warnings:
+        st.warning(plain(warning))
+    st.dataframe(dataset.take(range(min(len(dataset), PREVIEW_ROWS))).to_frame(), hide_index=True)
+    st.success(plain(f"Pick “upload: {chosen}” as Data on the Isotropy page to train on these embeddings "
+                     "(no encoder runs)."))
+
+
 data_tab, guide_tab, upload_tab, encoder_tab = st.tabs(["Data sets", "Get the data", "Upload", "Encoders"])
 
 with guide_tab, guard():
@@ -82,11 +115,12 @@ with data_tab, guard():
             preview(name, data_dir=data_dir or None, label_col=label_col or None)
 
 with upload_tab, guard():
-    from engine.data import guess_columns, read_table
-
-    st.write("Upload a CSV, TSV, JSONL or TXT file of labelled sentences (one sentence and its label per row). "
-             "It is kept in `cache/uploads/` and offered as data on the Isotropy page.")
-    upload = st.file_uploader("Data file", type=["csv", "tsv", "txt", "jsonl"],
+    st.write("Upload a CSV, TSV, JSONL or TXT file of labelled sentences (one sentence and its label per row), "
+             "or your own embeddings: an NPZ file saved with `np.savez(FILE, embeddings=E, labels=y)` (E: one row "
+             "of numbers per item; y: one class per row, or one 0/1 column per label for multi-label data; "
+             "optional `texts` and `label_names`). It is kept in `cache/uploads/` and offered as data on the "
+             "Isotropy page; the probe then starts from these embeddings, with no encoder.")
+    upload = st.file_uploader("Data file", type=["csv", "tsv", "txt", "jsonl", "npz"],
                               key=f"data.upload.{st.session_state.get('data.upload.round', 0)}")
     if upload is not None and upload.file_id != st.session_state.get("data.upload.taken"):
         st.session_state["data.upload.taken"] = upload.file_id  # each upload is stored once, not on every rerun
@@ -100,20 +134,7 @@ with upload_tab, guard():
         chosen = st.selectbox("Uploaded file", stored, key="data.file")
         path = paths.inside(paths.uploads_dir(), chosen, what="file name")
         with guard(f"{chosen}: "):
-            frame = read_table(path)
-            guess = guess_columns(frame)
-            columns = [str(c) for c in frame.columns]
-            cols = st.columns(2)
-            text = cols[0].selectbox("Text column", columns,
-                                     index=columns.index(guess.text) if guess.text in columns else 0,
-                                     key=f"data.text.{chosen}")
-            labels = ["(none)", *columns]
-            label = cols[1].selectbox("Label column", labels,
-                                      index=labels.index(guess.label) if guess.label in labels else 0,
-                                      key=f"data.label.{chosen}")
-            st.session_state[f"upload.cols.{chosen}"] = {"text": text, "label": None if label == "(none)" else label}
-            preview(str(path), text_col=text, label_col=None if label == "(none)" else label)
-            st.success(plain(f"Pick “upload: {chosen}” as Data on the Isotropy page to train on it."))
+            (preview_vectors if uploads.is_vectors(chosen) else preview_table)(path, chosen)
         if st.button("Delete this upload", key=f"data.delete.{chosen}"):
             uploads.delete(chosen)
             st.session_state.pop("data.file", None)

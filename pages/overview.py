@@ -46,7 +46,7 @@ st.graphviz_chart(
       enc [label="encoder\\n(MiniLM, BERT, saved)"];
       emb [label="embeddings", fillcolor="#dbe4ff"];
       train [label="training step\\n(SimCSE loss / linear classifier)"];
-      curves [label="curves: loss, IsoScore,\\nsilhouette, alignment, uniformity, STS"];
+      curves [label="curves: loss, IsoScore, silhouette,\\nalignment (probe: class alignment),\\nuniformity, STS, spectrum"];
       umap [label="UMAP frames\\n(clusters moving)"];
       data -> enc -> emb -> train -> emb; emb -> curves; emb -> umap; }
     """

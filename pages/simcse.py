@@ -101,6 +101,13 @@ def relation(runs: dict, where=None, style=None):
     return charts.align_uniform_figure(runs, measured_on=where("alignment") if where else None, style=style)
 
 
+#: SimCSE's measures (engine.simcse: at each evaluation; the isotropy family on the evaluation sentences)
+METRICS = ["loss", "sts_spearman", "alignment", "uniformity", "isoscore", "effective_rank", "average_cosine",
+           "partition_isotropy", "probe_silhouette", "probe_isoscore", "probe_effective_rank", "probe_average_cosine",
+           "probe_partition_isotropy"]
+DRAWN = ["loss", "sts_spearman", "alignment", "uniformity", "isoscore", "probe_silhouette", "probe_isoscore",
+         charts.SPECTRUM]
 experiment.run_panel(
-    P, sidebar, ["loss", "sts_spearman", "alignment", "uniformity", "isoscore", "probe_silhouette", "probe_isoscore"],
-    relation, "No SimCSE runs yet. Press ▶ Start in the sidebar, or the preset “SimCSE Figure 2”.", check=check)
+    P, sidebar, METRICS, relation,
+    "No SimCSE runs yet. Press ▶ Start in the sidebar, or the preset “SimCSE Figure 2”.", check=check, drawn=DRAWN,
+    pair=("uniformity", "sts_spearman"))

@@ -1,17 +1,23 @@
 """Retake the app's screenshots in docs/screenshots/ (shown in the README and on the Overview page).
 
-    python scripts/refresh_screenshots.py
+    python scripts/refresh_screenshots.py [--only app|replay]
 
 Runs the browser test's flow (tests/e2e/browser_flow.py: a fresh ``streamlit run app.py`` with its own cache
 folder, Playwright + /usr/bin/chromium, a small probe run on the demo corpus), which saves its screenshots in
 test-artifacts/screenshots/, then copies them into docs/screenshots/. The browser test itself never writes
 into docs/.
+
+``replay.png`` is the lecture replay of a demo probe run: ``python -m engine probe --data demo`` (150 updates,
+a snapshot every 5), ``python -m engine replay RUN --out lesson.html``, the file opened from ``file://`` in
+chromium with the film's slider half way.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -23,19 +29,59 @@ sys.path[:0] = [str(REPO / "tests" / "e2e"), str(REPO / "tests")]  # browser_flo
 import browser_flow  # noqa: E402 - needs the path above
 
 
-def main() -> None:
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
-    if not browser_flow.CHROMIUM.exists():
-        raise SystemExit(f"{browser_flow.CHROMIUM} not installed")
+def app_screenshots() -> None:
+    """The pages, from the browser test's flow, copied from test-artifacts/ into docs/screenshots/."""
     with tempfile.TemporaryDirectory(prefix="embedlab-shots-") as tmp:
         cache = Path(tmp) / "cache"
         cache.mkdir()
         with browser_flow.streamlit_server(cache) as server, browser_flow.chromium() as browser:
             browser_flow.run_watch_switch_reload_download(browser, server, browser_flow.SHOTS, Path(tmp))
-    DOCS.mkdir(parents=True, exist_ok=True)
     for name in browser_flow.SCREENSHOTS:
         shutil.copyfile(browser_flow.SHOTS / name, DOCS / name)
         print(f"{(DOCS / name).relative_to(REPO)} <- {(browser_flow.SHOTS / name).relative_to(REPO)}")
+
+
+def _engine(*argv: str, cache: Path) -> None:
+    from engine import settings
+
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", settings.SETTINGS["cache_dir"].env: str(cache)}
+    subprocess.run([sys.executable, "-m", "engine", *argv], cwd=REPO, env=env, check=True)
+
+
+def replay_screenshot() -> None:
+    """The lecture replay of a demo probe run, opened offline, the film half way through."""
+    from playwright.sync_api import expect
+
+    with tempfile.TemporaryDirectory(prefix="embedlab-replay-shot-") as tmp:
+        cache, run, html = Path(tmp) / "cache", Path(tmp) / "demo-clusters", Path(tmp) / "lesson.html"
+        cache.mkdir()
+        _engine("probe", "--data", "demo", "--steps", "150", "--snapshot-every", "5", "--out", str(run),
+                cache=cache)
+        _engine("replay", str(run), "--out", str(html), cache=cache)
+        with browser_flow.chromium() as browser:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+                       else route.abort())
+            page.goto(html.as_uri())
+            expect(page.locator("body")).to_have_attribute("data-ready", "1", timeout=60_000)
+            slider = page.locator("input[type=range]").first
+            slider.evaluate("el => { el.value = Math.round(el.max / 2); el.dispatchEvent(new Event('input')); }")
+            page.wait_for_timeout(500)  # one redraw (measured ≤ 100 ms)
+            page.screenshot(path=str(DOCS / "replay.png"))
+    print(f"{(DOCS / 'replay.png').relative_to(REPO)} <- python -m engine replay (demo probe run)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=("app", "replay"), help="retake only the pages or only the replay")
+    args = parser.parse_args()
+    if not browser_flow.CHROMIUM.exists():
+        raise SystemExit(f"{browser_flow.CHROMIUM} not installed")
+    DOCS.mkdir(parents=True, exist_ok=True)
+    if args.only in (None, "app"):
+        app_screenshots()
+    if args.only in (None, "replay"):
+        replay_screenshot()
 
 
 if __name__ == "__main__":

@@ -164,3 +164,80 @@ def test_divergence_is_a_non_number_or_a_tenfold_growth_of_the_loss() -> None:
     assert charts.divergence(pd.DataFrame({"step": [0, 1, 2], "loss": [None, 1.8, 0.9]})) is None  # SimCSE's step 0
     assert charts.divergence(run()) is None
     assert charts.divergence(pd.DataFrame({"step": [0, 1], "loss": [0.001, 0.05]})) is None  # tenfold but tiny
+
+
+# ------------------------------------------------------------------------------------ the geometry lens
+
+
+def spectra(steps: int = 20, d: int = 6, seed: int = 0):
+    """Spectra as engine.runlog reads them: eigenvalues descending, a zero at the end (n <= d)."""
+    from engine.runlog import Spectra
+
+    rng = np.random.default_rng(seed)
+    values = np.sort(rng.random((steps, d)) + 0.01, axis=1)[:, ::-1].copy()
+    values[:, -1] = 0.0
+    return Spectra(np.arange(steps, dtype=np.int64) * 5, values)
+
+
+def relative_luminance(colour: str) -> float:
+    red, green, blue = (int(v) / 255 for v in colour[colour.index("(") + 1:-1].split(","))
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def test_the_spectrum_of_one_run_is_a_line_per_shown_step_from_light_to_dark() -> None:
+    found = spectra()
+    fig = charts.spectrum_figure({"a": found})
+    lines = [t for t in fig.data if t.mode == "lines"]
+    assert len(lines) == charts.MAX_SPECTRA  # 20 logged spectra, 12 shown, evenly spaced
+    shown = [int(t.name.split()[1]) for t in lines]
+    assert shown[0] == 0 and shown[-1] == 95 and shown == sorted(shown)
+    for trace, step in zip(lines, shown):
+        expected = found.at(step).copy()
+        expected[-1] = np.nan  # a numerical zero is not drawn on the log axis
+        np.testing.assert_array_equal(np.asarray(trace.y, dtype=float), expected)
+        assert list(trace.x) == list(range(1, 7))
+    light = [relative_luminance(t.line.color) for t in lines]
+    assert all(a > b for a, b in zip(light, light[1:]))  # later steps darker: the newest reads best
+    assert [t.showlegend for t in lines] == [True] + [False] * 10 + [True]
+    assert fig.layout.yaxis.type == "log" and fig.layout.xaxis.title.text == "rank k"
+    bar = [t for t in fig.data if t.mode == "markers"][0]
+    assert bar.marker.showscale and (bar.marker.cmin, bar.marker.cmax) == (0, 95)
+
+
+def test_the_spectrum_as_shares_sums_to_one_and_several_runs_show_first_and_last() -> None:
+    fig = charts.spectrum_figure({"a": spectra(3)}, share=True)
+    for trace in (t for t in fig.data if t.mode == "lines"):
+        assert np.nansum(np.asarray(trace.y, dtype=float)) == pytest.approx(1.0)
+    both = charts.spectrum_figure({"a": spectra(3), "b": spectra(1, seed=1), "none": None})
+    assert [t.name for t in both.data] == ["a · step 0", "a · step 10", "b · step 0"]
+    assert both.data[0].opacity < both.data[1].opacity and both.data[0].line.color == both.data[1].line.color
+    assert len(charts.spectrum_figure({}).data) == 0
+
+
+@pytest.mark.parametrize(("x", "y"), [("isoscore", "silhouette"), ("effective_rank", "uniformity")])
+def test_the_relation_of_any_two_measures_gives_r_and_rho_as_scipy(x: str, y: str) -> None:
+    from scipy import stats
+
+    frame = run(40).assign(effective_rank=lambda f: 8 - f["step"] / 10 + np.sin(f["step"]))
+    frame.loc[frame.index % 3 == 1, "effective_rank"] = np.nan  # logged every few steps only
+    fig = charts.relation_figure({"a": frame, "no pair": frame[["step", "loss"]]}, x, y)
+    assert len(fig.data) == 1
+    both = frame[[x, y]].dropna()
+    r, rho = stats.pearsonr(both[x], both[y])[0], stats.spearmanr(both[x], both[y])[0]
+    assert fig.data[0].name == f"a: r = {r:.3f}, ρ = {rho:.3f}"
+    assert list(fig.data[0].x) == both[x].tolist() and list(fig.data[0].y) == both[y].tolist()
+    assert fig.layout.xaxis.title.text == charts.label(x) and fig.layout.yaxis.title.text == charts.label(y)
+    assert ("Mickus" in fig.layout.title.text) == (x == "isoscore")
+
+
+def test_the_plane_shows_a_probe_runs_class_alignment_beside_a_simcse_run() -> None:
+    probe = charts.charted(run(), "probe")
+    assert "class_alignment" in probe and "alignment" not in probe
+    assert "alignment" in charts.charted(run(), "simcse")
+    fig = charts.align_uniform_figure({"simcse": run(), "probe": probe})
+    paths = [t for t in fig.data if t.showlegend is not False]
+    assert [t.name for t in paths] == ["simcse", "probe (class alignment)"]
+    assert list(paths[1].y) == probe["class_alignment"].tolist()
+    assert "class alignment" in fig.layout.yaxis.title.text
+    assert fig.layout.yaxis.title.text == "l_align" or len(paths) == 2
+    assert charts.align_uniform_figure({"simcse": run()}).layout.yaxis.title.text == "l_align"

@@ -26,7 +26,8 @@ def test_probe_writes_metrics_config_and_summary(tmp_path: Path) -> None:
                   "--out", str(out))
     assert result.returncode == 0, result.stderr
     metrics = pd.read_csv(out / "metrics.csv")
-    assert metrics.columns.tolist() == ["step", "loss", "accuracy", "isoscore", "silhouette", "seconds"]
+    assert metrics.columns.tolist() == ["step", "loss", "accuracy", "micro_f1", "isoscore", "silhouette", "effective_rank",
+                                        "average_cosine", "partition_isotropy", "uniformity", "alignment", "seconds"]
     assert metrics["step"].tolist() == [0, 2, 4, 5]
     config = json.loads((out / "config.json").read_text())
     assert config["kind"] == "probe" and config["steps"] == 5 and config["limit"] == 60

@@ -51,3 +51,17 @@ def test_figure2_never_claims_sts_b_without_a_data_folder_and_runs_the_papers_se
     assert [runs[name]["same_mask"] for name in runs] == [False, False, True, False]
     assert runs["unsup-simcse"]["augment"] == "none" and runs["delete-one-word"]["augment"] == "delete-one-word"
     assert all(fields["save_encoder"] is None for fields in runs.values())
+
+
+def test_setups_iii_and_iv_are_the_word_level_multi_label_probes() -> None:
+    found = presets.presets()
+    for name, data in (("Isotropy paper, setup (iii)", "wordnet-pos"),
+                       ("Isotropy paper, setup (iv)", "wordnet-supersenses")):
+        preset = found[name]
+        assert preset.kind == "probe" and name in presets.for_kind("probe")
+        sidebar = {"limit": 50, "sample_size": 100, "vectors": "mine.txt", "objective": "triplet", "seed": 1}
+        ((_, fields),) = preset.configs(sidebar)
+        config = EXPERIMENTS["probe"].make_config(**fields)
+        assert (config.data, config.limit, config.sample_size, config.vectors) == (data, None, None, None)
+        assert (config.objective, config.steps, config.lr, config.metric_every) == ("classifier", 1000, 1e-3, 1)
+        assert "multi-label" in preset.description and "input embedding table" in preset.description

@@ -137,6 +137,7 @@ def test_sentences_without_labels_are_rejected(tmp_path: Path) -> None:
 def test_runner_writes_probe_run_folder(tmp_path: Path) -> None:
     summary = runner.run_experiment("probe", probe.ProbeConfig(data="demo", limit=60, steps=3), tmp_path / "run")
     frame = runlog.read_metrics(tmp_path / "run")
-    assert frame.columns.tolist() == ["step", "loss", "accuracy", "isoscore", "silhouette", "seconds"]
+    assert frame.columns.tolist() == ["step", "loss", "accuracy", "micro_f1", "isoscore", "silhouette", "effective_rank",
+                                      "average_cosine", "partition_isotropy", "uniformity", "alignment", "seconds"]
     assert frame["step"].tolist() == [0, 1, 2, 3]
     assert summary["final"]["step"] == 3 and "pearson_r" in summary

@@ -34,11 +34,14 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def make_probe_run(run_dir: Path, *, steps: int = 30, n: int = 60, snapshot_every: int = 10, frames: bool = True,
-                   labels: tuple[str, ...] = ("sport", "food", EVIL), seed: int = 0) -> Path:
+                   labels: tuple[str, ...] = ("sport", "food", EVIL), seed: int = 0, geometry: bool = False) -> Path:
     """A finished probe run: metrics every step, points, snapshots every ``snapshot_every`` steps, and (when
-    ``frames``) the app's UMAP frames of those snapshots."""
+    ``frames``) the app's UMAP frames of those snapshots. ``geometry``: also its class alignment (``alignment``)
+    and uniformity every step, and every 5th step its effective rank and covariance spectrum (8 values)."""
     rng = np.random.default_rng(seed)
     columns = ("step", "loss", "accuracy", "isoscore", "silhouette", "seconds")
+    if geometry:
+        columns += ("effective_rank", "uniformity", "alignment")
     config = {"kind": "probe", "data": "demo", "steps": steps, "lr": 0.001, "seed": seed,
               "snapshot_every": snapshot_every, "encoder": None, "label_col": EVIL}
     writer = runlog.RunWriter(run_dir, columns, config)
@@ -49,8 +52,14 @@ def make_probe_run(run_dir: Path, *, steps: int = 30, n: int = 60, snapshot_ever
     codes = np.arange(n) % len(labels)
     for step in range(1, steps + 1):
         t = step / steps
-        writer.append({"step": step, "loss": 1.0 / step, "accuracy": min(1.0, 0.3 + t), "isoscore": 0.3 * (1 - t) ** 2 + 1e-3,
-                       "silhouette": 0.7 * t + 0.01 * np.sin(step), "seconds": 0.05 * step})
+        row = {"step": step, "loss": 1.0 / step, "accuracy": min(1.0, 0.3 + t), "isoscore": 0.3 * (1 - t) ** 2 + 1e-3,
+               "silhouette": 0.7 * t + 0.01 * np.sin(step), "seconds": 0.05 * step}
+        if geometry:
+            row.update(alignment=1.2 - t, uniformity=-3.0 + 2 * t)
+            if step % 5 == 0:
+                row["effective_rank"] = 8 - 5 * t
+                writer.append_spectrum(step, np.geomspace(1.0, 10.0 ** (-1 - 4 * t), 8))
+        writer.append(row)
         if snapshot_every and step % snapshot_every == 0:
             writer.save_snapshot(step, noise + 3 * t * centres[codes])
             if frames:
@@ -123,7 +132,8 @@ def test_the_probe_lesson_holds_curves_settings_texts_and_decodes_to_the_run(pro
     for i, (step, path) in enumerate(runlog.list_frames(probe_run)):
         assert step == film["steps"][i]
         np.testing.assert_allclose(coords[i].T, runlog.load_frame(path), rtol=1e-6, atol=1e-6)
-    relation = run["relation"]
+    relation = run["relations"]["iso_sil"]
+    assert list(run["relations"]) == ["iso_sil"] and payload["spectrum"] is None  # no alignment, no spectrum logged
     assert relation["kind"] == "iso_sil" and -1 <= relation["r"] < -0.5 and relation["rho"] < -0.5
     np.testing.assert_allclose(decode(relation["x"], "<f8"), metrics["isoscore"], rtol=1e-6)
     # the lesson's words, the settings, the data and encoder, in the page's text
@@ -170,7 +180,7 @@ def test_a_simcse_run_without_snapshots_gets_curves_and_says_the_film_needs_snap
     sts = pd.read_csv(simcse_run / "metrics.csv")[["step", "sts_spearman"]].dropna()
     np.testing.assert_allclose(decode(run["curves"]["sts_spearman"]["x"], "<f8"), sts["step"])
     np.testing.assert_allclose(decode(run["curves"]["sts_spearman"]["y"], "<f8"), sts["sts_spearman"], rtol=1e-6)
-    assert run["relation"]["kind"] == "align_uniform" and payload["relations"][0]["kind"] == "align_uniform"
+    assert list(run["relations"]) == ["align_uniform"] and payload["relations"][0]["kind"] == "align_uniform"
     text = html.unescape(page)
     assert lessons.lesson("simcse").intro in text and "demo-pairs" in text and "dropout 0.1" in text
 

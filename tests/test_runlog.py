@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from engine import runlog
+from engine.errors import DataError
 
 
 def _writer(tmp_path: Path) -> runlog.RunWriter:
@@ -150,3 +151,63 @@ def test_frames_round_trip_atomically(tmp_path: Path) -> None:
     (run_dir / "frames" / "step_000013.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match="not a frame"):
         runlog.load_frame(run_dir / "frames" / "step_000013.csv")
+
+
+def test_spectra_are_appended_whole_and_read_back(tmp_path: Path) -> None:
+    """spectrum.csv: header ``step,lambda_1..lambda_d`` with the first spectrum, one row per spectrum, on
+    disk as soon as appended; a torn last line is dropped; every spectrum of a run has one length."""
+    writer = _writer(tmp_path)
+    path = writer.run_dir / "spectrum.csv"
+    assert not path.exists() and len(runlog.read_spectrum(writer.run_dir)) == 0
+    writer.append_spectrum(0, np.array([3.0, 2.0, 0.5]))
+    writer.append_spectrum(10, np.array([4.25, 1.0, float("nan")]))
+    assert path.read_text().splitlines() == ["step,lambda_1,lambda_2,lambda_3", "0,3,2,0.5", "10,4.25,1,"]
+    spectra = runlog.read_spectrum(writer.run_dir)  # before finish: nothing buffered
+    assert spectra.steps.tolist() == [0, 10] and spectra.eigenvalues.shape == (2, 3)
+    np.testing.assert_array_equal(spectra.at(0), [3.0, 2.0, 0.5])
+    assert np.isnan(spectra.at(10)[2]) and spectra.at(5) is None
+    with pytest.raises(ValueError, match="3"):
+        writer.append_spectrum(20, np.ones(4))
+    with open(path, "ab") as handle:
+        handle.write(b"20,1.0,0.")  # a kill in the middle of a row
+    assert runlog.read_spectrum(writer.run_dir).steps.tolist() == [0, 10]
+    writer.finish("finished")
+
+
+def test_a_new_writer_removes_an_earlier_spectrum(tmp_path: Path) -> None:
+    first = _writer(tmp_path)
+    first.append_spectrum(0, np.ones(3))
+    first.finish("finished")
+    again = _writer(tmp_path)  # --force: a run without spectra must not show the earlier run's
+    assert not (again.run_dir / "spectrum.csv").exists() and len(runlog.read_spectrum(again.run_dir)) == 0
+    again.finish("finished")
+
+
+def test_a_damaged_spectrum_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "spectrum.csv").write_text("step,lambda_1\nzero,1.0\n")
+    with pytest.raises(DataError, match="run/spectrum.csv is damaged"):
+        runlog.read_spectrum(tmp_path / "run")
+
+
+def test_spectrum_tail_follows_by_offset_and_starts_again(tmp_path: Path) -> None:
+    tail = runlog.SpectrumTail(tmp_path / "run")
+    assert tail.read_new() == [] and len(tail.spectra()) == 0  # no file yet
+    writer = _writer(tmp_path)
+    writer.append_spectrum(0, np.array([2.0, 1.0]))
+    [(step, values)] = tail.read_new()
+    assert step == 0 and values.tolist() == [2.0, 1.0] and tail.columns == ["step", "lambda_1", "lambda_2"]
+    with open(writer.run_dir / "spectrum.csv", "ab") as handle:
+        handle.write(b"5,1.5")  # a row being written
+    assert tail.read_new() == []
+    with open(writer.run_dir / "spectrum.csv", "ab") as handle:
+        handle.write(b",0.25\n")
+    assert [(s, v.tolist()) for s, v in tail.read_new()] == [(5, [1.5, 0.25])]
+    spectra = tail.spectra()
+    assert spectra.steps.tolist() == [0, 5]
+    np.testing.assert_array_equal(spectra.eigenvalues, runlog.read_spectrum(writer.run_dir).eigenvalues)
+    writer.finish("finished")
+    again = _writer(tmp_path)  # --force: written anew
+    again.append_spectrum(0, np.array([9.0, 8.0]))
+    assert [(s, v.tolist()) for s, v in tail.read_new()] == [(0, [9.0, 8.0])] and tail.restarts == 1
+    again.finish("finished")

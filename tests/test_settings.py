@@ -86,3 +86,12 @@ def test_only_the_settings_module_names_environment_variables() -> None:
     offenders = {str(f.relative_to(REPO)): reads for f in files
                  if f.name != "settings.py" and (reads := _environment_reads(f.read_text(encoding="utf-8")))}
     assert offenders == {}
+
+
+def test_the_openmp_wait_policy_is_set_only_when_the_environment_has_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OMP_WAIT_POLICY", "")  # recorded, so that the variable is restored after the test
+    monkeypatch.delenv("OMP_WAIT_POLICY")
+    assert settings.apply_openmp_wait_policy() == "PASSIVE" == settings.default("omp_wait_policy")
+    assert settings.os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")  # a user's own choice wins
+    assert settings.apply_openmp_wait_policy() == "ACTIVE"

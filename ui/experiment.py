@@ -7,9 +7,10 @@ from typing import Any
 
 import streamlit as st
 
+from engine import charts
 from engine.errors import ConfigError
 from engine.jobs import Job
-from ui import controls, downloads, live, projector, runs
+from ui import controls, downloads, lens, live, projector, runs
 
 GLOSSARY = "pages/glossary.py"
 
@@ -30,13 +31,26 @@ def check_start(kind: str, config: dict[str, Any], check: Callable[[dict[str, An
         check(config)
 
 
+def figure_of(jobs: list[Job], kind: str, relation: Any, pair: tuple[str, str] | None) -> Any:
+    """The figure the page's HTML download gives: the relation of the picked pair, else the page's own."""
+    shown = lens.chart_frames(jobs)
+    if pair is not None:
+        x = st.session_state.get(f"{kind}.relx", pair[0])
+        y = st.session_state.get(f"{kind}.rely", pair[1])
+        return charts.relation_figure(shown, x, y)
+    return relation(shown)
+
+
 def run_panel(kind: str, sidebar: Callable[[], dict[str, Any]], metrics: list[str], relation: live.Extras | Any,
-              empty: str, *, check: Callable[[dict[str, Any]], None] | None = None) -> None:
+              empty: str, *, check: Callable[[dict[str, Any]], None] | None = None, drawn: list[str] | None = None,
+              pair: tuple[str, str] | None = None) -> None:
     """The page's sidebar settings (``sidebar()`` draws them and returns the run's config), then ▶ Start and
     the presets of ``kind``; the live panel of the shown runs with ``relation`` (the experiment's figure of
     two measures, ``relation(runs, where=..., style=...)``) under the curves, and their downloads, or
     ``empty`` when there is no run yet; last the sidebar's Stop button and progress. ``kind`` is also the run
-    name and the prefix of the widget keys. ``check(config)`` runs before a run is queued."""
+    name and the prefix of the widget keys. ``check(config)`` runs before a run is queued. ``drawn``: the
+    measures drawn at first (the measure picker, default all of ``metrics``); ``pair``: the any-pair relation
+    figure's first x and y (drawn before ``relation``'s figure, and the figure the HTML download gives)."""
     controls.apply_shown(kind)  # a preset's or the demo's settings, shown in the sidebar
     controls.begin_fields(kind)
     with runs.guard():
@@ -57,9 +71,9 @@ def run_panel(kind: str, sidebar: Callable[[], dict[str, Any]], metrics: list[st
     with runs.guard():
         jobs = runs.shown_jobs(kind)
         if jobs:
-            refreshing = live.live_panel(jobs, metrics, kind, extras=extras)
+            refreshing = live.live_panel(jobs, metrics, kind, extras=extras, drawn=drawn, pair=pair)
             if not projector.on() and not live.nothing_to_draw(jobs):
-                downloads.downloads(jobs, kind, figure=lambda: relation(runs.metrics_by_run(jobs)))
+                downloads.downloads(jobs, kind, figure=lambda: figure_of(jobs, kind, relation, pair))
         else:
             st.info(empty)
 

@@ -5,9 +5,11 @@ While a run trains, the curves and the newest projection frame are painted on th
 second would take the browser's CPU from the training on a small machine. Finished runs are drawn with
 Plotly (zoom, export, full hover).
 
-Every figure names the data its measures come from (a SimCSE run's evaluation pairs, a probe's data set:
+The user picks the measures drawn (the curves and the covariance spectrum) and the relation figure's two
+measures (:mod:`ui.lens`); the spectrum and the relation figures are drawn full width under the curves, live
+too. Every figure names the data its measures come from (a SimCSE run's evaluation pairs, a probe's data set:
 :func:`where`). Under the charts' options: a warning for a run whose loss diverges, and, where a run has
-fewer items than dimensions, why its IsoScore is capped and its IsoScore* on demand. In projector mode
+fewer items (or a smaller geometry sample) than dimensions, why its IsoScore is capped and its IsoScore* on demand. In projector mode
 (:mod:`ui.projector`) the panel is one chosen curve beside the film, both at full width, in large type.
 """
 
@@ -24,9 +26,9 @@ import streamlit as st
 
 from engine import charts, runlog, settings
 from engine.jobs import Job
-from ui import painter, projector
+from ui import lens, painter, projector
 from ui.controls import KEEP, encoder_dims
-from ui.runs import changing, failed_lines, metrics_by_run, progress_text, registry, run_label
+from ui.runs import changing, failed_lines, progress_text, registry, run_label
 from ui.text import plain
 
 PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
@@ -36,7 +38,8 @@ NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, 
 
 
 def chart_options(key: str) -> dict[str, Any]:
-    """Smoothing, log-y and x axis options above the charts (projector mode: their last values, not shown)."""
+    """Smoothing, log-y and x axis options of the curves above the charts (projector mode: their last values,
+    not shown)."""
     if projector.on():
         return {"smoothing": st.session_state.get(f"{key}.smooth", 0.0), "log_y": st.session_state.get(f"{key}.logy", False),
                 "x": st.session_state.get(f"{key}.x") or "step"}
@@ -45,6 +48,15 @@ def chart_options(key: str) -> dict[str, Any]:
     log_y = cols[1].toggle("log y", key=f"{key}.logy", **KEEP)
     x = cols[2].segmented_control("x axis", ["step", "seconds"], default="step", key=f"{key}.x", **KEEP) or "step"
     return {"smoothing": smoothing, "log_y": log_y, "x": x}
+
+
+def spectrum_share(key: str, chosen: list[str]) -> bool:
+    """Whether the spectrum is drawn as shares of the variance (a toggle, shown when the spectrum is drawn)."""
+    if projector.on() or lens.SPECTRUM not in chosen:
+        return bool(st.session_state.get(f"{key}.share", False))
+    return st.toggle("Spectrum as share of variance (λₖ / Σλ)", key=f"{key}.share", **KEEP,
+                     help="Off: the eigenvalues themselves; on: each as a share of their sum, comparable across "
+                          "steps whose scale grows.")
 
 
 # --------------------------------------------------------------------------- what the runs measured on
@@ -182,6 +194,18 @@ def draw_projection(job: Job | None, key: str) -> None:
 
 
 def items_and_dims(job: Job) -> tuple[int, int] | None:
+    """(items, dimensions) the probe run's measures see, where known: its geometry sample when it has one and
+    it is smaller, else all its items."""
+    found = all_items_and_dims(job)
+    sample = job.config_dict.get("sample_size") if job.kind == "probe" else None
+    if isinstance(sample, int) and sample >= 2:
+        dims = found[1] if found else encoder_dims(job.config_dict.get("encoder"))
+        if dims and (found is None or sample < found[0]):
+            return sample, dims
+    return found
+
+
+def all_items_and_dims(job: Job) -> tuple[int, int] | None:
     """(items, dimensions) of a probe run's embeddings where known: from a snapshot (holding every item when
     there are fewer than its snapshot limit), else from its Limit and its encoder's size."""
     if job.kind != "probe":
@@ -237,12 +261,16 @@ def isoscore_notes(jobs: list[Job], key: str) -> None:
 # ---------------------------------------------------------------------------------------------- panel
 
 
-def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | None = None) -> list[Job]:
+def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | None = None, *,
+               drawn: list[str] | None = None, pair: tuple[str, str] | None = None) -> list[Job]:
     """Charts (left, refreshed every ``live_seconds`` while a shown run is going, painted on the live canvas)
     and projection (right, every ``projection_seconds``: a redraw of thousands of WebGL points costs the
-    browser more than all the curves). ``extras`` makes more figures of the runs (drawn full width under the
-    curves). Returns the runs whose progress it refreshes: all shown runs while one is going or being
-    projected. Runs that ended without a row show only their error lines."""
+    browser more than all the curves). The measure picker chooses which of ``metrics`` (and the covariance
+    spectrum) are drawn (``drawn``: its first choice, default all); ``pair``: the relation figure's first
+    x and y (any two measures, picked above the charts). Under the curves, full width: the spectrum, the
+    relation figure, then the figures ``extras`` makes. Returns the runs whose progress it refreshes: all
+    shown runs while one is going or being projected. Runs that ended without a row show only their error
+    lines."""
     reg = registry()
     ids = [job.id for job in jobs]
     if nothing_to_draw(jobs):
@@ -251,6 +279,9 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
             st.info(f"{', '.join(run_label(job) for job in jobs)}: cancelled before its first step; nothing to show.")
         return []
     options = chart_options(key)
+    measures = lens.measure_picker(metrics, drawn if drawn is not None else metrics, key)
+    xy = lens.pair_picker(metrics, pair, key) if pair is not None else None
+    share = spectrum_share(key, measures)
     style = projector.style()
     live = any(changing(job) for job in jobs)
     with_snapshots = [job for job in jobs if job.active or job.view() is not None]
@@ -268,7 +299,16 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
         else:
             chosen = st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
         projected = reg.get(chosen)
-    chosen_curve = curve_choice(metrics, extras, key) if projector.on() else None
+    chosen_curve = curve_choice(metrics, extras is not None or xy is not None, key) if projector.on() else None
+
+    def figures_of(current: list[Job], runs: dict[str, pd.DataFrame], on: Callable[[str], str | None],
+                   fig_style: Any) -> tuple[go.Figure | None, list[go.Figure]]:
+        """The spectrum (when picked) and the relation figures of the shown runs."""
+        spectrum = lens.spectrum_figure(current, on, share, fig_style) if lens.SPECTRUM in measures else None
+        relations = [lens.pair_figure(runs, xy, on, fig_style)] if xy is not None else []
+        relations += extras(runs, where=on, style=fig_style) if extras is not None else []
+        return spectrum, [fig for fig in relations if fig is not None]
+
     left, right = st.columns([1, 1] if projector.on() else [3, 2])
 
     @st.fragment(run_every=settings.get("live_seconds") if live else None)
@@ -280,16 +320,21 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
                 st.progress(*progress_text(job))
         failed_lines(current)
         warnings_of(current)
-        runs = metrics_by_run(current)
+        runs = lens.chart_frames(current)
         on = where(current, runs)
-        present = charts.available_metrics(runs, metrics)
-        if not present:
+        logged = charts.available_metrics(runs, metrics)
+        present = [metric for metric in logged if metric in measures]
+        if not logged:
             if not any(job.state == "failed" for job in current):
                 st.info(NO_METRICS)  # no extra figure either: an empty scatter says nothing
         elif projector.on():
-            draw_chosen(runs, present, options, key, extras, on, chosen_curve, live)
+            draw_chosen(runs, logged, options, key, figures_of(current, runs, on, charts.PROJECTOR), on,
+                        chosen_curve, live)
         else:
-            figures = extras(runs, where=on, style=style) if extras is not None else []
+            spectrum, relations = figures_of(current, runs, on, style)
+            figures = ([spectrum] if spectrum is not None else []) + relations
+            if not present and spectrum is None:
+                st.info("No measure picked: choose some under “Measures drawn”.")
             if live:
                 paint_live(runs, present, options, key, figures, on)
             else:
@@ -319,20 +364,25 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
 RELATION = "relation"  # the curve choice that means the experiment's relation figure (extras' first)
 
 
-def curve_choice(metrics: list[str], extras: Extras | None, key: str) -> str:
-    """Projector mode: which one curve is shown beside the film (a metric, or the relation figure)."""
-    options = [*metrics, *([RELATION] if extras is not None else [])]
-    names = {metric: charts.label(metric) for metric in metrics} | {RELATION: "Relation of two measures"}
+def curve_choice(metrics: list[str], relation: bool, key: str) -> str:
+    """Projector mode: which one curve is shown beside the film (a metric, the spectrum, or the relation
+    figure)."""
+    options = [*metrics, lens.SPECTRUM, *([RELATION] if relation else [])]
+    names = {metric: lens.name_of(metric) for metric in options} | {RELATION: "Relation of two measures"}
     return st.selectbox("Curve beside the film", options, format_func=names.get, key=f"{key}.projcurve", **KEEP)
 
 
 def draw_chosen(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
-                extras: Extras | None, on: Callable[[str], str | None], chosen: str | None, live: bool) -> None:
-    """Projector mode: the chosen curve (or relation figure) alone, large, live on the canvas while a run goes."""
+                figures: tuple[go.Figure | None, list[go.Figure]], on: Callable[[str], str | None],
+                chosen: str | None, live: bool) -> None:
+    """Projector mode: the chosen curve (the spectrum, or the first relation figure) alone, large, live on the
+    canvas while a run goes. ``figures``: the spectrum and the relation figures, in projector style."""
     style = charts.PROJECTOR
-    if chosen == RELATION and extras is not None:
-        figures = extras(runs, where=on, style=style)
-        fig = figures[0] if figures else None
+    spectrum, relations = figures
+    if chosen == RELATION:
+        fig = relations[0] if relations else None
+    elif chosen == lens.SPECTRUM:
+        fig = spectrum
     else:
         metric = chosen if chosen in present else present[0]
         fig = charts.metric_figure(runs, metric, measured_on=on(metric), style=style,

@@ -10,6 +10,11 @@ long series downsampled before they are sent to the browser.
   one trajectory per run (Wang & Isola 2020; lower is better on both axes).
 - :func:`iso_sil_figure` — the isotropy paper's Figure 3 (Mickus et al. 2024): IsoScore vs silhouette, one
   point per logged step, with Pearson r and Spearman ρ of the two series.
+- :func:`spectrum_figure` — the covariance spectrum (log eigenvalue against rank), one line per logged step
+  with a colour scale over the steps (one run) or each run's first and last (several): why lines and not a
+  heatmap is in :mod:`~engine.charts.geometry`.
+- :func:`relation_figure` — any two logged measures against each other, with each run's r and ρ.
+- :func:`charted` — a run's metrics as charted (the probe's ``alignment`` is its class alignment).
 - :func:`measured_on` — the data a run's measures come from (SimCSE: its evaluation pairs, STS-B dev or the
   built-in demo pairs; the probe: its data set), named in the figures' titles (``measured_on=``).
 - :class:`ChartStyle` / :data:`PROJECTOR` — larger text, lines and markers for a projector (``style=``).
@@ -19,10 +24,12 @@ Only Plotly figures: the app's live canvas paints running curves from these very
 schema lives beside the painter, in ``ui/painter.py``).
 
 Modules: :mod:`~engine.charts.figures` (curves, relations, style), :mod:`~engine.charts.projection`
-(frames and films), :mod:`~engine.charts.run_facts` (what figures say about a run).
+(frames and films), :mod:`~engine.charts.geometry` (spectrum, any-pair relation),
+:mod:`~engine.charts.run_facts` (what figures say about a run).
 """
 
 from engine.charts.figures import (
+    ALIGNMENT_COLUMNS,
     AXIS,
     EVAL_SETS,
     EVALUATED,
@@ -51,6 +58,14 @@ from engine.charts.figures import (
     tick_text,
     titled,
 )
+from engine.charts.geometry import (
+    MAX_SPECTRA,
+    SPECTRUM,
+    charted,
+    pair_options,
+    relation_figure,
+    spectrum_figure,
+)
 from engine.charts.projection import (
     _hover,
     frames_figure,
@@ -62,4 +77,5 @@ from engine.charts.run_facts import (
     measured_on,
 )
 
-__all__ = ["AXIS", "ChartStyle", "EVALUATED", "EVAL_SETS", "LABELS", "LAYOUT", "LEGEND", "PALETTE", "PROJECTOR", "SUPERSCRIPT", "TITLED", "X_AXES", "_hover", "align_uniform_figure", "available_metrics", "color", "correlations", "divergence", "downsample", "ema", "frames_figure", "iso_sil_figure", "isoscore_star_series", "label", "log_axis", "log_ticks", "measured_on", "metric_figure", "positive_values", "projection_figure", "styled", "tick_text", "titled"]
+__all__ = ["ALIGNMENT_COLUMNS", "AXIS", "ChartStyle", "EVALUATED", "MAX_SPECTRA", "SPECTRUM", "EVAL_SETS", "LABELS", "LAYOUT", "LEGEND", "PALETTE", "PROJECTOR", "SUPERSCRIPT", "TITLED", "X_AXES", "_hover", "align_uniform_figure", "available_metrics", "charted", "color", "correlations", "divergence", "downsample", "ema", "frames_figure", "iso_sil_figure", "isoscore_star_series", "label", "log_axis", "log_ticks", "measured_on", "metric_figure", "pair_options", "positive_values", "projection_figure", "relation_figure",
+           "spectrum_figure", "styled", "tick_text", "titled"]

@@ -19,6 +19,7 @@ X_AXES = {"step": "step", "seconds": "seconds"}
 LABELS = {
     "loss": "Training loss",
     "accuracy": "Accuracy",
+    "micro_f1": "Micro-F1",
     "isoscore": "IsoScore",
     "silhouette": "Silhouette",
     "alignment": "Alignment (lower is better)",
@@ -30,7 +31,10 @@ LABELS = {
     "effective_rank": "Effective rank",
     "average_cosine": "Average cosine",
     "partition_isotropy": "Partition isotropy I(W)",
-    "class_alignment": "Class alignment",
+    "probe_effective_rank": "Probe effective rank",
+    "probe_average_cosine": "Probe average cosine",
+    "probe_partition_isotropy": "Probe partition isotropy I(W)",
+    "class_alignment": "Class alignment (lower is better)",
     "seconds": "Seconds",
     "eval_seconds": "Evaluation seconds",
 }
@@ -250,31 +254,44 @@ def available_metrics(runs: Mapping[str, pd.DataFrame], candidates: list[str]) -
     return found
 
 
+#: the y column of the alignment–uniformity plane: SimCSE's alignment, else a probe's class alignment
+ALIGNMENT_COLUMNS = ("alignment", "class_alignment")
+
+
 def align_uniform_figure(runs: Mapping[str, pd.DataFrame], *, max_points: int = 400, measured_on: str | None = None,
                          style: ChartStyle | None = None) -> go.Figure:
     """SimCSE Figure 2: ``l_uniform`` (x) vs ``l_align`` (y), one trajectory per run, the last step marked;
-    ``measured_on`` names the evaluation pairs in the title."""
+    ``measured_on`` names the evaluation pairs in the title. A probe run (its alignment charted as
+    ``class_alignment``, :func:`engine.charts.charted`) is drawn on the same plane, named "class alignment" in
+    its legend entry: a SimCSE run and a probe run side by side (classifiers pull the class alignment down
+    and uniformity up, contrastive learning pushes uniformity down)."""
     fig = go.Figure()
+    classes = False
     for index, (name, frame) in enumerate(runs.items()):
-        if not {"alignment", "uniformity", "step"} <= set(frame.columns):
+        column = next((c for c in ALIGNMENT_COLUMNS if c in frame.columns), None)
+        if column is None or not {"uniformity", "step"} <= set(frame.columns):
             continue
-        points = frame[["step", "uniformity", "alignment"]].apply(pd.to_numeric, errors="coerce").dropna()
+        points = frame[["step", "uniformity", column]].apply(pd.to_numeric, errors="coerce").dropna()
         if points.empty:
             continue
         points = downsample(points, max_points)
+        what = "alignment" if column == "alignment" else "class alignment"
+        classes = classes or column == "class_alignment"
+        legend = name if column == "alignment" else f"{name} (class alignment)"
         fig.add_trace(go.Scatter(
-            x=points["uniformity"], y=points["alignment"], mode="lines+markers", name=name, legendgroup=name,
+            x=points["uniformity"], y=points[column], mode="lines+markers", name=legend, legendgroup=name,
             line=dict(color=color(index)), marker=dict(size=5), customdata=points["step"],
-            hovertemplate="step %{customdata}<br>uniformity %{x:.3f}<br>alignment %{y:.3f}<extra>" + name + "</extra>",
+            hovertemplate="step %{customdata}<br>uniformity %{x:.3f}<br>" + what + " %{y:.3f}<extra>" + name + "</extra>",
         ))
         last = points.iloc[-1]
         fig.add_trace(go.Scatter(
-            x=[last["uniformity"]], y=[last["alignment"]], mode="markers", legendgroup=name, showlegend=False,
+            x=[last["uniformity"]], y=[last[column]], mode="markers", legendgroup=name, showlegend=False,
             marker=dict(color=color(index), size=13, symbol="star"), hoverinfo="skip",
         ))
     fig.update_layout(
         title=titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
-        xaxis_title="l_uniform", yaxis_title="l_align", **TITLED,
+        xaxis_title="l_uniform", yaxis_title="l_align (probe runs: class alignment)" if classes else "l_align",
+        **TITLED,
     )
     return styled(fig, style)
 

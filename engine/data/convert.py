@@ -18,7 +18,15 @@ from collections import defaultdict
 
 import numpy as np
 
-from engine.data.types import Dataset, LabelledTexts, NliPairs, NliTriples, ScoredPairs, Sentences
+from engine.data.types import (
+    Dataset,
+    LabelledTexts,
+    LabelledVectors,
+    NliPairs,
+    NliTriples,
+    ScoredPairs,
+    Sentences,
+)
 from engine.errors import ConfigError, DataError
 
 
@@ -30,6 +38,8 @@ def _check_limit(limit: int) -> int:
 
 def take(ds: Dataset, indices: np.ndarray | list[int]) -> Dataset:
     """A copy of ``ds`` holding only the rows ``indices`` (in that order)."""
+    if isinstance(ds, LabelledVectors):
+        return ds.take(np.asarray(indices, dtype=np.int64))
     idx = [int(i) for i in indices]
     changes = {}
     for f in dataclasses.fields(ds):
@@ -67,11 +77,19 @@ def class_quotas(counts: list[int], limit: int) -> list[int]:
 
 
 def stratified_subset(ds: Dataset, limit: int, seed: int = 0) -> Dataset:
-    """``limit`` rows of ``ds``: stratified by label for LabelledTexts, uniform otherwise (seeded)."""
+    """``limit`` rows of ``ds``: stratified by label for LabelledTexts and LabelledVectors (multi-label: by
+    label set), uniform otherwise (seeded)."""
     limit = _check_limit(limit)
     if limit >= len(ds):
         return ds
     rng = np.random.default_rng(seed)
+    if isinstance(ds, LabelledVectors):  # by class, or (multi-label) by label set
+        clusters = ds.cluster_ids()
+        keys, counts = np.unique(clusters, return_counts=True)
+        quota = class_quotas(counts.tolist(), limit)
+        picks = [rng.choice(np.flatnonzero(clusters == k), size=q, replace=False)
+                 for k, q in zip(keys.tolist(), quota, strict=True) if q]
+        return ds.take(np.sort(np.concatenate(picks)))
     if not isinstance(ds, LabelledTexts):
         chosen = np.sort(rng.choice(len(ds), size=limit, replace=False))
     else:

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine import paths
-from engine.data import builtin
+from engine.data import builtin, wordnet
 from engine.data.convert import convert, stratified_subset
 from engine.data.files import load_file, normalise_kind
 from engine.data.types import Dataset
+from engine.data.vectors import load_npz
 from engine.errors import ConfigError, DataError
 
 
@@ -51,6 +52,12 @@ DATASETS: dict[str, DatasetSpec] = {
                     needs_data_dir=True, expected="stsb/sts-dev.csv, stsb/sts-train.csv"),
         DatasetSpec("wiki1m", "sentences", "SimCSE's unsupervised Wikipedia sentences (wiki/*.txt)",
                     builtin.load_wiki1m, needs_data_dir=True, expected="wiki/*.txt"),
+        DatasetSpec("wordnet-pos", "labelled", "WordNet 3.0 words (77,503) with their set of parts of speech "
+                    "(multi-label; word-level: static word vectors)", wordnet.load_wordnet_pos,
+                    needs_data_dir=True, expected=wordnet.WORDNET_FILE),
+        DatasetSpec("wordnet-supersenses", "labelled", "WordNet 3.0 words (77,503) with their set of supersenses "
+                    "(45 labels, multi-label; word-level: static word vectors)", wordnet.load_wordnet_supersenses,
+                    needs_data_dir=True, expected=wordnet.WORDNET_FILE),
     )
 }
 
@@ -59,7 +66,8 @@ def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike
                  text_col: str | None = None, label_col: str | None = None, kind: str | None = None,
                  split: str | None = None, limit: int | None = None, seed: int = 0,
                  max_rows: int | None = None) -> Dataset:
-    """Load a built-in set by name (see :data:`DATASETS`) or a user file by path.
+    """Load a built-in set by name (see :data:`DATASETS`) or a user file by path (a ``.npz`` of embeddings
+    and labels gives :class:`~engine.data.types.LabelledVectors`, :func:`engine.data.vectors.load_npz`).
 
     ``kind`` converts (e.g. NLI pairs -> ``"triples"``, anything -> ``"sentences"``) or, for files, picks
     which columns to read; ``limit`` takes a seeded (stratified for labelled data) subset;
@@ -75,8 +83,14 @@ def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike
             raise ConfigError(f"{spec.name}: text_col is only for user files (got {text_col!r})")
         ds = spec.loader(paths.data_dir(data_dir), split=split, label_col=label_col)
     else:
-        ds = load_file(_user_path(name_or_path, split), text_col=text_col, label_col=label_col, kind=target,
-                       max_rows=max_rows)
+        path = _user_path(name_or_path, split)
+        if path.suffix.lower() == ".npz":
+            if text_col or label_col or target is not None:
+                raise ConfigError(f"{path.name}: an .npz file holds embeddings and labels; text_col, label_col "
+                                  "and kind do not apply")
+            ds = load_npz(path)
+        else:
+            ds = load_file(path, text_col=text_col, label_col=label_col, kind=target, max_rows=max_rows)
     if target is not None:
         ds = convert(ds, target)
     if limit is not None:
@@ -92,7 +106,7 @@ def _user_path(name_or_path: str | os.PathLike, split: str | None) -> Path:
     if not path.exists():
         raise DataError(f"{text!r} is neither a built-in data set ({', '.join(DATASETS)}) nor an existing file")
     if path.is_dir():
-        raise DataError(f"{text}: is a folder; give a CSV/TSV/JSONL/TXT file (or --data-dir for built-in sets)")
+        raise DataError(f"{text}: is a folder; give a CSV/TSV/JSONL/TXT/NPZ file (or --data-dir for built-in sets)")
     if split:
         raise ConfigError(f"{path.name}: split applies to built-in data sets only (got {split!r})")
     return path

@@ -4,7 +4,9 @@ Each type has a ``kind`` (class attribute), ``len()``, ``to_frame()`` for previe
 findings of the loader: duplicates, singleton classes, dropped rows...) and ``source`` (file or hub URL).
 
 Labels of :class:`LabelledTexts` are strings; a multi-label example carries a sorted tuple of strings
-(cells like ``"a|b"`` or ``["a", "b"]`` in user files).
+(cells like ``"a|b"`` or ``["a", "b"]`` in user files). :class:`LabelledWords` is a LabelledTexts whose texts
+are single words (the probe gives them static word vectors); :class:`LabelledVectors` holds precomputed
+embeddings with their labels (a ``.npz`` file, :mod:`engine.data.vectors`).
 """
 
 from __future__ import annotations
@@ -68,6 +70,85 @@ class LabelledTexts:
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"text": self.texts, "label": [label_text(lab) for lab in self.labels]})
+
+
+@dataclass
+class LabelledWords(LabelledTexts):
+    """Single words with a label (or label set) each: the texts are words, not sentences, so the probe gives
+    them static word vectors (an encoder's input embedding table or a word-vector file), never a sentence
+    encoder. Same fields and kind as :class:`LabelledTexts`."""
+
+
+@dataclass
+class LabelledVectors:
+    """Precomputed embeddings with labels (``.npz``: :func:`engine.data.vectors.load_npz`).
+
+    ``vectors`` (n, d) float32; ``labels`` (n,) int64 class indices into ``class_names``, or (n, L) float32
+    0/1 (multi-label, a column per name of ``class_names``); ``texts`` names the items (None: ``#i``).
+    """
+
+    name: str
+    vectors: np.ndarray
+    labels: np.ndarray
+    class_names: list[str]
+    texts: list[str] | None = None
+    warnings: list[str] = field(default_factory=list)
+    source: str = ""
+    kind: ClassVar[str] = "vectors"
+
+    def __post_init__(self) -> None:
+        n = len(self.vectors)
+        if len(self.labels) != n or (self.texts is not None and len(self.texts) != n):
+            raise DataError(f"{self.name}: {n:,} vectors but {len(self.labels):,} labels"
+                            + (f" and {len(self.texts):,} texts" if self.texts is not None else ""))
+
+    def __len__(self) -> int:
+        return len(self.vectors)
+
+    @property
+    def is_multilabel(self) -> bool:
+        return self.labels.ndim == 2
+
+    @property
+    def classes(self) -> list[str]:
+        return list(self.class_names)
+
+    def describe(self) -> str:
+        """One line for a preview: items, dimensions, classes or label sets."""
+        n, d = self.vectors.shape
+        if self.is_multilabel:
+            sets = len(np.unique(self.labels, axis=0))
+            what = f"{len(self.class_names)} labels in {sets:,} distinct label sets (multi-label)"
+        else:
+            what = f"{len(self.class_names)} classes"
+        return f"{n:,} embeddings of {d} dimensions, {what}"
+
+    def item_text(self, i: int) -> str:
+        return self.texts[i] if self.texts is not None else f"#{i}"
+
+    def label_of(self, i: int) -> Label:
+        if self.is_multilabel:
+            return tuple(name for name, on in zip(self.class_names, self.labels[i], strict=True) if on > 0.5)
+        return self.class_names[int(self.labels[i])]
+
+    def cluster_ids(self) -> np.ndarray:
+        """(n,) ints: the class, or (multi-label) the index of the distinct label set."""
+        if not self.is_multilabel:
+            return self.labels.astype(np.int64, copy=False)
+        _, inverse = np.unique(self.labels, axis=0, return_inverse=True)
+        return inverse.reshape(-1).astype(np.int64)
+
+    def take(self, indices: np.ndarray) -> LabelledVectors:
+        idx = np.asarray(indices, dtype=np.int64)
+        texts = [self.texts[i] for i in idx.tolist()] if self.texts is not None else None
+        return LabelledVectors(self.name, self.vectors[idx], self.labels[idx], list(self.class_names), texts,
+                               warnings=list(self.warnings), source=self.source)
+
+    def to_frame(self) -> pd.DataFrame:
+        n = len(self)
+        return pd.DataFrame({"item": [self.item_text(i) for i in range(n)],
+                             "label": [label_text(self.label_of(i)) for i in range(n)],
+                             "norm": np.linalg.norm(self.vectors, axis=1)})
 
 
 @dataclass
@@ -159,5 +240,6 @@ class Sentences:
         return pd.DataFrame({"text": self.texts})
 
 
-Dataset = Union[LabelledTexts, ScoredPairs, NliPairs, NliTriples, Sentences]  # noqa: UP007
+Dataset = Union[LabelledTexts, ScoredPairs, NliPairs, NliTriples, Sentences, LabelledVectors]  # noqa: UP007
+#: the kinds of text data sets (:class:`LabelledVectors`, kind ``vectors``, comes only from a .npz file)
 KINDS: dict[str, type] = {cls.kind: cls for cls in (LabelledTexts, ScoredPairs, NliPairs, NliTriples, Sentences)}

@@ -7,6 +7,8 @@ import inspect
 import json
 import weakref
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -67,6 +69,15 @@ def module_digest(module: nn.Module) -> str:
         digest.update(_tensor_bytes(tensor))
     _DIGESTS[module] = (key, digest.hexdigest())
     return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class TokenizedTexts:
+    """Texts tokenised once for repeated encoding (:meth:`Encoder.pretokenize`): length-sorted batches on
+    the device, each with the positions of its texts in the input order."""
+
+    count: int
+    batches: tuple[tuple[np.ndarray, object], ...]
 
 
 class Encoder:
@@ -163,6 +174,25 @@ class Encoder:
         output = self.model(**inputs, output_hidden_states=self.spec.needs_hidden_states, return_dict=True)
         return self.pool(output, batch["attention_mask"], use_mlp)
 
+    @contextmanager
+    def _inference(self) -> Iterator[None]:
+        """Eval mode and no autograd inside; the modules' training flags restored on exit."""
+        was_training = [module.training for module in self.modules()]
+        self.eval()
+        try:
+            with torch.inference_mode():
+                yield
+        finally:
+            for module, mode in zip(self.modules(), was_training, strict=True):
+                module.train(mode)
+
+    def _embed(self, batch) -> np.ndarray:
+        """Inference vectors of one tokenised batch (MLP when the pooling keeps it, normalised if set)."""
+        vectors = self.forward(batch, use_mlp=self.spec.keeps_mlp)
+        if self.normalize:
+            vectors = F.normalize(vectors.float(), p=2, dim=1)
+        return vectors.float().cpu().numpy()
+
     def encode(
         self, texts: Sequence[str], batch_size: int = 64, progress: Progress | None = None
     ) -> np.ndarray:
@@ -174,22 +204,41 @@ class Encoder:
         total = len(items)
         out = np.zeros((total, self.hidden_size), dtype=np.float32)
         order = sorted(range(total), key=lambda i: -len(items[i]))
-        was_training = [module.training for module in self.modules()]
-        self.eval()
-        try:
-            with torch.inference_mode():
-                for start in range(0, total, batch_size):
-                    idx = order[start : start + batch_size]
-                    batch = self.tokenize([items[i] for i in idx])
-                    vectors = self.forward(batch, use_mlp=self.spec.keeps_mlp)
-                    if self.normalize:
-                        vectors = F.normalize(vectors, p=2, dim=1)
-                    out[idx] = vectors.float().cpu().numpy()
-                    if progress is not None:
-                        progress(min(start + batch_size, total), total)
-        finally:
-            for module, mode in zip(self.modules(), was_training, strict=True):
-                module.train(mode)
+        with self._inference():
+            for start in range(0, total, batch_size):
+                idx = order[start : start + batch_size]
+                out[idx] = self._embed(self.tokenize([items[i] for i in idx]))
+                if progress is not None:
+                    progress(min(start + batch_size, total), total)
+        return out
+
+    def pretokenize(self, texts: Sequence[str], batch_size: int = 64) -> TokenizedTexts:
+        """Tokenise ``texts`` once, sorted by token count into batches padded to their own longest text,
+        for :meth:`encode_tokenized` (an evaluation set encoded again after every few training steps)."""
+        items = check_texts(texts)
+        if int(batch_size) < 1:
+            raise ConfigError(f"batch size must be at least 1, got {batch_size}")
+        if not items:
+            return TokenizedTexts(0, ())
+        ids = self.tokenizer(items, truncation=True, max_length=self.max_length)["input_ids"]
+        order = np.argsort([-len(row) for row in ids], kind="stable")
+        batches = tuple(
+            (idx, self.tokenize([items[i] for i in idx]))
+            for idx in (order[start : start + int(batch_size)] for start in range(0, len(items), int(batch_size)))
+        )
+        return TokenizedTexts(len(items), batches)
+
+    def encode_tokenized(
+        self, tokenized: TokenizedTexts, should_stop: Callable[[], bool] | None = None
+    ) -> np.ndarray | None:
+        """:meth:`encode` of pretokenised texts (same vectors); None when ``should_stop()`` turns true
+        between two batches."""
+        out = np.zeros((tokenized.count, self.hidden_size), dtype=np.float32)
+        with self._inference():
+            for idx, batch in tokenized.batches:
+                if should_stop is not None and should_stop():
+                    return None
+                out[idx] = self._embed(batch)
         return out
 
     # -- identity ----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ update; the row of step s describes the parameters after s updates)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -12,44 +13,58 @@ from typing import Any
 import numpy as np
 import torch
 
-from engine.device import resolve_device, seed_everything
+from engine.device import seed_everything
 from engine.errors import ConfigError
 from engine.events import Event, Points, Progress, Row
+from engine.probe.compute import make_adam, measure_device, pick_device
 from engine.probe.config import ProbeConfig
 from engine.probe.measure import measure
-from engine.probe.model import EmbeddingClassifier, loss_and_accuracy
+from engine.probe.model import EmbeddingClassifier
+from engine.probe.objectives import make_objective
 from engine.probe.problem import ProbeProblem, build_problem
+
+log = logging.getLogger(__name__)
 
 
 def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Iterator[Event]:
-    """Full-batch Adam on embeddings + linear classifier; yields one metrics row per logged step."""
-    from engine.encoders import encode_cached, load_encoder
+    """Full-batch Adam on embeddings + linear classifier (or the triplet objective); yields one metrics row per
+    logged step."""
     from engine.metrics._parallel import side_executor, tasks_not_ops  # lazy: engine.metrics loads scipy
 
     stop = stop or threading.Event()
     generator = seed_everything(config.seed)
-    device = resolve_device(config.device)
+    device = pick_device(config.device)
     yield Progress("loading data", 0.0)
     encoder_box: dict[str, Any] = {}
 
     def encode(texts: list[str]) -> np.ndarray:
+        from engine.encoders import encode_cached, load_encoder  # only sentences need the encoder
+
         encoder_box["encoder"] = load_encoder(config.encoder, pooling=config.pooling, device=device)
         return encode_cached(encoder_box["encoder"], texts)
 
     problem = build_problem(config, encode)
     encoder_box.clear()  # free the transformer: only the embeddings are trained
+    for note in problem.notes:
+        log.warning("%s", note)
+        yield Progress(note, 0.5)
     if config.sample_size is not None and config.sample_size > problem.n_items:
         raise ConfigError(f"sample_size {config.sample_size} is larger than the data ({problem.n_items} items)")
     yield Progress("optimising", 1.0)
 
     model = EmbeddingClassifier(
         torch.from_numpy(problem.embeddings),
-        len(problem.class_names),
+        len(problem.class_names) if config.objective == "classifier" else None,
         torch.from_numpy(problem.pairs) if problem.pairs is not None else None,
+        copy=not problem.owned,  # an owned N x d array is trained in place: no second copy
     ).to(device)
     targets = torch.from_numpy(problem.targets).to(device)
     clusters = torch.from_numpy(problem.cluster_ids).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    objective = make_objective(config.objective, targets=targets, clusters=clusters,
+                               multi_label=problem.multi_label, margin=config.margin, seed=config.seed)
+    optimizer = make_adam(model.parameters(), config.lr, device)
+    where = measure_device(device)  # MPS has no float64: its points are measured on the CPU
+    measured_clusters = clusters.to(where)
     snapshot_rows = _snapshot_rows(problem, config, generator)
     if snapshot_rows is not None:
         texts = [_describe(problem, i) for i in snapshot_rows.tolist()]
@@ -61,7 +76,7 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
         for step in range(config.steps + 1):
             if step > 0:
                 optimizer.zero_grad(set_to_none=True)
-                loss, _ = loss_and_accuracy(model(), targets, problem.multi_label)
+                loss = objective.loss(model)
                 loss.backward()
                 optimizer.step()
             if step % config.metric_every and step != config.steps:
@@ -69,16 +84,15 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
                     return
                 continue
             with torch.no_grad():  # every logged value describes the parameters after ``step`` updates
-                loss, accuracy = loss_and_accuracy(model(), targets, problem.multi_label)
+                values: dict[str, Any] = objective.evaluate(model)
                 points = model.representations().detach()
-                iso, sil = measure(points, clusters, config, side)
-                values: dict[str, Any] = {"loss": float(loss.detach()), "accuracy": accuracy, "isoscore": iso,
-                                          "silhouette": sil}
+                measured = measure(points.to(where), measured_clusters, config, side, step)
+                values.update(measured.values)
                 snapshot = None
                 if snapshot_rows is not None and (step % config.snapshot_every == 0 or step == config.steps):
                     snapshot = points[snapshot_rows.to(points.device)].float().cpu().numpy()
             values["seconds"] = time.perf_counter() - started
-            yield Row(step, values, snapshot)
+            yield Row(step, values, snapshot, spectrum=measured.spectrum)
             if stop.is_set():
                 return
 

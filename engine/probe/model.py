@@ -7,14 +7,19 @@ from torch import nn
 
 
 class EmbeddingClassifier(nn.Module):
-    """Trainable embeddings ``E`` and a linear classifier; paired mode concatenates ``[E_p ; E_h]``."""
+    """Trainable embeddings ``E`` and a linear classifier; paired mode concatenates ``[E_p ; E_h]``.
 
-    def __init__(self, embeddings: torch.Tensor, n_classes: int, pairs: torch.Tensor | None):
+    ``n_classes=None``: no classifier (the triplet objective trains the embeddings alone). ``copy=False``
+    makes ``E`` share the memory of ``embeddings`` (the loop's large runs: no second N x d copy; the
+    caller's array is then trained in place)."""
+
+    def __init__(self, embeddings: torch.Tensor, n_classes: int | None, pairs: torch.Tensor | None,
+                 copy: bool = True):
         super().__init__()
-        self.embeddings = nn.Parameter(embeddings.clone())
+        self.embeddings = nn.Parameter(embeddings.clone() if copy else embeddings.detach())
         self.register_buffer("pairs", pairs if pairs is not None else torch.empty(0, 2, dtype=torch.long))
         width = embeddings.shape[1] * (2 if pairs is not None else 1)
-        self.classifier = nn.Linear(width, n_classes)
+        self.classifier = nn.Linear(width, n_classes) if n_classes is not None else None
 
     @property
     def paired(self) -> bool:
@@ -27,6 +32,8 @@ class EmbeddingClassifier(nn.Module):
         return torch.cat([self.embeddings[self.pairs[:, 0]], self.embeddings[self.pairs[:, 1]]], dim=1)
 
     def forward(self) -> torch.Tensor:
+        if self.classifier is None:
+            raise RuntimeError("this model has no classifier (triplet objective): use representations()")
         return self.classifier(self.representations())
 
 
@@ -39,3 +46,17 @@ def loss_and_accuracy(logits: torch.Tensor, targets: torch.Tensor, multi_label: 
         loss = nn.functional.cross_entropy(logits, targets)
         correct = logits.argmax(dim=1) == targets
     return loss, correct.float().mean().item()
+
+
+def micro_f1(logits: torch.Tensor, targets: torch.Tensor, multi_label: bool) -> float:
+    """Micro-averaged F1 of the predictions (scikit-learn ``f1_score(average="micro")``).
+
+    Multi-label: a label is predicted where its logit is > 0; F1 = 2 TP / (2 TP + FP + FN) over every
+    (item, label) cell, 0.0 when there is no true and no predicted label (scikit-learn's zero_division).
+    Single label: every item has one true and one predicted class, so micro-F1 equals the accuracy."""
+    if not multi_label:
+        return (logits.argmax(dim=1) == targets).float().mean().item()
+    predicted, true = logits > 0, targets > 0.5
+    tp = (predicted & true).sum().item()
+    wrong = (predicted ^ true).sum().item()  # FP + FN
+    return 0.0 if tp == 0 and wrong == 0 else 2.0 * tp / (2.0 * tp + wrong)

@@ -18,7 +18,7 @@ from typing import Any
 
 from engine import charts, lessons
 from engine.replay.frames import FilmFrames
-from engine.replay.payload import payload, relation_of, script_json
+from engine.replay.payload import payload, relations_of, script_json
 from engine.replay.script import CSS, SCRIPT
 from engine.replay.source import RunData
 
@@ -96,8 +96,7 @@ def describe(run: RunData, film: FilmFrames | None) -> list[tuple[str, str]]:
     rows.append(("Steps logged", f"{len(run.metrics)} rows, last step {run.last_step}{planned}" if len(run.metrics)
                  else f"none yet{planned.replace(' of', ': planned')}"))
     rows.append(("State", run.state + (f": {run.error}" if run.error else "")))
-    kind = relation_of(run)
-    if kind == "iso_sil":
+    if "iso_sil" in relations_of(run):
         corr = charts.correlations(run.metrics)
         if corr is not None:
             rows.append(("IsoScore vs silhouette", f"Pearson r = {corr[0]:.4f}, Spearman ρ = {corr[1]:.4f}"))
@@ -163,6 +162,11 @@ def lesson_html(runs: Sequence[RunData], films: Sequence[FilmFrames | None], tit
     notes = [note for note in (item["film_note"] for item in data["runs"]) if note]
     relation = ('<section id="relation-section"><h2>How the measures relate</h2><div id="relations"></div></section>'
                 if data["relations"] else "")
+    spectrum = ('<section id="spectrum-section"><h2>Covariance spectrum</h2><div id="spectrum" class="plot"></div>'
+                '<p class="note">The eigenvalues of the embeddings\' covariance, largest first, on a log axis: a flat '
+                "line uses many directions alike (isotropic), a steep one puts the variance into a few. One run: one "
+                "line per logged step, from light (early) to dark (late). Several runs: each run's first (faint) and "
+                "last (thick) step.</p></section>" if data["spectrum"] else "")
     made = time.strftime("%Y-%m-%d %H:%M")
     names = ", ".join(run.name for run in runs)
     return "".join([
@@ -177,6 +181,7 @@ def lesson_html(runs: Sequence[RunData], films: Sequence[FilmFrames | None], tit
         '<div id="lesson-error" class="error" hidden></div>',
         _lessons(runs),
         f'<div class="row">{_film_section(notes, any(item["film"] for item in data["runs"]))}{relation}</div>',
+        spectrum,
         '<section id="curves-section"><h2>Curves</h2><div id="curves" class="grid"></div>'
         + ("" if data["metrics"] else '<p class="note">No metric logged yet.</p>') + "</section>",
         '<section id="runs"><h2>The runs</h2>',

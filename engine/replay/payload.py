@@ -23,14 +23,15 @@ from engine import charts, settings
 from engine.replay.frames import FilmFrames
 from engine.replay.source import RunData
 
-#: the relation figure of each experiment: (x column, y column, title, x title, y title)
+#: the relation figures: (x column, y column, title, x title, y title); the alignment–uniformity plane takes a
+#: probe run's class alignment where a SimCSE run has its alignment (:data:`engine.charts.ALIGNMENT_COLUMNS`)
 RELATIONS: dict[str, tuple[str, str, str, str, str]] = {
     "iso_sil": ("isoscore", "silhouette", "IsoScore vs silhouette (Mickus et al. 2024, Fig. 3)",
                 "IsoScore", "Silhouette"),
     "align_uniform": ("uniformity", "alignment", "Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)",
                       "l_uniform", "l_align"),
 }
-KIND_RELATION = {"probe": "iso_sil", "simcse": "align_uniform"}
+CLASS_ALIGN_TITLE = "l_align (probe runs: class alignment)"
 FRAME_MS = 400  # a film frame's time at 1× speed
 #: points of a film in the page: more make the file large and each frame slow to draw (SVG); a seeded sample
 #: of this many is shown instead, and the page says so
@@ -56,12 +57,18 @@ def plotly_text(value: object) -> str:
     return html.escape(str(value), quote=False)
 
 
-def relation_of(run: RunData) -> str | None:
-    """The relation figure of a run: by its kind, else by the columns it logs."""
-    kind = KIND_RELATION.get(run.kind)
-    if kind is not None:
-        return kind
-    return next((key for key, (x, y, *_) in RELATIONS.items() if {x, y} <= set(run.curves)), None)
+def y_column(run: RunData, kind: str) -> str:
+    """The y column of relation ``kind`` in ``run`` (a probe's class alignment on the alignment–uniformity plane)."""
+    y = RELATIONS[kind][1]
+    if kind == "align_uniform" and y not in run.metrics:
+        return next((c for c in charts.ALIGNMENT_COLUMNS if c in run.metrics), y)
+    return y
+
+
+def relations_of(run: RunData) -> list[str]:
+    """The relation figures a run has points on: IsoScore vs silhouette, the alignment–uniformity plane."""
+    logged = set(run.curves)
+    return [kind for kind, (x, *_) in RELATIONS.items() if {x, y_column(run, kind)} <= logged]
 
 
 def _finite(value: Any) -> float | None:
@@ -79,8 +86,9 @@ def curves_of(run: RunData, max_points: int | None = None) -> dict[str, dict[str
 
 def relation_payload(run: RunData, kind: str) -> dict[str, Any] | None:
     """The run's points of the relation figure (steps where both are logged); for IsoScore vs silhouette, Pearson r
-    and Spearman ρ of the two series (:func:`engine.charts.correlations`), as the paper reports them."""
-    x, y = RELATIONS[kind][:2]
+    and Spearman ρ of the two series (:func:`engine.charts.correlations`), as the paper reports them. ``legend``
+    names the run, and a probe's class alignment as such."""
+    x, y = RELATIONS[kind][0], y_column(run, kind)
     if x not in run.metrics or y not in run.metrics:
         return None
     both = run.metrics[["step", x, y]].dropna()
@@ -89,8 +97,21 @@ def relation_payload(run: RunData, kind: str) -> dict[str, Any] | None:
     both = charts.downsample(both, 2000)
     corr = charts.correlations(run.metrics, x, y) if kind == "iso_sil" else None  # the paper's r and ρ
     r, rho = (None, None) if corr is None else (_finite(corr[0]), _finite(corr[1]))
+    legend = run.name + (" (class alignment)" if y == "class_alignment" else "")
     return {"kind": kind, "step": b64(both["step"], "<f8"), "x": b64(both[x], "<f8"), "y": b64(both[y], "<f8"),
-            "r": r, "rho": rho}
+            "r": r, "rho": rho, "legend": plotly_text(legend)}
+
+
+def spectrum_payload(runs: Sequence[RunData]) -> dict[str, Any] | None:
+    """The covariance spectrum figure of the runs that logged one (:func:`engine.charts.spectrum_figure`: at most
+    :data:`engine.charts.MAX_SPECTRA` lines a run, its numbers as base64 typed arrays), without Plotly's
+    template (the page sets its own fonts); None when no run logged a spectrum."""
+    found = {plotly_text(run.name): run.spectra for run in runs if run.spectra is not None and len(run.spectra)}
+    if not found:
+        return None
+    fig = charts.spectrum_figure(found)
+    fig.update_layout(template=None)
+    return json.loads(fig.to_json())
 
 
 def film_payload(film: FilmFrames, points: pd.DataFrame | None) -> dict[str, Any]:
@@ -144,17 +165,16 @@ def payload(runs: Sequence[RunData], films: Sequence[FilmFrames | None]) -> dict
     out_runs = []
     for index, (run, film) in enumerate(zip(runs, films)):
         metrics += [column for column in run.curves if column not in metrics]
-        kind = relation_of(run)
-        relation = relation_payload(run, kind) if kind else None
-        if relation is not None and kind not in relations:
-            relations.append(kind)
+        found = {kind: relation_payload(run, kind) for kind in relations_of(run)}
+        found = {kind: value for kind, value in found.items() if value is not None}
+        relations += [kind for kind in found if kind not in relations]
         out_runs.append({
             "name": run.name,
             "legend": plotly_text(run.name),
             "kind": run.kind,
             "color": charts.color(index),
             "curves": curves_of(run),
-            "relation": relation,
+            "relations": found,
             "film": film_payload(film, run.points) if film is not None and film.steps else None,
             "film_note": film_note(run, film),
         })
@@ -163,7 +183,10 @@ def payload(runs: Sequence[RunData], films: Sequence[FilmFrames | None]) -> dict
         "runs": out_runs,
         "metrics": [{"key": key, "label": plotly_text(charts.label(key))} for key in metrics],
         "relations": [{"kind": kind, "title": plotly_text(RELATIONS[kind][2]), "x": RELATIONS[kind][3],
-                       "y": RELATIONS[kind][4]} for kind in sorted(relations)],
+                       "y": CLASS_ALIGN_TITLE if kind == "align_uniform" and any(
+                           run.kind == "probe" for run in runs if kind in relations_of(run)) else RELATIONS[kind][4]}
+                      for kind in sorted(relations)],
+        "spectrum": spectrum_payload(runs),
         "palette": list(charts.PALETTE),
         "frame_ms": FRAME_MS,
     }

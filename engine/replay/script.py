@@ -2,7 +2,9 @@
 
 The script reads the JSON payload (:mod:`engine.replay.payload`), draws every curve, the relation figures and
 the film, and keeps them in step: a film frame moves a cursor line on every curve (``layout.shapes[0]``), a
-ring on the relation figure (also ``layout.shapes[0]``), the slider and the ``step N`` text. A slider move
+ring on the relation figures (also ``layout.shapes[0]``; a run has points on one figure or both: IsoScore vs
+silhouette, and the alignment–uniformity plane where a probe run's class alignment sits beside a SimCSE run's
+alignment), the slider and the ``step N`` text. The covariance spectrum is drawn once and does not follow. A slider move
 touches only the film's points and the cursors, with no restyle or relayout of any figure (``movePoints``,
 ``moveShape``): ``Plotly.restyle`` of the film took 70-200 ms for 2,000 SVG points on the shared 2-core CPU,
 and stays the fallback (``lesson.fast = false`` forces it). Moves that come faster than the screen are folded
@@ -145,10 +147,11 @@ SCRIPT = r"""
     data.relations.forEach(function (relation) {
       var traces = [];
       data.runs.forEach(function (run) {
-        var p = run.relation;
-        if (!p || p.kind !== relation.kind) return;
-        run._relation = {x: f64(p.x), y: f64(p.y), step: f64(p.step), kind: p.kind};
-        var r = run._relation, name = run.legend;
+        var p = run.relations && run.relations[relation.kind];
+        if (!p) return;
+        run._relations = run._relations || {};
+        var r = run._relations[relation.kind] = {x: f64(p.x), y: f64(p.y), step: f64(p.step), kind: p.kind};
+        var name = p.legend || run.legend;
         if (p.r !== null) name += ": r = " + p.r.toFixed(3) + ", ρ = " + (p.rho === null ? "n/a" : p.rho.toFixed(3));
         var path = relation.kind === "align_uniform";
         traces.push({type: "scatter", mode: path ? "lines+markers" : "markers", x: r.x, y: r.y, customdata: r.step,
@@ -177,6 +180,15 @@ SCRIPT = r"""
       });
     });
     return jobs;
+  }
+
+  // The covariance spectrum: the figure engine.charts.spectrum_figure made (its arrays as typed base64, which
+  // plotly.js reads), drawn with the page's fonts. It does not follow the film's step.
+  function drawSpectrum() {
+    if (!data.spectrum) return [];
+    var fig = data.spectrum, layout = Object.assign({}, fig.layout, {font: FONT, height: 440,
+      title: Object.assign({}, fig.layout.title, {font: {size: 14}})});
+    return [Plotly.newPlot(el("spectrum"), fig.data, layout, CONFIG)];
   }
 
   function prepare(runIndex) {
@@ -229,9 +241,9 @@ SCRIPT = r"""
     el("slider").value = String(i);
     el("step-label").textContent = "step " + s;
     curveDivs.forEach(function (div) { moveShape(div, 0, {x0: s, x1: s}); });
-    var r = data.runs[cur.run]._relation;
+    var found = data.runs[cur.run]._relations || {};
     relationDivs.forEach(function (div) {
-      var on = !!(r && r.kind === div._kind && r.step.length), j = on ? atOrBefore(r.step, s) : 0;
+      var r = found[div._kind], on = !!(r && r.step.length), j = on ? atOrBefore(r.step, s) : 0;
       if (on !== div.layout.shapes[0].visible) {
         Plotly.relayout(div, on ? {"shapes[0].visible": true, "shapes[0].xanchor": r.x[j], "shapes[0].yanchor": r.y[j]}
                                 : {"shapes[0].visible": false});
@@ -294,7 +306,7 @@ SCRIPT = r"""
   }
 
   function start() {
-    var jobs = drawCurves().concat(drawRelations());
+    var jobs = drawCurves().concat(drawRelations(), drawSpectrum());
     if (filmRuns.length) {
       el("film-controls").hidden = false;
       controls();

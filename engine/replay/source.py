@@ -1,7 +1,9 @@
 """A run folder read for a replay: every file the lesson shows, checked, with a damaged one named in one line.
 
 What a lesson cannot do without (``config.json``, ``metrics.csv``) is an error; what only colours or speeds it up
-(``points.csv``, ``status.json``) is a warning, and the lesson goes on without it.
+(``points.csv``, ``status.json``, ``spectrum.csv``) is a warning, and the lesson goes on without it. A probe
+run's ``alignment`` column is its class alignment: it is read as ``class_alignment``
+(:func:`engine.charts.charted`), so that the lesson never names it like SimCSE's alignment.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from engine import paths, runlog
+from engine.charts.geometry import charted
 from engine.errors import ConfigError, DataError, one_line
 
 #: ``metrics.csv`` columns that are bookkeeping, not curves
@@ -36,6 +39,7 @@ class RunData:
     frames: list[tuple[int, Path]]
     warnings: list[str] = field(default_factory=list)
     error: str | None = None  # a failed run's one-line error (status.json)
+    spectra: runlog.Spectra | None = None  # ``spectrum.csv``: the covariance spectra of its logged steps
 
     @property
     def curves(self) -> list[str]:
@@ -86,13 +90,14 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
     except (OSError, ValueError) as err:
         raise DataError(f"{_where(run_dir, runlog.CONFIG)} is damaged ({one_line(err)})") from None
     warnings: list[str] = []
-    metrics = _metrics(run_dir, warnings)
+    kind = str(config.get("kind") or "?")
+    metrics = charted(_metrics(run_dir, warnings), kind)  # a probe's alignment is its class alignment
     points = _points(run_dir, warnings)
     state, error = _state(run_dir, warnings)
     return RunData(
         path=run_dir,
         name=name or run_dir.resolve().name,
-        kind=str(config.get("kind") or "?"),
+        kind=kind,
         config=config,
         state=state,
         error=error,
@@ -102,7 +107,18 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
         snapshots=runlog.list_snapshots(run_dir),
         frames=runlog.list_frames(run_dir),
         warnings=warnings,
+        spectra=_spectra(run_dir, warnings),
     )
+
+
+def _spectra(run_dir: Path, warnings: list[str]) -> runlog.Spectra | None:
+    """The run's spectra (None when it logged none); a damaged ``spectrum.csv`` is a warning, not an error."""
+    try:
+        found = runlog.read_spectrum(run_dir)
+    except (DataError, OSError) as err:
+        warnings.append(f"{one_line(err)}; the lesson shows no spectrum")
+        return None
+    return found if len(found) else None
 
 
 def _state(run_dir: Path, warnings: list[str]) -> tuple[str, str | None]:

@@ -4,6 +4,9 @@ Layout of ``<run>/``:
 - ``config.json``   the run's settings (written atomically before the first step)
 - ``status.json``   ``state`` (running, finished, stopped, failed), pid, times, error (atomic rewrites)
 - ``metrics.csv``   one row per logged step, appended with a single ``write`` and flushed per row
+- ``spectrum.csv``  the covariance spectrum of the steps that measure it (the probe): header
+                    ``step,lambda_1,...,lambda_d``, then one row per such step (eigenvalues, descending),
+                    each appended with a single ``write`` before that step's row in ``metrics.csv``
 - ``summary.json``  final values (atomic, at the end)
 - ``points.csv``    the texts and labels of projected points (when snapshots are kept)
 - ``snapshots/step_NNNNNN.npy``  embedding snapshots (``np.save``, never pickled)
@@ -15,7 +18,8 @@ A run whose status says ``running`` but whose writer is gone reads as ``interrup
 
 The folder is the one source of truth: every reader (the CLI's user, the app that started the run, another
 app, the app after a restart) reads rows, points, snapshots and frames from here, never from the writer.
-:class:`MetricsTail` follows a ``metrics.csv`` that is still growing.
+:class:`MetricsTail` follows a ``metrics.csv`` that is still growing, :class:`SpectrumTail` a ``spectrum.csv``;
+:func:`read_spectrum` reads one whole (:class:`Spectra`).
 
 Modules: :mod:`~engine.runlog.files` (names, atomic JSON, cells), :mod:`~engine.runlog.writer` (the one
 writer), :mod:`~engine.runlog.reading` (every reader), :mod:`~engine.runlog.liveness` (is the writer alive).
@@ -29,6 +33,7 @@ from engine.runlog.files import (
     METRICS,
     POINTS,
     SNAPSHOTS,
+    SPECTRUM,
     STATUS,
     SUMMARY,
     format_cell,
@@ -43,6 +48,8 @@ from engine.runlog.reading import (
     DamagedRun,
     MetricsTail,
     RunInfo,
+    Spectra,
+    SpectrumTail,
     frame_path,
     list_frames,
     list_runs,
@@ -52,6 +59,7 @@ from engine.runlog.reading import (
     load_snapshot,
     read_metrics,
     read_points,
+    read_spectrum,
     read_summary,
     run_state,
     save_frame,
@@ -60,9 +68,10 @@ from engine.runlog.reading import (
 from engine.runlog.writer import RunWriter
 
 __all__ = [
-    "CONFIG", "ERROR_LOG", "FINAL_STATES", "FRAMES", "METRICS", "POINTS", "SNAPSHOTS", "STATUS", "SUMMARY",
-    "DamagedRun", "MetricsTail", "RunInfo", "RunWriter", "WriterLock", "format_cell", "frame_path", "is_disk_full",
-    "jsonable", "list_frames", "list_runs", "list_snapshots", "load_frame", "load_run_info", "load_snapshot",
-    "pid_alive", "process_start", "read_json", "read_metrics", "read_points", "read_summary", "run_state",
-    "request_stop", "save_frame", "snapshot_path", "write_json_atomic", "write_json_in_place", "writer_alive",
+    "CONFIG", "ERROR_LOG", "FINAL_STATES", "FRAMES", "METRICS", "POINTS", "SNAPSHOTS", "SPECTRUM", "STATUS",
+    "SUMMARY", "DamagedRun", "MetricsTail", "RunInfo", "RunWriter", "Spectra", "SpectrumTail", "WriterLock",
+    "format_cell", "frame_path", "is_disk_full", "jsonable", "list_frames", "list_runs", "list_snapshots",
+    "load_frame", "load_run_info", "load_snapshot", "pid_alive", "process_start", "read_json", "read_metrics",
+    "read_points", "read_spectrum", "read_summary", "run_state", "request_stop", "save_frame", "snapshot_path",
+    "write_json_atomic", "write_json_in_place", "writer_alive",
 ]

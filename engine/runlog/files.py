@@ -16,6 +16,8 @@ import numpy as np
 CONFIG, STATUS, METRICS, SUMMARY, POINTS, SNAPSHOTS, FRAMES, ERROR_LOG = (
     "config.json", "status.json", "metrics.csv", "summary.json", "points.csv", "snapshots", "frames", "error.log",
 )
+#: the covariance spectrum of each measured step: ``step,lambda_1,...,lambda_d`` (eigenvalues, descending)
+SPECTRUM = "spectrum.csv"
 
 FINAL_STATES = ("finished", "stopped", "failed")
 

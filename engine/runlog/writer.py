@@ -1,5 +1,5 @@
-"""The one writer of a run folder: rows appended whole, snapshots and points atomic, the state recorded at
-the end even on a full disk, and a lock so that two processes never write one folder at once."""
+"""The one writer of a run folder: rows (and spectra) appended whole, snapshots and points atomic, the state
+recorded at the end even on a full disk, and a lock so that two processes never write one folder at once."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from engine.runlog.files import (
     FINAL_STATES,
     METRICS,
     POINTS,
+    SPECTRUM,
     STATUS,
     SUMMARY,
     format_cell,
@@ -54,6 +55,8 @@ class RunWriter:
                               "choose another folder or stop that run first")
         self.columns = list(columns)
         self._fd: int | None = None
+        self._spectrum_fd: int | None = None
+        self._spectrum_width: int | None = None
         self._status: dict[str, Any] = {
             "state": "running",
             "pid": os.getpid(),
@@ -66,27 +69,42 @@ class RunWriter:
         try:
             write_json_atomic(self.run_dir / CONFIG, config)
             write_json_atomic(self.run_dir / STATUS, self._status)
-            self._fd = os.open(self.run_dir / METRICS, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+            (self.run_dir / SPECTRUM).unlink(missing_ok=True)  # an earlier run's (--force); made at its first row
+            self._fd = _open_log(self.run_dir / METRICS)
             self._write_line(self.columns)
         except BaseException:
             self._lock.release()
             raise
 
-    def _write_line(self, cells: Iterable[str]) -> None:
+    def _write_line(self, cells: Iterable[str], fd: int | None = None, name: str = METRICS) -> None:
+        fd = self._fd if fd is None else fd
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerow(list(cells))
         data = buffer.getvalue().encode("utf-8")
-        written = os.write(self._fd, data)  # one write per row: a kill cannot interleave rows
+        written = os.write(fd, data)  # one write per row: a kill cannot interleave rows
         if written != len(data):  # only on a full disk: take the torn part back so the file stays whole
             with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, os.lseek(self._fd, 0, os.SEEK_END) - written)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.run_dir / METRICS))
+                os.ftruncate(fd, os.lseek(fd, 0, os.SEEK_END) - written)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.run_dir / name))
 
     def append(self, record: Mapping[str, Any]) -> None:
         """Append one row (missing columns become empty cells); the row is on disk when this returns."""
         self._write_line(format_cell(record.get(column)) for column in self.columns)
         if record.get("step") is not None:
             self._status["last_step"] = record["step"]
+
+    def append_spectrum(self, step: int, eigenvalues: np.ndarray) -> None:
+        """Append the spectrum of ``step`` to ``spectrum.csv`` (its header ``step,lambda_1,...,lambda_d`` comes
+        with the first one); the row is on disk when this returns. Every spectrum of a run has one length."""
+        values = np.asarray(eigenvalues, dtype=np.float64).reshape(-1)
+        if self._spectrum_fd is None:
+            self._spectrum_fd = _open_log(self.run_dir / SPECTRUM)
+            self._spectrum_width = len(values)
+            header = ["step", *(f"lambda_{k}" for k in range(1, len(values) + 1))]
+            self._write_line(header, self._spectrum_fd, SPECTRUM)
+        elif len(values) != self._spectrum_width:
+            raise ValueError(f"a spectrum of {len(values)} values after spectra of {self._spectrum_width}")
+        self._write_line([str(int(step)), *map(format_cell, values.tolist())], self._spectrum_fd, SPECTRUM)
 
     def save_points(self, texts: Sequence[str], labels: Sequence[Any] | None) -> None:
         frame = pd.DataFrame({"text": list(texts)})
@@ -112,9 +130,7 @@ class RunWriter:
         rewritten in place (its blocks already exist), so the run never stays ``running``.
         """
         assert state in FINAL_STATES, state
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        self._close_logs()
         try:
             if summary is not None:
                 try:
@@ -129,11 +145,22 @@ class RunWriter:
         finally:
             self._lock.release()
 
+    def _close_logs(self) -> None:
+        for name in ("_fd", "_spectrum_fd"):
+            fd = getattr(self, name, None)
+            if fd is not None:
+                setattr(self, name, None)
+                os.close(fd)
+
     def __del__(self) -> None:  # pragma: no cover - best effort
-        if getattr(self, "_fd", None) is not None:
-            os.close(self._fd)
+        self._close_logs()
         if getattr(self, "_lock", None) is not None:
             self._lock.release()
+
+
+def _open_log(path: Path) -> int:
+    """An append-only file descriptor on ``path``, emptied first (a log written one ``write`` per row)."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
 
 
 @contextlib.contextmanager

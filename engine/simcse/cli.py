@@ -16,6 +16,7 @@ import sys
 import threading
 
 from engine import settings
+from engine.device import PRECISIONS
 from engine.errors import ConfigError
 from engine.simcse.distributed import launched_by_torchrun
 from engine.simcse.train import MODES, POOLER_CHOICES, SimCSEConfig
@@ -53,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--probe", help="labelled set (e.g. demo) for probe silhouette / IsoScore")
     add("--seed", type=int, default=0)
     add("--device", default="auto", help="auto, cpu or cuda[:N] (torchrun: each rank takes cuda:LOCAL_RANK)")
+    add("--precision", choices=PRECISIONS, default=SimCSEConfig.precision,
+        help="auto: the forward in bf16 autocast on CUDA and on CPUs with native bf16 (AVX512-BF16/AMX), "
+             "evaluation in float32; fp32: float32 everywhere (default auto)")
     add("--save-encoder", metavar="NAME", help="save the trained encoder as cache/encoders/NAME (an existing one is replaced only with --force)")
 
 
@@ -64,7 +68,7 @@ def config_from_args(args: argparse.Namespace) -> SimCSEConfig:
         pooler=args.pooler, encoder=args.encoder, steps=args.steps, batch_size=args.batch_size, lr=args.lr,
         max_len=args.max_len, temp=args.temp, hard_negative_weight=args.hard_negative_weight, eval=args.eval,
         eval_limit=args.eval_limit or None, eval_every=args.eval_every, probe=args.probe, seed=args.seed,
-        device=args.device, save_encoder=args.save_encoder, replace_encoder=bool(getattr(args, "force", False)),
+        device=args.device, precision=args.precision, save_encoder=args.save_encoder, replace_encoder=bool(getattr(args, "force", False)),
     )
 
 

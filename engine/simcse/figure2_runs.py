@@ -6,6 +6,12 @@
 Each run goes to ``DIR/<run>/`` through :func:`engine.runner.run_experiment` (metrics.csv, config.json,
 summary.json), evaluated every 10 steps on STS-B dev as in the paper (alignment on gold > 4 pairs,
 uniformity over all evaluation sentences). The presets are :data:`engine.simcse.views.FIGURE2_RUNS`.
+``--probe demo --snapshot-every 10`` adds what the app's "SimCSE Figure 2" preset adds.
+
+OpenMP threads wait passively here (``OMP_WAIT_POLICY=PASSIVE`` unless set in the environment; the setting
+``omp_wait_policy``, :func:`engine.settings.apply_openmp_wait_policy`): on a shared CPU, threads that spin at
+every op's barrier while their sibling is descheduled slow the steps down (docs/performance.md); the policy is
+read when torch loads, so it is set before any import of it.
 """
 
 from __future__ import annotations
@@ -16,9 +22,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.errors import EmbedlabError, one_line
-from engine.simcse.train import SimCSEConfig
-from engine.simcse.views import FIGURE2_RUNS
+from engine import settings
+
+settings.apply_openmp_wait_policy()  # before torch is imported (see the module docstring)
+
+from engine.device import PRECISIONS  # noqa: E402 - after the OpenMP policy
+from engine.errors import EmbedlabError, one_line  # noqa: E402
+from engine.simcse.train import SimCSEConfig  # noqa: E402
+from engine.simcse.views import FIGURE2_RUNS  # noqa: E402
 
 
 def figure2_configs(base: dict[str, Any], runs: list[str] | None = None) -> dict[str, SimCSEConfig]:
@@ -42,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pooler", default="cls", help="cls (paper), cls-mlp or avg")
     parser.add_argument("--lr", type=float, default=3e-5)
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--precision", choices=PRECISIONS, default=SimCSEConfig.precision,
+                        help="auto: bf16 autocast where the hardware has it (CUDA, CPUs with AVX512-BF16/AMX); fp32")
+    parser.add_argument("--probe", help="labelled set for probe silhouette / IsoScore (the app's preset: demo)")
+    parser.add_argument("--snapshot-every", type=int, default=0, help="embedding snapshots every k steps (app: 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", nargs="*", help=f"subset of {', '.join(FIGURE2_RUNS)}")
     args = parser.parse_args(argv)
@@ -51,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         mode="unsup", train="wiki1m", data_dir=args.data_dir, eval="stsb", steps=args.steps,
         batch_size=args.batch_size, eval_limit=args.eval_limit or None, eval_every=args.eval_every,
         encoder=args.encoder, pooler=args.pooler, lr=args.lr, device=args.device, seed=args.seed,
+        precision=args.precision, probe=args.probe, snapshot_every=args.snapshot_every,
     )
     try:
         configs = figure2_configs(base, args.runs)
@@ -61,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             results[name] = {k: summary.get(k) for k in (
                 "state", "sts_spearman_start", "sts_spearman_end", "sts_spearman_best", "alignment_start",
                 "alignment_end", "uniformity_start", "uniformity_end", "loss_last10", "train_seconds", "eval_seconds",
+                "wall_seconds", "eval_set", "precision",
             )}
     except EmbedlabError as err:
         print(f"error: {one_line(err)}", file=sys.stderr)

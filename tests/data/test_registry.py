@@ -6,10 +6,12 @@ from engine.errors import ConfigError, DataError
 
 
 def test_registry_lists_the_built_ins():
-    assert list(DATASETS) == ["demo", "demo-pairs", "demo-nli", "rt-polarity", "snli", "stsb", "wiki1m"]
+    assert list(DATASETS) == ["demo", "demo-pairs", "demo-nli", "rt-polarity", "snli", "stsb", "wiki1m",
+                              "wordnet-pos", "wordnet-supersenses"]
     kinds = {name: spec.kind for name, spec in DATASETS.items()}
     assert kinds == {"demo": "labelled", "demo-pairs": "pairs", "demo-nli": "triples", "rt-polarity": "labelled",
-                     "snli": "nli-pairs", "stsb": "pairs", "wiki1m": "sentences"}
+                     "snli": "nli-pairs", "stsb": "pairs", "wiki1m": "sentences", "wordnet-pos": "labelled",
+                     "wordnet-supersenses": "labelled"}
     assert all(spec.description and callable(spec.loader) for spec in DATASETS.values())
     assert describe()[4]["splits"] == ["validation", "test", "train"]
 

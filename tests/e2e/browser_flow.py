@@ -2,7 +2,7 @@
 
 ``streamlit run app.py`` on a free localhost port (own cache folder, no shared data, hub offline), driven by
 Playwright + Debian chromium. :func:`run_watch_switch_reload_download` starts a small probe run on the
-Isotropy page, watches the charts grow while it runs, switches pages and comes back to the same run, reloads
+Isotropy page, watches the charts (and the covariance spectrum) grow while it runs, switches pages and comes back to the same run, reloads
 and re-attaches, downloads the run's CSV and checks its rows, and saves screenshots of four pages into the
 folder it is given (the test: ``test-artifacts/screenshots/``, ignored by git; only the script copies them
 into docs/screenshots/).
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from probe_js import CHART_CURVE, FILM_SHOWN
+from probe_js import CHART_CURVE, FILM_SHOWN, SPECTRUM_LINES
 from waiting import wait_for
 
 from engine import settings
@@ -195,6 +195,8 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
              "the charts to grow", interval=0.5, describe=why)
     label = page.locator("[data-testid='stProgress']").first.inner_text().split(" — ")[0].strip()
     assert label.startswith("probe·"), label
+    # the covariance spectrum is drawn live too (on the canvas), one line per logged spectrum so far
+    wait_for(lambda: page.evaluate(SPECTRUM_LINES) >= 1, 60, "the live spectrum chart", interval=0.5, describe=why)
 
     # training first: the server's event loop yields to the run's child (engine.priority)
     normal = os.getpriority(os.PRIO_PROCESS, 0)  # the server started with this process's priority
@@ -219,6 +221,7 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
              interval=0.5, describe=why)
     page.get_by_role("button", name=f"⬇ {label}.csv").wait_for(timeout=30_000)
     wait_for(lambda: film_shown(page), 240, "the run's UMAP film", interval=0.5, describe=why)
+    assert page.evaluate(SPECTRUM_LINES) >= 2  # after the run: Plotly, several steps coloured over training
     page.screenshot(path=str(shots / "isotropy.png"), full_page=True)
     with page.expect_download(timeout=30_000) as info:
         page.get_by_role("button", name=f"⬇ {label}.csv").click()

@@ -21,3 +21,16 @@ FILM_SHOWN = (
     " const t = g.layout && g.layout.title; const text = t && (t.text !== undefined ? t.text : t);"
     " return typeof text === 'string' && /^UMAP · \\d+ frames$/.test(text.replace(/<[^>]*>/g, '')); })"
 )
+
+# The number of lines of the covariance spectrum chart (a panel or Plotly chart whose title starts "Covariance
+# spectrum"), live on the canvas while a run trains, else in Plotly; 0 while there is none.
+SPECTRUM_LINES = (
+    "() => { const live = [...document.querySelectorAll('iframe')].map(f => { try {"
+    " return f.contentWindow.embedlabPanels; } catch (e) { return null; } }).find(p => p && p.length) || [];"
+    " const plain = (t) => (t && t.text !== undefined ? t.text : t || '').toString().replace(/<[^>]*>/g, '');"
+    " const panel = live.find(p => plain(p.title).startsWith('Covariance spectr'));"
+    " if (panel) return panel.series.filter(s => s.y && s.y.some(v => v !== null)).length;"
+    " const g = [...document.querySelectorAll('.js-plotly-plot')]"
+    ".find(g => g.layout && plain(g.layout.title).startsWith('Covariance spectr'));"
+    " return g ? g.data.filter(t => t.mode === 'lines').length : 0; }"
+)

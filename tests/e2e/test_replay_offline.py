@@ -1,6 +1,7 @@
 """The replay lesson in a real browser, offline: opened from ``file://`` with every other request aborted.
 
-Checked: no console error and no request leaves the file; every chart renders; Play advances the ``step N``
+Checked: no console error and no request leaves the file; every chart renders (the covariance spectrum, and the
+probe's class alignment beside SimCSE's alignment on one plane); Play advances the ``step N``
 text; the slider moves the film's points (to where Plotly itself puts them), the cursor on every curve (read from
 the Plotly layout's shapes and from the line drawn) and the ring on the relation figure. The page forbids eval
 (its Content-Security-Policy), so the waits are Playwright's ``expect`` on the DOM, never ``wait_for_function``.
@@ -25,7 +26,7 @@ def lessons(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         pytest.skip("/usr/bin/chromium not installed")
     pytest.importorskip("playwright.sync_api")
     root = tmp_path_factory.mktemp("replay")
-    probe = make_probe_run(root / "probe-run", steps=60, n=90, snapshot_every=10)
+    probe = make_probe_run(root / "probe-run", steps=60, n=90, snapshot_every=10, geometry=True)
     simcse = make_simcse_run(root / "simcse-run")
     other = make_probe_run(root / "other-probe", steps=45, n=40, snapshot_every=15, labels=("a", "b"), seed=1)
     files = {"both": root / "both.html", "simcse": root / "simcse.html", "two films": root / "two.html"}
@@ -85,14 +86,18 @@ def xy(transform: str) -> tuple[float, float]:
 def test_the_lesson_renders_offline_with_no_error_and_no_request(browser, lessons) -> None:
     view = Offline(browser, lessons["both"])
     page = view.page
-    metrics = ["loss", "accuracy", "isoscore", "silhouette", "alignment", "uniformity", "sts_spearman"]
+    metrics = ["loss", "accuracy", "isoscore", "silhouette", "alignment", "uniformity", "sts_spearman",
+               "class_alignment", "effective_rank"]
     assert sorted(page.evaluate("() => Array.from(document.querySelectorAll('.curve')).map(d => d.dataset.metric)")) \
         == sorted(metrics)
     assert page.locator(".curve .main-svg").count() >= len(metrics)
     assert page.locator(".curve .scatterlayer .trace").count() >= len(metrics)
     assert page.locator("#film path.point").count() == 90
     assert page.locator("#relation-iso_sil .scatterlayer path.point").count() == 60
-    assert page.locator("#relation-align_uniform .scatterlayer .trace").count() >= 1
+    assert page.locator("#relation-align_uniform .scatterlayer .trace").count() >= 2  # the probe and SimCSE
+    legend = page.locator("#relation-align_uniform .legendtext").all_text_contents()
+    assert "probe-run (class alignment)" in legend and "simcse-run" in legend, legend
+    assert page.locator("#spectrum .scatterlayer .trace").count() >= 12  # a line per logged spectrum (5, ..., 60)
     assert page.locator("#step-label").inner_text() == "step 10"
     assert page.locator("#film-run option").count() == 1
     assert "simcse-run kept no embedding snapshots" in page.locator("#film-notes").inner_text()

@@ -136,3 +136,28 @@ def test_fingerprint_is_stable_and_tracks_settings_and_weights(bundled, variant)
         with torch.no_grad():
             weight.copy_(original)
     assert base.fingerprint == before
+
+
+def test_pretokenized_texts_encode_like_encode(bundled) -> None:
+    tokenized = bundled.pretokenize(TEXTS, batch_size=2)
+    assert tokenized.count == len(TEXTS) and len(tokenized.batches) == 3
+    widths = [batch["input_ids"].shape[1] for _, batch in tokenized.batches]
+    assert widths == sorted(widths, reverse=True)  # sorted by token count, each batch padded to its own longest
+    assert sorted(int(i) for idx, _ in tokenized.batches for i in idx) == list(range(len(TEXTS)))
+    assert np.abs(bundled.encode_tokenized(tokenized) - bundled.encode(TEXTS)).max() < 1e-5
+    assert bundled.encode_tokenized(tokenized, should_stop=lambda: True) is None
+    empty = bundled.pretokenize([])
+    assert empty.count == 0 and bundled.encode_tokenized(empty).shape == (0, 384)
+    with pytest.raises(ConfigError):
+        bundled.pretokenize(TEXTS, batch_size=0)
+
+
+def test_encode_tokenized_restores_training_mode(variant) -> None:
+    encoder = variant("cls_before_pooler", mlp=make_mlp(384))
+    tokenized = encoder.pretokenize(TEXTS[:2])
+    encoder.train()
+    try:
+        encoder.encode_tokenized(tokenized)
+        assert encoder.model.training and encoder.mlp.training
+    finally:
+        encoder.eval()

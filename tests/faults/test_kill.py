@@ -14,6 +14,8 @@ import pytest
 from waiting import wait_for
 
 from engine import runlog
+from engine.probe.measure import GEOMETRY
+from engine.runner import EXPERIMENTS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,12 +55,17 @@ def test_sigkill_leaves_whole_rows_config_and_interrupted_state(tmp_path: Path, 
     raw = (out / "metrics.csv").read_bytes()
     complete = raw[: raw.rfind(b"\n") + 1].decode().splitlines()
     header = complete[0].split(",")
-    assert header == ["step", "loss", "accuracy", "isoscore", "silhouette", "seconds"]
+    assert header == list(EXPERIMENTS["probe"].columns)
+    geometry = [header.index(column) for column in GEOMETRY]  # measured every 10th step only (the default)
     for line in complete[1:]:  # every complete line is a whole row
         cells = line.split(",")
-        assert len(cells) == len(header) and all(cells), line
+        assert len(cells) == len(header), line
+        assert all(cell for i, cell in enumerate(cells) if i not in geometry or int(cells[0]) % 10 == 0), line
     frame = runlog.read_metrics(out)
     assert len(frame) == len(complete) - 1 and frame["step"].tolist() == list(range(len(frame)))
+    spectra = runlog.read_spectrum(out)  # written before its row: every geometry row has its spectrum
+    assert spectra.eigenvalues.shape[1:] == (384,) and not pd.isna(spectra.eigenvalues).any()
+    assert set(frame["step"][frame["step"] % 10 == 0]) <= set(spectra.steps.tolist())
     assert runlog.read_json(out / "config.json")["kind"] == "probe"
     assert runlog.load_run_info(out).state == "interrupted"
     for _, path in runlog.list_snapshots(out):  # snapshots are renamed into place: never half-written

@@ -60,7 +60,7 @@ def test_errors_speak_of_fields_and_never_repeat_their_prefix() -> None:
     assert "set the “Data folder” field to a folder holding rt-polarity/rt-polarity.pos" in words
     assert "(the Data folder field is empty)" in words
     assert not any(flag in words for flag in ("--data-dir", "EMBEDLAB", "HF_HUB", "DIR,"))
-    assert ui_words("sample_size 700 is larger than the data") == "“Silhouette sample size” 700 is larger than the data"
+    assert ui_words("sample_size 700 is larger than the data") == "“Geometry sample size” 700 is larger than the data"
     assert ui_words("limit must be an integer in [2, 10], got 1").startswith("“Limit” must")
     assert message("rt-polarity: ", "rt-polarity: rt-polarity: gone") == "rt-polarity: gone"
 

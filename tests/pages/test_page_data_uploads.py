@@ -59,3 +59,55 @@ def test_labels_are_shown_as_text_not_markdown(app) -> None:
     assert "single example" in shown
     assert "![" not in shown and "[click]" not in shown  # escaped: rendered as the plain text, no image, no link
     assert r"\!\[x\](http" in shown
+
+
+def _npz(**arrays) -> bytes:
+    import io
+
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def test_an_npz_of_embeddings_is_previewed_and_offered_to_the_probe(app) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    labels = np.arange(40) % 2
+    content = _npz(embeddings=rng.normal(size=(40, 8)).astype(np.float32) + labels[:, None], labels=labels,
+                   label_names=np.array(["neg", "pos"]))
+    app.switch_page("pages/data.py").run()
+    app.get("file_uploader")[0].upload("my vectors.npz", content, "application/octet-stream")
+    app.run()
+    assert not app.exception and not errors(app)
+    assert app.selectbox(key="data.file").value == "my-vectors.npz"
+    assert any("40 embeddings of 8 dimensions, 2 classes" in c.value for c in app.caption)
+    (preview,) = [df.value for df in app.dataframe if "item" in df.value.columns]
+    assert preview["label"].tolist()[:2] == ["neg", "pos"] and len(preview) == 40
+    app.switch_page("pages/isotropy.py").run()
+    assert "upload: my-vectors.npz" in app.selectbox(key="probe.data").options
+
+
+def test_a_bad_npz_is_one_line_in_the_pages_words_and_never_stored(app) -> None:
+    import numpy as np
+
+    bad = {
+        "rows.npz": (_npz(embeddings=np.ones((4, 3)), labels=np.arange(5) % 2), "4 embeddings but 5 labels"),
+        "nan.npz": (_npz(embeddings=np.where(np.eye(4, 3) > 0, np.nan, 1.0), labels=np.arange(4) % 2),
+                    "3 NaN or infinite values"),
+        "shape.npz": (_npz(embeddings=np.ones(12), labels=np.arange(12) % 2), "2-D array"),
+        "pickle.npz": (_npz(embeddings=np.ones((4, 3)), labels=np.array([{"a": 1}, 0, 1, 0], dtype=object)),
+                       "pickled object array"),
+        "text.npz": (b"embeddings,labels\n1,2\n", "not a NumPy .npz archive"),
+    }
+    app.switch_page("pages/data.py").run()
+    for name, (content, reason) in bad.items():
+        app.get("file_uploader")[0].upload(name, content, "application/octet-stream")
+        app.run()
+        assert not app.exception, name
+        lines = errors(app)
+        assert len(lines) == 1 and "\n" not in lines[0], (name, lines)
+        assert lines[0].startswith(f"{name}: ") and reason in lines[0] and ".staged" not in lines[0], lines
+        assert not (paths.uploads_dir() / name).exists()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ConfigError
-from engine.runlog import read_json, read_metrics
+from engine.runlog import read_json, read_metrics, read_spectrum
 from engine.simcse.cli import add_arguments, config_from_args
 
 REPO = Path(__file__).resolve().parents[2]
@@ -66,9 +66,13 @@ def test_cli_run_writes_the_issue_columns(tiny_dir: Path, tmp_path: Path) -> Non
                  "demo", "--out", str(out)])
     assert code == 0
     frame = read_metrics(out)
-    assert list(frame.columns) == ["step", "loss", "alignment", "uniformity", "sts_spearman", "isoscore",
-                                   "probe_silhouette", "probe_isoscore", "seconds", "eval_seconds"]
+    family = ["effective_rank", "average_cosine", "partition_isotropy"]
+    assert list(frame.columns) == ["step", "loss", "alignment", "uniformity", "sts_spearman", "isoscore", *family,
+                                   "probe_silhouette", "probe_isoscore", *(f"probe_{name}" for name in family),
+                                   "seconds", "eval_seconds"]
     assert frame["sts_spearman"].notna().tolist() == [True, False, True, True]
+    assert frame["probe_partition_isotropy"].notna().tolist() == [True, False, True, True]
+    assert read_spectrum(out).steps.tolist() == [0, 2, 3]  # the evaluation sentences' spectrum, each evaluation
     summary = read_json(out / "summary.json")
     assert summary["state"] == "finished" and "sts_spearman_best" in summary
     assert read_json(out / "config.json")["kind"] == "simcse"

@@ -1,0 +1,183 @@
+"""The geometry lens: the covariance spectrum, the relation of any two logged measures, the measures offered.
+
+- :func:`spectrum_figure` — the eigenvalues λ₁ ≥ … ≥ λ_d of the sample covariance (``spectrum.csv``,
+  :func:`engine.metrics.spectrum`) on a log axis against their rank k. One run: one line per logged step
+  (at most :data:`MAX_SPECTRA`, evenly spaced, always the first and the last) coloured from light to dark
+  blue over the steps, with a colour bar of the steps. Several runs (Compare): each run's first spectrum
+  (thin, faint) and last (thick), in the run's colour.
+
+  *Lines, not a step × rank heatmap*, because on a projector a line's height reads as a number against a
+  labelled log axis, while a heatmap's values must be read from colour, which a projector's washed-out
+  contrast and gamma distort; the lines also keep the shape Gao et al. (2021, §5) read ("flattens the
+  singular value distribution", a flatter line), and a collapse onto as many directions as classes shows
+  as a cliff after rank k. The sequential light-to-dark scale keeps the newest step the most visible and
+  still reads in greyscale. Numerically zero eigenvalues (rank > n − 1 when n ≤ d, or below
+  λ₁ · :data:`FLOOR`, float32 round-off) are left out: on a log axis they would only stretch it.
+  ``share=True`` draws λₖ / Σλ (the share of the variance), comparable across steps whose scale grows.
+- :func:`relation_figure` — any two logged measures (x, y), one point per logged step where both are
+  logged, one colour per run; each run's Pearson r and Spearman ρ (:func:`engine.charts.correlations`,
+  :func:`engine.metrics.series_correlation`) in its legend entry.
+- :func:`charted` — a run's metrics as the charts name them: the probe's ``alignment`` column is its
+  *class* alignment (Wang & Isola's alignment with same-label pairs as positives), shown as
+  ``class_alignment`` so that it is never read as SimCSE's alignment of positive pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
+
+from engine.charts.figures import (
+    TITLED,
+    ChartStyle,
+    color,
+    correlations,
+    downsample,
+    label,
+    log_axis,
+    styled,
+    titled,
+)
+
+#: at most this many spectra drawn for one run (evenly spaced over its logged steps)
+MAX_SPECTRA = 12
+#: eigenvalues below λ₁ times this are numerical zeros (float32 round-off) and are not drawn
+FLOOR = 1e-7
+#: the colours of the steps: a light-to-dark part of Plotly's "Blues" (the newest step darkest)
+STEP_SCALE = "Blues"
+STEP_RANGE = (0.35, 1.0)
+#: the relation figure of the isotropy paper, and its caption
+PAPER_PAIRS = {("isoscore", "silhouette"): "Mickus et al. 2024, Fig. 3"}
+SPECTRUM = "spectrum"  # the measure picker's name of the spectrum chart
+
+
+def charted(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """``frame`` with the probe's ``alignment`` named ``class_alignment`` (other kinds unchanged)."""
+    if kind == "probe" and "alignment" in frame.columns and "class_alignment" not in frame.columns:
+        return frame.rename(columns={"alignment": "class_alignment"})
+    return frame
+
+
+def shown_rows(steps: np.ndarray, most: int = MAX_SPECTRA) -> np.ndarray:
+    """Indices of at most ``most`` rows evenly spaced over ``steps``, the first and the last always kept."""
+    n = len(steps)
+    if n <= most:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, most).round().astype(int))
+
+
+def drawable(values: np.ndarray, share: bool = False) -> np.ndarray:
+    """One spectrum as drawn: NaN where an eigenvalue is not finite or below λ₁ · :data:`FLOOR` (a numerical
+    zero); divided by its finite sum when ``share``."""
+    out = np.asarray(values, dtype=float).copy()
+    finite = np.isfinite(out)
+    if share:
+        total = out[finite & (out > 0)].sum()
+        out = out / total if total > 0 else np.full_like(out, np.nan)
+        finite = np.isfinite(out)
+    top = np.nanmax(np.where(finite, out, np.nan)) if finite.any() else np.nan
+    out[~finite] = np.nan
+    if np.isfinite(top) and top > 0:
+        out[out < top * FLOOR] = np.nan
+    else:
+        out[:] = np.nan
+    return out
+
+
+def _step_colors(steps: np.ndarray) -> list[str]:
+    low, high = float(steps.min()), float(steps.max())
+    where = np.zeros(len(steps)) if high == low else (steps - low) / (high - low)
+    positions = STEP_RANGE[0] + where * (STEP_RANGE[1] - STEP_RANGE[0])
+    return sample_colorscale(STEP_SCALE, [float(p) for p in positions])
+
+
+def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: int = MAX_SPECTRA,
+                    measured_on: str | None = None, style: ChartStyle | None = None) -> go.Figure:
+    """The covariance spectra of runs (``{name: Spectra}``, :class:`engine.runlog.Spectra`): see the module
+    docstring. Runs without a spectrum are left out; with none at all the figure has no trace."""
+    runs = {name: s for name, s in spectra.items() if s is not None and len(s)}
+    fig = go.Figure()
+    if len(runs) == 1:
+        name, found = next(iter(runs.items()))
+        rows = shown_rows(found.steps, most)
+        steps = found.steps[rows]
+        colors = _step_colors(steps)
+        for i, row in enumerate(rows):
+            values = drawable(found.eigenvalues[row], share)
+            ends = i in (0, len(rows) - 1)
+            fig.add_trace(go.Scatter(
+                x=np.arange(1, len(values) + 1), y=values, mode="lines", name=f"step {int(steps[i])}",
+                line=dict(color=colors[i], width=3 if i == len(rows) - 1 else 1.5), showlegend=ends,
+                hovertemplate=f"step {int(steps[i])}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
+            ))
+        if len(rows) > 1:  # the colour bar of the steps (a point that draws nothing)
+            fig.add_trace(go.Scatter(
+                x=[1], y=[np.nan], mode="markers", showlegend=False, hoverinfo="skip", name="steps",
+                marker=dict(size=0.1, color=[float(steps[0])], cmin=float(steps[0]), cmax=float(steps[-1]),
+                            colorscale=[[0, colors[0]], [1, colors[-1]]], showscale=True,
+                            colorbar=dict(title=dict(text="step"), thickness=14, len=0.8)),
+            ))
+        title = f"Covariance spectrum of {name} over training"
+    else:
+        for index, (name, found) in enumerate(runs.items()):
+            for row, width, opacity, when in ((0, 1.5, 0.45, "first"), (len(found) - 1, 3.0, 1.0, "last")):
+                if when == "first" and len(found) == 1:
+                    continue
+                values = drawable(found.eigenvalues[row], share)
+                step = int(found.steps[row])
+                fig.add_trace(go.Scatter(
+                    x=np.arange(1, len(values) + 1), y=values, mode="lines", name=f"{name} · step {step}",
+                    legendgroup=name, line=dict(color=color(index), width=width), opacity=opacity,
+                    hovertemplate=f"step {step}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
+                ))
+        title = "Covariance spectra: first (faint) and last (thick) step of each run"
+    fig.update_layout(title=titled(title, measured_on), xaxis_title="rank k",
+                      yaxis_title="share of variance λₖ / Σλ" if share else "eigenvalue λₖ", **TITLED,
+                      showlegend=True)
+    values = np.concatenate([np.asarray(t.y, dtype=float) for t in fig.data] or [np.zeros(0)])
+    fig.update_yaxes(type="log", **log_axis(values[np.isfinite(values) & (values > 0)]))
+    return styled(fig, style)
+
+
+def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800,
+                    measured_on: str | None = None, style: ChartStyle | None = None) -> go.Figure:
+    """``y`` against ``x`` per logged step (rows where both are logged), one colour per run, each run's
+    Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows)."""
+    fig = go.Figure()
+    for index, (name, frame) in enumerate(runs.items()):
+        if x not in frame or y not in frame:
+            continue
+        columns = list(dict.fromkeys(c for c in ("step", x, y) if c in frame))
+        points = frame[columns].apply(pd.to_numeric, errors="coerce").dropna()
+        if points.empty:
+            continue
+        corr = correlations(frame, x, y) if x != y else None
+        legend = name if corr is None else f"{name}: r = {corr[0]:.3f}, ρ = {corr[1]:.3f}"
+        points = downsample(points, max_points)
+        fig.add_trace(go.Scatter(
+            x=points[x], y=points[y], mode="markers", name=legend, marker=dict(color=color(index), size=6),
+            customdata=points.get("step"),
+            hovertemplate="step %{customdata}<br>" + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",
+        ))
+    cite = PAPER_PAIRS.get((x, y))
+    title = f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
+    fig.update_layout(title=titled(title, measured_on), xaxis_title=label(x), yaxis_title=label(y), **TITLED,
+                      showlegend=True)  # the legend carries r and ρ, also for a single run
+    return styled(fig, style)
+
+
+def short(metric: str) -> str:
+    """A measure's label without its parenthesis ("Uniformity (lower is better)" -> "Uniformity")."""
+    return label(metric).split(" (")[0]
+
+
+def pair_options(runs: Mapping[str, pd.DataFrame], candidates: Sequence[str]) -> list[str]:
+    """The candidate measures logged (at least one number) by at least one run, in the candidates' order."""
+    from engine.charts.figures import available_metrics
+
+    return available_metrics(runs, list(candidates))

@@ -1,0 +1,94 @@
+"""The evaluation of a SimCSE run: the Figure-2 metrics of the current encoder (Gao, Yao & Chen 2021,
+Figure 2, after Wang & Isola 2020) and the isotropy family of its embedding space.
+
+On the evaluation pairs (STS-B dev, or the demo pairs without a data folder):
+- ``alignment`` on the pairs with gold > 4, ``uniformity`` over all evaluation sentences, ``sts_spearman``
+  of the pairs' cosines against gold;
+- the isotropy family over all evaluation sentences, from one float64 covariance pass
+  (:func:`engine.metrics.isotropy_profile`): ``isoscore`` (Rudman et al. 2022), ``effective_rank`` (RankMe,
+  Garrido et al. 2023), ``average_cosine`` (Ethayarajh 2019), ``partition_isotropy`` (Mu & Viswanath 2018),
+  and the covariance spectrum (eigenvalues, descending, length d; written to ``spectrum.csv``): SimCSE reads
+  the flattening of this spectrum as what the contrastive objective does (Gao et al. 2021, Sec. 5);
+- with a labelled probe set: ``probe_silhouette`` and the same family as ``probe_<name>``.
+
+The evaluation sentences (and the probe's) are tokenised once, length-sorted into batches padded to their
+own longest sentence; each evaluation only runs the forward passes (inference mode, float32: the curves
+measure every run alike, whatever precision it trains in).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from engine.simcse.config import GEOMETRY_COLUMNS
+from engine.simcse.datasets import EvalSet
+
+EVAL_BATCH = 128  # evaluation sentences per forward (fewer, larger ops beat 32/64 on the loaded 2 cores);
+# the stop flag is looked at between two batches
+
+
+def geometry(points: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
+    """IsoScore and :data:`~engine.simcse.config.GEOMETRY_COLUMNS` of ``points`` (N, d), and their
+    covariance spectrum, from one :func:`engine.metrics.isotropy_profile` pass (values equal the single
+    functions': ``isoscore``, ``effective_rank``, ``average_cosine``, ``partition_isotropy``, ``spectrum``)."""
+    from engine.metrics import isotropy_profile
+
+    profile = isotropy_profile(points)
+    values = {name: float(profile[name]) for name in ("isoscore", *GEOMETRY_COLUMNS)}
+    return values, np.asarray(profile["spectrum"], dtype=np.float64)
+
+
+class Evaluator:
+    """The metrics of the module docstring for the current encoder; built once per run, called at every
+    evaluation. ``geometry=False`` leaves the isotropy family but IsoScore out (to measure its cost)."""
+
+    def __init__(self, encoder: Any, evalset: EvalSet, probe: Any = None, geometry: bool = True):
+        self.encoder, self.evalset, self.probe, self.geometry = encoder, evalset, probe, geometry
+        self.tokens = encoder.pretokenize(evalset.sentences, batch_size=EVAL_BATCH)
+        self.probe_tokens = None if probe is None else encoder.pretokenize(list(probe.texts), batch_size=EVAL_BATCH)
+        self.probe_labels = None if probe is None else [str(label) for label in probe.labels]
+
+    def _family(self, points: np.ndarray, prefix: str = "") -> tuple[dict[str, Any], np.ndarray | None]:
+        from engine.metrics import isoscore
+
+        if not self.geometry:
+            return {f"{prefix}isoscore": isoscore(points)}, None
+        values, spectrum = geometry(points)
+        return {f"{prefix}{name}": value for name, value in values.items()}, spectrum
+
+    def __call__(self, stop: threading.Event) -> dict[str, Any] | None:
+        """The metrics, with the embeddings under ``_points`` (the probe's when there is one: what snapshots
+        show) and the evaluation sentences' spectrum under ``_spectrum``; None when ``stop`` is set during
+        the encoding of the evaluation sentences."""
+        from engine.metrics import alignment, silhouette, sts_spearman, uniformity
+
+        evalset = self.evalset
+        emb = self.encoder.encode_tokenized(self.tokens, stop.is_set)
+        if emb is None:
+            return None
+        a, b = emb[evalset.left], emb[evalset.right]
+        positive = evalset.gold > 4.0
+        family, spectrum = self._family(emb)
+        out: dict[str, Any] = {
+            "alignment": alignment(a[positive], b[positive]) if positive.any() else None,
+            "uniformity": uniformity(emb),
+            "sts_spearman": sts_spearman(a, b, evalset.gold),
+            **family,
+            "_points": emb,
+            "_spectrum": spectrum,
+        }
+        if self.probe_tokens is not None:
+            probe_emb = self.encoder.encode_tokenized(self.probe_tokens, stop.is_set)
+            if probe_emb is None:
+                return out
+            probe_family, _ = self._family(probe_emb, "probe_")
+            out.update(probe_silhouette=silhouette(probe_emb, self.probe_labels), **probe_family, _points=probe_emb)
+        return out
+
+
+def evaluate(encoder: Any, evalset: EvalSet, probe: Any, stop: threading.Event) -> dict[str, Any] | None:
+    """One evaluation with a fresh :class:`Evaluator` (a run builds one and calls it at every evaluation)."""
+    return Evaluator(encoder, evalset, probe)(stop)

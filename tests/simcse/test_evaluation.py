@@ -1,0 +1,76 @@
+"""SimCSE's evaluation: the isotropy family (effective rank, average cosine, partition isotropy, IsoScore)
+and the covariance spectrum, against the plain engine.metrics functions on the same embeddings; the run
+folder's columns and ``spectrum.csv``."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from engine import metrics, runlog
+from engine.runner import run_experiment
+from engine.simcse.config import GEOMETRY_COLUMNS
+from engine.simcse.evaluation import Evaluator, geometry
+from engine.simcse.train import build_encoder, load_eval, load_probe
+
+CPU = torch.device("cpu")
+
+
+def _family(points: np.ndarray) -> dict[str, float]:
+    """The single functions, each on its own (what the evaluation's one-pass profile must equal)."""
+    return {"isoscore": metrics.isoscore(points), "effective_rank": metrics.effective_rank(points),
+            "average_cosine": metrics.average_cosine(points), "partition_isotropy": metrics.partition_isotropy(points)}
+
+
+def test_geometry_equals_the_single_metric_functions() -> None:
+    rng = np.random.default_rng(0)
+    points = (rng.standard_normal((300, 24)) * np.linspace(3.0, 0.1, 24) + 0.5).astype(np.float32)  # anisotropic
+    values, spectrum = geometry(points)
+    assert set(values) == {"isoscore", *GEOMETRY_COLUMNS}
+    for name, want in _family(points).items():
+        assert values[name] == pytest.approx(want, rel=1e-4, abs=1e-6), name
+    np.testing.assert_allclose(spectrum, np.sort(np.linalg.eigvalsh(np.cov(points.T.astype(np.float64))))[::-1],
+                               rtol=1e-4, atol=1e-9)
+
+
+def test_each_evaluation_logs_the_family_on_the_eval_sentences_and_the_probe(tiny_config) -> None:
+    config = tiny_config(eval_limit=None, probe="demo", probe_limit=60)
+    encoder, _ = build_encoder(config, CPU)
+    evalset, probe = load_eval(config), load_probe(config)
+    got = Evaluator(encoder, evalset, probe)(threading.Event())
+    emb = encoder.encode(evalset.sentences, batch_size=128)  # the plain path, sentence by sentence
+    probe_emb = encoder.encode(list(probe.texts))
+    for name, want in _family(emb).items():
+        assert got[name] == pytest.approx(want, rel=1e-4, abs=1e-5), name
+    for name, want in _family(probe_emb).items():
+        assert got[f"probe_{name}"] == pytest.approx(want, rel=1e-4, abs=1e-5), name
+    np.testing.assert_allclose(got["_spectrum"], metrics.spectrum(emb), rtol=1e-3, atol=1e-7)
+    without = Evaluator(encoder, evalset, probe, geometry=False)(threading.Event())
+    assert not set(GEOMETRY_COLUMNS) & set(without) and without["_spectrum"] is None
+    assert without["isoscore"] == pytest.approx(got["isoscore"], abs=1e-5)
+
+
+def test_the_run_folder_holds_the_columns_and_the_spectrum_of_each_evaluation(tiny_config, tmp_path: Path) -> None:
+    """Snapshots without a probe are the evaluation sentences' embeddings: the logged values and the spectrum
+    must be those of the metric functions on each snapshot."""
+    config = tiny_config(steps=4, eval_every=2, snapshot_every=2)
+    run = tmp_path / "run"
+    run_experiment("simcse", config, run)
+    table = runlog.read_metrics(run)
+    assert {*GEOMETRY_COLUMNS, "isoscore"} <= set(table.columns)
+    spectra = runlog.read_spectrum(run)
+    assert spectra.steps.tolist() == [0, 2, 4]
+    for step, path in runlog.list_snapshots(run):
+        points = runlog.load_snapshot(path)
+        row = table[table["step"] == step].iloc[0]
+        for name, want in _family(points).items():
+            assert row[name] == pytest.approx(want, rel=1e-4, abs=1e-5), (step, name)
+        np.testing.assert_allclose(spectra.at(step), metrics.spectrum(points), rtol=1e-4, atol=1e-8)
+    assert table[table["step"] == 1][list(GEOMETRY_COLUMNS)].isna().all(axis=None)  # no evaluation at step 1
+    with_probe = tiny_config(probe="demo", probe_limit=40)
+    assert [c for c in with_probe.metric_columns() if c.startswith("probe_")] == [
+        "probe_silhouette", "probe_isoscore", *(f"probe_{name}" for name in GEOMETRY_COLUMNS)]
