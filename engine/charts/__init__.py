@@ -54,6 +54,7 @@ from engine.charts.figures import (
     log_ticks,
     metric_figure,
     positive_values,
+    relation_figure,
     styled,
     tick_text,
     titled,
@@ -63,7 +64,6 @@ from engine.charts.geometry import (
     SPECTRUM,
     charted,
     pair_options,
-    relation_figure,
     spectrum_figure,
 )
 from engine.charts.projection import (

@@ -309,29 +309,46 @@ def correlations(frame: pd.DataFrame, x: str = "isoscore", y: str = "silhouette"
     return float(r), float(rho)
 
 
+#: the relation figures that reproduce a paper's figure, and their captions
+PAPER_PAIRS = {("isoscore", "silhouette"): "Mickus et al. 2024, Fig. 3"}
+
+
 def iso_sil_figure(
-    runs: Mapping[str, pd.DataFrame], *, x: str = "isoscore", y: str = "silhouette", max_points: int = 800,
-    measured_on: str | None = None, style: ChartStyle | None = None,
+    runs: Mapping[str, pd.DataFrame], *, max_points: int = 800, measured_on: str | None = None,
+    style: ChartStyle | None = None,
 ) -> go.Figure:
-    """IsoScore (x) vs silhouette (y) per logged step, one colour per run, r and ρ in the legend;
-    ``measured_on`` names the data in the title."""
+    """The isotropy paper's Figure 3: IsoScore (x) vs silhouette (y), a :func:`relation_figure`."""
+    return relation_figure(runs, "isoscore", "silhouette", max_points=max_points, measured_on=measured_on,
+                           style=style)
+
+
+def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800,
+                    measured_on: str | None = None, style: ChartStyle | None = None) -> go.Figure:
+    """``y`` against ``x`` per logged step (rows where both are logged), one colour per run, each run's
+    Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows)."""
     fig = go.Figure()
     for index, (name, frame) in enumerate(runs.items()):
         if x not in frame or y not in frame:
             continue
-        points = frame[[c for c in ("step", x, y) if c in frame]].apply(pd.to_numeric, errors="coerce").dropna()
+        columns = list(dict.fromkeys(c for c in ("step", x, y) if c in frame))
+        points = frame[columns].apply(pd.to_numeric, errors="coerce").dropna()
         if points.empty:
             continue
-        corr = correlations(frame, x, y)
+        corr = correlations(frame, x, y) if x != y else None
         legend = name if corr is None else f"{name}: r = {corr[0]:.3f}, ρ = {corr[1]:.3f}"
         points = downsample(points, max_points)
         fig.add_trace(go.Scatter(
             x=points[x], y=points[y], mode="markers", name=legend, marker=dict(color=color(index), size=6),
             customdata=points.get("step"),
-            hovertemplate="step %{customdata}<br>" + f"{label(x)} %{{x:.4f}}<br>{label(y)} %{{y:.4f}}<extra></extra>",
+            hovertemplate="step %{customdata}<br>" + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",
         ))
-    fig.update_layout(
-        title=titled("IsoScore vs silhouette (Mickus et al. 2024, Fig. 3)", measured_on), xaxis_title=label(x),
-        yaxis_title=label(y), **TITLED, showlegend=True,  # the legend carries r and ρ, also for a single run
-    )
+    cite = PAPER_PAIRS.get((x, y))
+    title = f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
+    fig.update_layout(title=titled(title, measured_on), xaxis_title=label(x), yaxis_title=label(y), **TITLED,
+                      showlegend=True)  # the legend carries r and ρ, also for a single run
     return styled(fig, style)
+
+
+def short(metric: str) -> str:
+    """A measure's label without its parenthesis ("Uniformity (lower is better)" -> "Uniformity")."""
+    return label(metric).split(" (")[0]

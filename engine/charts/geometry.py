@@ -14,9 +14,6 @@
   still reads in greyscale. Numerically zero eigenvalues (rank > n − 1 when n ≤ d, or below
   λ₁ · :data:`FLOOR`, float32 round-off) are left out: on a log axis they would only stretch it.
   ``share=True`` draws λₖ / Σλ (the share of the variance), comparable across steps whose scale grows.
-- :func:`relation_figure` — any two logged measures (x, y), one point per logged step where both are
-  logged, one colour per run; each run's Pearson r and Spearman ρ (:func:`engine.charts.correlations`,
-  :func:`engine.metrics.series_correlation`) in its legend entry.
 - :func:`charted` — a run's metrics as the charts name them: the probe's ``alignment`` column is its
   *class* alignment (Wang & Isola's alignment with same-label pairs as positives), shown as
   ``class_alignment`` so that it is never read as SimCSE's alignment of positive pairs.
@@ -36,9 +33,6 @@ from engine.charts.figures import (
     TITLED,
     ChartStyle,
     color,
-    correlations,
-    downsample,
-    label,
     log_axis,
     styled,
     titled,
@@ -51,8 +45,6 @@ FLOOR = 1e-7
 #: the colours of the steps: a light-to-dark part of Plotly's "Blues" (the newest step darkest)
 STEP_SCALE = "Blues"
 STEP_RANGE = (0.35, 1.0)
-#: the relation figure of the isotropy paper, and its caption
-PAPER_PAIRS = {("isoscore", "silhouette"): "Mickus et al. 2024, Fig. 3"}
 SPECTRUM = "spectrum"  # the measure picker's name of the spectrum chart
 
 
@@ -142,38 +134,6 @@ def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: in
     values = np.concatenate([np.asarray(t.y, dtype=float) for t in fig.data] or [np.zeros(0)])
     fig.update_yaxes(type="log", **log_axis(values[np.isfinite(values) & (values > 0)]))
     return styled(fig, style)
-
-
-def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800,
-                    measured_on: str | None = None, style: ChartStyle | None = None) -> go.Figure:
-    """``y`` against ``x`` per logged step (rows where both are logged), one colour per run, each run's
-    Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows)."""
-    fig = go.Figure()
-    for index, (name, frame) in enumerate(runs.items()):
-        if x not in frame or y not in frame:
-            continue
-        columns = list(dict.fromkeys(c for c in ("step", x, y) if c in frame))
-        points = frame[columns].apply(pd.to_numeric, errors="coerce").dropna()
-        if points.empty:
-            continue
-        corr = correlations(frame, x, y) if x != y else None
-        legend = name if corr is None else f"{name}: r = {corr[0]:.3f}, ρ = {corr[1]:.3f}"
-        points = downsample(points, max_points)
-        fig.add_trace(go.Scatter(
-            x=points[x], y=points[y], mode="markers", name=legend, marker=dict(color=color(index), size=6),
-            customdata=points.get("step"),
-            hovertemplate="step %{customdata}<br>" + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",
-        ))
-    cite = PAPER_PAIRS.get((x, y))
-    title = f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
-    fig.update_layout(title=titled(title, measured_on), xaxis_title=label(x), yaxis_title=label(y), **TITLED,
-                      showlegend=True)  # the legend carries r and ρ, also for a single run
-    return styled(fig, style)
-
-
-def short(metric: str) -> str:
-    """A measure's label without its parenthesis ("Uniformity (lower is better)" -> "Uniformity")."""
-    return label(metric).split(" (")[0]
 
 
 def pair_options(runs: Mapping[str, pd.DataFrame], candidates: Sequence[str]) -> list[str]:

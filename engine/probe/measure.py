@@ -110,22 +110,21 @@ def measure(
 
 
 def _beside(points: torch.Tensor, clusters: torch.Tensor, geometry: bool) -> dict[str, Any]:
-    """IsoScore, and the isotropy profile (geometry steps) or the unit-vector sums (other steps)."""
+    """IsoScore, with the rest of the isotropy profile on geometry steps (one covariance pass gives both) or the
+    unit-vector sums on the other steps."""
     from engine.metrics import isoscore, isotropy_profile
 
-    out: dict[str, Any] = {"isoscore": isoscore(points)}
     if geometry:
         profile = isotropy_profile(points, clusters)
-        out.update(
+        return dict(
+            isoscore=profile["isoscore"],
             effective_rank=profile["effective_rank"],
             average_cosine=profile["average_cosine"],
             partition_isotropy=profile["partition_isotropy"],
             alignment=profile["class_alignment"],
             spectrum=profile["spectrum"],
         )
-    else:
-        out.update(_cosines(points, clusters))
-    return out
+    return {"isoscore": isoscore(points), **_cosines(points, clusters)}
 
 
 def _cosines(points: torch.Tensor, clusters: torch.Tensor) -> dict[str, float]:

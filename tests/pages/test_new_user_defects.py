@@ -11,6 +11,7 @@ from apphelpers import (
     errors,
     plotly_specs,
     run_on_disk,
+    start_without_data_folder,
     values,
     wait_idle,
 )
@@ -32,13 +33,7 @@ def _fresh() -> AppTest:
 def test_a_failed_start_shows_only_its_error_in_the_pages_words(app) -> None:
     from ui import runs
 
-    app.switch_page("pages/isotropy.py").run()
-    app.selectbox(key="probe.data").set_value("rt-polarity")
-    app.text_input(key="probe.data_dir").set_value("")
-    app.number_input(key="probe.steps").set_value(2)
-    app.run()
-    app.button(key="probe.start").click().run()
-    wait_idle(120)
+    start_without_data_folder(app, 120)
     assert runs.registry().jobs()[-1].state == "failed"
     app.run()
     assert not app.exception

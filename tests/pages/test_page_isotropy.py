@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from apphelpers import button_bytes, csv_of, errors, wait_idle
+from apphelpers import button_bytes, csv_of, errors, start_without_data_folder, wait_idle
 from waiting import wait_for
 
 
@@ -57,13 +57,7 @@ def test_a_running_run_without_snapshots_says_how_to_get_frames(app) -> None:
 
 
 def test_invalid_settings_show_one_error_line(app) -> None:
-    app.switch_page("pages/isotropy.py").run()
-    app.selectbox(key="probe.data").set_value("rt-polarity")
-    app.text_input(key="probe.data_dir").set_value("")
-    app.number_input(key="probe.steps").set_value(2)
-    app.run()
-    app.button(key="probe.start").click().run()
-    wait_idle(60)
+    start_without_data_folder(app, 60)
     app.run()
     assert not app.exception
     lines = errors(app)
