@@ -3,7 +3,8 @@ metric on a fresh seeded sample of 5,000 items per logged step (the paper's Appe
 sets) and UMAP snapshots of a fixed 2,000-item sample.
 
     python benchmarks/bench_probe_scale.py [--items 400000] [--dim 384] [--classes 20] [--steps 250]
-                                           [--sample-size 5000] [--snapshot-every 25] [--workdir DIR]
+                                           [--sample-size 5000] [--snapshot-every 25] [--device auto]
+                                           [--workdir DIR]
 
 Goals on this project's 2-core CPU machine: the whole command (load, 250 updates, 251 measured steps,
 snapshots) in <= 10 min of wall time, and a peak resident set of the probe process <= 4 GiB.
@@ -62,6 +63,7 @@ def main() -> int:
     parser.add_argument("--sample-size", type=int, default=5000)
     parser.add_argument("--snapshot-every", type=int, default=25)
     parser.add_argument("--snapshot-limit", type=int, default=2000)
+    parser.add_argument("--device", default="auto", help="the probe's --device: auto (CUDA, MPS, CPU), cpu, cuda...")
     parser.add_argument("--workdir", help="folder for the .npz and the run (default: a temporary folder)")
     args = parser.parse_args()
 
@@ -75,7 +77,7 @@ def main() -> int:
 
         command = [sys.executable, "-m", "engine", "probe", "--data", str(data), "--steps", str(args.steps),
                    "--sample-size", str(args.sample_size), "--snapshot-every", str(args.snapshot_every),
-                   "--snapshot-limit", str(args.snapshot_limit), "--out", str(out), "--force"]
+                   "--snapshot-limit", str(args.snapshot_limit), "--out", str(out), "--force", "--device", args.device]
         print("$", " ".join(command[1:]))
         env = {**os.environ, "EMBEDLAB_NO_PROGRESS": "1"}
         started = time.perf_counter()

@@ -83,8 +83,9 @@ class TripletSampler:
         return self.anchor_pos.numel()
 
     def _uniform(self, high: torch.Tensor) -> torch.Tensor:
-        """Integers uniform in 0..high - 1 (per entry), from float64 draws (exact for high < 2**50)."""
-        draw = torch.rand(high.shape, generator=self.generator, dtype=torch.float64, device=high.device)
+        """Integers uniform in 0..high - 1 (per entry), from float64 draws (exact for high < 2**50). The draws
+        come from a CPU generator whatever the device, so a seed gives the same triples on CPU and GPU."""
+        draw = torch.rand(high.shape, generator=self.generator, dtype=torch.float64).to(high.device)
         return torch.minimum((draw * high).long(), high - 1)
 
     def sample(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -112,7 +113,7 @@ class TripletObjective:
     needs_classifier = False
 
     def __init__(self, clusters: torch.Tensor, margin: float, seed: int):
-        generator = torch.Generator(device=clusters.device).manual_seed(seed)
+        generator = torch.Generator().manual_seed(seed)  # on the CPU: the same triples on every device
         self.sampler = TripletSampler(clusters, generator)
         self.margin = margin
         self.fixed = self.sampler.sample()  # the logged triples, the same at every step

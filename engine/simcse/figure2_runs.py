@@ -8,6 +8,13 @@ summary.json), evaluated every 10 steps on STS-B dev as in the paper (alignment 
 uniformity over all evaluation sentences). The presets are :data:`engine.simcse.views.FIGURE2_RUNS`.
 ``--probe demo --snapshot-every 10`` adds what the app's "SimCSE Figure 2" preset adds.
 
+The runs train side by side, ``--workers`` processes at once (setting ``figure2_workers``; default one per CPU,
+at most one per run), each with ``CPUs // runs going`` torch threads (:class:`CpuShare`: the last run takes
+the CPUs the others leave), the longest runs first. On this project's
+2-core machine two single-thread runs do 1.3x the steps of one two-thread run: a step's small ops (dropout
+masks, layer norms, the optimiser) use one core of two poorly, two processes keep both busy
+(docs/performance.md). Each run's folder and numbers are those it has alone (same seed, same batches).
+
 OpenMP threads wait passively here (``OMP_WAIT_POLICY=PASSIVE`` unless set in the environment; the setting
 ``omp_wait_policy``, :func:`engine.settings.apply_openmp_wait_policy`): on a shared CPU, threads that spin at
 every op's barrier while their sibling is descheduled slow the steps down (docs/performance.md); the policy is
@@ -18,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +50,92 @@ def figure2_configs(base: dict[str, Any], runs: list[str] | None = None) -> dict
     return {name: SimCSEConfig(**{**base, **FIGURE2_RUNS[name]}) for name in names}
 
 
+SUMMARY_KEYS = ("state", "sts_spearman_start", "sts_spearman_end", "sts_spearman_best", "alignment_start",
+                "alignment_end", "uniformity_start", "uniformity_end", "loss_last10", "train_seconds", "eval_seconds",
+                "wall_seconds", "eval_set", "precision")
+
+
+def plan_workers(runs: int, requested: int, cpus: int) -> tuple[int, int]:
+    """``(processes, torch threads each)``: ``requested`` processes (0: one per CPU), at most one per run,
+    the CPUs shared out evenly (at least one thread each)."""
+    workers = max(1, min(runs, requested or cpus))
+    return workers, max(1, cpus // workers)
+
+
+def longest_first(configs: dict[str, SimCSEConfig]) -> list[str]:
+    """Run names, those with two forwards a step first (the same-mask run does one: about half the work),
+    so the short run fills the end of the schedule."""
+    from engine.simcse.views import plan_of
+
+    return sorted(configs, key=lambda name: plan_of(configs[name]).one_forward)
+
+
+#: runs going now, shared by the worker processes (set by :func:`_share_counter` in each of them)
+_running: Any = None
+
+
+def _share_counter(running: Any) -> None:
+    """Worker initialiser: keep the shared count of runs going."""
+    global _running
+    _running = running
+
+
+class CpuShare:
+    """Torch threads of this run: the CPUs shared among the runs going now, looked at after every event (in
+    the training thread: OpenMP's thread count belongs to the thread that sets it). When the other worker
+    has no run left, the last run takes its CPUs too."""
+
+    def __init__(self, running: Any, cpus: int):
+        self.running, self.cpus, self.threads = running, cpus, 0
+
+    def __enter__(self) -> CpuShare:
+        with self.running.get_lock():
+            self.running.value += 1
+        self.update()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self.running.get_lock():
+            self.running.value -= 1
+
+    def update(self, _event: object = None) -> None:
+        threads = max(1, self.cpus // max(1, self.running.value))
+        if threads != self.threads:
+            import torch
+
+            torch.set_num_threads(threads)
+            self.threads = threads
+
+
+def run_one(name: str, config: SimCSEConfig, out: Path, cpus: int | None = None) -> dict[str, Any]:
+    """One run into ``out``; in a worker process (``cpus`` given) with its :class:`CpuShare` of the CPUs.
+    Returns its summary's main keys."""
+    from engine.runner import run_experiment
+
+    print(f"[figure2] {name}: {FIGURE2_RUNS[name] or 'defaults'}", file=sys.stderr, flush=True)
+    if cpus is None or _running is None:
+        summary = run_experiment("simcse", config, out)
+    else:
+        with CpuShare(_running, cpus) as share:
+            summary = run_experiment("simcse", config, out, on_event=share.update)
+    return {key: summary.get(key) for key in SUMMARY_KEYS}
+
+
+def run_all(configs: dict[str, SimCSEConfig], out: Path, workers: int, cpus: int) -> dict[str, Any]:
+    """Every run, ``workers`` at a time (1: in this process, one after another); results in ``configs`` order."""
+    if workers <= 1:
+        return {name: run_one(name, config, out / name) for name, config in configs.items()}
+    from engine.simcse import figure2_runs as module  # by its module's name, also under python -m
+
+    spawn = multiprocessing.get_context("spawn")  # fresh interpreters: no forked torch thread pools
+    running = spawn.Value("i", 0)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=module._share_counter,
+                             initargs=(running,)) as pool:
+        futures = {name: pool.submit(module.run_one, name, configs[name], out / name, cpus)
+                   for name in longest_first(configs)}
+        return {name: futures[name].result() for name in configs}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine.simcse.figure2_runs", description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", required=True, help="folder with wiki/ and stsb/ (e.g. ../shared/data)")
@@ -59,8 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snapshot-every", type=int, default=0, help="embedding snapshots every k steps (app: 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", nargs="*", help=f"subset of {', '.join(FIGURE2_RUNS)}")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="runs trained at once, each in its own process (default: one per CPU, at most one "
+                             "per run; 1: one after another in this process)")
     args = parser.parse_args(argv)
-    from engine.runner import run_experiment
+    from engine.jobs.children import usable_cpus
 
     base = dict(
         mode="unsup", train="wiki1m", data_dir=args.data_dir, eval="stsb", steps=args.steps,
@@ -70,15 +168,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         configs = figure2_configs(base, args.runs)
-        results = {}
-        for name, config in configs.items():
-            print(f"[figure2] {name}: {FIGURE2_RUNS[name] or 'defaults'}", file=sys.stderr, flush=True)
-            summary = run_experiment("simcse", config, Path(args.out) / name)
-            results[name] = {k: summary.get(k) for k in (
-                "state", "sts_spearman_start", "sts_spearman_end", "sts_spearman_best", "alignment_start",
-                "alignment_end", "uniformity_start", "uniformity_end", "loss_last10", "train_seconds", "eval_seconds",
-                "wall_seconds", "eval_set", "precision",
-            )}
+        requested = settings.get("figure2_workers") if args.workers is None else args.workers
+        if requested < 0:
+            raise EmbedlabError(f"--workers must be 0 (one per CPU) or more, got {requested}")
+        cpus = usable_cpus()
+        workers, threads = plan_workers(len(configs), requested, cpus)
+        print(f"[figure2] {len(configs)} runs, {workers} at a time, {threads} thread(s) each", file=sys.stderr)
+        results = run_all(configs, Path(args.out), workers, cpus)
     except EmbedlabError as err:
         print(f"error: {one_line(err)}", file=sys.stderr)
         return 2

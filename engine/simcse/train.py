@@ -102,7 +102,7 @@ def _train(config: SimCSEConfig, stop: threading.Event, world: distributed.World
     probe = load_probe(config)
     yield Progress("loading encoder", 0.5)
     trainer = make_trainer(config, data, world, device)
-    evaluator = Evaluator(trainer.encoder, evalset, probe) if world.is_main else None
+    evaluator = Evaluator(trainer.encoder, evalset, probe, precision=config.precision) if world.is_main else None
     if config.snapshot_every and world.is_main:
         if probe is not None:
             yield Points(list(probe.texts), [str(x) for x in probe.labels])

@@ -322,7 +322,8 @@ def test_torch_inputs_and_dtypes_agree() -> None:
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
 def test_cuda_matches_cpu() -> None:
-    """CUDA float64 and float32 against the CPU (1e-9 relative for float64, RTOL 1e-4 for float32)."""
+    """CUDA float64 and float32 against the CPU (1e-9 relative for float64, RTOL 1e-4 for float32; the
+    partition isotropy to REL, see below)."""
     for make in KINDS.values():
         for n, d in ((3000, 64), (40, 100)):
             x = make(n, d, 1) / 10.0
@@ -335,13 +336,19 @@ def test_cuda_matches_cpu() -> None:
                     (torch.from_numpy(x).float().cuda(), RTOL),
                 ):
                     gpu = isotropy_profile(xt, torch.from_numpy(labels).cuda())
-                    for key in ("effective_rank", "partition_isotropy", "isoscore", "class_alignment"):
+                    for key in ("effective_rank", "isoscore", "class_alignment"):
                         assert gpu[key] == pytest.approx(cpu[key], rel=tol, abs=tol), key
+                    # I(W) reads eigenvectors, and those of low_rank's clustered noise eigenvalues are only
+                    # determined to ~eps * lambda_max / gap (~1e-7 here): two correct float64 solvers
+                    # (LAPACK, cuSOLVER) differ by that much, so REL, as against the explicit reference above
+                    assert gpu["partition_isotropy"] == pytest.approx(cpu["partition_isotropy"], rel=max(tol, REL))
                     assert gpu["average_cosine"] == pytest.approx(cpu["average_cosine"], abs=tol)
                     big = cpu["spectrum"] > 1e-8 * cpu["spectrum"][0]
-                    np.testing.assert_allclose(gpu["spectrum"][big], cpu["spectrum"][big], rtol=tol)
+                    # a backward-stable solver's eigenvalues are right to ~eps * lambda_max (Weyl), not relatively
+                    np.testing.assert_allclose(gpu["spectrum"][big], cpu["spectrum"][big], rtol=tol,
+                                               atol=1e-12 * cpu["spectrum"][0])
                     assert spectrum(xt)[0] == pytest.approx(cpu["spectrum"][0], rel=tol)
-                    assert partition_isotropy(xt) == pytest.approx(cpu["partition_isotropy"], rel=tol)
+                    assert partition_isotropy(xt) == pytest.approx(cpu["partition_isotropy"], rel=max(tol, REL))
 
 
 @pytest.mark.parametrize(("n", "d"), [(500, 60), (20, 60)])

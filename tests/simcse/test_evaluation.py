@@ -74,3 +74,31 @@ def test_the_run_folder_holds_the_columns_and_the_spectrum_of_each_evaluation(ti
     with_probe = tiny_config(probe="demo", probe_limit=40)
     assert [c for c in with_probe.metric_columns() if c.startswith("probe_")] == [
         "probe_silhouette", "probe_isoscore", *(f"probe_{name}" for name in GEOMETRY_COLUMNS)]
+
+
+def test_evaluation_forwards_run_in_the_runs_precision(tiny_config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The evaluation's forwards enter the run's autocast (bf16 where the run trains in it); the vectors stay
+    float32 and, in bf16, within bf16's rounding of the float32 ones."""
+    import engine.device as device
+
+    entered: list[str] = []
+    real = device.autocast
+
+    def recording(where, enabled=True, precision="auto"):
+        entered.append(precision)
+        return real(where, enabled, precision)
+
+    monkeypatch.setattr(device, "autocast", recording)
+    config = tiny_config(probe="demo", probe_limit=40)
+    encoder, _ = build_encoder(config, CPU)
+    evalset, probe = load_eval(config), load_probe(config)
+    fp32 = Evaluator(encoder, evalset, probe, precision="fp32")(threading.Event())
+    assert entered == ["fp32", "fp32"]  # the evaluation sentences, then the probe's
+    mixed = Evaluator(encoder, evalset, probe, precision="auto")(threading.Event())
+    assert entered[2:] == ["auto", "auto"]
+    assert mixed["_points"].dtype == np.float32
+    if device.autocast_dtype(CPU, "auto") is None:  # no native bf16 here: auto is float32
+        np.testing.assert_array_equal(mixed["_points"], fp32["_points"])
+    else:
+        np.testing.assert_allclose(mixed["_points"], fp32["_points"], atol=0.05 * np.abs(fp32["_points"]).max())
+        assert mixed["sts_spearman"] == pytest.approx(fp32["sts_spearman"], abs=0.05)
