@@ -7,8 +7,8 @@
 One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chromium), then:
 
 0. (unless --no-demo) a new user's first click: on a fresh server, the Overview's "Start the demo" button;
-   seconds to the first chart points, the first metrics row on disk and the first UMAP frame (the demo
-   corpus is not yet encoded: this includes encoding it);
+   seconds to the first chart points, the first metrics row on disk and the first UMAP frame (also when
+   the film is back-filled after the run ends), from a fresh cache folder;
 1. ``--trials`` rounds of three conditions in a seeded random order per round, the same probe each time
    (rt-polarity, a stratified subset, metrics every step):
    - ``cli``: ``python -m engine probe ...`` (torch's default threads);
@@ -200,7 +200,14 @@ def demo_click(page, url: str, runs: Path) -> dict:
     before = set(runs.glob("*")) if runs.exists() else set()
     clicked = time.monotonic()
     button.click()
-    return watch_run(page, runs, before, clicked, "demo-*")
+    seen = watch_run(page, runs, before, clicked, "demo-*")
+    if seen["first_frame"] is None:  # the run ended before its film began: the film is back-filled after it
+        run_dir = next(iter(set(runs.glob("demo-*")) - before))
+        while time.monotonic() - clicked < 120 and not next((run_dir / "frames").glob("step_*.csv"), None):
+            time.sleep(0.2)
+        if next((run_dir / "frames").glob("step_*.csv"), None):
+            seen["first_frame"] = time.monotonic() - clicked
+    return seen
 
 
 def fmt(value: float | None, unit: str = " s") -> str:

@@ -228,3 +228,49 @@ def test_child_threads_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -
     assert jobs.default_child_threads() == small
     assert jobs.default_child_threads("simcse") == small
     assert jobs.default_child_threads("probe") is None  # task-parallel: every core, torch's default
+
+
+def test_the_umap_warm_up_waits_for_the_warm_spare(own_cache: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    """The spare says when it is warm (the demo embeddings cached by then); the projector's UMAP warm-up
+    starts only after that, so a first click does not share the cores with both. Without spares, no wait."""
+    import threading
+
+    import engine.projection
+
+    seen: list[bool] = []
+    compiled = threading.Event()
+
+    def prewarm() -> None:  # what the projector finds when it starts compiling
+        seen.append(bool(list((own_cache / "embeddings").glob("*.npy"))))
+        compiled.set()
+
+    monkeypatch.setattr(engine.projection, "prewarm_umap", prewarm)
+    reg = jobs.JobRegistry(tmp_path / "runs", warm=True)
+    try:
+        assert reg.wait_spare_warm(120)
+        assert compiled.wait(30) and seen == [True]
+        assert reg._spares._proc.poll() is None  # warm and still waiting for its job
+    finally:
+        reg.shutdown(timeout=30)
+    assert not reg.wait_spare_warm(5)  # closed: no spare to wait for
+
+    seen.clear()
+    compiled.clear()
+    cold = jobs.JobRegistry(tmp_path / "runs2", warm=False)
+    try:
+        assert not cold.wait_spare_warm(60)  # returns at once, as the projector's own wait does
+        assert compiled.wait(30) and len(seen) == 1
+    finally:
+        cold.shutdown(timeout=30)
+
+
+def test_a_spare_that_dies_counts_as_warm(tmp_path: Path) -> None:
+    """A spare that exits (a broken environment) closes its pipe: waiting ends, the next job starts cold."""
+    reg = jobs.JobRegistry(tmp_path / "runs", project=False, warm=True)
+    try:
+        wait_for(lambda: reg._spares._proc is not None, 30, "a spare child")
+        reg._spares._proc.kill()
+        assert reg.wait_spare_warm(60)
+    finally:
+        reg.shutdown(timeout=30)

@@ -129,8 +129,10 @@ def metric_figure(
     """One metric over steps (or seconds), one line per run; a faint raw line behind a smoothed one.
 
     ``measured_on`` names the data the metric was measured on (in the title, e.g. "on the built-in demo
-    pairs"); a log y axis gets tick labels that read as numbers (:func:`log_ticks`)."""
-    fig = go.Figure()
+    pairs"); a log y axis gets tick labels that read as numbers (:func:`log_ticks`). The traces and the layout
+    go into one ``go.Figure(...)`` call: ``update_layout`` afterwards took 40 % of a live refresh's
+    figure-building time (its batch-update path), the constructor validates the same properties once."""
+    traces: list[go.Scatter] = []
     for index, (name, frame) in enumerate(runs.items()):
         series = _series(frame, metric, x)
         if series.empty:
@@ -140,16 +142,17 @@ def metric_figure(
         shown = downsample(pd.DataFrame({"x": series[x].to_numpy(), "raw": values, "smooth": smooth}), max_points)
         mode = "lines" if len(shown) > 1 else "markers"
         if smoothing > 0:
-            fig.add_trace(go.Scatter(
+            traces.append(go.Scatter(
                 x=shown["x"], y=shown["raw"], mode=mode, line=dict(color=color(index), width=1), opacity=0.3,
                 name=f"{name} (raw)", legendgroup=name, showlegend=False, hoverinfo="skip",
             ))
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=shown["x"], y=shown["smooth"], mode=mode, line=dict(color=color(index), width=2), name=name,
             legendgroup=name,
         ))
-    fig.update_layout(title=titled(label(metric), measured_on), xaxis_title=X_AXES.get(x, x),
-                      **{**LAYOUT, "height": height})
+    layout = {**LAYOUT, "height": height, "title": titled(label(metric), measured_on),
+              "xaxis": {**AXIS, "title": X_AXES.get(x, x)}}
+    fig = go.Figure(data=traces, layout=layout)
     if log_y:
         fig.update_yaxes(type="log", **log_axis(positive_values(fig)))
     return styled(fig, style)

@@ -93,7 +93,7 @@ def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: in
     """The covariance spectra of runs (``{name: Spectra}``, :class:`engine.runlog.Spectra`): see the module
     docstring. Runs without a spectrum are left out; with none at all the figure has no trace."""
     runs = {name: s for name, s in spectra.items() if s is not None and len(s)}
-    fig = go.Figure()
+    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (as metric_figure)
     if len(runs) == 1:
         name, found = next(iter(runs.items()))
         rows = shown_rows(found.steps, most)
@@ -102,13 +102,13 @@ def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: in
         for i, row in enumerate(rows):
             values = drawable(found.eigenvalues[row], share)
             ends = i in (0, len(rows) - 1)
-            fig.add_trace(go.Scatter(
+            traces.append(go.Scatter(
                 x=np.arange(1, len(values) + 1), y=values, mode="lines", name=f"step {int(steps[i])}",
                 line=dict(color=colors[i], width=3 if i == len(rows) - 1 else 1.5), showlegend=ends,
                 hovertemplate=f"step {int(steps[i])}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
             ))
         if len(rows) > 1:  # the colour bar of the steps (a point that draws nothing)
-            fig.add_trace(go.Scatter(
+            traces.append(go.Scatter(
                 x=[1], y=[np.nan], mode="markers", showlegend=False, hoverinfo="skip", name="steps",
                 marker=dict(size=0.1, color=[float(steps[0])], cmin=float(steps[0]), cmax=float(steps[-1]),
                             colorscale=[[0, colors[0]], [1, colors[-1]]], showscale=True,
@@ -122,18 +122,19 @@ def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: in
                     continue
                 values = drawable(found.eigenvalues[row], share)
                 step = int(found.steps[row])
-                fig.add_trace(go.Scatter(
+                traces.append(go.Scatter(
                     x=np.arange(1, len(values) + 1), y=values, mode="lines", name=f"{name} · step {step}",
                     legendgroup=name, line=dict(color=color(index), width=width), opacity=opacity,
                     hovertemplate=f"step {step}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
                 ))
         title = "Covariance spectra: first (faint) and last (thick) step of each run"
-    fig.update_layout(title=titled(title, measured_on), xaxis_title="rank k",
-                      yaxis_title="share of variance λₖ / Σλ" if share else "eigenvalue λₖ", **TITLED,
-                      showlegend=True)
-    values = np.concatenate([np.asarray(t.y, dtype=float) for t in fig.data] or [np.zeros(0)])
-    fig.update_yaxes(type="log", **log_axis(values[np.isfinite(values) & (values > 0)]))
-    return styled(fig, style)
+    values = np.concatenate([np.asarray(t.y, dtype=float) for t in traces] or [np.zeros(0)])
+    y_title = "share of variance λₖ / Σλ" if share else "eigenvalue λₖ"
+    layout = {**TITLED, "title": titled(title, measured_on), "showlegend": True,
+              "xaxis": {**TITLED["xaxis"], "title": "rank k"},
+              "yaxis": {**TITLED["yaxis"], "title": y_title, "type": "log",
+                        **log_axis(values[np.isfinite(values) & (values > 0)])}}
+    return styled(go.Figure(data=traces, layout=layout), style)
 
 
 def pair_options(runs: Mapping[str, pd.DataFrame], candidates: Sequence[str]) -> list[str]:

@@ -14,7 +14,8 @@ One concern a module:
 - :mod:`~engine.jobs.spare`: the warm spare child; :mod:`~engine.jobs.spare_entry`: the code it runs;
 - :mod:`~engine.jobs.projector`: :class:`ProjectionWorker`, the low-priority UMAP thread.
 
-The spare is started as ``python -c "from engine.jobs import serve_one; serve_one()"``.
+The spare is started as ``python -c "from engine.jobs import serve_one; serve_one(ready_fd=N)"`` (N: its
+ready pipe, :func:`engine.jobs.spare.spare_command`).
 """
 
 from engine.jobs.children import ChildRun, default_child_threads, popen_child, usable_cpus

@@ -38,11 +38,12 @@ def import_env(env: dict[str, str]) -> dict[str, str]:
     return {key: value for key, value in env.items() if key.startswith(IMPORT_TIME_ENV)}
 
 
-def popen_child(command: list[str], env: dict[str, str]) -> subprocess.Popen:
-    """Start a child with piped stdin/stdout/stderr (text, line-buffered) in the repository root."""
+def popen_child(command: list[str], env: dict[str, str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
+    """Start a child with piped stdin/stdout/stderr (text, line-buffered) in the repository root; ``pass_fds``
+    stay open in the child."""
     return subprocess.Popen(
         command, cwd=paths.REPO_ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", bufsize=1,
+        stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", bufsize=1, pass_fds=pass_fds,
         # A process group of its own: Ctrl-C in the server's terminal must not hit the run (stop is ours to
         # send). Not a session of its own: in the server's session group, the server's drawing threads, which
         # run at a higher nice value, yield to training (engine.priority).

@@ -171,6 +171,10 @@ class JobRegistry:
         if self.projector is not None:
             self.projector.close(timeout)
 
+    def wait_spare_warm(self, timeout: float) -> bool:
+        """Wait at most ``timeout`` s for the first warm spare to be warm (False at once without spares)."""
+        return self._spares.wait_warm(timeout)
+
     # ---------------------------------------------------------------------------------- worker
 
     def _next(self) -> Job | None:

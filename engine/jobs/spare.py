@@ -2,7 +2,9 @@
 
 Importing torch, transformers and the experiments takes seconds; a spare pays them while the lab is idle, so
 a click on Start begins training at once. The spare runs :func:`engine.jobs.spare_entry.serve_one` and waits
-for its job's argv on stdin.
+for its job's argv on stdin. It writes one byte to a pipe of its own once it is warm (or its warm-up failed):
+:meth:`SparePool.wait_warm` lets other start-up work (the UMAP compilation) wait for it, so that a new
+user's first click does not share the two cores with both.
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
+import select
 import subprocess
 import sys
 import threading
+import time
 
 from engine import settings
 from engine.errors import one_line
@@ -20,11 +25,13 @@ from engine.jobs.children import import_env, popen_child
 
 log = logging.getLogger(__name__)
 
-SPARE_COMMAND = "from engine.jobs import serve_one; serve_one()"
+def spare_command(ready_fd: int) -> str:
+    """The spare's ``python -c`` program: :func:`~engine.jobs.spare_entry.serve_one`, told its ready pipe."""
+    return f"from engine.jobs import serve_one; serve_one(ready_fd={int(ready_fd)})"
 
 
 class SparePool:
-    """At most one warm child, ``python -c 'from engine.jobs import serve_one; serve_one()'``.
+    """At most one warm child, ``python -c 'from engine.jobs import serve_one; serve_one(ready_fd=N)'``.
 
     Only prepared while the registry is idle (it would take CPU from a running job); discarded when the
     environment changed since it started (modules read some variables when imported); without one, a job
@@ -36,6 +43,10 @@ class SparePool:
         self._proc: subprocess.Popen | None = None
         self._env: dict[str, str] | None = None
         self._lock = threading.Lock()
+        self._ready_fd: int | None = None  # read end of the newest spare's ready pipe
+        self._started = threading.Event()  # the first prepare() has run
+        if not enabled:
+            self._started.set()
 
     def prepare(self) -> None:
         """Start a spare unless one is alive (or spares are off)."""
@@ -45,11 +56,45 @@ class SparePool:
             if self._proc is not None and self._proc.poll() is None:
                 return
             self._env = settings.child_environment()
+            self._close_ready()
+            read_end, write_end = os.pipe()
             try:
-                self._proc = popen_child([sys.executable, "-c", SPARE_COMMAND], self._env)
+                self._proc = popen_child([sys.executable, "-c", spare_command(write_end)], self._env,
+                                         pass_fds=(write_end,))
+                self._ready_fd = read_end
             except OSError as err:
                 log.warning("cannot start a warm job process: %s", one_line(err))
                 self._proc = None
+                os.close(read_end)
+            finally:
+                os.close(write_end)  # the child's copy is the only writer: its exit reads as "ready"
+                self._started.set()
+
+    def wait_warm(self, timeout: float) -> bool:
+        """Wait at most ``timeout`` seconds for the first spare to be warm (its warm-up done or failed, or the
+        spare gone); True when it is. False at once when spares are off."""
+        deadline = time.monotonic() + timeout
+        if not self._started.wait(timeout) or not self.enabled:
+            return False
+        while self.enabled:  # in short looks: close() must not wait for the timeout
+            with self._lock:
+                fd = self._ready_fd
+            left = deadline - time.monotonic()
+            if fd is None or left <= 0:
+                return False
+            try:
+                readable, _, _ = select.select([fd], [], [], min(left, 0.2))
+            except (OSError, ValueError):  # closed meanwhile (a later spare, or close())
+                return False
+            if readable:
+                return True
+        return False
+
+    def _close_ready(self) -> None:
+        if self._ready_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._ready_fd)
+            self._ready_fd = None
 
     def _take(self) -> subprocess.Popen | None:
         with self._lock:
@@ -81,6 +126,8 @@ class SparePool:
         with self._lock:
             proc, self._proc = self._proc, None
             self.enabled = False
+            self._close_ready()
+        self._started.set()
         if proc is not None:
             discard(proc)
 

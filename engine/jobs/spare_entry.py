@@ -49,15 +49,20 @@ def warm_default_encoder() -> None:
     hand_over(encoder)
 
 
-def serve_one() -> None:
-    """Entry of a spare child: preload, read its job (``{"argv": CLI argv, "env": environment}``, one JSON
-    line) from stdin, run it as ``python -m engine *argv`` would, exit."""
+def serve_one(ready_fd: int | None = None) -> None:
+    """Entry of a spare child: preload, say so on ``ready_fd`` (one byte, then closed), read its job
+    (``{"argv": CLI argv, "env": environment}``, one JSON line) from stdin, run it as ``python -m engine
+    *argv`` would, exit."""
     preload()
     try:
         if settings.get("warm_encoder"):
             warm_default_encoder()
     except Exception as err:  # noqa: BLE001 - a failed warm-up only means a colder start
         log.warning("warm-up of the bundled encoder failed: %s", one_line(err))
+    if ready_fd is not None:
+        with contextlib.suppress(OSError):
+            os.write(ready_fd, b"w")
+            os.close(ready_fd)
     line = sys.stdin.readline()
     if not line.strip():  # the registry discarded the spare (or is gone)
         return
