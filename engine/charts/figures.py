@@ -268,7 +268,7 @@ def align_uniform_figure(runs: Mapping[str, pd.DataFrame], *, max_points: int = 
     ``class_alignment``, :func:`engine.charts.charted`) is drawn on the same plane, named "class alignment" in
     its legend entry: a SimCSE run and a probe run side by side (classifiers pull the class alignment down
     and uniformity up, contrastive learning pushes uniformity down)."""
-    fig = go.Figure()
+    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (as metric_figure)
     classes = False
     for index, (name, frame) in enumerate(runs.items()):
         column = next((c for c in ALIGNMENT_COLUMNS if c in frame.columns), None)
@@ -281,22 +281,20 @@ def align_uniform_figure(runs: Mapping[str, pd.DataFrame], *, max_points: int = 
         what = "alignment" if column == "alignment" else "class alignment"
         classes = classes or column == "class_alignment"
         legend = name if column == "alignment" else f"{name} (class alignment)"
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=points["uniformity"], y=points[column], mode="lines+markers", name=legend, legendgroup=name,
             line=dict(color=color(index)), marker=dict(size=5), customdata=points["step"],
             hovertemplate="step %{customdata}<br>uniformity %{x:.3f}<br>" + what + " %{y:.3f}<extra>" + name + "</extra>",
         ))
         last = points.iloc[-1]
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=[last["uniformity"]], y=[last[column]], mode="markers", legendgroup=name, showlegend=False,
             marker=dict(color=color(index), size=13, symbol="star"), hoverinfo="skip",
         ))
-    fig.update_layout(
-        title=titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
-        xaxis_title="l_uniform", yaxis_title="l_align (probe runs: class alignment)" if classes else "l_align",
-        **TITLED,
-    )
-    return styled(fig, style)
+    layout = {**TITLED, "title": titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
+              "xaxis": {**TITLED["xaxis"], "title": "l_uniform"},
+              "yaxis": {**TITLED["yaxis"], "title": "l_align (probe runs: class alignment)" if classes else "l_align"}}
+    return styled(go.Figure(data=traces, layout=layout), style)
 
 
 def correlations(frame: pd.DataFrame, x: str = "isoscore", y: str = "silhouette") -> tuple[float, float] | None:
@@ -329,7 +327,7 @@ def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_poi
                     measured_on: str | None = None, style: ChartStyle | None = None) -> go.Figure:
     """``y`` against ``x`` per logged step (rows where both are logged), one colour per run, each run's
     Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows)."""
-    fig = go.Figure()
+    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (as metric_figure)
     for index, (name, frame) in enumerate(runs.items()):
         if x not in frame or y not in frame:
             continue
@@ -340,16 +338,16 @@ def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_poi
         corr = correlations(frame, x, y) if x != y else None
         legend = name if corr is None else f"{name}: r = {corr[0]:.3f}, ρ = {corr[1]:.3f}"
         points = downsample(points, max_points)
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=points[x], y=points[y], mode="markers", name=legend, marker=dict(color=color(index), size=6),
             customdata=points.get("step"),
             hovertemplate="step %{customdata}<br>" + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",
         ))
     cite = PAPER_PAIRS.get((x, y))
     title = f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
-    fig.update_layout(title=titled(title, measured_on), xaxis_title=label(x), yaxis_title=label(y), **TITLED,
-                      showlegend=True)  # the legend carries r and ρ, also for a single run
-    return styled(fig, style)
+    layout = {**TITLED, "title": titled(title, measured_on), "showlegend": True,  # r and ρ, also for one run
+              "xaxis": {**TITLED["xaxis"], "title": label(x)}, "yaxis": {**TITLED["yaxis"], "title": label(y)}}
+    return styled(go.Figure(data=traces, layout=layout), style)
 
 
 def short(metric: str) -> str:
