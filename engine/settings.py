@@ -92,9 +92,9 @@ _ALL: tuple[Setting, ...] = (
        "OMP_WAIT_POLICY before torch loads, unless OMP_WAIT_POLICY is already set: PASSIVE threads sleep at "
        "barriers instead of spinning while a sibling thread waits for a shared core", env=False,
        choices=("PASSIVE", "ACTIVE")),
-    _s("figure2_workers", "int", 0, "runs of python -m engine.simcse.figure2_runs trained at once, each in its "
-       "own process with its share of the CPUs (0: one per CPU, at most one per run); two single-thread "
-       "runs on 2 cores do 1.3x the steps of one two-thread run (docs/performance.md)", low=0),
+    _s("figure2_workers", "int", 0, "runs trained side by side, each in its own process with its share of the "
+       "CPUs: those of python -m engine.simcse.figure2_runs and, in the app, those a preset queues together "
+       "(0: one per CPU); two one-thread runs on 2 cores do 1.3x the steps of one two-thread run", low=0),
     # ---------------------------------------------------------------- hub
     _s("hub_timeout_seconds", "float", 3.0, "how long the hub reachability probe may take", low=0.1),
 )

@@ -274,3 +274,43 @@ def test_a_spare_that_dies_counts_as_warm(tmp_path: Path) -> None:
         assert reg.wait_spare_warm(60)
     finally:
         reg.shutdown(timeout=30)
+
+
+def test_runs_queued_as_one_group_go_side_by_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A preset's runs (one group) run at once, each child with its share of the CPUs; runs queued one by
+    one still wait for each other."""
+    monkeypatch.setenv("EMBEDLAB_FIGURE2_WORKERS", "2")
+    reg = jobs.JobRegistry(tmp_path / "runs", project=False, warm=False, stop_grace=10)
+    try:
+        assert reg.group_width() == 2
+        first, second, third = (reg.submit("probe", ENDLESS, name=f"g{i}", group="preset") for i in range(3))
+        wait_for(lambda: all(job.state == "running" and job.pid for job in (first, second)), 120,
+                 "two runs side by side")
+        assert third.state == "queued"  # the group's width is 2
+        first.stop()  # a lane whose run ends takes the group's next one
+        wait_for(lambda: third.state == "running" and third.pid, 120, "the third run in the freed lane")
+        assert second.state == "running"
+        threads = max(1, len(os.sched_getaffinity(0)) // 2)
+        for job in (second, third):
+            argv = Path(f"/proc/{job.pid}/cmdline").read_bytes().decode().split("\0")
+            assert argv[argv.index("--threads") + 1] == str(threads), argv
+        reg.stop_all()
+        assert reg.wait_idle(120)
+        assert {job.state for job in (first, second, third)} <= {"stopped", "cancelled"}
+
+        alone, after = (reg.submit("probe", ENDLESS, name=f"s{i}") for i in range(2))
+        wait_for(lambda: alone.state == "running", 120, "the first run")
+        wait_for(lambda: alone.last_step is not None, 120, "a row of the first run")
+        assert after.state == "queued"  # no group: one after the other
+        reg.stop_all()
+        assert reg.wait_idle(120)
+    finally:
+        reg.shutdown(timeout=30)
+
+
+def test_thread_isolation_keeps_groups_one_at_a_time(tmp_path: Path) -> None:
+    reg = jobs.JobRegistry(tmp_path / "runs", project=False, isolation="thread")
+    try:
+        assert reg.group_width() == 1
+    finally:
+        reg.shutdown(timeout=30)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -73,8 +74,9 @@ def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[Job]:
     reg = registry()
     yield_to_training()
     made = []
+    group = uuid.uuid4().hex if len(runs) > 1 else None  # a preset's runs go side by side (engine.jobs)
     for name, config in runs:
-        made.append(reg.submit(kind, config, name=name))
+        made.append(reg.submit(kind, config, name=name, group=group))
     st.session_state[f"{kind}.shown"] = [job.id for job in made]
     return made
 

@@ -55,6 +55,7 @@ class Job:
     def __init__(self, kind: str, config: Any, run_dir: Path, name: str, *, state: str = "queued"):
         self.id = Path(run_dir).name
         self.name = name
+        self.group: str | None = None  # runs queued together (a preset's) may run side by side
         self.kind = kind
         self.config = config
         self.run_dir = Path(run_dir)
