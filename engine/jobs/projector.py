@@ -56,6 +56,8 @@ class ProjectionWorker:
         self.nice = nice
         self.live_share = default_live_share() if live_share is None else float(live_share)
         self.single_thread = single_thread  # no training in this process: keep torch to this thread
+        if single_thread:  # now, not from the thread at some later frame: other code here sees one setting
+            _torch_single_thread()
         self._prewarm = prewarm
         self._wake = threading.Event()
         self._closed = threading.Event()
