@@ -230,37 +230,20 @@ def test_child_threads_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -
     assert jobs.default_child_threads("probe") is None  # task-parallel: every core, torch's default
 
 
-def test_the_umap_warm_up_waits_for_the_warm_spare(own_cache: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   tmp_path: Path) -> None:
-    """The spare says when it is warm (the demo embeddings cached by then); the projector's UMAP warm-up
-    starts only after that, so a first click does not share the cores with both. Without spares, no wait."""
-    import threading
-
-    import engine.projection
-
-    seen: list[bool] = []
-    compiled = threading.Event()
-
-    def prewarm() -> None:  # what the projector finds when it starts compiling
-        seen.append(bool(list((own_cache / "embeddings").glob("*.npy"))))
-        compiled.set()
-
-    monkeypatch.setattr(engine.projection, "prewarm_umap", prewarm)
-    reg = jobs.JobRegistry(tmp_path / "runs", warm=True)
+def test_the_spare_says_when_it_is_warm(own_cache: Path, tmp_path: Path) -> None:
+    """The spare writes on its ready pipe once warm: the demo embeddings are in the cache by then, and it
+    still waits for its job. Closed, or without spares, there is nothing to wait for."""
+    reg = jobs.JobRegistry(tmp_path / "runs", project=False, warm=True)
     try:
         assert reg.wait_spare_warm(120)
-        assert compiled.wait(30) and seen == [True]
-        assert reg._spares._proc.poll() is None  # warm and still waiting for its job
+        assert list((own_cache / "embeddings").glob("*.npy"))
+        assert reg._spares._proc.poll() is None
     finally:
         reg.shutdown(timeout=30)
-    assert not reg.wait_spare_warm(5)  # closed: no spare to wait for
-
-    seen.clear()
-    compiled.clear()
-    cold = jobs.JobRegistry(tmp_path / "runs2", warm=False)
+    assert not reg.wait_spare_warm(5)
+    cold = jobs.JobRegistry(tmp_path / "runs2", project=False, warm=False)
     try:
-        assert not cold.wait_spare_warm(60)  # returns at once, as the projector's own wait does
-        assert compiled.wait(30) and len(seen) == 1
+        assert not cold.wait_spare_warm(60)  # at once: spares are off
     finally:
         cold.shutdown(timeout=30)
 

@@ -47,7 +47,9 @@ class ProjectionWorker:
     other (autogroup), and a UMAP frame is seconds of CPU; so while a job trains, the projector also keeps
     to ``live_share`` of one CPU (:func:`rest_seconds`; default :func:`default_live_share`). Films of
     finished runs are back-filled at full speed. It pre-warms umap-learn's JIT when it starts (before
-    lowering its priority: at app start nothing trains yet, and a starved JIT is slow).
+    lowering its priority: at app start nothing trains yet, and a starved JIT is slow). Waiting for the warm
+    spare first was measured: a new user's first curves came no sooner, the film 4 s later
+    (docs/performance.md).
     """
 
     def __init__(self, registry: JobRegistry, *, nice: int = 10, prewarm: bool = True, single_thread: bool = False,

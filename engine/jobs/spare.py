@@ -3,8 +3,8 @@
 Importing torch, transformers and the experiments takes seconds; a spare pays them while the lab is idle, so
 a click on Start begins training at once. The spare runs :func:`engine.jobs.spare_entry.serve_one` and waits
 for its job's argv on stdin. It writes one byte to a pipe of its own once it is warm (or its warm-up failed):
-:meth:`SparePool.wait_warm` lets other start-up work (the UMAP compilation) wait for it, so that a new
-user's first click does not share the two cores with both.
+:meth:`SparePool.wait_warm` tells a script (``benchmarks/bench_figure2_preset.py``: a lecturer opens the page,
+then clicks) when a click would find a warm spare.
 """
 
 from __future__ import annotations

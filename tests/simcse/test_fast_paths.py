@@ -99,7 +99,9 @@ def test_training_step_matches_a_plain_pytorch_loop(tiny_config) -> None:
             for name, param in model.named_parameters():
                 if param.grad is None:
                     continue
-                torch.testing.assert_close(grads[0][name], param.grad, rtol=1e-3, atol=1e-7,
+                # atol 1e-6: a row such as [CLS]'s sums 96 positions' gradients, in another order here (length
+                # buckets against one padded batch, and whatever thread count earlier tests left): a few 1e-7
+                torch.testing.assert_close(grads[0][name], param.grad, rtol=1e-3, atol=1e-6,
                                            msg=lambda text, name=name: f"{name}: {text}")
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from engine.device import autocast
 from engine.errors import ConfigError
 from engine.events import Points, Row
 from engine.simcse.train import (
@@ -152,7 +153,8 @@ def test_saved_encoder_loads_back_with_identical_embeddings(tiny_config, own_cac
     final = rows[-1].snapshot  # the trained encoder's embeddings of the evaluation sentences
     loaded = load_encoder("tiny-simcse", device="cpu")
     assert loaded.pooling == "cls_before_pooler" and loaded.mlp is not None
-    again = loaded.encode(load_eval(config).sentences, batch_size=128)
+    with autocast(torch.device("cpu"), precision=config.precision):  # the evaluation's precision (bf16 here)
+        again = loaded.encode(load_eval(config).sentences, batch_size=128)
     np.testing.assert_allclose(again, final, rtol=1e-5, atol=1e-6)
     info = {e.name: e for e in list_encoders()}["tiny-simcse"]
     assert info is not None
