@@ -129,9 +129,8 @@ def metric_figure(
     """One metric over steps (or seconds), one line per run; a faint raw line behind a smoothed one.
 
     ``measured_on`` names the data the metric was measured on (in the title, e.g. "on the built-in demo
-    pairs"); a log y axis gets tick labels that read as numbers (:func:`log_ticks`). The traces and the layout
-    go into one ``go.Figure(...)`` call: ``update_layout`` afterwards took 40 % of a live refresh's
-    figure-building time (its batch-update path), the constructor validates the same properties once."""
+    pairs"); a log y axis gets tick labels that read as numbers (:func:`log_ticks`). Traces and layout go
+    into one ``go.Figure(...)`` call (:func:`titled_layout`)."""
     traces: list[go.Scatter] = []
     for index, (name, frame) in enumerate(runs.items()):
         series = _series(frame, metric, x)
@@ -150,9 +149,8 @@ def metric_figure(
             x=shown["x"], y=shown["smooth"], mode=mode, line=dict(color=color(index), width=2), name=name,
             legendgroup=name,
         ))
-    layout = {**LAYOUT, "height": height, "title": titled(label(metric), measured_on),
-              "xaxis": {**AXIS, "title": X_AXES.get(x, x)}}
-    fig = go.Figure(data=traces, layout=layout)
+    fig = go.Figure(data=traces, layout=titled_layout(LAYOUT, titled(label(metric), measured_on), X_AXES.get(x, x),
+                                                      height=height))
     if log_y:
         fig.update_yaxes(type="log", **log_axis(positive_values(fig)))
     return styled(fig, style)
@@ -205,6 +203,17 @@ def log_axis(values: np.ndarray) -> dict[str, Any]:
     if not ticks:
         return {}
     return {"tickmode": "array", "tickvals": [v for v, _ in ticks], "ticktext": [t for _, t in ticks]}
+
+
+def titled_layout(base: dict[str, Any], title: str, x_title: str, y_title: str | None = None, *,
+                  y: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    """``base`` (:data:`LAYOUT` or :data:`TITLED`) with a title, axis titles and ``y`` axis settings, as one
+    dict for ``go.Figure(data=..., layout=...)``: one validation in the constructor, where ``update_layout``
+    afterwards took 40 % of a live refresh's figure-building time (its batch-update path)."""
+    layout = {**base, "title": title, **extra, "xaxis": {**base["xaxis"], "title": x_title}}
+    if y_title is not None or y:
+        layout["yaxis"] = {**base["yaxis"], **({} if y_title is None else {"title": y_title}), **(y or {})}
+    return layout
 
 
 def styled(fig: go.Figure, style: ChartStyle | None) -> go.Figure:
@@ -268,7 +277,7 @@ def align_uniform_figure(runs: Mapping[str, pd.DataFrame], *, max_points: int = 
     ``class_alignment``, :func:`engine.charts.charted`) is drawn on the same plane, named "class alignment" in
     its legend entry: a SimCSE run and a probe run side by side (classifiers pull the class alignment down
     and uniformity up, contrastive learning pushes uniformity down)."""
-    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (as metric_figure)
+    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (titled_layout)
     classes = False
     for index, (name, frame) in enumerate(runs.items()):
         column = next((c for c in ALIGNMENT_COLUMNS if c in frame.columns), None)
@@ -291,9 +300,8 @@ def align_uniform_figure(runs: Mapping[str, pd.DataFrame], *, max_points: int = 
             x=[last["uniformity"]], y=[last[column]], mode="markers", legendgroup=name, showlegend=False,
             marker=dict(color=color(index), size=13, symbol="star"), hoverinfo="skip",
         ))
-    layout = {**TITLED, "title": titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
-              "xaxis": {**TITLED["xaxis"], "title": "l_uniform"},
-              "yaxis": {**TITLED["yaxis"], "title": "l_align (probe runs: class alignment)" if classes else "l_align"}}
+    layout = titled_layout(TITLED, titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
+                           "l_uniform", "l_align (probe runs: class alignment)" if classes else "l_align")
     return styled(go.Figure(data=traces, layout=layout), style)
 
 
@@ -327,7 +335,7 @@ def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_poi
                     measured_on: str | None = None, style: ChartStyle | None = None) -> go.Figure:
     """``y`` against ``x`` per logged step (rows where both are logged), one colour per run, each run's
     Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows)."""
-    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (as metric_figure)
+    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (titled_layout)
     for index, (name, frame) in enumerate(runs.items()):
         if x not in frame or y not in frame:
             continue
@@ -345,8 +353,8 @@ def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_poi
         ))
     cite = PAPER_PAIRS.get((x, y))
     title = f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
-    layout = {**TITLED, "title": titled(title, measured_on), "showlegend": True,  # r and ρ, also for one run
-              "xaxis": {**TITLED["xaxis"], "title": label(x)}, "yaxis": {**TITLED["yaxis"], "title": label(y)}}
+    layout = titled_layout(TITLED, titled(title, measured_on), label(x), label(y),
+                           showlegend=True)  # the legend carries r and ρ, also for a single run
     return styled(go.Figure(data=traces, layout=layout), style)
 
 

@@ -36,6 +36,7 @@ from engine.charts.figures import (
     log_axis,
     styled,
     titled,
+    titled_layout,
 )
 
 #: at most this many spectra drawn for one run (evenly spaced over its logged steps)
@@ -93,7 +94,7 @@ def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: in
     """The covariance spectra of runs (``{name: Spectra}``, :class:`engine.runlog.Spectra`): see the module
     docstring. Runs without a spectrum are left out; with none at all the figure has no trace."""
     runs = {name: s for name, s in spectra.items() if s is not None and len(s)}
-    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (as metric_figure)
+    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (titled_layout)
     if len(runs) == 1:
         name, found = next(iter(runs.items()))
         rows = shown_rows(found.steps, most)
@@ -129,11 +130,9 @@ def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: in
                 ))
         title = "Covariance spectra: first (faint) and last (thick) step of each run"
     values = np.concatenate([np.asarray(t.y, dtype=float) for t in traces] or [np.zeros(0)])
-    y_title = "share of variance λₖ / Σλ" if share else "eigenvalue λₖ"
-    layout = {**TITLED, "title": titled(title, measured_on), "showlegend": True,
-              "xaxis": {**TITLED["xaxis"], "title": "rank k"},
-              "yaxis": {**TITLED["yaxis"], "title": y_title, "type": "log",
-                        **log_axis(values[np.isfinite(values) & (values > 0)])}}
+    layout = titled_layout(TITLED, titled(title, measured_on), "rank k",
+                           "share of variance λₖ / Σλ" if share else "eigenvalue λₖ", showlegend=True,
+                           y={"type": "log", **log_axis(values[np.isfinite(values) & (values > 0)])})
     return styled(go.Figure(data=traces, layout=layout), style)
 
 

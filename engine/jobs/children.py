@@ -79,6 +79,14 @@ def default_child_threads(kind: str | None = None) -> int | None:
     return max(1, cpus - 1) if cpus <= settings.get("small_machine_cpus") else None
 
 
+def plan_workers(runs: int, requested: int, cpus: int) -> tuple[int, int]:
+    """``(processes, torch threads each)`` for runs side by side: ``requested`` processes (0: one per CPU),
+    at most one per run, the CPUs shared out evenly (at least one thread each). Used by the registry's lanes
+    and by ``python -m engine.simcse.figure2_runs``."""
+    workers = max(1, min(runs, requested or cpus))
+    return workers, max(1, cpus // workers)
+
+
 def usable_cpus() -> int:
     """CPUs this process may run on (its affinity mask; all CPUs where that is unknown)."""
     try:

@@ -21,7 +21,7 @@ from typing import Any
 
 from engine import events, paths, runlog, settings
 from engine.errors import ConfigError, one_line
-from engine.jobs.children import ChildRun, child_argv, default_child_threads, usable_cpus
+from engine.jobs.children import ChildRun, child_argv, default_child_threads, plan_workers, usable_cpus
 from engine.jobs.job import Job
 from engine.jobs.projector import ProjectionWorker
 from engine.jobs.spare import SparePool
@@ -231,10 +231,12 @@ class JobRegistry:
         return None
 
     def _run_group(self, first: Job) -> None:
-        """``first`` and the queued runs of its group in ``group_width`` lanes, each child with its share of
-        the CPUs: a lane takes the group's next run as soon as its own ends. Returns when every lane is done."""
-        width = self.group_width()
-        threads = max(1, usable_cpus() // width)
+        """``first`` and the queued runs of its group in lanes (:func:`plan_workers`: ``group_width`` at
+        most, one per run), each child with its share of the CPUs: a lane takes the group's next run as soon as
+        its own ends. Returns when every lane is done."""
+        with self._lock:
+            runs = 1 + sum(other.group == first.group and other.state == "queued" for other in self._queue)
+        width, threads = plan_workers(runs, self.group_width(), usable_cpus())
 
         def lane(job: Job | None) -> None:
             while job is not None:

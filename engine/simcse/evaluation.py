@@ -51,6 +51,7 @@ class Evaluator:
                  precision: str = "fp32"):
         self.encoder, self.evalset, self.probe, self.geometry = encoder, evalset, probe, geometry
         self.precision = precision
+        self.device = next(encoder.model.parameters()).device
         self.tokens = encoder.pretokenize(evalset.sentences, batch_size=EVAL_BATCH)
         self.probe_tokens = None if probe is None else encoder.pretokenize(list(probe.texts), batch_size=EVAL_BATCH)
         self.probe_labels = None if probe is None else [str(label) for label in probe.labels]
@@ -67,8 +68,7 @@ class Evaluator:
         """Float32 vectors of pretokenised sentences, the forwards in the run's precision."""
         from engine.device import autocast
 
-        device = next(self.encoder.model.parameters()).device
-        with autocast(device, precision=self.precision):
+        with autocast(self.device, precision=self.precision):
             return self.encoder.encode_tokenized(tokens, stop.is_set)
 
     def __call__(self, stop: threading.Event) -> dict[str, Any] | None:

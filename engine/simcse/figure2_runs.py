@@ -37,6 +37,7 @@ settings.apply_openmp_wait_policy()  # before torch is imported (see the module 
 
 from engine.device import PRECISIONS  # noqa: E402 - after the OpenMP policy
 from engine.errors import EmbedlabError, one_line  # noqa: E402
+from engine.jobs.children import plan_workers, usable_cpus  # noqa: E402 - the app's lanes share this plan
 from engine.simcse.train import SimCSEConfig  # noqa: E402
 from engine.simcse.views import FIGURE2_RUNS  # noqa: E402
 
@@ -53,13 +54,6 @@ def figure2_configs(base: dict[str, Any], runs: list[str] | None = None) -> dict
 SUMMARY_KEYS = ("state", "sts_spearman_start", "sts_spearman_end", "sts_spearman_best", "alignment_start",
                 "alignment_end", "uniformity_start", "uniformity_end", "loss_last10", "train_seconds", "eval_seconds",
                 "wall_seconds", "eval_set", "precision")
-
-
-def plan_workers(runs: int, requested: int, cpus: int) -> tuple[int, int]:
-    """``(processes, torch threads each)``: ``requested`` processes (0: one per CPU), at most one per run,
-    the CPUs shared out evenly (at least one thread each)."""
-    workers = max(1, min(runs, requested or cpus))
-    return workers, max(1, cpus // workers)
 
 
 def longest_first(configs: dict[str, SimCSEConfig]) -> list[str]:
@@ -158,7 +152,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs trained at once, each in its own process (default: one per CPU, at most one "
                              "per run; 1: one after another in this process)")
     args = parser.parse_args(argv)
-    from engine.jobs.children import usable_cpus
 
     base = dict(
         mode="unsup", train="wiki1m", data_dir=args.data_dir, eval="stsb", steps=args.steps,
