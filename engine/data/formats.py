@@ -207,7 +207,7 @@ def parse_delimited(text: str, sep: str, fname: str, max_rows: int) -> pd.DataFr
     if sep == "\t" and '"' in text:
         lines = [line.rstrip("\r") for line in text.split("\n") if line.strip()]
         widths = {line.count("\t") for line in lines}
-        if len(widths) == 1 and (frame is None or not _well_quoted(lines)):  # quotes are plain characters
+        if len(widths) == 1 and (frame is None or not _well_quoted(text.lstrip("\ufeff"), lines)):  # quotes are plain characters
             frame = _read_csv(text, sep, max_rows, csv.QUOTE_NONE)
         elif frame is None:
             raise DataError(f"{fname}: not a valid tab-separated table (lines have {min(widths) + 1} to "
@@ -216,13 +216,30 @@ def parse_delimited(text: str, sep: str, fname: str, max_rows: int) -> pd.DataFr
     return frame
 
 
-def _well_quoted(lines: list[str]) -> bool:
+_QUOTED_OR_PLAIN_FIELD = re.compile(r'(?:"(?:[^"]|"")*"|[^"\t\n][^\t\n]*|)(?:\t|\r?\n|\Z)')
+
+
+def _well_quoted(text: str, lines: list[str]) -> bool:
     """Whether every tab-separated field that starts with ``"`` is a whole CSV-quoted field (closing quote
-    at its end, inner quotes doubled), as a CSV writer makes it; stray quotes in text are not."""
-    for line in lines:
-        for cell in line.split("\t"):
-            if cell.startswith('"') and (len(cell) < 2 or not cell.endswith('"') or '"' in cell[1:-1].replace('""', "")):
-                return False
+    at its end, inner quotes doubled), as a CSV writer makes it; stray quotes in text are not.
+
+    Line by line first (fast); a quoted field may hold tabs and newlines, so when that view fails the text
+    is scanned field by field, quote-aware. A stray quote stops the scan at the first field it opens."""
+    if all(_line_well_quoted(line) for line in lines):
+        return True
+    position, end = 0, len(text)
+    while position < end:
+        field = _QUOTED_OR_PLAIN_FIELD.match(text, position)
+        if field is None or field.end() == position:
+            return False
+        position = field.end()
+    return True
+
+
+def _line_well_quoted(line: str) -> bool:
+    for cell in line.split("\t"):
+        if cell.startswith('"') and (len(cell) < 2 or not cell.endswith('"') or '"' in cell[1:-1].replace('""', "")):
+            return False
     return True
 
 

@@ -170,6 +170,17 @@ def test_tsv_round_trip_with_pandas_quoting(tmp_path, rows):
     assert list(zip(frame["text"], frame["label"], strict=True)) == rows
 
 
+@pytest.mark.parametrize("cell", ["\t\n", "\n", "x\ty", '""\t', '"'])
+def test_tsv_quoted_cell_holding_tabs_and_newlines(tmp_path, cell):
+    """A cell a CSV writer had to quote because it holds a tab or a newline is one cell, even when the
+    lines it spans each look like a table of consistent width (a case hypothesis found)."""
+    rows = [(cell, "pos"), ("plain", "neg")]
+    path = tmp_path / "quoted.tsv"
+    pd.DataFrame(rows, columns=["text", "label"]).to_csv(path, sep="\t", index=False)
+    frame = read_table(path)
+    assert list(zip(frame["text"], frame["label"], strict=True)) == rows
+
+
 @SETTINGS
 @given(rows=ROWS)
 def test_jsonl_round_trip(tmp_path, rows):
