@@ -111,14 +111,15 @@ def draw_metric_grid(runs: dict[str, pd.DataFrame], present: list[str], options:
 
 
 def paint_live(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
-               extras: list[go.Figure], on: Callable[[str], str | None]) -> None:
-    """The running curves (two per row) and the extra figures (full width) on the live canvas: one element."""
+               extras: list[go.Figure], on: Callable[[str], str | None], progress: list[tuple[float, str]]) -> None:
+    """The running runs' ``progress`` bars, the curves (two per row) and the extra figures (full width) on the
+    live canvas: one element."""
     points = settings.get("live_points")
     panels = [painter.paint_spec(charts.metric_figure(runs, metric, max_points=points, measured_on=on(metric),
                                                       **options), metric)
               for metric in present]
     panels += [painter.paint_spec(fig, f"extra{i}", wide=True) for i, fig in enumerate(extras)]
-    painter.paint(panels, f"{key}.live")
+    painter.paint(panels, f"{key}.live", progress)
 
 
 def warnings_of(jobs: list[Job]) -> None:
@@ -315,28 +316,29 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
     def curves() -> None:
         reg = registry()
         current = [reg.get(i) for i in ids if reg.get(i) is not None]
-        for job in current:
-            if job.active:
-                st.progress(*progress_text(job))
+        bars = [progress_text(job) for job in current if job.active]
+        runs = lens.chart_frames(current)
+        logged = charts.available_metrics(runs, metrics)
+        if not (live and logged):  # else the bars go on the live canvas, above the curves
+            for fraction, text in bars:
+                st.progress(fraction, text=text)
         failed_lines(current)
         warnings_of(current)
-        runs = lens.chart_frames(current)
         on = where(current, runs)
-        logged = charts.available_metrics(runs, metrics)
         present = [metric for metric in logged if metric in measures]
         if not logged:
             if not any(job.state == "failed" for job in current):
                 st.info(NO_METRICS)  # no extra figure either: an empty scatter says nothing
         elif projector.on():
             draw_chosen(runs, logged, options, key, figures_of(current, runs, on, charts.PROJECTOR), on,
-                        chosen_curve, live)
+                        chosen_curve, live, bars)
         else:
             spectrum, relations = figures_of(current, runs, on, style)
             figures = ([spectrum] if spectrum is not None else []) + relations
             if not present and spectrum is None:
                 st.info("No measure picked: choose some under “Measures drawn”.")
             if live:
-                paint_live(runs, present, options, key, figures, on)
+                paint_live(runs, present, options, key, figures, on, bars)
             else:
                 draw_metric_grid(runs, present, options, key, on)
                 for i, fig in enumerate(figures):
@@ -374,9 +376,10 @@ def curve_choice(metrics: list[str], relation: bool, key: str) -> str:
 
 def draw_chosen(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
                 figures: tuple[go.Figure | None, list[go.Figure]], on: Callable[[str], str | None],
-                chosen: str | None, live: bool) -> None:
+                chosen: str | None, live: bool, progress: list[tuple[float, str]]) -> None:
     """Projector mode: the chosen curve (the spectrum, or the first relation figure) alone, large, live on the
-    canvas while a run goes. ``figures``: the spectrum and the relation figures, in projector style."""
+    canvas while a run goes, under the running runs' ``progress`` bars. ``figures``: the spectrum and the
+    relation figures, in projector style."""
     style = charts.PROJECTOR
     spectrum, relations = figures
     if chosen == RELATION:
@@ -388,8 +391,10 @@ def draw_chosen(runs: dict[str, pd.DataFrame], present: list[str], options: dict
         fig = charts.metric_figure(runs, metric, measured_on=on(metric), style=style,
                                    max_points=settings.get("live_points") if live else None, **options)
     if fig is None:
+        for fraction, text in progress if live else []:
+            st.progress(fraction, text=text)
         st.info(NO_METRICS)
     elif live:
-        painter.paint([painter.paint_spec(fig, "chosen", wide=True)], f"{key}.live")
+        painter.paint([painter.paint_spec(fig, "chosen", wide=True)], f"{key}.live", progress)
     else:
         draw_figure(fig, f"{key}.chosen")

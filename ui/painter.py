@@ -22,9 +22,13 @@ FILES = Path(__file__).resolve().with_name("live_canvas")  # index.html + painte
 _component = components.declare_component("embedlab_live_canvas", path=str(FILES))
 
 
-def paint(panels: list[dict], key: str) -> None:
-    """Draw ``panels`` (each from :func:`paint_spec`) as one element; half-width panels two per row."""
-    _component(panels=panels, key=key, default=None)
+def paint(panels: list[dict], key: str, progress: list[tuple[float, str]] | None = None) -> None:
+    """Draw ``panels`` (each from :func:`paint_spec`) as one element; half-width panels two per row. Above
+    them, one bar per ``(fraction, text)`` of ``progress``: the running runs' progress, drawn here rather
+    than with ``st.progress``, whose animated bar made the browser composite frames for most of every second
+    (measured: ~0.075 of a core of the browser's, nearly half of what the live view cost it)."""
+    bars = [{"fraction": float(fraction), "text": text} for fraction, text in progress or []]
+    _component(panels=panels, progress=bars, key=key, default=None)
 
 
 def _numbers(values: object) -> list[float | None]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from probe_js import CHART_CURVE, FILM_SHOWN, SPECTRUM_LINES
+from probe_js import CHART_CURVE, FILM_SHOWN, PROGRESS_TEXTS, SPECTRUM_LINES
 from waiting import wait_for
 
 from engine import settings
@@ -116,7 +116,7 @@ def child_processes(pid: int) -> list[int]:
 
 def step_shown(page) -> int:
     """The step of the run's progress text ("step N/60"), or -1 before the first step."""
-    texts = page.locator("[data-testid='stProgress']").all_inner_texts()
+    texts = page.evaluate(PROGRESS_TEXTS)
     found = [int(m.group(1)) for t in texts for m in [re.search(r"step (\d+)/", t)] if m]
     return max(found) if found else -1
 
@@ -193,7 +193,7 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     before, step_before = last_step_in_first_chart(page), step_shown(page)
     wait_for(lambda: last_step_in_first_chart(page) > before and step_shown(page) > step_before, 60,
              "the charts to grow", interval=0.5, describe=why)
-    label = page.locator("[data-testid='stProgress']").first.inner_text().split(" — ")[0].strip()
+    label = page.evaluate(PROGRESS_TEXTS)[0].split(" — ")[0].strip()
     assert label.startswith("probe·"), label
     # the covariance spectrum is drawn live too (on the canvas), one line per logged spectrum so far
     wait_for(lambda: page.evaluate(SPECTRUM_LINES) >= 1, 60, "the live spectrum chart", interval=0.5, describe=why)

@@ -34,3 +34,12 @@ SPECTRUM_LINES = (
     ".find(g => g.layout && plain(g.layout.title).startsWith('Covariance spectr'));"
     " return g ? g.data.filter(t => t.mode === 'lines').length : 0; }"
 )
+
+# The progress texts of the running runs ("probe·ab12 — step 12/60 · ..."): on the live canvas (painter.js
+# exposes them as window.embedlabProgress) while the curves are painted there, else Streamlit's progress bars.
+PROGRESS_TEXTS = (
+    "() => { const live = [...document.querySelectorAll('iframe')].map(f => { try {"
+    " return f.contentWindow.embedlabProgress; } catch (e) { return null; } }).filter(p => p && p.length).flat();"
+    " const bars = [...document.querySelectorAll(\"[data-testid='stProgress']\")].map(e => e.innerText);"
+    " return [...live, ...bars]; }"
+)

@@ -42,3 +42,21 @@ def test_paint_spec_keeps_fixed_ranges_and_a_forced_legend() -> None:
     fig = charts.metric_figure({"a": frame}, "isoscore")
     fig.update_xaxes(range=[0, 10], autorange=False)
     assert painter.paint_spec(fig, "k")["xRange"] == [0.0, 10.0] and "yRange" not in painter.paint_spec(fig, "k")
+
+
+def test_paint_sends_the_running_runs_progress_with_the_panels(monkeypatch) -> None:
+    sent = []
+    monkeypatch.setattr(painter, "_component", lambda **args: sent.append(args))
+    painter.paint([{"key": "loss"}], "probe.live", [(0.5, "probe·ab12 — step 5/10"), (1, "probe·cd34 — done")])
+    painter.paint([{"key": "loss"}], "probe.live")
+    assert sent[0]["progress"] == [{"fraction": 0.5, "text": "probe·ab12 — step 5/10"},
+                                   {"fraction": 1.0, "text": "probe·cd34 — done"}]
+    assert sent[1]["progress"] == [] and sent[0]["panels"] == [{"key": "loss"}] and sent[0]["key"] == "probe.live"
+
+
+def test_the_canvas_progress_bar_is_not_animated() -> None:
+    """A CSS transition on the bar's width makes the browser composite frames after every refresh: the
+    reason the progress is drawn here and not with st.progress (ui/painter.py)."""
+    page = (painter.FILES / "index.html").read_text(encoding="utf-8") + (painter.FILES / "painter.js").read_text(
+        encoding="utf-8")
+    assert "progress-fill" in page and "transition" not in page.replace("no transition", "")

@@ -7,6 +7,7 @@
 "use strict";
 
 const grid = document.getElementById("grid");
+const progressBox = document.getElementById("progress");
 const tip = document.getElementById("tip");
 const panels = new Map(); // key -> {box, canvas, spec, hits}
 let theme = {textColor: "#31333f", backgroundColor: "#ffffff", secondaryBackgroundColor: "#f0f2f6",
@@ -298,6 +299,31 @@ function hover(panel, event) {
   tip.style.top = `${event.clientY + 12}px`;
 }
 
+function renderProgress(bars) {  // [{fraction, text}]: one line of text over a bar each
+  while (progressBox.children.length > bars.length) progressBox.lastChild.remove();
+  bars.forEach((bar, index) => {
+    let row = progressBox.children[index];
+    if (!row) {
+      row = document.createElement("div");
+      row.className = "progress";
+      row.setAttribute("role", "progressbar");
+      row.setAttribute("aria-valuemin", "0");
+      row.setAttribute("aria-valuemax", "100");
+      row.innerHTML = '<div class="progress-text"></div><div class="progress-track"><div class="progress-fill"></div></div>';
+      progressBox.appendChild(row);
+    }
+    const percent = Math.round(Math.max(0, Math.min(1, bar.fraction)) * 1000) / 10;
+    row.setAttribute("aria-valuenow", String(percent));
+    row.firstChild.textContent = bar.text;
+    row.firstChild.style.color = theme.textColor || "#31333f";
+    row.firstChild.style.fontFamily = theme.font || "sans-serif";
+    row.lastChild.style.background = theme.secondaryBackgroundColor || "#f0f2f6";
+    row.lastChild.firstChild.style.background = theme.primaryColor || "#ff4b4b";
+    row.lastChild.firstChild.style.width = `${percent}%`;
+  });
+  window.embedlabProgress = bars.map((bar) => bar.text); // read by the browser test
+}
+
 function render(specs) {
   const keep = new Set(specs.map((s) => s.key));
   for (const [key, panel] of panels) {
@@ -311,7 +337,7 @@ function render(specs) {
     if (!same) draw(panel);  // a versioned panel (a projection frame) is drawn once per version
   });
   window.embedlabPanels = specs; // read by the browser test and the throughput benchmark
-  const height = Math.ceil(grid.getBoundingClientRect().height);
+  const height = Math.ceil(document.body.getBoundingClientRect().height);
   if (height !== lastHeight) {
     lastHeight = height;
     post("streamlit:setFrameHeight", {height: height});
@@ -321,6 +347,7 @@ function render(specs) {
 window.addEventListener("message", (event) => {
   if (!event.data || event.data.type !== "streamlit:render") return;
   if (event.data.theme) theme = Object.assign({}, theme, event.data.theme);
+  renderProgress(event.data.args.progress || []);
   render(event.data.args.panels || []);
 });
 window.addEventListener("resize", () => { for (const panel of panels.values()) if (panel.spec) draw(panel); });
