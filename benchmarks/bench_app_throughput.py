@@ -18,7 +18,9 @@ One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chro
    - ``charts``: the app with live charts (refreshed every second), no snapshots;
    - ``umap``: the same with a UMAP frame every ``--umap-every`` steps (the page's default, 10).
 Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded); "chart
-refresh" = the median time between two updates of the first chart's curve seen in the browser. Ratios
+refresh" = the median time between two updates of the first chart's curve seen in the browser; "browser"
+and "server" = the cores used by chromium's processes and by the web server's own process (training
+children apart) from the first row to the end of an app run (Linux /proc). Ratios
 app/CLI are taken within each round (same load) and reported as medians over the rounds, besides the
 median rates. After each app run the script waits until the server is quiet (UMAP film back-filled, the
 warm spare process started) so that no condition pays for the one before. The machine is shared: read
@@ -28,6 +30,7 @@ the spread, not only the median.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import random
@@ -140,9 +143,33 @@ def _tree_cpu_seconds(pid: int) -> float:
     return total
 
 
-def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str) -> dict:
-    """Follow the run started at ``clicked`` until it finishes: first chart points, first row, first frame."""
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by the process ``pid`` itself (all its threads), 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def browser_cpu_seconds() -> float:
+    """CPU seconds used so far by chromium's processes (renderers, GPU/compositing, browser)."""
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError):
+                if b"chromium" in (proc / "cmdline").read_bytes():
+                    total += _cpu_seconds(int(proc.name))
+    return total
+
+
+def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str, server_pid: int | None = None) -> dict:
+    """Follow the run started at ``clicked`` until it finishes: first chart points, first row, first frame,
+    and from the first row to the end, the cores used by the browser and by the web server's own process
+    (its children, the training, apart)."""
     first_points = first_row = first_frame = None
+    usage_start = None
     run_dir = None
     seen_last, changes = 0, []  # when the first chart's curve grew: the live refresh interval
     while True:
@@ -162,6 +189,7 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str)
         if run_dir is not None:
             if first_row is None and has_row(run_dir):
                 first_row = now
+                usage_start = (time.monotonic(), browser_cpu_seconds(), _cpu_seconds(server_pid or 0))
             if first_frame is None and next((run_dir / "frames").glob("step_*.csv"), None):
                 first_frame = now
             status = run_dir / "status.json"
@@ -170,12 +198,17 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str)
         if now > 1800:
             raise SystemExit("the app run did not finish in 30 minutes")
         time.sleep(0.2)
+    browser = server = None
+    if usage_start is not None and time.monotonic() - usage_start[0] > 1:
+        wall = time.monotonic() - usage_start[0]
+        browser = (browser_cpu_seconds() - usage_start[1]) / wall
+        server = (_cpu_seconds(server_pid or 0) - usage_start[2]) / wall if server_pid else None
     gaps = [b - a for a, b in zip(changes, changes[1:], strict=False)]
     return {"rate": rate(run_dir), "first_points": first_points, "first_row": first_row, "first_frame": first_frame,
-            "refresh": statistics.median(gaps) if gaps else None}
+            "refresh": statistics.median(gaps) if gaps else None, "browser": browser, "server": server}
 
 
-def app_run(page, url: str, args: argparse.Namespace, runs: Path, snapshot_every: int) -> dict:
+def app_run(page, url: str, args: argparse.Namespace, runs: Path, snapshot_every: int, server_pid: int) -> dict:
     page.goto(f"{url}/isotropy")
     page.get_by_role("heading", name="Isotropy vs clusters").wait_for(timeout=120_000)
     page.get_by_label("Data", exact=True).click()
@@ -189,7 +222,7 @@ def app_run(page, url: str, args: argparse.Namespace, runs: Path, snapshot_every
     before = set(runs.glob("probe-*"))
     clicked = time.monotonic()
     page.get_by_role("button", name="▶ Start").click()
-    return watch_run(page, runs, before, clicked, "probe-*")
+    return watch_run(page, runs, before, clicked, "probe-*", server_pid)
 
 
 def demo_click(page, url: str, runs: Path) -> dict:
@@ -271,18 +304,25 @@ def main() -> None:
                         same = threads if condition == "cli_same" else None
                         result = cli_run(env, args, cache / f"{condition}-{trial}", same)
                     else:
-                        result = app_run(page, url, args, runs, args.umap_every if condition == "umap" else 0)
+                        result = app_run(page, url, args, runs, args.umap_every if condition == "umap" else 0,
+                                         proc.pid)
                         children_quiet(proc, runs)
                     results[condition].append(result)
                     print(f"round {trial + 1} {condition:>8}: {result['rate']:.2f} steps/s, first row "
                           f"{fmt(result.get('first_row'))}, first chart points {fmt(result.get('first_points'))}, "
                           f"first UMAP frame {fmt(result.get('first_frame'))}, chart refresh every "
-                          f"{fmt(result.get('refresh'))} (load {os.getloadavg()[0]:.1f})",
+                          f"{fmt(result.get('refresh'))}{usage(result)} (load {os.getloadavg()[0]:.1f})",
                           flush=True)
             browser.close()
     finally:
         proc.terminate()
     report(results)
+
+
+def usage(result: dict) -> str:
+    """", browser 0.10 core, server 0.08 core" of an app run (while it trained), else ""."""
+    found = [f"{who} {result[who]:.2f} core" for who in ("browser", "server") if result.get(who) is not None]
+    return ", " + ", ".join(found) if found else ""
 
 
 def report(results: dict[str, list[dict]]) -> None:
@@ -303,6 +343,9 @@ def report(results: dict[str, list[dict]]) -> None:
                      f" chart refresh every {fmt(median([r['refresh'] for r in rows]))}")
             if condition == "umap":
                 line += f", first UMAP frame {fmt(median([r['first_frame'] for r in rows]))}"
+            for who in ("browser", "server"):
+                found = median([r.get(who) for r in rows])
+                line += "" if found is None else f", {who} {found:.2f} core"
         else:
             line += f"; first row {fmt(median([r['first_row'] for r in rows]))} (process start included)"
         print(line)

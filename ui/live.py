@@ -115,8 +115,8 @@ def paint_live(runs: dict[str, pd.DataFrame], present: list[str], options: dict[
     """The running runs' ``progress`` bars, the curves (two per row) and the extra figures (full width) on the
     live canvas: one element."""
     points = settings.get("live_points")
-    panels = [painter.paint_spec(charts.metric_figure(runs, metric, max_points=points, measured_on=on(metric),
-                                                      **options), metric)
+    panels = [painter.paint_spec(charts.metric_json(runs, metric, max_points=points, measured_on=on(metric),
+                                                    **options), metric)  # plain JSON: no Plotly objects
               for metric in present]
     panels += [painter.paint_spec(fig, f"extra{i}", wide=True) for i, fig in enumerate(extras)]
     painter.paint(panels, f"{key}.live", progress)

@@ -98,20 +98,26 @@ def ema(values: pd.Series | np.ndarray, weight: float) -> np.ndarray:
 def downsample(frame: pd.DataFrame, max_points: int | None = None) -> pd.DataFrame:
     """At most ``max_points`` (default: the setting ``chart_points``) evenly spaced rows, always keeping the
     first and the last."""
+    keep = kept_rows(len(frame), max_points)
+    return frame if keep is None else frame.iloc[keep]
+
+
+def kept_rows(n: int, max_points: int | None = None) -> np.ndarray | None:
+    """The rows :func:`downsample` keeps of ``n``, or None for all of them."""
     if max_points is None:
         max_points = settings.get("chart_points")
-    n = len(frame)
     if n <= max_points or max_points < 2:
-        return frame
-    keep = np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
-    return frame.iloc[keep]
+        return None
+    return np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
 
 
-def _series(frame: pd.DataFrame, metric: str, x: str) -> pd.DataFrame:
+def _xy(frame: pd.DataFrame, metric: str, x: str) -> tuple[np.ndarray, np.ndarray]:
+    """The x values (their own dtype) and float ``metric`` values of the rows where both are numbers."""
     if metric not in frame or x not in frame:
-        return pd.DataFrame(columns=[x, metric])
-    out = frame[[x, metric]].apply(pd.to_numeric, errors="coerce").dropna()
-    return out
+        return np.zeros(0), np.zeros(0)
+    xs, ys = pd.to_numeric(frame[x], errors="coerce"), pd.to_numeric(frame[metric], errors="coerce")
+    keep = (xs.notna() & ys.notna()).to_numpy()
+    return xs.to_numpy()[keep], ys.to_numpy(dtype=float)[keep]
 
 
 def metric_figure(
@@ -129,31 +135,46 @@ def metric_figure(
     """One metric over steps (or seconds), one line per run; a faint raw line behind a smoothed one.
 
     ``measured_on`` names the data the metric was measured on (in the title, e.g. "on the built-in demo
-    pairs"); a log y axis gets tick labels that read as numbers (:func:`log_ticks`). Traces and layout go
-    into one ``go.Figure(...)`` call (:func:`titled_layout`)."""
-    traces: list[go.Scatter] = []
+    pairs"); a log y axis gets tick labels that read as numbers (:func:`log_ticks`). The figure is
+    :func:`metric_json` made into Plotly objects in one ``go.Figure(...)`` call, then styled."""
+    return styled(go.Figure(metric_json(runs, metric, x=x, smoothing=smoothing, log_y=log_y, max_points=max_points,
+                                        height=height, measured_on=measured_on)), style)
+
+
+def metric_json(
+    runs: Mapping[str, pd.DataFrame],
+    metric: str,
+    *,
+    x: str = "step",
+    smoothing: float = 0.0,
+    log_y: bool = False,
+    max_points: int | None = None,
+    height: int = 300,
+    measured_on: str | None = None,
+) -> dict[str, Any]:
+    """:func:`metric_figure`'s figure, unstyled, as plain Plotly JSON (``{"data": [...], "layout": {...}}``,
+    NumPy arrays for the series). The live canvas paints it every second (``ui.painter.paint_spec``), where
+    making and validating the Plotly objects took most of the figure's time."""
+    traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
-        series = _series(frame, metric, x)
-        if series.empty:
+        steps, values = _xy(frame, metric, x)
+        if not len(steps):
             continue
-        values = series[metric].to_numpy(dtype=float)
         smooth = ema(values, smoothing)
-        shown = downsample(pd.DataFrame({"x": series[x].to_numpy(), "raw": values, "smooth": smooth}), max_points)
-        mode = "lines" if len(shown) > 1 else "markers"
+        keep = kept_rows(len(values), max_points)
+        if keep is not None:
+            steps, values, smooth = steps[keep], values[keep], smooth[keep]
+        mode = "lines" if len(steps) > 1 else "markers"
         if smoothing > 0:
-            traces.append(go.Scatter(
-                x=shown["x"], y=shown["raw"], mode=mode, line=dict(color=color(index), width=1), opacity=0.3,
-                name=f"{name} (raw)", legendgroup=name, showlegend=False, hoverinfo="skip",
-            ))
-        traces.append(go.Scatter(
-            x=shown["x"], y=shown["smooth"], mode=mode, line=dict(color=color(index), width=2), name=name,
-            legendgroup=name,
-        ))
-    fig = go.Figure(data=traces, layout=titled_layout(LAYOUT, titled(label(metric), measured_on), X_AXES.get(x, x),
-                                                      height=height))
+            traces.append(dict(type="scatter", x=steps, y=values, mode=mode, line=dict(color=color(index), width=1),
+                               opacity=0.3, name=f"{name} (raw)", legendgroup=name, showlegend=False,
+                               hoverinfo="skip"))
+        traces.append(dict(type="scatter", x=steps, y=smooth, mode=mode, line=dict(color=color(index), width=2),
+                           name=name, legendgroup=name))
+    layout = titled_layout(LAYOUT, titled(label(metric), measured_on), X_AXES.get(x, x), height=height)
     if log_y:
-        fig.update_yaxes(type="log", **log_axis(positive_values(fig)))
-    return styled(fig, style)
+        layout["yaxis"] = {**layout["yaxis"], "type": "log", **log_axis(_positive([t["y"] for t in traces]))}
+    return {"data": traces, "layout": layout}
 
 
 def titled(title: str, measured_on: str | None) -> str:
@@ -163,7 +184,11 @@ def titled(title: str, measured_on: str | None) -> str:
 
 def positive_values(fig: go.Figure) -> np.ndarray:
     """The finite, positive y values of a figure's traces (what a log axis shows)."""
-    values = [np.asarray(trace.y, dtype=float) for trace in fig.data if getattr(trace, "y", None) is not None]
+    return _positive([trace.y for trace in fig.data if getattr(trace, "y", None) is not None])
+
+
+def _positive(series: list[Any]) -> np.ndarray:
+    values = [np.asarray(y, dtype=float) for y in series]
     found = np.concatenate(values) if values else np.zeros(0)
     return found[np.isfinite(found) & (found > 0)]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from engine import charts
 from ui import painter
@@ -42,6 +43,34 @@ def test_paint_spec_keeps_fixed_ranges_and_a_forced_legend() -> None:
     fig = charts.metric_figure({"a": frame}, "isoscore")
     fig.update_xaxes(range=[0, 10], autorange=False)
     assert painter.paint_spec(fig, "k")["xRange"] == [0.0, 10.0] and "yRange" not in painter.paint_spec(fig, "k")
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.7])
+@pytest.mark.parametrize("log_y", [False, True])
+@pytest.mark.parametrize("x", ["step", "seconds"])
+def test_the_plain_json_of_a_metric_figure_paints_as_the_figure_does(smoothing, log_y, x) -> None:
+    """The live view paints ``charts.metric_json`` (no Plotly objects); the panel is the one the Plotly figure
+    of the finished view gives."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"step": np.arange(400), "seconds": np.arange(400) * 0.07,
+                          "loss": np.r_[rng.random(398) + 0.01, np.nan, 0.0]})
+    runs = {"probe·ab12": frame, "probe·cd34": frame.assign(loss=frame["loss"] * 2), "empty": frame.iloc[:0]}
+    options = dict(x=x, smoothing=smoothing, log_y=log_y, max_points=120, measured_on="the demo")
+    from_json = painter.paint_spec(charts.metric_json(runs, "loss", **options), "loss")
+    assert from_json == painter.paint_spec(charts.metric_figure(runs, "loss", **options), "loss")
+    assert len(from_json["series"][-1]["x"]) == 120 and from_json["title"] == "Training loss · on the demo"
+
+
+def test_paint_spec_reads_plotly_json_as_it_reads_the_figure() -> None:
+    frame = pd.DataFrame({"step": [0, 1, 2], "isoscore": [0.3, 0.2, 0.1], "silhouette": [0.0, 0.2, 0.5],
+                          "alignment": [0.2, 0.3, 0.4], "uniformity": [-1.0, -1.5, -2.0]})
+    coords = np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
+    points = pd.DataFrame({"label": ["x", "y", "y"], "text": ["a", "b", "c"]})
+    figures = [charts.iso_sil_figure({"a": frame}), charts.align_uniform_figure({"a": frame}),
+               charts.projection_figure(coords, points, title="UMAP · step 3", style=charts.PROJECTOR),
+               charts.metric_figure({"a": frame}, "isoscore", style=charts.PROJECTOR)]
+    for fig in figures:
+        assert painter.paint_spec(fig.to_plotly_json(), "k") == painter.paint_spec(fig, "k")
 
 
 def test_paint_sends_the_running_runs_progress_with_the_panels(monkeypatch) -> None:
