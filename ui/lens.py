@@ -100,18 +100,21 @@ def pair_picker(metrics: list[str], default: tuple[str, str], key: str) -> tuple
 
 
 def pair_figure(runs: dict[str, pd.DataFrame], pair: tuple[str, str], on: Callable[[str], str | None],
-                style: Any = None) -> go.Figure | None:
-    """The relation figure of ``pair`` for the runs that log both measures, else None."""
+                style: Any = None, *, as_json: bool = False) -> go.Figure | dict | None:
+    """The relation figure of ``pair`` for the runs that log both measures, else None; ``as_json``: as plain
+    Plotly JSON, unstyled (for the live canvas)."""
     x, y = pair
     if not (charts.available_metrics(runs, [x]) and charts.available_metrics(runs, [y])):
         return None
+    if as_json:
+        return charts.relation_json(runs, x, y, measured_on=on(y) or on(x))
     return charts.relation_figure(runs, x, y, measured_on=on(y) or on(x), style=style)
 
 
-def spectrum_figure(jobs: list[Job], on: Callable[[str], str | None], share: bool, style: Any = None,
-                    ) -> go.Figure | None:
+def spectrum_figure(jobs: list[Job], on: Callable[[str], str | None], share: bool, style: Any = None, *,
+                    as_json: bool = False) -> go.Figure | dict | None:
     """The covariance spectrum of the shown runs that log one (None when none does); a damaged file is named
-    under the charts."""
+    under the charts. ``as_json``: as plain Plotly JSON, unstyled (for the live canvas)."""
     found = {}
     for job in jobs:
         spectra, error = spectra_of(job)
@@ -121,4 +124,6 @@ def spectrum_figure(jobs: list[Job], on: Callable[[str], str | None], share: boo
             found[run_label(job)] = spectra
     if not found:
         return None
+    if as_json:
+        return charts.spectrum_json(found, share=share, measured_on=on("isoscore"))
     return charts.spectrum_figure(found, share=share, measured_on=on("isoscore"), style=style)

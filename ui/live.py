@@ -111,7 +111,7 @@ def draw_metric_grid(runs: dict[str, pd.DataFrame], present: list[str], options:
 
 
 def paint_live(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
-               extras: list[go.Figure], on: Callable[[str], str | None], progress: list[tuple[float, str]]) -> None:
+               extras: list[Any], on: Callable[[str], str | None], progress: list[tuple[float, str]]) -> None:
     """The running runs' ``progress`` bars, the curves (two per row) and the extra figures (full width) on the
     live canvas: one element."""
     points = settings.get("live_points")
@@ -303,10 +303,12 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
     chosen_curve = curve_choice(metrics, extras is not None or xy is not None, key) if projector.on() else None
 
     def figures_of(current: list[Job], runs: dict[str, pd.DataFrame], on: Callable[[str], str | None],
-                   fig_style: Any) -> tuple[go.Figure | None, list[go.Figure]]:
-        """The spectrum (when picked) and the relation figures of the shown runs."""
-        spectrum = lens.spectrum_figure(current, on, share, fig_style) if lens.SPECTRUM in measures else None
-        relations = [lens.pair_figure(runs, xy, on, fig_style)] if xy is not None else []
+                   fig_style: Any, as_json: bool = False) -> tuple[Any, list[Any]]:
+        """The spectrum (when picked) and the relation figures of the shown runs; ``as_json``: the spectrum and
+        the picked pair's figure as plain Plotly JSON, for the live canvas."""
+        spectrum = (lens.spectrum_figure(current, on, share, fig_style, as_json=as_json)
+                    if lens.SPECTRUM in measures else None)
+        relations = [lens.pair_figure(runs, xy, on, fig_style, as_json=as_json)] if xy is not None else []
         relations += extras(runs, where=on, style=fig_style) if extras is not None else []
         return spectrum, [fig for fig in relations if fig is not None]
 
@@ -333,7 +335,7 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
             draw_chosen(runs, logged, options, key, figures_of(current, runs, on, charts.PROJECTOR), on,
                         chosen_curve, live, bars)
         else:
-            spectrum, relations = figures_of(current, runs, on, style)
+            spectrum, relations = figures_of(current, runs, on, style, as_json=live and style is None)
             figures = ([spectrum] if spectrum is not None else []) + relations
             if not present and spectrum is None:
                 st.info("No measure picked: choose some under “Measures drawn”.")

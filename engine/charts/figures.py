@@ -359,8 +359,15 @@ def iso_sil_figure(
 def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800,
                     measured_on: str | None = None, style: ChartStyle | None = None) -> go.Figure:
     """``y`` against ``x`` per logged step (rows where both are logged), one colour per run, each run's
-    Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows)."""
-    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (titled_layout)
+    Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows): :func:`relation_json`
+    made into Plotly objects in one ``go.Figure(...)`` call, then styled."""
+    return styled(go.Figure(relation_json(runs, x, y, max_points=max_points, measured_on=measured_on)), style)
+
+
+def relation_json(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800,
+                  measured_on: str | None = None) -> dict[str, Any]:
+    """:func:`relation_figure`'s figure, unstyled, as plain Plotly JSON (what the live canvas paints)."""
+    traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
         if x not in frame or y not in frame:
             continue
@@ -371,8 +378,9 @@ def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_poi
         corr = correlations(frame, x, y) if x != y else None
         legend = name if corr is None else f"{name}: r = {corr[0]:.3f}, ρ = {corr[1]:.3f}"
         points = downsample(points, max_points)
-        traces.append(go.Scatter(
-            x=points[x], y=points[y], mode="markers", name=legend, marker=dict(color=color(index), size=6),
+        traces.append(dict(
+            type="scatter", x=points[x], y=points[y], mode="markers", name=legend,
+            marker=dict(color=color(index), size=6),
             customdata=points.get("step"),
             hovertemplate="step %{customdata}<br>" + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",
         ))
@@ -380,7 +388,7 @@ def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_poi
     title = f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
     layout = titled_layout(TITLED, titled(title, measured_on), label(x), label(y),
                            showlegend=True)  # the legend carries r and ρ, also for a single run
-    return styled(go.Figure(data=traces, layout=layout), style)
+    return {"data": traces, "layout": layout}
 
 
 def short(metric: str) -> str:

@@ -92,9 +92,17 @@ def _step_colors(steps: np.ndarray) -> list[str]:
 def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: int = MAX_SPECTRA,
                     measured_on: str | None = None, style: ChartStyle | None = None) -> go.Figure:
     """The covariance spectra of runs (``{name: Spectra}``, :class:`engine.runlog.Spectra`): see the module
-    docstring. Runs without a spectrum are left out; with none at all the figure has no trace."""
+    docstring. Runs without a spectrum are left out; with none at all the figure has no trace. The figure is
+    :func:`spectrum_json` made into Plotly objects in one ``go.Figure(...)`` call, then styled."""
+    return styled(go.Figure(spectrum_json(spectra, share=share, most=most, measured_on=measured_on)), style)
+
+
+def spectrum_json(spectra: Mapping[str, Any], *, share: bool = False, most: int = MAX_SPECTRA,
+                  measured_on: str | None = None) -> dict[str, Any]:
+    """:func:`spectrum_figure`'s figure, unstyled, as plain Plotly JSON: what the live canvas paints, without
+    the cost of Plotly objects."""
     runs = {name: s for name, s in spectra.items() if s is not None and len(s)}
-    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (titled_layout)
+    traces: list[dict[str, Any]] = []
     if len(runs) == 1:
         name, found = next(iter(runs.items()))
         rows = shown_rows(found.steps, most)
@@ -103,14 +111,14 @@ def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: in
         for i, row in enumerate(rows):
             values = drawable(found.eigenvalues[row], share)
             ends = i in (0, len(rows) - 1)
-            traces.append(go.Scatter(
-                x=np.arange(1, len(values) + 1), y=values, mode="lines", name=f"step {int(steps[i])}",
+            traces.append(dict(
+                type="scatter", x=np.arange(1, len(values) + 1), y=values, mode="lines", name=f"step {int(steps[i])}",
                 line=dict(color=colors[i], width=3 if i == len(rows) - 1 else 1.5), showlegend=ends,
                 hovertemplate=f"step {int(steps[i])}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
             ))
         if len(rows) > 1:  # the colour bar of the steps (a point that draws nothing)
-            traces.append(go.Scatter(
-                x=[1], y=[np.nan], mode="markers", showlegend=False, hoverinfo="skip", name="steps",
+            traces.append(dict(
+                type="scatter", x=[1], y=[np.nan], mode="markers", showlegend=False, hoverinfo="skip", name="steps",
                 marker=dict(size=0.1, color=[float(steps[0])], cmin=float(steps[0]), cmax=float(steps[-1]),
                             colorscale=[[0, colors[0]], [1, colors[-1]]], showscale=True,
                             colorbar=dict(title=dict(text="step"), thickness=14, len=0.8)),
@@ -123,17 +131,18 @@ def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: in
                     continue
                 values = drawable(found.eigenvalues[row], share)
                 step = int(found.steps[row])
-                traces.append(go.Scatter(
-                    x=np.arange(1, len(values) + 1), y=values, mode="lines", name=f"{name} · step {step}",
+                traces.append(dict(
+                    type="scatter", x=np.arange(1, len(values) + 1), y=values, mode="lines",
+                    name=f"{name} · step {step}",
                     legendgroup=name, line=dict(color=color(index), width=width), opacity=opacity,
                     hovertemplate=f"step {step}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
                 ))
         title = "Covariance spectra: first (faint) and last (thick) step of each run"
-    values = np.concatenate([np.asarray(t.y, dtype=float) for t in traces] or [np.zeros(0)])
+    values = np.concatenate([np.asarray(t["y"], dtype=float) for t in traces] or [np.zeros(0)])
     layout = titled_layout(TITLED, titled(title, measured_on), "rank k",
                            "share of variance λₖ / Σλ" if share else "eigenvalue λₖ", showlegend=True,
                            y={"type": "log", **log_axis(values[np.isfinite(values) & (values > 0)])})
-    return styled(go.Figure(data=traces, layout=layout), style)
+    return {"data": traces, "layout": layout}
 
 
 def pair_options(runs: Mapping[str, pd.DataFrame], candidates: Sequence[str]) -> list[str]:

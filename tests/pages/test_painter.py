@@ -61,6 +61,24 @@ def test_the_plain_json_of_a_metric_figure_paints_as_the_figure_does(smoothing, 
     assert len(from_json["series"][-1]["x"]) == 120 and from_json["title"] == "Training loss · on the demo"
 
 
+@pytest.mark.parametrize("share", [False, True])
+def test_the_plain_json_of_the_spectrum_and_relation_figures_paints_as_the_figures_do(share) -> None:
+    from engine.runlog import Spectra
+
+    rng = np.random.default_rng(5)
+    eigenvalues = np.sort(rng.random((15, 24)) ** 3, axis=1)[:, ::-1] * 10
+    eigenvalues[:, -4:] = 0.0  # numerical zeros: left out
+    one, two = {"a": Spectra(np.arange(15) * 10, eigenvalues)}, {"a": Spectra(np.arange(15), eigenvalues),
+                                                                   "b": Spectra(np.arange(2), eigenvalues[:2])}
+    for spectra in (one, two):
+        assert painter.paint_spec(charts.spectrum_json(spectra, share=share, measured_on="the demo"), "s") == \
+            painter.paint_spec(charts.spectrum_figure(spectra, share=share, measured_on="the demo"), "s")
+    frame = pd.DataFrame({"step": np.arange(50), "isoscore": rng.random(50), "silhouette": rng.random(50)})
+    runs = {"a": frame, "b": frame.iloc[:2]}
+    assert painter.paint_spec(charts.relation_json(runs, "isoscore", "silhouette", max_points=20), "r") == \
+        painter.paint_spec(charts.relation_figure(runs, "isoscore", "silhouette", max_points=20), "r")
+
+
 def test_paint_spec_reads_plotly_json_as_it_reads_the_figure() -> None:
     frame = pd.DataFrame({"step": [0, 1, 2], "isoscore": [0.3, 0.2, 0.1], "silhouette": [0.0, 0.2, 0.5],
                           "alignment": [0.2, 0.3, 0.4], "uniformity": [-1.0, -1.5, -2.0]})
