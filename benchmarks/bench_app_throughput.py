@@ -60,6 +60,15 @@ def _probe_js():
 
 
 CHART_CURVE = _probe_js().CHART_CURVE  # [points, last x] of the named run's curve in the first chart
+# In the page, every 0.2 s: note the time when the named run's curve has a new last step. The run is not
+# watched over the DevTools protocol: 5 round trips a second cost this script and Playwright's driver
+# ~0.012 core besides the renderer's share (measured 2026-11-23), which a user's browser does not pay;
+# the times are read once, at the end.
+RECORD_CHANGES = (
+    "(name) => { const curve = " + CHART_CURVE + "; let last = null; window.benchChanges = [];"
+    " clearInterval(window.benchRecorder); window.benchRecorder = setInterval(() => { const x = curve(name)[1];"
+    " if (x !== last) { last = x; window.benchChanges.push(performance.now()); } }, 200); }"
+)
 
 
 def rate(run_dir: Path) -> float:
@@ -172,7 +181,7 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str,
     first_points = first_row = first_frame = None
     usage_start = None
     run_dir = None
-    seen_last, changes = 0, []  # when the first chart's curve grew: the live refresh interval
+    changes: list[float] = []  # when the first chart's curve grew (ms): the live refresh interval
     while True:
         if run_dir is None:
             new = set(runs.glob(pattern)) - before
@@ -182,11 +191,7 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str,
             label = run_dir.name.rsplit("-", 3)[0] + "·" + run_dir.name[-4:]  # ui.runs.run_label
             if page.evaluate(CHART_CURVE, label)[0] > 1:
                 first_points = now
-        elif run_dir is not None:
-            last = page.evaluate(CHART_CURVE, label)[1]  # the last step drawn (live curves are downsampled)
-            if last != seen_last:
-                seen_last = last
-                changes.append(now)
+                page.evaluate(RECORD_CHANGES, label)  # from here on the page notes the refreshes itself
         if run_dir is not None:
             if first_row is None and has_row(run_dir):
                 first_row = now
@@ -204,7 +209,9 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str,
         wall = time.monotonic() - usage_start[0]
         browser = (browser_cpu_seconds() - usage_start[1]) / wall
         server = (_cpu_seconds(server_pid or 0) - usage_start[2]) / wall if server_pid else None
-    gaps = [b - a for a, b in zip(changes, changes[1:], strict=False)]
+    if first_points is not None:
+        changes = page.evaluate("() => { clearInterval(window.benchRecorder); return window.benchChanges || []; }")
+    gaps = [(b - a) / 1000 for a, b in zip(changes, changes[1:], strict=False)]
     return {"rate": rate(run_dir), "first_points": first_points, "first_row": first_row, "first_frame": first_frame,
             "refresh": statistics.median(gaps) if gaps else None, "browser": browser, "server": server}
 
