@@ -136,21 +136,13 @@ def children_quiet(server: subprocess.Popen, runs: Path, settle: float = 4.0, li
 
 def _tree_cpu_seconds(pid: int) -> float:
     """CPU seconds used so far by ``pid`` and its children (Linux /proc), to see when they are idle."""
-    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
     pids = [pid]
     for children in Path(f"/proc/{pid}/task").glob("*/children"):  # children of every thread
         try:
             pids += [int(p) for p in children.read_text().split()]
         except OSError:
             continue
-    for each in pids:
-        try:
-            with open(f"/proc/{each}/stat", encoding="ascii") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
+    return sum(_cpu_seconds(each) for each in pids)
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -195,7 +187,7 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str,
         if run_dir is not None:
             if first_row is None and has_row(run_dir):
                 first_row = now
-                usage_start = (time.monotonic(), browser_cpu_seconds(), _cpu_seconds(server_pid or 0))
+                usage_start = (time.monotonic(), browser_cpu_seconds(), _cpu_seconds(server_pid) if server_pid else 0.0)
             if first_frame is None and next((run_dir / "frames").glob("step_*.csv"), None):
                 first_frame = now
             status = run_dir / "status.json"
@@ -208,7 +200,7 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str,
     if usage_start is not None and time.monotonic() - usage_start[0] > 1:
         wall = time.monotonic() - usage_start[0]
         browser = (browser_cpu_seconds() - usage_start[1]) / wall
-        server = (_cpu_seconds(server_pid or 0) - usage_start[2]) / wall if server_pid else None
+        server = (_cpu_seconds(server_pid) - usage_start[2]) / wall if server_pid else None
     if first_points is not None:
         changes = page.evaluate("() => { clearInterval(window.benchRecorder); return window.benchChanges || []; }")
     gaps = [(b - a) / 1000 for a, b in zip(changes, changes[1:], strict=False)]

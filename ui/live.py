@@ -393,8 +393,8 @@ def draw_chosen(runs: dict[str, pd.DataFrame], present: list[str], options: dict
         fig = charts.metric_figure(runs, metric, measured_on=on(metric), style=style,
                                    max_points=settings.get("live_points") if live else None, **options)
     if fig is None:
-        for fraction, text in progress if live else []:
-            st.progress(fraction, text=text)
+        if live:  # the canvas still carries the progress bars
+            painter.paint([], f"{key}.live", progress)
         st.info(NO_METRICS)
     elif live:
         painter.paint([painter.paint_spec(fig, "chosen", wide=True)], f"{key}.live", progress)

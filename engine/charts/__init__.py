@@ -54,7 +54,6 @@ from engine.charts.figures import (
     log_ticks,
     metric_figure,
     metric_json,
-    positive_values,
     relation_figure,
     relation_json,
     styled,
@@ -80,5 +79,5 @@ from engine.charts.run_facts import (
     measured_on,
 )
 
-__all__ = ["ALIGNMENT_COLUMNS", "AXIS", "ChartStyle", "EVALUATED", "MAX_SPECTRA", "SPECTRUM", "EVAL_SETS", "LABELS", "LAYOUT", "LEGEND", "PALETTE", "PROJECTOR", "SUPERSCRIPT", "TITLED", "X_AXES", "_hover", "align_uniform_figure", "available_metrics", "charted", "color", "correlations", "divergence", "downsample", "ema", "frames_figure", "iso_sil_figure", "isoscore_star_series", "label", "log_axis", "log_ticks", "measured_on", "metric_figure", "metric_json", "pair_options", "positive_values", "projection_figure", "relation_figure", "relation_json",
+__all__ = ["ALIGNMENT_COLUMNS", "AXIS", "ChartStyle", "EVALUATED", "MAX_SPECTRA", "SPECTRUM", "EVAL_SETS", "LABELS", "LAYOUT", "LEGEND", "PALETTE", "PROJECTOR", "SUPERSCRIPT", "TITLED", "X_AXES", "_hover", "align_uniform_figure", "available_metrics", "charted", "color", "correlations", "divergence", "downsample", "ema", "frames_figure", "iso_sil_figure", "isoscore_star_series", "label", "log_axis", "log_ticks", "measured_on", "metric_figure", "metric_json", "pair_options", "projection_figure", "relation_figure", "relation_json",
            "spectrum_figure", "spectrum_json", "styled", "tick_text", "titled"]

@@ -120,25 +120,12 @@ def _xy(frame: pd.DataFrame, metric: str, x: str) -> tuple[np.ndarray, np.ndarra
     return xs.to_numpy()[keep], ys.to_numpy(dtype=float)[keep]
 
 
-def metric_figure(
-    runs: Mapping[str, pd.DataFrame],
-    metric: str,
-    *,
-    x: str = "step",
-    smoothing: float = 0.0,
-    log_y: bool = False,
-    max_points: int | None = None,
-    height: int = 300,
-    measured_on: str | None = None,
-    style: ChartStyle | None = None,
-) -> go.Figure:
-    """One metric over steps (or seconds), one line per run; a faint raw line behind a smoothed one.
-
-    ``measured_on`` names the data the metric was measured on (in the title, e.g. "on the built-in demo
-    pairs"); a log y axis gets tick labels that read as numbers (:func:`log_ticks`). The figure is
-    :func:`metric_json` made into Plotly objects in one ``go.Figure(...)`` call, then styled."""
-    return styled(go.Figure(metric_json(runs, metric, x=x, smoothing=smoothing, log_y=log_y, max_points=max_points,
-                                        height=height, measured_on=measured_on)), style)
+def metric_figure(runs: Mapping[str, pd.DataFrame], metric: str, *, style: ChartStyle | None = None,
+                  **options: Any) -> go.Figure:
+    """One metric over steps (or seconds), one line per run; a faint raw line behind a smoothed one:
+    :func:`metric_json` (``options``: its ``x``, ``smoothing``, ``log_y``, ``max_points``, ``height``,
+    ``measured_on``) made into Plotly objects in one ``go.Figure(...)`` call, then styled."""
+    return styled(go.Figure(metric_json(runs, metric, **options)), style)
 
 
 def metric_json(
@@ -153,8 +140,10 @@ def metric_json(
     measured_on: str | None = None,
 ) -> dict[str, Any]:
     """:func:`metric_figure`'s figure, unstyled, as plain Plotly JSON (``{"data": [...], "layout": {...}}``,
-    NumPy arrays for the series). The live canvas paints it every second (``ui.painter.paint_spec``), where
-    making and validating the Plotly objects took most of the figure's time."""
+    NumPy arrays for the series). ``measured_on`` names the data the metric was measured on (in the title,
+    e.g. "on the built-in demo pairs"); a log y axis gets tick labels that read as numbers
+    (:func:`log_ticks`). The live canvas paints it every second (``ui.painter.paint_spec``), where making and
+    validating the Plotly objects took most of the figure's time."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
         steps, values = _xy(frame, metric, x)
@@ -182,12 +171,8 @@ def titled(title: str, measured_on: str | None) -> str:
     return f"{title} · on {measured_on}" if measured_on else title
 
 
-def positive_values(fig: go.Figure) -> np.ndarray:
-    """The finite, positive y values of a figure's traces (what a log axis shows)."""
-    return _positive([trace.y for trace in fig.data if getattr(trace, "y", None) is not None])
-
-
 def _positive(series: list[Any]) -> np.ndarray:
+    """The finite, positive values of the y series (what a log axis shows)."""
     values = [np.asarray(y, dtype=float) for y in series]
     found = np.concatenate(values) if values else np.zeros(0)
     return found[np.isfinite(found) & (found > 0)]
@@ -356,12 +341,13 @@ def iso_sil_figure(
                            style=style)
 
 
-def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800,
-                    measured_on: str | None = None, style: ChartStyle | None = None) -> go.Figure:
+def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, style: ChartStyle | None = None,
+                    **options: Any) -> go.Figure:
     """``y`` against ``x`` per logged step (rows where both are logged), one colour per run, each run's
     Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows): :func:`relation_json`
-    made into Plotly objects in one ``go.Figure(...)`` call, then styled."""
-    return styled(go.Figure(relation_json(runs, x, y, max_points=max_points, measured_on=measured_on)), style)
+    (``options``: its ``max_points``, ``measured_on``) made into Plotly objects in one ``go.Figure(...)``
+    call, then styled."""
+    return styled(go.Figure(relation_json(runs, x, y, **options)), style)
 
 
 def relation_json(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800,

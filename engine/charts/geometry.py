@@ -89,12 +89,12 @@ def _step_colors(steps: np.ndarray) -> list[str]:
     return sample_colorscale(STEP_SCALE, [float(p) for p in positions])
 
 
-def spectrum_figure(spectra: Mapping[str, Any], *, share: bool = False, most: int = MAX_SPECTRA,
-                    measured_on: str | None = None, style: ChartStyle | None = None) -> go.Figure:
+def spectrum_figure(spectra: Mapping[str, Any], *, style: ChartStyle | None = None, **options: Any) -> go.Figure:
     """The covariance spectra of runs (``{name: Spectra}``, :class:`engine.runlog.Spectra`): see the module
     docstring. Runs without a spectrum are left out; with none at all the figure has no trace. The figure is
-    :func:`spectrum_json` made into Plotly objects in one ``go.Figure(...)`` call, then styled."""
-    return styled(go.Figure(spectrum_json(spectra, share=share, most=most, measured_on=measured_on)), style)
+    :func:`spectrum_json` (``options``: its ``share``, ``most``, ``measured_on``) made into Plotly objects in
+    one ``go.Figure(...)`` call, then styled."""
+    return styled(go.Figure(spectrum_json(spectra, **options)), style)
 
 
 def spectrum_json(spectra: Mapping[str, Any], *, share: bool = False, most: int = MAX_SPECTRA,
