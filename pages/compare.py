@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import charts, export
-from ui import lens, live, navigation, projector, runs
+from ui import lens, live, live_state, navigation, projector, runs
 from ui.downloads import downloads
 from ui.experiment import glossary_link
 from ui.text import ui_words
@@ -38,7 +38,7 @@ def figure_download(jobs: list) -> None:
     """One figure of the compared runs as a standalone HTML page (interactive, offline); PNG: the camera icon
     of each chart's toolbar."""
     shown = lens.chart_frames(jobs)
-    on = live.where(jobs, shown)
+    on = live_state.where(jobs, shown)
     figures = {charts.label(metric): (lambda metric=metric: charts.metric_figure(shown, metric, measured_on=on(metric)))
                for metric in charts.available_metrics(shown, METRICS)}
     pair = (st.session_state.get("compare.relx", PAIR[0]), st.session_state.get("compare.rely", PAIR[1]))

@@ -214,8 +214,8 @@ def preset_buttons(kind: str, current: dict[str, Any]) -> None:
 
 def sidebar_controls_footer(kind: str, shown_live: list[Job] | None = None) -> None:
     """Stop for queued and running jobs of this kind, and a live progress bar in the sidebar, unless the
-    running ones are among ``shown_live`` (runs whose progress the page's live panel already refreshes: one
-    rerun a second instead of two, for the browser's sake)."""
+    running ones are among ``shown_live`` (runs whose progress the page's live canvas already shows, fed
+    without a page rerun: a sidebar fragment would rerun every second, for nothing)."""
     reg = registry()
     active = [job for job in reg.jobs() if job.kind == kind and job.active]
     if active and st.sidebar.button("■ Stop", key=f"{kind}.stop", width="stretch", help="Stop the running run and cancel queued ones"):

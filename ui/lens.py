@@ -27,7 +27,6 @@ from engine.jobs import Job
 from ui import projector
 from ui.controls import KEEP
 from ui.runs import run_label
-from ui.text import plain
 
 SPECTRUM = charts.SPECTRUM
 NAMES = {SPECTRUM: "Covariance spectrum"}
@@ -38,18 +37,16 @@ def name_of(measure: str) -> str:
     return NAMES.get(measure) or charts.label(measure)
 
 
-@st.cache_resource(show_spinner=False)
-def _tails() -> tuple[dict[str, runlog.SpectrumTail], threading.Lock]:
-    """The spectrum tails of this server's runs, by run folder, and the lock that serialises them."""
-    return {}, threading.Lock()
+_TAILS: dict[str, runlog.SpectrumTail] = {}  # this server's spectrum tails, by run folder (pages and live feed)
+_TAILS_LOCK = threading.Lock()
 
 
 def spectra_of(job: Job) -> tuple[runlog.Spectra, str | None]:
     """The spectra of ``job`` read so far (its file followed by byte offset), and the one-line reason when its
     ``spectrum.csv`` is damaged (then no spectrum)."""
-    tails, lock = _tails()
+    tails = _TAILS
     key = str(job.run_dir)
-    with lock:
+    with _TAILS_LOCK:
         tail = tails.get(key)
         if tail is None:
             tail = tails[key] = runlog.SpectrumTail(job.run_dir)
@@ -112,18 +109,19 @@ def pair_figure(runs: dict[str, pd.DataFrame], pair: tuple[str, str], on: Callab
 
 
 def spectrum_figure(jobs: list[Job], on: Callable[[str], str | None], share: bool, style: Any = None, *,
-                    as_json: bool = False) -> go.Figure | dict | None:
-    """The covariance spectrum of the shown runs that log one (None when none does); a damaged file is named
-    under the charts. ``as_json``: as plain Plotly JSON, unstyled (for the live canvas)."""
-    found = {}
+                    as_json: bool = False) -> tuple[go.Figure | dict | None, list[str]]:
+    """The covariance spectrum of the shown runs that log one (None when none does), and a line for each run
+    whose ``spectrum.csv`` is damaged (shown under the charts). ``as_json``: as plain Plotly JSON, unstyled
+    (for the live canvas). No Streamlit call: the live feed's thread builds it too."""
+    found, errors = {}, []
     for job in jobs:
         spectra, error = spectra_of(job)
         if error:
-            st.caption(plain(f"{run_label(job)}: no spectrum shown ({error})."))
+            errors.append(f"{run_label(job)}: no spectrum shown ({error}).")
         elif len(spectra):
             found[run_label(job)] = spectra
     if not found:
-        return None
+        return None, errors
     if as_json:
-        return charts.spectrum_json(found, share=share, measured_on=on("isoscore"))
-    return charts.spectrum_figure(found, share=share, measured_on=on("isoscore"), style=style)
+        return charts.spectrum_json(found, share=share, measured_on=on("isoscore")), errors
+    return charts.spectrum_figure(found, share=share, measured_on=on("isoscore"), style=style), errors

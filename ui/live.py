@@ -2,13 +2,14 @@
 
 While a run trains, the curves and the newest projection frame are painted on the live canvas
 (:mod:`ui.painter`) from the same Plotly figures the finished view shows: redrawing Plotly elements every
-second would take the browser's CPU from the training on a small machine. Finished runs are drawn with
-Plotly (zoom, export, full hover).
+second would take the browser's CPU from the training on a small machine. The curves' canvas fetches its
+next panels from the live feed (:mod:`ui.feed`, built by :mod:`ui.live_state`) instead of a page rerun every
+second. Finished runs are drawn with Plotly (zoom, export, full hover).
 
 The user picks the measures drawn (the curves and the covariance spectrum) and the relation figure's two
 measures (:mod:`ui.lens`); the spectrum and the relation figures are drawn full width under the curves, live
 too. Every figure names the data its measures come from (a SimCSE run's evaluation pairs, a probe's data set:
-:func:`where`). Under the charts' options: a warning for a run whose loss diverges, and, where a run has
+:func:`ui.live_state.where`). Under the charts' options: a warning for a run whose loss diverges, and, where a run has
 fewer items (or a smaller geometry sample) than dimensions, why its IsoScore is capped and its IsoScore* on demand. In projector mode
 (:mod:`ui.projector`) the panel is one chosen curve beside the film, both at full width, in large type.
 """
@@ -26,14 +27,13 @@ import streamlit as st
 
 from engine import charts, runlog, settings
 from engine.jobs import Job
-from ui import lens, painter, projector
+from ui import feed, lens, live_state, painter, projector
 from ui.controls import KEEP, encoder_dims
-from ui.runs import changing, failed_lines, progress_text, registry, run_label
+from ui.runs import changing, failed_lines, registry, run_label
 from ui.text import plain
 
 PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
-#: makes the extra figures of the shown runs: ``extras(runs, where=..., style=...)``
-Extras = Callable[..., list[go.Figure]]
+Extras = live_state.Extras
 NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, encoding) is done."
 
 
@@ -59,40 +59,6 @@ def spectrum_share(key: str, chosen: list[str]) -> bool:
                           "steps whose scale grows.")
 
 
-# --------------------------------------------------------------------------- what the runs measured on
-
-
-def measured_of(job: Job, metric: str) -> str | None:
-    """The data ``metric`` of ``job`` was measured on, in words (None for the training loss)."""
-    config = job.config_dict
-    if job.kind == "simcse":
-        if metric in charts.EVALUATED:
-            return charts.measured_on("simcse", config, job.summary)
-        if metric.startswith("probe_") and config.get("probe"):
-            return charts.measured_on("probe", {"data": config["probe"]})
-        return None
-    if metric in ("loss", "accuracy", "seconds"):
-        return None
-    return charts.measured_on(job.kind, config, job.summary)
-
-
-def where(jobs: list[Job], runs: dict[str, pd.DataFrame]) -> Callable[[str], str | None]:
-    """``where(metric)``: the data the shown runs that log ``metric`` measured it on ("A / B" when they
-    differ), for the figures' titles."""
-
-    def on(metric: str) -> str | None:
-        found = []
-        for job in jobs:
-            frame = runs.get(run_label(job))
-            if frame is not None and charts.available_metrics({"run": frame}, [metric]):
-                text = measured_of(job, metric)
-                if text and text not in found:
-                    found.append(text)
-        return " / ".join(found) or None
-
-    return on
-
-
 # -------------------------------------------------------------------------------------------- curves
 
 
@@ -108,18 +74,6 @@ def draw_metric_grid(runs: dict[str, pd.DataFrame], present: list[str], options:
         for col, metric in zip(cols, present[start:start + 2], strict=False):
             fig = charts.metric_figure(runs, metric, measured_on=on(metric), **options)
             col.plotly_chart(fig, key=f"{key}.{metric}", config=PLOTLY)
-
-
-def paint_live(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
-               extras: list[Any], on: Callable[[str], str | None], progress: list[tuple[float, str]]) -> None:
-    """The running runs' ``progress`` bars, the curves (two per row) and the extra figures (full width) on the
-    live canvas: one element."""
-    points = settings.get("live_points")
-    panels = [painter.paint_spec(charts.metric_json(runs, metric, max_points=points, measured_on=on(metric),
-                                                    **options), metric)  # plain JSON: no Plotly objects
-              for metric in present]
-    panels += [painter.paint_spec(fig, f"extra{i}", wide=True) for i, fig in enumerate(extras)]
-    painter.paint(panels, f"{key}.live", progress)
 
 
 def warnings_of(jobs: list[Job]) -> None:
@@ -283,7 +237,6 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
     measures = lens.measure_picker(metrics, drawn if drawn is not None else metrics, key)
     xy = lens.pair_picker(metrics, pair, key) if pair is not None else None
     share = spectrum_share(key, measures)
-    style = projector.style()
     live = any(changing(job) for job in jobs)
     with_snapshots = [job for job in jobs if job.active or job.view() is not None]
     for job in jobs:  # a damaged file is named beside its run; the other runs are drawn as usual
@@ -301,52 +254,36 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
             chosen = st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
         projected = reg.get(chosen)
     chosen_curve = curve_choice(metrics, extras is not None or xy is not None, key) if projector.on() else None
-
-    def figures_of(current: list[Job], runs: dict[str, pd.DataFrame], on: Callable[[str], str | None],
-                   fig_style: Any, as_json: bool = False) -> tuple[Any, list[Any]]:
-        """The spectrum (when picked) and the relation figures of the shown runs; ``as_json``: the spectrum and
-        the picked pair's figure as plain Plotly JSON, for the live canvas."""
-        spectrum = (lens.spectrum_figure(current, on, share, fig_style, as_json=as_json)
-                    if lens.SPECTRUM in measures else None)
-        relations = [lens.pair_figure(runs, xy, on, fig_style, as_json=as_json)] if xy is not None else []
-        relations += extras(runs, where=on, style=fig_style) if extras is not None else []
-        return spectrum, [fig for fig in relations if fig is not None]
-
+    choices = live_state.Choices(ids=tuple(ids), metrics=tuple(metrics), measures=tuple(measures), options=options,
+                                 pair=xy, share=share, extras=extras, projector=projector.on(),
+                                 chosen_curve=chosen_curve)
     left, right = st.columns([1, 1] if projector.on() else [3, 2])
 
-    @st.fragment(run_every=settings.get("live_seconds") if live else None)
+    @st.fragment  # no timer: while a run goes, the canvas fetches its feed, and reruns this only when asked
     def curves() -> None:
         reg = registry()
-        current = [reg.get(i) for i in ids if reg.get(i) is not None]
-        bars = [progress_text(job) for job in current if job.active]
-        runs = lens.chart_frames(current)
-        logged = charts.available_metrics(runs, metrics)
-        if not (live and logged):  # else the bars go on the live canvas, above the curves
-            for fraction, text in bars:
-                st.progress(fraction, text=text)
-        failed_lines(current)
-        warnings_of(current)
-        on = where(current, runs)
-        present = [metric for metric in logged if metric in measures]
-        if not logged:
-            if not any(job.state == "failed" for job in current):
+        look = live_state.look_at(reg, choices)
+        if live and not look.changing:
+            st.rerun(scope="app")  # runs and frames done: refresh downloads, draw them with Plotly
+        found = live_state.figures(look, choices, live=live)
+        for line in found.errors:
+            st.caption(plain(line))
+        failed_lines(look.jobs)
+        warnings_of(look.jobs)
+        if not look.logged:
+            if not any(job.state == "failed" for job in look.jobs):
                 st.info(NO_METRICS)  # no extra figure either: an empty scatter says nothing
-        elif projector.on():
-            draw_chosen(runs, logged, options, key, figures_of(current, runs, on, charts.PROJECTOR), on,
-                        chosen_curve, live, bars)
-        else:
-            spectrum, relations = figures_of(current, runs, on, style, as_json=live and style is None)
-            figures = ([spectrum] if spectrum is not None else []) + relations
-            if not present and spectrum is None:
-                st.info("No measure picked: choose some under “Measures drawn”.")
-            if live:
-                paint_live(runs, present, options, key, figures, on, bars)
-            else:
-                draw_metric_grid(runs, present, options, key, on)
-                for i, fig in enumerate(figures):
-                    draw_figure(fig, f"{key}.extra{i}")
-        if live and not any(changing(job) for job in current):
-            st.rerun(scope="app")  # runs and frames done: refresh downloads and stop polling
+        elif choices.projector:
+            if live_state.chosen_figure(look, choices, found, live=live) is None:
+                st.info(NO_METRICS)
+        elif not look.present(choices) and found.spectrum is None:
+            st.info("No measure picked: choose some under “Measures drawn”.")
+        if live:
+            now = live_state.payload_of(look, choices, found)
+            painter.paint(now["panels"], f"{key}.live", look.bars,
+                          feed.follow(lambda: live_state.payload(reg, choices), now))
+        elif look.logged:
+            draw_finished(look, choices, found, key)
 
     frames_coming = projected is not None and (
         reg.projecting(projected) or (projected.active and bool(projected.config_dict.get("snapshot_every"))))
@@ -365,7 +302,7 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
 # --------------------------------------------------------------------------------------- projector
 
 
-RELATION = "relation"  # the curve choice that means the experiment's relation figure (extras' first)
+RELATION = live_state.RELATION
 
 
 def curve_choice(metrics: list[str], relation: bool, key: str) -> str:
@@ -376,27 +313,14 @@ def curve_choice(metrics: list[str], relation: bool, key: str) -> str:
     return st.selectbox("Curve beside the film", options, format_func=names.get, key=f"{key}.projcurve", **KEEP)
 
 
-def draw_chosen(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
-                figures: tuple[go.Figure | None, list[go.Figure]], on: Callable[[str], str | None],
-                chosen: str | None, live: bool, progress: list[tuple[float, str]]) -> None:
-    """Projector mode: the chosen curve (the spectrum, or the first relation figure) alone, large, live on the
-    canvas while a run goes, under the running runs' ``progress`` bars. ``figures``: the spectrum and the
-    relation figures, in projector style."""
-    style = charts.PROJECTOR
-    spectrum, relations = figures
-    if chosen == RELATION:
-        fig = relations[0] if relations else None
-    elif chosen == lens.SPECTRUM:
-        fig = spectrum
-    else:
-        metric = chosen if chosen in present else present[0]
-        fig = charts.metric_figure(runs, metric, measured_on=on(metric), style=style,
-                                   max_points=settings.get("live_points") if live else None, **options)
-    if fig is None:
-        if live:  # the canvas still carries the progress bars
-            painter.paint([], f"{key}.live", progress)
-        st.info(NO_METRICS)
-    elif live:
-        painter.paint([painter.paint_spec(fig, "chosen", wide=True)], f"{key}.live", progress)
-    else:
-        draw_figure(fig, f"{key}.chosen")
+def draw_finished(look: live_state.Look, choices: live_state.Choices, found: live_state.Figures, key: str) -> None:
+    """The charts of runs that no longer change, with Plotly (zoom, export, full hover): the picked curves two
+    per row and the extra figures full width, or in projector mode the chosen curve alone, large."""
+    if choices.projector:
+        fig = live_state.chosen_figure(look, choices, found, live=False)
+        if fig is not None:
+            draw_figure(fig, f"{key}.chosen")
+        return
+    draw_metric_grid(look.runs, look.present(choices), choices.options, key, look.on)
+    for i, fig in enumerate(found.all()):
+        draw_figure(fig, f"{key}.extra{i}")

@@ -31,7 +31,7 @@ def pages() -> list[st.Page]:
 
 
 def _declare() -> st.Page:
-    from ui import projector
+    from ui import feed, projector
     from ui.runs import registry
 
     st.set_page_config(page_title="embedlab", page_icon="🧭", layout="wide",
@@ -39,6 +39,7 @@ def _declare() -> st.Page:
     page = st.navigation(pages())
     registry()  # starts the job worker and the UMAP worker (which pre-warms umap-learn's JIT) once
     projector.switch()  # on every page, first in the sidebar after the page list
+    feed.forget()  # a page's live panel feeds its canvas again below; a page without one stops the feed
     return page
 
 

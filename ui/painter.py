@@ -24,13 +24,19 @@ FILES = Path(__file__).resolve().with_name("live_canvas")  # index.html + painte
 _component = components.declare_component("embedlab_live_canvas", path=str(FILES))
 
 
-def paint(panels: list[dict], key: str, progress: list[tuple[float, str]] | None = None) -> None:
+def bars(progress: list[tuple[float, str]] | None) -> list[dict]:
+    """The running runs' ``(fraction, text)`` progress as the painter draws it (one bar each)."""
+    return [{"fraction": float(fraction), "text": text} for fraction, text in progress or []]
+
+
+def paint(panels: list[dict], key: str, progress: list[tuple[float, str]] | None = None,
+          feed: dict | None = None) -> None:
     """Draw ``panels`` (each from :func:`paint_spec`) as one element; half-width panels two per row. Above
     them, one bar per ``(fraction, text)`` of ``progress``: the running runs' progress, drawn here rather
     than with ``st.progress``, whose animated bar made the browser composite frames for most of every second
-    (measured: ~0.075 of a core of the browser's, nearly half of what the live view cost it)."""
-    bars = [{"fraction": float(fraction), "text": text} for fraction, text in progress or []]
-    _component(panels=panels, progress=bars, key=key, default=None)
+    (measured: ~0.075 of a core of the browser's, nearly half of what the live view cost it). ``feed``
+    (:func:`ui.feed.follow`): where the canvas fetches its next panels and bars itself, and how often."""
+    _component(panels=panels, progress=bars(progress), feed=feed, key=key, default=None)
 
 
 def _numbers(values: object) -> list[float | None]:

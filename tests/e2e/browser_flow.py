@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from probe_js import CHART_CURVE, FILM_SHOWN, PROGRESS_TEXTS, SPECTRUM_LINES
+from probe_js import CHART_CURVE, FILM_SHOWN, LIVE_COUNTS, PROGRESS_TEXTS, SPECTRUM_LINES
 from waiting import wait_for
 
 from engine import settings
@@ -195,6 +195,11 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
              "the charts to grow", interval=0.5, describe=why)
     label = page.evaluate(PROGRESS_TEXTS)[0].split(" — ")[0].strip()
     assert label.startswith("probe·"), label
+    # the canvas grows from the live feed, not from page reruns: three feed paints, at most one rerun meanwhile
+    renders, feeds = page.evaluate(LIVE_COUNTS)
+    wait_for(lambda: page.evaluate(LIVE_COUNTS)[1] >= feeds + 3, 60, "three paints from the live feed",
+             interval=0.5, describe=why)
+    assert page.evaluate(LIVE_COUNTS)[0] <= renders + 1, (renders, page.evaluate(LIVE_COUNTS))
     # the covariance spectrum is drawn live too (on the canvas), one line per logged spectrum so far
     wait_for(lambda: page.evaluate(SPECTRUM_LINES) >= 1, 60, "the live spectrum chart", interval=0.5, describe=why)
 

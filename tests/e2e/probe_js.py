@@ -43,3 +43,12 @@ PROGRESS_TEXTS = (
     " const bars = [...document.querySelectorAll(\"[data-testid='stProgress']\")].map(e => e.innerText);"
     " return [...live, ...bars]; }"
 )
+
+# [render messages, feed paints] of the live canvas whose curves are painted (ui/live_canvas/painter.js): while
+# a run trains, the canvas fetches its panels from the live feed, and the page reruns only when what it draws
+# around the canvas changes; [0, 0] without one.
+LIVE_COUNTS = (
+    "() => { const w = [...document.querySelectorAll('iframe')].map(f => { try { return f.contentWindow; }"
+    " catch (e) { return null; } }).find(w => w && w.embedlabPanels && w.embedlabPanels.length && w.embedlabFeeds !== undefined);"
+    " return w ? [w.embedlabRenders, w.embedlabFeeds] : [0, 0]; }"
+)

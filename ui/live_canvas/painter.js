@@ -3,7 +3,8 @@
 // training; a canvas redraw costs the browser far less than a Plotly redraw (or a Streamlit rerun of several
 // Plotly elements).
 // Streamlit custom-component protocol (v1): post "streamlit:componentReady", receive "streamlit:render" with
-// args, post "streamlit:setFrameHeight".
+// args, post "streamlit:setFrameHeight" and "streamlit:setComponentValue". While a run trains, the page does
+// not rerun every second: this script fetches the panels from the live feed (args.feed) itself.
 "use strict";
 
 const grid = document.getElementById("grid");
@@ -344,11 +345,55 @@ function render(specs) {
   }
 }
 
+// ---- the live feed (ui/feed.py): the next panels and bars, fetched from a file the server rewrites --------
+
+let feed = null;       // {component, token, seconds, setupShare, signature} of the last render, or null
+let feedTimer = null;
+let feedText = null;   // the last payload painted (unchanged files are not painted again)
+let asked = null;      // the last signature sent back as the component value (a rerun asked for)
+window.embedlabRenders = 0;  // render messages (page reruns) and feed paints: read by the browser test
+window.embedlabFeeds = 0;
+
+function pause(current) {  // ms to the next fetch: a share of the period while nothing is painted (set-up)
+  return current.seconds * 1000 * (panels.size ? 1 : current.setupShare || 1);
+}
+
+function follow(next) {
+  feed = next && next.token ? next : null;
+  clearTimeout(feedTimer);
+  if (feed) feedTimer = setTimeout(poll, pause(feed));
+}
+
+async function poll() {
+  const current = feed;
+  try {
+    const url = new URL(`../${current.component}/${current.token}.json`, window.location.href);
+    const response = await fetch(url, {cache: "no-store"});
+    const text = response.ok ? await response.text() : null;
+    if (feed === current && text !== null && text !== feedText) {
+      feedText = text;
+      const payload = JSON.parse(text);
+      renderProgress(payload.progress || []);
+      render(payload.panels || []);
+      window.embedlabFeeds += 1;
+      if (payload.signature !== current.signature && payload.signature !== asked) {
+        asked = payload.signature;  // what the page draws around the canvas changed: rerun the chart fragment
+        post("streamlit:setComponentValue", {value: payload.signature, dataType: "json"});
+      }
+    }
+  } catch (error) {
+    // not written yet, or the server is busy: the next poll tries again
+  }
+  if (feed === current) feedTimer = setTimeout(poll, pause(current));
+}
+
 window.addEventListener("message", (event) => {
   if (!event.data || event.data.type !== "streamlit:render") return;
   if (event.data.theme) theme = Object.assign({}, theme, event.data.theme);
+  window.embedlabRenders += 1;
   renderProgress(event.data.args.progress || []);
   render(event.data.args.panels || []);
+  follow(event.data.args.feed);
 });
 window.addEventListener("resize", () => { for (const panel of panels.values()) if (panel.spec) draw(panel); });
 post("streamlit:componentReady", {apiVersion: 1});

@@ -1,0 +1,179 @@
+"""The chart panel at one moment, without Streamlit: what the shown runs logged, the figures and canvas panels
+made of it, and the signature of what Streamlit itself draws around them.
+
+The page's chart fragment builds it to draw; while a run trains, the live feed's thread (:mod:`ui.feed`)
+builds it again every second from the same :class:`Choices`, so the canvas shows what a rerun would.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from engine import charts, settings
+from engine.jobs import Job, JobRegistry
+from ui import lens, painter
+from ui.runs import progress_text, run_label
+
+#: makes the extra figures of the shown runs: ``extras(runs, where=..., style=...)``
+Extras = Callable[..., list[Any]]
+RELATION = "relation"  # the projector's curve choice that means the experiment's relation figure (extras' first)
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the chart panel shows, as picked when the page ran: the runs, the measures drawn, the curves'
+    options, the relation pair, the spectrum's scale, the page's extra figures, and projector mode with its
+    one curve."""
+
+    ids: tuple[str, ...]
+    metrics: tuple[str, ...]
+    measures: tuple[str, ...]
+    options: dict[str, Any]
+    pair: tuple[str, str] | None
+    share: bool
+    extras: Extras | None
+    projector: bool = False
+    chosen_curve: str | None = None
+
+
+@dataclass
+class Look:
+    """The shown runs now: the jobs still known, their metrics as charted, the measures logged so far, where
+    each measure was measured, the running runs' ``(fraction, text)`` progress, and whether any run's charts
+    or frames still change."""
+
+    jobs: list[Job]
+    runs: dict[str, pd.DataFrame]
+    logged: list[str]
+    on: Callable[[str], str | None]
+    bars: list[tuple[float, str]]
+    changing: bool
+
+    def present(self, choices: Choices) -> list[str]:
+        """The logged measures the user picked, in the page's order."""
+        return [metric for metric in self.logged if metric in choices.measures]
+
+
+@dataclass
+class Figures:
+    """The spectrum (when picked and logged), the relation figures, and a line per damaged spectrum file."""
+
+    spectrum: Any
+    relations: list[Any]
+    errors: list[str]
+
+    def all(self) -> list[Any]:
+        return ([self.spectrum] if self.spectrum is not None else []) + self.relations
+
+
+# --------------------------------------------------------------------------- what the runs measured on
+
+
+def measured_of(job: Job, metric: str) -> str | None:
+    """The data ``metric`` of ``job`` was measured on, in words (None for the training loss)."""
+    config = job.config_dict
+    if job.kind == "simcse":
+        if metric in charts.EVALUATED:
+            return charts.measured_on("simcse", config, job.summary)
+        if metric.startswith("probe_") and config.get("probe"):
+            return charts.measured_on("probe", {"data": config["probe"]})
+        return None
+    if metric in ("loss", "accuracy", "seconds"):
+        return None
+    return charts.measured_on(job.kind, config, job.summary)
+
+
+def where(jobs: list[Job], runs: dict[str, pd.DataFrame]) -> Callable[[str], str | None]:
+    """``where(metric)``: the data the shown runs that log ``metric`` measured it on ("A / B" when they
+    differ), for the figures' titles."""
+
+    def on(metric: str) -> str | None:
+        found = []
+        for job in jobs:
+            frame = runs.get(run_label(job))
+            if frame is not None and charts.available_metrics({"run": frame}, [metric]):
+                text = measured_of(job, metric)
+                if text and text not in found:
+                    found.append(text)
+        return " / ".join(found) or None
+
+    return on
+
+
+# ------------------------------------------------------------------------------------------- a look
+
+
+def look_at(reg: JobRegistry, choices: Choices) -> Look:
+    """The shown runs as they are now (runs deleted meanwhile are left out)."""
+    jobs = [job for job in map(reg.get, choices.ids) if job is not None]
+    runs = lens.chart_frames(jobs)
+    return Look(jobs=jobs, runs=runs, logged=charts.available_metrics(runs, list(choices.metrics)),
+                on=where(jobs, runs), bars=[progress_text(job) for job in jobs if job.active],
+                changing=any(job.active or reg.projecting(job) for job in jobs))
+
+
+def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
+    """The spectrum and relation figures: plain Plotly JSON for the live canvas (outside projector mode),
+    else Plotly figures in the session's style."""
+    style = charts.PROJECTOR if choices.projector else None
+    as_json = live and not choices.projector
+    spectrum, errors = (lens.spectrum_figure(look.jobs, look.on, choices.share, style, as_json=as_json)
+                        if lens.SPECTRUM in choices.measures else (None, []))
+    relations = [lens.pair_figure(look.runs, choices.pair, look.on, style, as_json=as_json)] if choices.pair else []
+    relations += choices.extras(look.runs, where=look.on, style=style) if choices.extras is not None else []
+    return Figures(spectrum, [fig for fig in relations if fig is not None], errors)
+
+
+def chosen_figure(look: Look, choices: Choices, found: Figures, *, live: bool) -> Any:
+    """Projector mode: the one chosen curve (a measure, the spectrum or the first relation figure), large."""
+    if choices.chosen_curve == RELATION:
+        return found.relations[0] if found.relations else None
+    if choices.chosen_curve == lens.SPECTRUM:
+        return found.spectrum
+    if not look.logged:
+        return None
+    metric = choices.chosen_curve if choices.chosen_curve in look.logged else look.logged[0]
+    return charts.metric_figure(look.runs, metric, measured_on=look.on(metric), style=charts.PROJECTOR,
+                                max_points=settings.get("live_points") if live else None, **choices.options)
+
+
+def canvas_panels(look: Look, choices: Choices, found: Figures) -> list[dict]:
+    """The live canvas's panels: the picked curves (two per row) and the extra figures (full width), or in
+    projector mode the chosen curve alone."""
+    if not look.logged:
+        return []
+    if choices.projector:
+        fig = chosen_figure(look, choices, found, live=True)
+        return [painter.paint_spec(fig, "chosen", wide=True)] if fig is not None else []
+    points = settings.get("live_points")
+    panels = [painter.paint_spec(charts.metric_json(look.runs, metric, max_points=points, measured_on=look.on(metric),
+                                                    **choices.options), metric)  # plain JSON: no Plotly objects
+              for metric in look.present(choices)]
+    return panels + [painter.paint_spec(fig, f"extra{i}", wide=True) for i, fig in enumerate(found.all())]
+
+
+def signature(look: Look, choices: Choices, found: Figures) -> str:
+    """What Streamlit draws around the canvas depends on, as one string: whether any run still changes, each
+    run's state, the diverging runs, the measures logged, the damaged spectrum files, and whether anything is
+    drawn at all. The canvas asks for a rerun when the feed's signature differs from the one it was drawn with."""
+    diverging = [job.id for job in look.jobs if charts.divergence(job.metrics()) is not None]
+    drawn = bool(look.present(choices)) or found.spectrum is not None
+    return json.dumps([look.changing, [[job.id, job.state] for job in look.jobs], diverging, look.logged,
+                       found.errors, drawn])
+
+
+def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
+    """The live canvas's content now (:data:`ui.feed.Payload`)."""
+    return {"panels": canvas_panels(look, choices, found), "progress": painter.bars(look.bars),
+            "signature": signature(look, choices, found), "live": look.changing}
+
+
+def payload(reg: JobRegistry, choices: Choices) -> dict[str, Any]:
+    """Look at the shown runs again and make the canvas's content: what the live feed writes every second."""
+    look = look_at(reg, choices)
+    return payload_of(look, choices, figures(look, choices, live=True))
