@@ -11,8 +11,8 @@ sets its component value, which reruns the chart fragment.
 
 Files: ``<cache>/live/<server pid>/<token>.json``, one per browser session that shows a live panel, written
 atomically, served read-only by Streamlit's component route (a component declared on that folder and never
-drawn: ``/component/<its name>/<token>.json``). A session's file is removed when it leaves the page, and the
-folder when the server exits.
+drawn: ``/component/<its name>/<token>.json``). A session's file is removed when it leaves the page, the
+folder when the server exits, and the folders of killed servers when the next one starts feeding.
 """
 
 from __future__ import annotations
@@ -156,6 +156,20 @@ def _tick_all() -> None:
             feeder.tick()
 
 
+def sweep(live_root: Path) -> None:
+    """Remove the feed folders of servers that ended without cleaning up (killed): those named by a process
+    id that no longer runs."""
+    for found in live_root.glob("*"):
+        if not (found.is_dir() and found.name.isdigit()) or int(found.name) == os.getpid():
+            continue
+        try:
+            os.kill(int(found.name), 0)
+        except ProcessLookupError:
+            shutil.rmtree(found, ignore_errors=True)
+        except OSError:  # another user's process: still running
+            continue
+
+
 def _session_alive(session: str) -> bool:
     from streamlit.runtime import Runtime
 
@@ -172,6 +186,7 @@ def _feeder() -> tuple[Feeder, str]:
     with _feeders_lock:
         feeder = _feeders.get(root)
         if feeder is None:
+            sweep(root.parent)
             root.mkdir(parents=True, exist_ok=True)
             feeder = _feeders[root] = Feeder(root, _session_alive)
             atexit.register(shutil.rmtree, root, ignore_errors=True)

@@ -95,6 +95,20 @@ def test_ended_sessions_are_dropped_and_a_failing_build_stops_no_other(tmp_path:
     assert feeder.following() == [] and not list(tmp_path.iterdir())
 
 
+def test_the_feed_folders_of_servers_that_ended_are_swept(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead, alive = tmp_path / ended.stdout.strip(), tmp_path / str(os.getppid())
+    for folder in (dead, alive, tmp_path / "notes"):
+        folder.mkdir()
+        (folder / "x.json").write_text("{}")
+    feed.sweep(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, "notes"])
+
+
 def canvas_args(at) -> dict:
     """The arguments of the page's live curves canvas (the painter component with a feed)."""
     found = [json.loads(element.proto.json_args) for element in at.get("component_instance")]
