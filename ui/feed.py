@@ -89,15 +89,15 @@ class Feeder:
             token = old.token if old is not None else secrets.token_urlsafe(12)
             first = seconds * (1 if payload.get("panels") else SETUP_SHARE)
             follow = self._follows[session] = Follow(token, build, seconds, due=time.monotonic() + first)
-        self._write(follow, payload)
+            self._write(follow, payload)
         return token
 
     def forget(self, session: str) -> None:
         """Stop following ``session`` and remove its file."""
         with self._lock:
             follow = self._follows.pop(session, None)
-        if follow is not None:
-            (self.root / f"{follow.token}.json").unlink(missing_ok=True)
+            if follow is not None:
+                (self.root / f"{follow.token}.json").unlink(missing_ok=True)
 
     def following(self) -> list[str]:
         with self._lock:
@@ -120,7 +120,10 @@ class Feeder:
             except Exception as err:  # noqa: BLE001 - one session's failure must not stop the others' feeds
                 log.warning("live feed: %s", one_line(err))
                 continue
-            self._write(follow, payload)
+            with self._lock:  # a page run may have replaced this follow meanwhile: its payload is newer
+                if self._follows.get(session) is not follow:
+                    continue
+                self._write(follow, payload)
             follow.done = not payload.get("live", False)
             if not payload.get("panels"):  # set-up: the first curves are painted within a quarter period
                 follow.due = now + follow.seconds * SETUP_SHARE

@@ -76,6 +76,20 @@ def test_during_set_up_without_panels_the_payload_is_rebuilt_four_times_as_often
     assert feed.SETUP_SHARE == 0.25 and len(builds) == 6, len(builds)
 
 
+def test_a_build_that_a_page_run_replaced_meanwhile_is_not_written(tmp_path: Path) -> None:
+    feeder = feed.Feeder(tmp_path)
+
+    def old_build() -> dict:  # the page reruns (new choices) while the old ones are being built
+        feeder.follow("session", lambda: payload(2), payload(1), seconds=1.0)
+        return payload(0)
+
+    token = feeder.follow("session", old_build, payload(0, signature="old"), seconds=1.0)
+    feeder.tick(now=1e9)
+    assert read(tmp_path, token)["panels"][0]["series"][0]["x"] == [0, 1]  # the new page run's payload stays
+    feeder.tick(now=2e9)
+    assert read(tmp_path, token)["panels"][0]["series"][0]["x"] == [0, 2]
+
+
 def test_ended_sessions_are_dropped_and_a_failing_build_stops_no_other(tmp_path: Path) -> None:
     alive = {"a": True, "b": True}
     feeder = feed.Feeder(tmp_path, alive=lambda session: alive[session])
