@@ -129,7 +129,10 @@ class Feeder:
                 follow.due = now + follow.seconds * SETUP_SHARE
 
     def _write(self, follow: Follow, payload: Payload) -> None:
-        data = json.dumps(plain_json(payload), separators=(",", ":"), allow_nan=False).encode()
+        try:
+            data = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode()
+        except ValueError:  # a NaN or an infinity somewhere (paint_spec's series have none): null instead
+            data = json.dumps(plain_json(payload), separators=(",", ":"), allow_nan=False).encode()
         if data == follow.written:
             return
         try:

@@ -44,17 +44,16 @@ _TAILS_LOCK = threading.Lock()
 def spectra_of(job: Job) -> tuple[runlog.Spectra, str | None]:
     """The spectra of ``job`` read so far (its file followed by byte offset), and the one-line reason when its
     ``spectrum.csv`` is damaged (then no spectrum)."""
-    tails = _TAILS
     key = str(job.run_dir)
     with _TAILS_LOCK:
-        tail = tails.get(key)
+        tail = _TAILS.get(key)
         if tail is None:
-            tail = tails[key] = runlog.SpectrumTail(job.run_dir)
+            tail = _TAILS[key] = runlog.SpectrumTail(job.run_dir)
         try:
             tail.read_new()
             return tail.spectra(), None
         except (DataError, ValueError) as err:
-            tails.pop(key, None)
+            _TAILS.pop(key, None)
             return runlog.Spectra(np.zeros(0, dtype=np.int64), np.zeros((0, 0))), one_line(err)
 
 

@@ -274,7 +274,7 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
             if not any(job.state == "failed" for job in look.jobs):
                 st.info(NO_METRICS)  # no extra figure either: an empty scatter says nothing
         elif choices.projector:
-            if live_state.chosen_figure(look, choices, found, live=live) is None:
+            if found.chosen is None:
                 st.info(NO_METRICS)
         elif not look.present(choices) and found.spectrum is None:
             st.info("No measure picked: choose some under “Measures drawn”.")
@@ -317,9 +317,8 @@ def draw_finished(look: live_state.Look, choices: live_state.Choices, found: liv
     """The charts of runs that no longer change, with Plotly (zoom, export, full hover): the picked curves two
     per row and the extra figures full width, or in projector mode the chosen curve alone, large."""
     if choices.projector:
-        fig = live_state.chosen_figure(look, choices, found, live=False)
-        if fig is not None:
-            draw_figure(fig, f"{key}.chosen")
+        if found.chosen is not None:
+            draw_figure(found.chosen, f"{key}.chosen")
         return
     draw_metric_grid(look.runs, look.present(choices), choices.options, key, look.on)
     for i, fig in enumerate(found.all()):

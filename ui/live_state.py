@@ -17,7 +17,7 @@ import pandas as pd
 from engine import charts, settings
 from engine.jobs import Job, JobRegistry
 from ui import lens, painter
-from ui.runs import progress_text, run_label
+from ui.runs import changing, progress_text, run_label
 
 #: makes the extra figures of the shown runs: ``extras(runs, where=..., style=...)``
 Extras = Callable[..., list[Any]]
@@ -61,11 +61,13 @@ class Look:
 
 @dataclass
 class Figures:
-    """The spectrum (when picked and logged), the relation figures, and a line per damaged spectrum file."""
+    """The spectrum (when picked and logged), the relation figures, a line per damaged spectrum file, and in
+    projector mode the one chosen curve (None when it has nothing to show)."""
 
     spectrum: Any
     relations: list[Any]
     errors: list[str]
+    chosen: Any = None
 
     def all(self) -> list[Any]:
         return ([self.spectrum] if self.spectrum is not None else []) + self.relations
@@ -114,7 +116,7 @@ def look_at(reg: JobRegistry, choices: Choices) -> Look:
     runs = lens.chart_frames(jobs)
     return Look(jobs=jobs, runs=runs, logged=charts.available_metrics(runs, list(choices.metrics)),
                 on=where(jobs, runs), bars=[progress_text(job) for job in jobs if job.active],
-                changing=any(job.active or reg.projecting(job) for job in jobs))
+                changing=any(changing(job, reg) for job in jobs))
 
 
 def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
@@ -126,7 +128,10 @@ def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
                         if lens.SPECTRUM in choices.measures else (None, []))
     relations = [lens.pair_figure(look.runs, choices.pair, look.on, style, as_json=as_json)] if choices.pair else []
     relations += choices.extras(look.runs, where=look.on, style=style) if choices.extras is not None else []
-    return Figures(spectrum, [fig for fig in relations if fig is not None], errors)
+    found = Figures(spectrum, [fig for fig in relations if fig is not None], errors)
+    if choices.projector:
+        found.chosen = chosen_figure(look, choices, found, live=live)
+    return found
 
 
 def chosen_figure(look: Look, choices: Choices, found: Figures, *, live: bool) -> Any:
@@ -148,8 +153,7 @@ def canvas_panels(look: Look, choices: Choices, found: Figures) -> list[dict]:
     if not look.logged:
         return []
     if choices.projector:
-        fig = chosen_figure(look, choices, found, live=True)
-        return [painter.paint_spec(fig, "chosen", wide=True)] if fig is not None else []
+        return [painter.paint_spec(found.chosen, "chosen", wide=True)] if found.chosen is not None else []
     points = settings.get("live_points")
     panels = [painter.paint_spec(charts.metric_json(look.runs, metric, max_points=points, measured_on=look.on(metric),
                                                     **choices.options), metric)  # plain JSON: no Plotly objects
@@ -161,7 +165,7 @@ def signature(look: Look, choices: Choices, found: Figures) -> str:
     """What Streamlit draws around the canvas depends on, as one string: whether any run still changes, each
     run's state, the diverging runs, the measures logged, the damaged spectrum files, and whether anything is
     drawn at all. The canvas asks for a rerun when the feed's signature differs from the one it was drawn with."""
-    diverging = [job.id for job in look.jobs if charts.divergence(job.metrics()) is not None]
+    diverging = [job.id for job in look.jobs if charts.divergence(look.runs[run_label(job)]) is not None]
     drawn = bool(look.present(choices)) or found.spectrum is not None
     return json.dumps([look.changing, [[job.id, job.state] for job in look.jobs], diverging, look.logged,
                        found.errors, drawn])

@@ -120,9 +120,10 @@ def metrics_by_run(jobs: list[Job]) -> dict[str, pd.DataFrame]:
     return {run_label(job): job.metrics() for job in jobs}
 
 
-def changing(job: Job) -> bool:
-    """Whether a run's charts or frames still change: it is queued or running, or UMAP frames are to come."""
-    return job.active or registry().projecting(job)
+def changing(job: Job, reg: JobRegistry | None = None) -> bool:
+    """Whether a run's charts or frames still change: it is queued or running, or UMAP frames are to come.
+    ``reg``: the job registry (default: this server's, :func:`registry`; the live feed's thread passes it)."""
+    return job.active or (reg or registry()).projecting(job)
 
 
 def progress_text(job: Job) -> tuple[float, str]:
