@@ -47,8 +47,14 @@ from pathlib import Path
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def _probe_js():
@@ -73,7 +79,9 @@ RECORD_CHANGES = (
 
 def rate(run_dir: Path) -> float:
     metrics = pd.read_csv(run_dir / "metrics.csv")
-    return (metrics["step"].iloc[-1] - metrics["step"].iloc[0]) / (metrics["seconds"].iloc[-1] - metrics["seconds"].iloc[0])
+    return (metrics["step"].iloc[-1] - metrics["step"].iloc[0]) / (
+        metrics["seconds"].iloc[-1] - metrics["seconds"].iloc[0]
+    )
 
 
 def has_row(run_dir: Path) -> bool:
@@ -82,8 +90,24 @@ def has_row(run_dir: Path) -> bool:
 
 
 def cli_run(env: dict, args: argparse.Namespace, out: Path, threads: int | None = None) -> dict:
-    command = [sys.executable, "-m", "engine", "probe", "--data", "rt-polarity", "--data-dir", args.data_dir,
-               "--limit", str(args.limit), "--steps", str(args.steps), "--metric-every", "1", "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "engine",
+        "probe",
+        "--data",
+        "rt-polarity",
+        "--data-dir",
+        args.data_dir,
+        "--limit",
+        str(args.limit),
+        "--steps",
+        str(args.steps),
+        "--metric-every",
+        "1",
+        "--out",
+        str(out),
+    ]
     if threads:
         command += ["--threads", str(threads)]
     started = time.monotonic()
@@ -103,9 +127,22 @@ def start_server(env: dict) -> tuple[subprocess.Popen, str]:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true", f"--server.port={port}",
-         "--server.address=127.0.0.1", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless=true",
+            f"--server.port={port}",
+            "--server.address=127.0.0.1",
+            "--browser.gatherUsageStats=false",
+            "--server.fileWatcherType=none",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     for _ in range(240):
@@ -166,7 +203,9 @@ def browser_cpu_seconds() -> float:
     return total
 
 
-def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str, server_pid: int | None = None) -> dict:
+def watch_run(
+    page, runs: Path, before: set[Path], clicked: float, pattern: str, server_pid: int | None = None
+) -> dict:
     """Follow the run started at ``clicked`` until it finishes: first chart points, first row, first frame,
     and from the first row to the end, the cores used by the browser and by the web server's own process
     (its children, the training, apart)."""
@@ -187,11 +226,17 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str,
         if run_dir is not None:
             if first_row is None and has_row(run_dir):
                 first_row = now
-                usage_start = (time.monotonic(), browser_cpu_seconds(), _cpu_seconds(server_pid) if server_pid else 0.0)
+                usage_start = (
+                    time.monotonic(),
+                    browser_cpu_seconds(),
+                    _cpu_seconds(server_pid) if server_pid else 0.0,
+                )
             if first_frame is None and next((run_dir / "frames").glob("step_*.csv"), None):
                 first_frame = now
             status = run_dir / "status.json"
-            if status.exists() and any(f'"{s}"' in status.read_text() for s in ("finished", "failed", "stopped")):
+            if status.exists() and any(
+                f'"{s}"' in status.read_text() for s in ("finished", "failed", "stopped")
+            ):
                 break
         if now > 1800:
             raise SystemExit("the app run did not finish in 30 minutes")
@@ -202,19 +247,34 @@ def watch_run(page, runs: Path, before: set[Path], clicked: float, pattern: str,
         browser = (browser_cpu_seconds() - usage_start[1]) / wall
         server = (_cpu_seconds(server_pid) - usage_start[2]) / wall if server_pid else None
     if first_points is not None:
-        changes = page.evaluate("() => { clearInterval(window.benchRecorder); return window.benchChanges || []; }")
+        changes = page.evaluate(
+            "() => { clearInterval(window.benchRecorder); return window.benchChanges || []; }"
+        )
     gaps = [(b - a) / 1000 for a, b in zip(changes, changes[1:], strict=False)]
-    return {"rate": rate(run_dir), "first_points": first_points, "first_row": first_row, "first_frame": first_frame,
-            "refresh": statistics.median(gaps) if gaps else None, "browser": browser, "server": server}
+    return {
+        "rate": rate(run_dir),
+        "first_points": first_points,
+        "first_row": first_row,
+        "first_frame": first_frame,
+        "refresh": statistics.median(gaps) if gaps else None,
+        "browser": browser,
+        "server": server,
+    }
 
 
-def app_run(page, url: str, args: argparse.Namespace, runs: Path, snapshot_every: int, server_pid: int) -> dict:
+def app_run(
+    page, url: str, args: argparse.Namespace, runs: Path, snapshot_every: int, server_pid: int
+) -> dict:
     page.goto(f"{url}/isotropy")
     page.get_by_role("heading", name="Isotropy vs clusters").wait_for(timeout=120_000)
     page.get_by_label("Data", exact=True).click()
     page.get_by_role("option", name="rt-polarity").click()
-    for label, value in [("Data folder (real data sets)", args.data_dir), ("Limit (items, 0 = all)", args.limit),
-                         ("Steps (Adam updates)", args.steps), ("UMAP frame every k steps (0 = off)", snapshot_every)]:
+    for label, value in [
+        ("Data folder (real data sets)", args.data_dir),
+        ("Limit (items, 0 = all)", args.limit),
+        ("Steps (Adam updates)", args.steps),
+        ("UMAP frame every k steps (0 = off)", snapshot_every),
+    ]:
         box = page.get_by_label(label, exact=True)
         box.fill(str(value))
         box.press("Enter")
@@ -261,8 +321,12 @@ def main() -> None:
     parser.add_argument("--umap-every", type=int, default=10, help="the page's default UMAP interval")
     parser.add_argument("--seed", type=int, default=0, help="seed of the condition order")
     parser.add_argument("--no-demo", action="store_true", help="skip the new-user demo click")
-    parser.add_argument("--job-threads", type=int, help="torch threads of the app's training child "
-                        "(EMBEDLAB_JOB_THREADS; default: engine.jobs.default_child_threads)")
+    parser.add_argument(
+        "--job-threads",
+        type=int,
+        help="torch threads of the app's training child "
+        "(EMBEDLAB_JOB_THREADS; default: engine.jobs.default_child_threads)",
+    )
     args = parser.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="embedlab-bench-"))
     runs = cache / "runs"
@@ -270,8 +334,11 @@ def main() -> None:
     if args.job_threads is not None:
         env["EMBEDLAB_JOB_THREADS"] = str(args.job_threads)
         os.environ["EMBEDLAB_JOB_THREADS"] = str(args.job_threads)
-    print(f"cache {cache}; probe rt-polarity limit {args.limit}, {args.steps} steps, metrics every step; "
-          f"{args.trials} rounds; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}", flush=True)
+    print(
+        f"cache {cache}; probe rt-polarity limit {args.limit}, {args.steps} steps, metrics every step; "
+        f"{args.trials} rounds; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
 
     from playwright.sync_api import sync_playwright
 
@@ -283,7 +350,9 @@ def main() -> None:
     results: dict[str, list[dict]] = {"cli": [], "charts": [], "umap": []}
     if threads:
         results["cli_same"] = []
-        print(f"the app's training child uses {threads} torch thread(s) (cli_same: the CLI with --threads {threads})")
+        print(
+            f"the app's training child uses {threads} torch thread(s) (cli_same: the CLI with --threads {threads})"
+        )
     order_rng = random.Random(args.seed)
     try:
         with sync_playwright() as pw:
@@ -291,8 +360,11 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
             if not args.no_demo:
                 demo = demo_click(page, url, runs)
-                print(f"new user, demo click on a fresh server: first chart points {fmt(demo['first_points'])}, "
-                      f"first row {fmt(demo['first_row'])}, first UMAP frame {fmt(demo['first_frame'])}", flush=True)
+                print(
+                    f"new user, demo click on a fresh server: first chart points {fmt(demo['first_points'])}, "
+                    f"first row {fmt(demo['first_row'])}, first UMAP frame {fmt(demo['first_frame'])}",
+                    flush=True,
+                )
                 children_quiet(proc, runs)
             else:  # the first page load starts the registry, its warm spare and the UMAP JIT warm-up: not in round 1
                 page.goto(url)
@@ -307,15 +379,18 @@ def main() -> None:
                         same = threads if condition == "cli_same" else None
                         result = cli_run(env, args, cache / f"{condition}-{trial}", same)
                     else:
-                        result = app_run(page, url, args, runs, args.umap_every if condition == "umap" else 0,
-                                         proc.pid)
+                        result = app_run(
+                            page, url, args, runs, args.umap_every if condition == "umap" else 0, proc.pid
+                        )
                         children_quiet(proc, runs)
                     results[condition].append(result)
-                    print(f"round {trial + 1} {condition:>8}: {result['rate']:.2f} steps/s, first row "
-                          f"{fmt(result.get('first_row'))}, first chart points {fmt(result.get('first_points'))}, "
-                          f"first UMAP frame {fmt(result.get('first_frame'))}, chart refresh every "
-                          f"{fmt(result.get('refresh'))}{usage(result)} (load {os.getloadavg()[0]:.1f})",
-                          flush=True)
+                    print(
+                        f"round {trial + 1} {condition:>8}: {result['rate']:.2f} steps/s, first row "
+                        f"{fmt(result.get('first_row'))}, first chart points {fmt(result.get('first_points'))}, "
+                        f"first UMAP frame {fmt(result.get('first_frame'))}, chart refresh every "
+                        f"{fmt(result.get('refresh'))}{usage(result)} (load {os.getloadavg()[0]:.1f})",
+                        flush=True,
+                    )
             browser.close()
     finally:
         proc.terminate()
@@ -323,7 +398,7 @@ def main() -> None:
 
 
 def usage(result: dict) -> str:
-    """", browser 0.10 core, server 0.08 core" of an app run (while it trained), else ""."""
+    """ ", browser 0.10 core, server 0.08 core" of an app run (while it trained), else ""."""
     found = [f"{who} {result[who]:.2f} core" for who in ("browser", "server") if result.get(who) is not None]
     return ", " + ", ".join(found) if found else ""
 
@@ -339,11 +414,15 @@ def report(results: dict[str, list[dict]]) -> None:
             for base in ("cli", "cli_same"):
                 if base in results:
                     ratios = [a / c["rate"] for a, c in zip(rates, results[base], strict=True)]
-                    line += (f"; {statistics.median(ratios):.0%} of {base} in the same round "
-                             f"({min(ratios):.0%}–{max(ratios):.0%})")
-            line += (f"; first row {fmt(median([r['first_row'] for r in rows]))},"
-                     f" first chart points {fmt(median([r['first_points'] for r in rows]))},"
-                     f" chart refresh every {fmt(median([r['refresh'] for r in rows]))}")
+                    line += (
+                        f"; {statistics.median(ratios):.0%} of {base} in the same round "
+                        f"({min(ratios):.0%}–{max(ratios):.0%})"
+                    )
+            line += (
+                f"; first row {fmt(median([r['first_row'] for r in rows]))},"
+                f" first chart points {fmt(median([r['first_points'] for r in rows]))},"
+                f" chart refresh every {fmt(median([r['refresh'] for r in rows]))}"
+            )
             if condition == "umap":
                 line += f", first UMAP frame {fmt(median([r['first_frame'] for r in rows]))}"
             for who in ("browser", "server"):

@@ -29,7 +29,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
     parser.add_argument("--steps", type=int, default=100)
-    parser.add_argument("--workers", type=int, help="runs side by side (default: the setting figure2_workers)")
+    parser.add_argument(
+        "--workers", type=int, help="runs side by side (default: the setting figure2_workers)"
+    )
     args = parser.parse_args()
     if not (Path(args.data_dir) / "stsb").is_dir():
         print(f"{args.data_dir} holds no stsb/: the preset would evaluate on the demo pairs", file=sys.stderr)
@@ -41,7 +43,13 @@ def main() -> int:
     from engine import jobs
     from engine.presets import presets
 
-    sidebar = {"mode": "unsup", "train": "wiki1m", "data_dir": args.data_dir, "steps": args.steps, "batch_size": 64}
+    sidebar = {
+        "mode": "unsup",
+        "train": "wiki1m",
+        "data_dir": args.data_dir,
+        "steps": args.steps,
+        "batch_size": 64,
+    }
     runs = presets(sidebar)["SimCSE Figure 2"].configs(sidebar)
     registry = jobs.JobRegistry(project=False)
     try:
@@ -55,11 +63,15 @@ def main() -> int:
     print(f"group width {registry.group_width()}, {len(queued)} runs of {args.steps} steps")
     for job in queued:
         summary = job.summary or json.loads((job.run_dir / "summary.json").read_text())
-        print(f"  {job.name:16s} {job.state:9s} training {summary.get('train_seconds', 0):6.1f} s, evaluation "
-              f"{summary.get('eval_seconds', 0):5.1f} s, STS-B dev {100 * summary.get('sts_spearman_end', 0):.2f}")
+        print(
+            f"  {job.name:16s} {job.state:9s} training {summary.get('train_seconds', 0):6.1f} s, evaluation "
+            f"{summary.get('eval_seconds', 0):5.1f} s, STS-B dev {100 * summary.get('sts_spearman_end', 0):.2f}"
+        )
     ok = wall <= GOAL_SECONDS and all(job.state == "finished" for job in queued)
-    print(f"the preset, click to last run's end: {wall:.0f} s ({wall / 60:.1f} min)   goal <= {GOAL_SECONDS / 60:.0f} min   "
-          f"{'OK' if ok else 'MISSED'}")
+    print(
+        f"the preset, click to last run's end: {wall:.0f} s ({wall / 60:.1f} min)   goal <= {GOAL_SECONDS / 60:.0f} min   "
+        f"{'OK' if ok else 'MISSED'}"
+    )
     return 0 if ok else 1
 
 

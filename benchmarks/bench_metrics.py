@@ -51,8 +51,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--quick", action="store_true", help="2 repeats, the slow references timed once (about a minute)"
     )
-    parser.add_argument("--geometry-every", type=int, default=None,
-                        help="the probe's geometry_every (default: ProbeConfig's)")
+    parser.add_argument(
+        "--geometry-every", type=int, default=None, help="the probe's geometry_every (default: ProbeConfig's)"
+    )
     return parser.parse_args(argv)
 
 
@@ -286,7 +287,9 @@ def main(argv: list[str] | None = None) -> int:
 
     def per_step(table: dict[str, list[float]]) -> float:
         if not every:
-            return statistics.median(p / b - 1 for p, b in zip(table["probe_plain_step"], table["probe_today"]))
+            return statistics.median(
+                p / b - 1 for p, b in zip(table["probe_plain_step"], table["probe_today"])
+            )
         return statistics.median(
             ((every - 1) * p + g) / every / b - 1
             for p, g, b in zip(table["probe_plain_step"], table["probe_geometry_step"], table["probe_today"])

@@ -63,7 +63,9 @@ def main() -> int:
     parser.add_argument("--sample-size", type=int, default=5000)
     parser.add_argument("--snapshot-every", type=int, default=25)
     parser.add_argument("--snapshot-limit", type=int, default=2000)
-    parser.add_argument("--device", default="auto", help="the probe's --device: auto (CUDA, MPS, CPU), cpu, cuda...")
+    parser.add_argument(
+        "--device", default="auto", help="the probe's --device: auto (CUDA, MPS, CPU), cpu, cuda..."
+    )
     parser.add_argument("--workdir", help="folder for the .npz and the run (default: a temporary folder)")
     args = parser.parse_args()
 
@@ -73,11 +75,31 @@ def main() -> int:
         data, out = work / f"synthetic-{args.items}x{args.dim}.npz", work / "run"
         started = time.perf_counter()
         write_set(data, args.items, args.dim, args.classes)
-        print(f"wrote {data.name}: {data.stat().st_size / 2**30:.2f} GiB in {time.perf_counter() - started:.1f} s")
+        print(
+            f"wrote {data.name}: {data.stat().st_size / 2**30:.2f} GiB in {time.perf_counter() - started:.1f} s"
+        )
 
-        command = [sys.executable, "-m", "engine", "probe", "--data", str(data), "--steps", str(args.steps),
-                   "--sample-size", str(args.sample_size), "--snapshot-every", str(args.snapshot_every),
-                   "--snapshot-limit", str(args.snapshot_limit), "--out", str(out), "--force", "--device", args.device]
+        command = [
+            sys.executable,
+            "-m",
+            "engine",
+            "probe",
+            "--data",
+            str(data),
+            "--steps",
+            str(args.steps),
+            "--sample-size",
+            str(args.sample_size),
+            "--snapshot-every",
+            str(args.snapshot_every),
+            "--snapshot-limit",
+            str(args.snapshot_limit),
+            "--out",
+            str(out),
+            "--force",
+            "--device",
+            args.device,
+        ]
         print("$", " ".join(command[1:]))
         env = {**os.environ, "EMBEDLAB_NO_PROGRESS": "1"}
         started = time.perf_counter()
@@ -92,15 +114,23 @@ def main() -> int:
         frames = _frames(out)
 
     steps = summary["steps_logged"] - 1
-    print(f"probe: {steps} updates, {summary['steps_logged']} measured steps, state {summary['state']}; "
-          f"optimisation {summary['wall_seconds']:.1f} s ({steps / summary['wall_seconds']:.2f} updates/s)")
-    print(f"IsoScore {summary['isoscore_start']:.4f} -> {summary['isoscore_end']:.4f}, silhouette "
-          f"{summary['silhouette_start']:.4f} -> {summary['silhouette_end']:.4f}, Pearson r "
-          f"{summary['pearson_r']:.3f}, Spearman rho {summary['spearman_rho']:.4f} (on samples of {args.sample_size})")
+    print(
+        f"probe: {steps} updates, {summary['steps_logged']} measured steps, state {summary['state']}; "
+        f"optimisation {summary['wall_seconds']:.1f} s ({steps / summary['wall_seconds']:.2f} updates/s)"
+    )
+    print(
+        f"IsoScore {summary['isoscore_start']:.4f} -> {summary['isoscore_end']:.4f}, silhouette "
+        f"{summary['silhouette_start']:.4f} -> {summary['silhouette_end']:.4f}, Pearson r "
+        f"{summary['pearson_r']:.3f}, Spearman rho {summary['spearman_rho']:.4f} (on samples of {args.sample_size})"
+    )
     print(frames)
     wall_ok, rss_ok = wall <= GOAL_SECONDS, peak <= GOAL_RSS_GIB
-    print(f"wall time (whole command): {wall:.1f} s   goal <= {GOAL_SECONDS:.0f} s   {'OK' if wall_ok else 'MISSED'}")
-    print(f"peak RSS of the probe:     {peak:.2f} GiB   goal <= {GOAL_RSS_GIB:.0f} GiB   {'OK' if rss_ok else 'MISSED'}")
+    print(
+        f"wall time (whole command): {wall:.1f} s   goal <= {GOAL_SECONDS:.0f} s   {'OK' if wall_ok else 'MISSED'}"
+    )
+    print(
+        f"peak RSS of the probe:     {peak:.2f} GiB   goal <= {GOAL_RSS_GIB:.0f} GiB   {'OK' if rss_ok else 'MISSED'}"
+    )
     return 0 if wall_ok and rss_ok else 1
 
 
@@ -117,8 +147,10 @@ def _frames(run: Path) -> str:
     frame = umap_frame(last, previous=frame)
     seconds = time.perf_counter() - started
     ok = frame.shape == (len(points), 2) and np.isfinite(frame).all()
-    return (f"snapshots: {len(snapshots)} of {first.shape[0]} x {first.shape[1]} (points.csv: {len(points)} rows); "
-            f"UMAP first + warm-started last frame: {seconds:.1f} s, {'finite' if ok else 'BROKEN'}")
+    return (
+        f"snapshots: {len(snapshots)} of {first.shape[0]} x {first.shape[1]} (points.csv: {len(points)} rows); "
+        f"UMAP first + warm-started last frame: {seconds:.1f} s, {'finite' if ok else 'BROKEN'}"
+    )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,11 @@ def main() -> None:
         t = time.perf_counter()
         frame = umap_frame(Xi, previous=frame, knn=knn(Xi, N_NEIGHBORS))
         times.append(time.perf_counter() - t)
-    print("later frames (warm start): " + ", ".join(f"{s:.2f}" for s in times)
-          + f" s  (median {np.median(times):.2f} s)")
+    print(
+        "later frames (warm start): "
+        + ", ".join(f"{s:.2f}" for s in times)
+        + f" s  (median {np.median(times):.2f} s)"
+    )
 
 
 if __name__ == "__main__":

@@ -42,30 +42,64 @@ def make_run(run_dir: Path, points: int, frames: int, steps: int) -> Path:
 
     rng = np.random.default_rng(0)
     labels = ("sport", "food", "music", "travel", "science", "politics")
-    columns = ("step", "loss", "accuracy", "isoscore", "silhouette", "effective_rank", "average_cosine",
-               "partition_isotropy", "uniformity", "alignment", "seconds")
-    writer = runlog.RunWriter(run_dir, columns,
-                              {"kind": "probe", "data": "demo", "steps": steps, "lr": 1e-3, "seed": 0,
-                               "snapshot_every": max(1, steps // frames), "geometry_every": GEOMETRY_EVERY})
+    columns = (
+        "step",
+        "loss",
+        "accuracy",
+        "isoscore",
+        "silhouette",
+        "effective_rank",
+        "average_cosine",
+        "partition_isotropy",
+        "uniformity",
+        "alignment",
+        "seconds",
+    )
+    writer = runlog.RunWriter(
+        run_dir,
+        columns,
+        {
+            "kind": "probe",
+            "data": "demo",
+            "steps": steps,
+            "lr": 1e-3,
+            "seed": 0,
+            "snapshot_every": max(1, steps // frames),
+            "geometry_every": GEOMETRY_EVERY,
+        },
+    )
     codes = np.arange(points) % len(labels)
-    texts = [f"{labels[codes[i]]} #{i}: " + SENTENCE[i % 17:] + " " + SENTENCE[: i % 17]
-             for i in range(points)]  # about 100 characters, as the demo's sentences
+    texts = [
+        f"{labels[codes[i]]} #{i}: " + SENTENCE[i % 17 :] + " " + SENTENCE[: i % 17] for i in range(points)
+    ]  # about 100 characters, as the demo's sentences
     writer.save_points(texts, [labels[c] for c in codes])
     for step in range(1, steps + 1):
         t = step / steps
         sparse = step % GEOMETRY_EVERY == 0
-        writer.append({"step": step, "loss": 1 / step, "accuracy": min(1.0, 0.2 + t), "isoscore": 0.3 * (1 - t) ** 2,
-                       "silhouette": 0.7 * t + 0.01 * rng.normal(), "average_cosine": 0.1 + 0.5 * t,
-                       "alignment": 1.2 - t, "effective_rank": 300 - 290 * t if sparse else None,
-                       "partition_isotropy": 0.5 - 0.4 * t if sparse else None,
-                       "uniformity": -3 + 2 * t if sparse else None, "seconds": 0.01 * step})
+        writer.append(
+            {
+                "step": step,
+                "loss": 1 / step,
+                "accuracy": min(1.0, 0.2 + t),
+                "isoscore": 0.3 * (1 - t) ** 2,
+                "silhouette": 0.7 * t + 0.01 * rng.normal(),
+                "average_cosine": 0.1 + 0.5 * t,
+                "alignment": 1.2 - t,
+                "effective_rank": 300 - 290 * t if sparse else None,
+                "partition_isotropy": 0.5 - 0.4 * t if sparse else None,
+                "uniformity": -3 + 2 * t if sparse else None,
+                "seconds": 0.01 * step,
+            }
+        )
         if sparse:
             writer.append_spectrum(step, np.sort(rng.random(DIMENSIONS) ** (2 + 10 * t))[::-1])
     writer.finish("finished", summary={"state": "finished"})
     centres = rng.normal(size=(len(labels), 2)) * 6
     noise = rng.normal(size=(points, 2))
     for i, step in enumerate(np.linspace(steps / frames, steps, frames).round().astype(int)):
-        runlog.save_frame(run_dir, int(step), noise + (i / frames) * centres[codes] + 0.05 * rng.normal(size=(points, 2)))
+        runlog.save_frame(
+            run_dir, int(step), noise + (i / frames) * centres[codes] + 0.05 * rng.normal(size=(points, 2))
+        )
     return run_dir
 
 
@@ -76,14 +110,23 @@ def measure_browser(path: Path, loads: int, moves: int) -> dict:
     errors: list[str] = []
     ready, wall, move, render, restyle = [], [], [], [], []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
         try:
             for load in range(loads):
                 page = browser.new_page(viewport={"width": 1300, "height": 900})
                 page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-                page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                           else (blocked.append(route.request.url), route.abort()))
+                page.route(
+                    "**/*",
+                    lambda route: (
+                        route.continue_()
+                        if route.request.url.startswith("file://")
+                        else (blocked.append(route.request.url), route.abort())
+                    ),
+                )
                 started = time.perf_counter()
                 page.goto(path.as_uri(), wait_until="commit")
                 # a locator waits without eval (the page's policy forbids eval, which wait_for_function uses)
@@ -102,8 +145,15 @@ def measure_browser(path: Path, loads: int, moves: int) -> dict:
                 page.close()
         finally:
             browser.close()
-    return {"ready_s": ready, "wall_s": wall, "move_ms": move, "render_ms": render, "restyle_ms": restyle,
-            "blocked": blocked, "console_errors": errors}
+    return {
+        "ready_s": ready,
+        "wall_s": wall,
+        "move_ms": move,
+        "render_ms": render,
+        "restyle_ms": restyle,
+        "blocked": blocked,
+        "console_errors": errors,
+    }
 
 
 def slide(page, index: int) -> float:
@@ -116,7 +166,9 @@ def slide(page, index: int) -> float:
             slider.dispatchEvent(new Event('input', {bubbles: true}));
             await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
             return performance.now() - t0;
-        }""", index)
+        }""",
+        index,
+    )
 
 
 def main() -> None:
@@ -137,30 +189,51 @@ def main() -> None:
         built = time.perf_counter() - started
         out = Path(tmp) / "lesson.html"
         out.write_bytes(data)
-        print(f"lesson: {args.frames} frames x {args.points} points, {args.steps}-step curves of 10 measures, "
-              f"{len(runs[0].spectra)} spectra x {DIMENSIONS}: "
-              f"{len(data) / 1e6:.2f} MB ({len(data) / 2**20:.2f} MiB), built in {built:.2f} s")
+        print(
+            f"lesson: {args.frames} frames x {args.points} points, {args.steps}-step curves of 10 measures, "
+            f"{len(runs[0].spectra)} spectra x {DIMENSIONS}: "
+            f"{len(data) / 1e6:.2f} MB ({len(data) / 2**20:.2f} MiB), built in {built:.2f} s"
+        )
         started = time.perf_counter()
         gif = film_gif(films[0], runs[0].points, runs[0].name)
-        print(f"GIF: {len(films[0].steps)} frames, {len(gif) / 1e6:.2f} MB, built in {time.perf_counter() - started:.2f} s")
+        print(
+            f"GIF: {len(films[0].steps)} frames, {len(gif) / 1e6:.2f} MB, built in {time.perf_counter() - started:.2f} s"
+        )
         if not CHROMIUM.exists() or args.loads < 1:
             print("browser figures skipped" + ("" if CHROMIUM.exists() else ": no /usr/bin/chromium"))
             return
         result = measure_browser(out, args.loads, args.moves)
     ready, move, render = result["ready_s"], result["move_ms"], result["render_ms"]
-    print(f"time to interactive (navigation start -> all charts and the first film frame drawn), {args.loads} loads: "
-          f"median {statistics.median(ready):.2f} s, range {min(ready):.2f}-{max(ready):.2f} s "
-          f"(wall from goto: median {statistics.median(result['wall_s']):.2f} s)")
-    print(f"slider move -> next paint, {len(move)} moves: median {statistics.median(move):.1f} ms, "
-          f"p90 {np.percentile(move, 90):.1f} ms, max {max(move):.1f} ms; redraw alone: median "
-          f"{statistics.median(render):.1f} ms")
-    print(f"the same moves with Plotly.restyle of the film (lesson.fast = false): median "
-          f"{statistics.median(result['restyle_ms']):.1f} ms, p90 {np.percentile(result['restyle_ms'], 90):.1f} ms")
-    print(f"network requests aborted: {len(result['blocked'])}; console errors: {len(result['console_errors'])}")
-    print(json.dumps({"bytes": len(data), "ready_s": ready, "move_ms_median": statistics.median(move),
-                      "render_ms_median": statistics.median(render),
-                      "restyle_ms_median": statistics.median(result["restyle_ms"]), "blocked": result["blocked"],
-                      "console_errors": result["console_errors"]}))
+    print(
+        f"time to interactive (navigation start -> all charts and the first film frame drawn), {args.loads} loads: "
+        f"median {statistics.median(ready):.2f} s, range {min(ready):.2f}-{max(ready):.2f} s "
+        f"(wall from goto: median {statistics.median(result['wall_s']):.2f} s)"
+    )
+    print(
+        f"slider move -> next paint, {len(move)} moves: median {statistics.median(move):.1f} ms, "
+        f"p90 {np.percentile(move, 90):.1f} ms, max {max(move):.1f} ms; redraw alone: median "
+        f"{statistics.median(render):.1f} ms"
+    )
+    print(
+        f"the same moves with Plotly.restyle of the film (lesson.fast = false): median "
+        f"{statistics.median(result['restyle_ms']):.1f} ms, p90 {np.percentile(result['restyle_ms'], 90):.1f} ms"
+    )
+    print(
+        f"network requests aborted: {len(result['blocked'])}; console errors: {len(result['console_errors'])}"
+    )
+    print(
+        json.dumps(
+            {
+                "bytes": len(data),
+                "ready_s": ready,
+                "move_ms_median": statistics.median(move),
+                "render_ms_median": statistics.median(render),
+                "restyle_ms_median": statistics.median(result["restyle_ms"]),
+                "blocked": result["blocked"],
+                "console_errors": result["console_errors"],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

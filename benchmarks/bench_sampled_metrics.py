@@ -50,12 +50,22 @@ def main() -> int:
     from engine.probe import ProbeConfig, build_problem, run_probe
     from engine.probe.measure import COLUMNS, measure
 
-    common = dict(data=args.data, data_dir=args.data_dir, steps=args.steps, metric_every=args.every,
-                  geometry_every=1, seed=args.seed, limit=args.limit, device="cpu")
+    common = dict(
+        data=args.data,
+        data_dir=args.data_dir,
+        steps=args.steps,
+        metric_every=args.every,
+        geometry_every=1,
+        seed=args.seed,
+        limit=args.limit,
+        device="cpu",
+    )
     exact_config = ProbeConfig(**common, snapshot_every=args.every, snapshot_limit=1_000_000)
     sampled_configs = {n: ProbeConfig(**common, sample_size=n) for n in args.sizes}
 
-    def encode(texts: list[str]) -> np.ndarray:  # the run's own cache: the same embeddings, no second encoding
+    def encode(
+        texts: list[str],
+    ) -> np.ndarray:  # the run's own cache: the same embeddings, no second encoding
         from engine.encoders import encode_cached, load_encoder
 
         return encode_cached(load_encoder(None, device="cpu"), texts)
@@ -74,9 +84,15 @@ def main() -> int:
             sampled[n].append(measure(points, clusters, config, None, int(event.step)).values)
     seconds = time.perf_counter() - started
 
-    print(f"{args.data}: {len(clusters):,} items, {len(exact)} logged steps (0, {args.every}, ..., {args.steps}); "
-          f"one exact run + sampled measures: {seconds:.0f} s")
-    header = "| measure | exact start → end | " + " | ".join(f"{n:,} samples: max (mean)" for n in args.sizes) + " |"
+    print(
+        f"{args.data}: {len(clusters):,} items, {len(exact)} logged steps (0, {args.every}, ..., {args.steps}); "
+        f"one exact run + sampled measures: {seconds:.0f} s"
+    )
+    header = (
+        "| measure | exact start → end | "
+        + " | ".join(f"{n:,} samples: max (mean)" for n in args.sizes)
+        + " |"
+    )
     print(header)
     print("|" + "---|" * (2 + len(args.sizes)))
     for name in COLUMNS:
@@ -95,8 +111,10 @@ def main() -> int:
     if 1000 in sampled:
         gap = max(abs(s["silhouette"] - e["silhouette"]) for s, e in zip(sampled[1000], exact, strict=True))
         ok = gap <= SILHOUETTE_GOAL
-        print(f"silhouette at 1,000 samples: max |sampled - exact| {gap:.4f}   goal <= {SILHOUETTE_GOAL}   "
-              f"{'OK' if ok else 'MISSED'}")
+        print(
+            f"silhouette at 1,000 samples: max |sampled - exact| {gap:.4f}   goal <= {SILHOUETTE_GOAL}   "
+            f"{'OK' if ok else 'MISSED'}"
+        )
     return 0 if ok else 1
 
 

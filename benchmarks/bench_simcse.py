@@ -52,10 +52,11 @@ def bare_loop(config: SimCSEConfig, texts: list[str]) -> Callable[[list[str]], f
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1 - s / 10_000))
 
     def step(batch: list[str]) -> float:
-        inputs = tokenizer(batch + batch, padding=True, truncation=True, max_length=config.max_len,
-                           return_tensors="pt")
+        inputs = tokenizer(
+            batch + batch, padding=True, truncation=True, max_length=config.max_len, return_tensors="pt"
+        )
         z = mlp(model(**inputs).last_hidden_state[:, 0])
-        z1, z2 = F.normalize(z[: len(batch)], dim=-1), F.normalize(z[len(batch):], dim=-1)
+        z1, z2 = F.normalize(z[: len(batch)], dim=-1), F.normalize(z[len(batch) :], dim=-1)
         loss = F.cross_entropy(z1 @ z2.T / config.temp, torch.arange(len(batch)))
         loss.backward()
         optimizer.step()
@@ -111,9 +112,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    config = SimCSEConfig(train="wiki1m", eval="stsb", data_dir=args.data_dir, encoder=args.encoder,
-                          batch_size=args.batch_size, max_len=args.max_len, device="cpu",
-                          steps=10_000, eval_limit=args.eval_limit, eval_every=args.eval_every)
+    config = SimCSEConfig(
+        train="wiki1m",
+        eval="stsb",
+        data_dir=args.data_dir,
+        encoder=args.encoder,
+        batch_size=args.batch_size,
+        max_len=args.max_len,
+        device="cpu",
+        steps=10_000,
+        eval_limit=args.eval_limit,
+        eval_every=args.eval_every,
+    )
     torch.manual_seed(0)
     data = load_training(config)
     evalset = load_eval(config)
@@ -122,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     default = make_trainer(config, data) if default_precision != "float32" else fp32
     bare = bare_loop(config, data)
     mnrl = st_mnrl(config)
-    batch_of = (lambda s: [data[i] for i in fp32.sampler(s)])  # noqa: E731 - the same sentences for all
+    batch_of = lambda s: [data[i] for i in fp32.sampler(s)]  # noqa: E731 - the same sentences for all
 
     contenders: dict[str, Callable[[int], float]] = {
         "ours": fp32.step,
@@ -139,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         run(step)
     names = list(contenders)
     for repeat in range(args.repeats):
-        order = names[repeat % len(names):] + names[: repeat % len(names)]
+        order = names[repeat % len(names) :] + names[: repeat % len(names)]
         for name in order:
             for _ in range(args.steps):
                 step += 1
@@ -148,27 +158,33 @@ def main(argv: list[str] | None = None) -> int:
                 wall[name].append(time.perf_counter() - start)
                 cpu[name].append(time.process_time() - start_cpu)
     stop = threading.Event()
-    evaluators = {"with": Evaluator(default.encoder, evalset),  # tokenised once, as in a run
-                  "without": Evaluator(default.encoder, evalset, geometry=False)}
+    evaluators = {
+        "with": Evaluator(default.encoder, evalset),  # tokenised once, as in a run
+        "without": Evaluator(default.encoder, evalset, geometry=False),
+    }
     eval_wall: dict[str, list[float]] = {name: [] for name in evaluators}
     eval_cpu: dict[str, list[float]] = {name: [] for name in evaluators}
     for evaluator in evaluators.values():
         evaluator(stop)  # warm-up
     for repeat in range(max(3, args.repeats)):  # interleaved, order alternating
-        for name in (list(evaluators) if repeat % 2 == 0 else list(evaluators)[::-1]):
+        for name in list(evaluators) if repeat % 2 == 0 else list(evaluators)[::-1]:
             start, start_cpu = time.perf_counter(), time.process_time()
             evaluators[name](stop)
             eval_wall[name].append(time.perf_counter() - start)
             eval_cpu[name].append(time.process_time() - start_cpu)
-    print(f"batch {args.batch_size}, max_len {args.max_len}, threads {torch.get_num_threads()}, "
-          f"{args.repeats} repeats x {args.steps} steps, eval {len(evalset.left)} pairs / "
-          f"{len(evalset.sentences)} sentences every {args.eval_every} steps; default precision: {default_precision}")
+    print(
+        f"batch {args.batch_size}, max_len {args.max_len}, threads {torch.get_num_threads()}, "
+        f"{args.repeats} repeats x {args.steps} steps, eval {len(evalset.left)} pairs / "
+        f"{len(evalset.sentences)} sentences every {args.eval_every} steps; default precision: {default_precision}"
+    )
     for clock, times, evals in (("wall", wall, eval_wall), ("cpu", cpu, eval_cpu)):
         eval_s = {name: statistics.median(values) for name, values in evals.items()}
         report(clock, times, eval_s["with"], args.eval_every)
         extra = eval_s["with"] - eval_s["without"]
-        print(f"[{clock}] isotropy family + spectrum (eval sentences): {extra:+.3f} s per evaluation = "
-              f"{extra / eval_s['without']:+.1%} of an evaluation without them")
+        print(
+            f"[{clock}] isotropy family + spectrum (eval sentences): {extra:+.3f} s per evaluation = "
+            f"{extra / eval_s['without']:+.1%} of an evaluation without them"
+        )
     return 0
 
 
@@ -178,15 +194,21 @@ def report(clock: str, times: dict[str, list[float]], eval_s: float, eval_every:
     med = {name: statistics.median(values) for name, values in times.items()}
     steps = ", ".join(f"{name} {value:.3f}" for name, value in med.items())
     print(f"[{clock}] median s/step: {steps}; eval {eval_s:.3f} s")
-    print(f"[{clock}] ours (float32) / bare PyTorch loop           = {med['ours'] / med['bare']:.3f}x  (goal <= 1.10)")
-    print(f"[{clock}] ours (float32) / sentence-transformers MNRL  = {med['ours'] / med['mnrl']:.3f}x  (goal <= 1.00)")
+    print(
+        f"[{clock}] ours (float32) / bare PyTorch loop           = {med['ours'] / med['bare']:.3f}x  (goal <= 1.10)"
+    )
+    print(
+        f"[{clock}] ours (float32) / sentence-transformers MNRL  = {med['ours'] / med['mnrl']:.3f}x  (goal <= 1.00)"
+    )
     step_s = med["ours"]
     if "default" in med:
         step_s = med["default"]
         print(f"[{clock}] ours (default precision) / ours (float32)  = {med['default'] / med['ours']:.3f}x")
         print(f"[{clock}] ours (default precision) / bare loop       = {med['default'] / med['bare']:.3f}x")
     overhead = eval_s / (eval_every * step_s)
-    print(f"[{clock}] evaluation {eval_s:.3f} s, overhead (every {eval_every} steps) = {overhead:.1%}  (goal <= 25%)")
+    print(
+        f"[{clock}] evaluation {eval_s:.3f} s, overhead (every {eval_every} steps) = {overhead:.1%}  (goal <= 25%)"
+    )
 
 
 if __name__ == "__main__":

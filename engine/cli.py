@@ -35,25 +35,45 @@ def build_parser() -> argparse.ArgumentParser:
         if not experiment.cli:
             continue
         sub = commands.add_parser(kind, help=experiment.title, description=experiment.title)
-        sub.add_argument("--out", required=True, help="run folder to write (metrics.csv, config.json, summary.json)")
-        sub.add_argument("--force", action="store_true", help="overwrite a run folder that already holds a run")
-        sub.add_argument("--config-json", metavar="JSON|FILE",
-                         help="all settings as JSON (the config's fields; text or a file), instead of the flags")
-        sub.add_argument("--events", action="store_true",
-                         help="print the run's liveness on stdout, one JSON line per event (progress, a tick "
-                              "per row on disk, the summary at the end); for engine.jobs")
-        sub.add_argument("--threads", type=int, metavar="N",
-                         help="CPU threads of torch (default: torch's choice, one per physical core)")
+        sub.add_argument(
+            "--out", required=True, help="run folder to write (metrics.csv, config.json, summary.json)"
+        )
+        sub.add_argument(
+            "--force", action="store_true", help="overwrite a run folder that already holds a run"
+        )
+        sub.add_argument(
+            "--config-json",
+            metavar="JSON|FILE",
+            help="all settings as JSON (the config's fields; text or a file), instead of the flags",
+        )
+        sub.add_argument(
+            "--events",
+            action="store_true",
+            help="print the run's liveness on stdout, one JSON line per event (progress, a tick "
+            "per row on disk, the summary at the end); for engine.jobs",
+        )
+        sub.add_argument(
+            "--threads",
+            type=int,
+            metavar="N",
+            help="CPU threads of torch (default: torch's choice, one per physical core)",
+        )
         _cli_module(kind).add_arguments(sub)
-    listing = commands.add_parser("settings", help="list every setting and its environment variable",
-                                  description="Every knob of the lab, its environment variable, type and default.")
+    listing = commands.add_parser(
+        "settings",
+        help="list every setting and its environment variable",
+        description="Every knob of the lab, its environment variable, type and default.",
+    )
     listing.add_argument("--markdown", action="store_true", help="print a Markdown table (for the README)")
     from engine.replay import cli as replay_cli
 
-    replay = commands.add_parser("replay", help="a run as a lesson to take home: one offline HTML file, a GIF",
-                                 description="A run (or several) as one self-contained HTML file that works "
-                                             "offline (curves, relation figure, UMAP film, settings, the lesson's "
-                                             "texts), and its UMAP film as an animated GIF.")
+    replay = commands.add_parser(
+        "replay",
+        help="a run as a lesson to take home: one offline HTML file, a GIF",
+        description="A run (or several) as one self-contained HTML file that works "
+        "offline (curves, relation figure, UMAP film, settings, the lesson's "
+        "texts), and its UMAP film as an animated GIF.",
+    )
     replay_cli.add_arguments(replay)
     return parser
 
@@ -80,7 +100,9 @@ def prepare_out_dir(out: str, force: bool) -> Path:
     if path.exists() and not path.is_dir():
         raise ConfigError(f"--out {out}: exists and is not a folder")
     if (path / "metrics.csv").exists() and not force:
-        raise ConfigError(f"--out {out}: already holds a run (metrics.csv); choose another folder or pass --force")
+        raise ConfigError(
+            f"--out {out}: already holds a run (metrics.csv); choose another folder or pass --force"
+        )
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -91,8 +113,14 @@ class ProgressBar:
     def __init__(self, total: int | None, enabled: bool = True):
         from tqdm import tqdm
 
-        self.bar = tqdm(total=total, file=sys.stderr, unit="step", disable=not enabled, mininterval=0.5,
-                        dynamic_ncols=True)
+        self.bar = tqdm(
+            total=total,
+            file=sys.stderr,
+            unit="step",
+            disable=not enabled,
+            mininterval=0.5,
+            dynamic_ncols=True,
+        )
         self.last_step = 0
 
     def __call__(self, event: Event) -> None:
@@ -101,7 +129,11 @@ class ProgressBar:
         elif isinstance(event, Row):
             self.bar.update(max(0, event.step - self.last_step))
             self.last_step = event.step
-            shown = {k: event.get(k) for k in ("loss", "isoscore", "silhouette", "sts_spearman") if event.get(k) is not None}
+            shown = {
+                k: event.get(k)
+                for k in ("loss", "isoscore", "silhouette", "sts_spearman")
+                if event.get(k) is not None
+            }
             self.bar.set_postfix({k: f"{v:.4f}" for k, v in shown.items()}, refresh=False)
 
     def close(self) -> None:

@@ -26,7 +26,9 @@ def resolve_device(name: str | torch.device = "auto") -> torch.device:
         raise ConfigError(f"unknown device {name!r}: use auto, cpu, mps or cuda[:N]") from err
     if device.type == "cuda":
         if not torch.cuda.is_available():
-            raise ConfigError(f"device {name!r} asked for but no CUDA GPU is available; use --device auto or cpu")
+            raise ConfigError(
+                f"device {name!r} asked for but no CUDA GPU is available; use --device auto or cpu"
+            )
         if device.index is not None and device.index >= torch.cuda.device_count():
             raise ConfigError(f"device {name!r} does not exist: {torch.cuda.device_count()} GPU(s) visible")
     if device.type == "mps" and not torch.backends.mps.is_available():
@@ -53,7 +55,9 @@ def cpu_has_native_bf16() -> bool:
 
     Without it oneDNN emulates bf16 and a bf16 step is slower than float32: such CPUs keep float32.
     """
-    probes = [getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    probes = [
+        getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    ]
     if any(probe is not None for probe in probes):
         return any(bool(probe()) for probe in probes if probe is not None)
     try:  # older torch: the kernel's CPU flags
@@ -83,7 +87,9 @@ def autocast_dtype(device: torch.device, precision: str = "auto") -> torch.dtype
     return None
 
 
-def autocast(device: torch.device, enabled: bool = True, precision: str = "auto") -> contextlib.AbstractContextManager:
+def autocast(
+    device: torch.device, enabled: bool = True, precision: str = "auto"
+) -> contextlib.AbstractContextManager:
     """Mixed precision of :func:`autocast_dtype` (a no-op when that is None or ``enabled`` is false)."""
     dtype = autocast_dtype(device, precision) if enabled else None
     if dtype is None:

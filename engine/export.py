@@ -35,7 +35,9 @@ def neutralise_cell(value: Any) -> Any:
 
 def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose text columns are neutralised (:func:`neutralise_cell`)."""
-    text_columns = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
+    text_columns = [
+        c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])
+    ]
     if not text_columns:
         return frame
     out = frame.copy()
@@ -51,7 +53,10 @@ def metrics_csv(frame: pd.DataFrame) -> bytes:
 
 def runs_csv(runs: Mapping[str, pd.DataFrame]) -> bytes:
     """Several runs' metrics stacked into one CSV whose first column ``run`` names the run."""
-    frames = [frame.assign(run=name)[["run", *[c for c in frame.columns if c != "run"]]] for name, frame in runs.items()]
+    frames = [
+        frame.assign(run=name)[["run", *[c for c in frame.columns if c != "run"]]]
+        for name, frame in runs.items()
+    ]
     frames = [frame for frame in frames if len(frame.columns)]
     if not frames:
         return b"run\n"
@@ -63,14 +68,20 @@ def frames_csv(frames: Mapping[int, np.ndarray], points: pd.DataFrame | None = N
     parts = []
     for step in sorted(frames):
         coords = np.asarray(frames[step])
-        part = pd.DataFrame({"step": step, "point": np.arange(len(coords)), "x": coords[:, 0], "y": coords[:, 1]})
+        part = pd.DataFrame(
+            {"step": step, "point": np.arange(len(coords)), "x": coords[:, 0], "y": coords[:, 1]}
+        )
         if points is not None and len(points) == len(coords):
             part["label"] = points["label"].to_numpy()
             part["text"] = points["text"].to_numpy()
         parts.append(part)
     if not parts:
         return b"step,point,x,y\n"
-    return safe_frame(pd.concat(parts, ignore_index=True)).to_csv(index=False, float_format="%.5g").encode("utf-8")
+    return (
+        safe_frame(pd.concat(parts, ignore_index=True))
+        .to_csv(index=False, float_format="%.5g")
+        .encode("utf-8")
+    )
 
 
 def runs_zip(runs: Mapping[str, tuple[pd.DataFrame, Mapping[str, Any], Path | None]]) -> bytes:
@@ -84,7 +95,9 @@ def runs_zip(runs: Mapping[str, tuple[pd.DataFrame, Mapping[str, Any], Path | No
         for name, (frame, config, run_dir) in runs.items():
             folder = safe_name(name, what="run name")
             archive.writestr(f"{folder}/metrics.csv", metrics_csv(frame))
-            archive.writestr(f"{folder}/config.json", json.dumps(runlog.jsonable(dict(config)), indent=2, sort_keys=True))
+            archive.writestr(
+                f"{folder}/config.json", json.dumps(runlog.jsonable(dict(config)), indent=2, sort_keys=True)
+            )
             summary = Path(run_dir) / runlog.SUMMARY if run_dir is not None else None
             if summary is not None and summary.is_file():
                 archive.writestr(f"{folder}/summary.json", summary.read_bytes())

@@ -36,7 +36,9 @@ class Preset:
 
     def configs(self, settings: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
         """``(run name, config fields)`` per run: the user's ``settings``, then the preset, then the run."""
-        return [(name, {**(settings or {}), **self.base, **overrides}) for name, overrides in self.runs.items()]
+        return [
+            (name, {**(settings or {}), **self.base, **overrides}) for name, overrides in self.runs.items()
+        ]
 
 
 def _figure2_runs() -> dict[str, dict[str, Any]]:
@@ -72,9 +74,18 @@ def presets(settings: dict[str, Any] | None = None) -> dict[str, Preset]:
             f"alignment and uniformity every 10 steps on {sts_evaluation(settings)}.",
             # the paper's runs whatever the sidebar says (dropout 0.1, no same mask, no augmentation but
             # theirs), and four runs do not save one encoder name
-            base={"mode": "unsup", "eval_every": 10, "snapshot_every": 10, "probe": "demo", "dropout": 0.1,
-                  "same_mask": False, "augment": "none", "hard_negative_weight": 1.0, "save_encoder": None,
-                  "replace_encoder": False},
+            base={
+                "mode": "unsup",
+                "eval_every": 10,
+                "snapshot_every": 10,
+                "probe": "demo",
+                "dropout": 0.1,
+                "same_mask": False,
+                "augment": "none",
+                "hard_negative_weight": 1.0,
+                "save_encoder": None,
+                "replace_encoder": False,
+            },
             runs=_figure2_runs(),
         ),
         "Isotropy paper, setup (i)": Preset(
@@ -82,34 +93,75 @@ def presets(settings: dict[str, Any] | None = None) -> dict[str, Preset]:
             "probe",
             "Probe on the full rt-polarity set (10,662 sentences, 2 classes): 1000 full-batch Adam updates, "
             "IsoScore and silhouette after every update.",
-            base={"data": "rt-polarity", "label_col": None, "limit": None, "steps": 1000, "lr": 1e-3,
-                  "metric_every": 1, "sample_size": None, "snapshot_every": 10, "snapshot_limit": 2000},
+            base={
+                "data": "rt-polarity",
+                "label_col": None,
+                "limit": None,
+                "steps": 1000,
+                "lr": 1e-3,
+                "metric_every": 1,
+                "sample_size": None,
+                "snapshot_every": 10,
+                "snapshot_limit": 2000,
+            },
             runs={"isotropy-setup-i": {}},
         ),
-        **{name: Preset(
-            name,
-            "probe",
-            f"Probe on {what} of WordNet 3.0 (wordnet/ in the data folder), multi-label, per-label binary "
-            "cross-entropy: the words that are one word piece of the encoder's vocabulary (14,307 with the "
-            "bundled one) start from its input embedding table (static word vectors; the paper used word2vec). "
-            "1000 full-batch Adam updates, IsoScore and silhouette (each distinct label set one cluster) after "
-            "every update: slower than setup (i), 14,307 words against 10,662 sentences.",
-            base={"data": data, "label_col": None, "limit": None, "vectors": None, "objective": "classifier",
-                  "steps": 1000, "lr": 1e-3, "metric_every": 1, "sample_size": None, "fixed_sample": False,
-                  "snapshot_every": 10, "snapshot_limit": 2000},
-            runs={run: {}},
-        ) for name, data, what, run in (
-            ("Isotropy paper, setup (iii)", "wordnet-pos", "the sets of parts of speech", "isotropy-setup-iii"),
-            ("Isotropy paper, setup (iv)", "wordnet-supersenses", "the sets of supersenses (45 labels)",
-             "isotropy-setup-iv"),
-        )},
+        **{
+            name: Preset(
+                name,
+                "probe",
+                f"Probe on {what} of WordNet 3.0 (wordnet/ in the data folder), multi-label, per-label binary "
+                "cross-entropy: the words that are one word piece of the encoder's vocabulary (14,307 with the "
+                "bundled one) start from its input embedding table (static word vectors; the paper used word2vec). "
+                "1000 full-batch Adam updates, IsoScore and silhouette (each distinct label set one cluster) after "
+                "every update: slower than setup (i), 14,307 words against 10,662 sentences.",
+                base={
+                    "data": data,
+                    "label_col": None,
+                    "limit": None,
+                    "vectors": None,
+                    "objective": "classifier",
+                    "steps": 1000,
+                    "lr": 1e-3,
+                    "metric_every": 1,
+                    "sample_size": None,
+                    "fixed_sample": False,
+                    "snapshot_every": 10,
+                    "snapshot_limit": 2000,
+                },
+                runs={run: {}},
+            )
+            for name, data, what, run in (
+                (
+                    "Isotropy paper, setup (iii)",
+                    "wordnet-pos",
+                    "the sets of parts of speech",
+                    "isotropy-setup-iii",
+                ),
+                (
+                    "Isotropy paper, setup (iv)",
+                    "wordnet-supersenses",
+                    "the sets of supersenses (45 labels)",
+                    "isotropy-setup-iv",
+                ),
+            )
+        },
         "Demo: clusters form": Preset(
             "Demo: clusters form",
             "probe",
             "The probe on the built-in demo corpus (topics): 150 updates, metrics every step, a UMAP frame "
             "every 5 steps. Runs in seconds on a laptop.",
-            base={"data": "demo", "label_col": None, "limit": None, "steps": 150, "lr": 1e-3, "metric_every": 1,
-                  "sample_size": None, "snapshot_every": 5, "snapshot_limit": 2000},
+            base={
+                "data": "demo",
+                "label_col": None,
+                "limit": None,
+                "steps": 150,
+                "lr": 1e-3,
+                "metric_every": 1,
+                "sample_size": None,
+                "snapshot_every": 5,
+                "snapshot_limit": 2000,
+            },
             runs={"demo-clusters": {}},
         ),
     }

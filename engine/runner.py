@@ -44,7 +44,9 @@ class Experiment:
     generator: str  # "engine.probe:run_probe"  (config, stop) -> Iterator[Event]
     columns: tuple[str, ...]
     summarize: str | None = None  # "engine.probe:summarize" (rows, config) -> dict
-    cli: str | None = None  # module with add_arguments(parser), config_from_args(args) [, run_cli(args, config)]
+    cli: str | None = (
+        None  # module with add_arguments(parser), config_from_args(args) [, run_cli(args, config)]
+    )
     #: its loop parallelises by whole tasks, not by op threads (``engine.metrics._parallel.tasks_not_ops``), so
     #: in the app it may use every core: it slows in proportion when the browser takes one, never stalls
     task_parallel: bool = False
@@ -75,13 +77,20 @@ def check_types(config_class: type, values: dict[str, Any], *, what: str) -> Non
         wanted = hints.get(name)
         if wanted is None:
             continue
-        allowed = typing.get_args(wanted) if typing.get_origin(wanted) in (types.UnionType, typing.Union) else (wanted,)
+        allowed = (
+            typing.get_args(wanted)
+            if typing.get_origin(wanted) in (types.UnionType, typing.Union)
+            else (wanted,)
+        )
         if value is None and type(None) in allowed:
             continue
         if any(_fits(value, kind) for kind in allowed):
             continue
-        words = " or ".join(_TYPE_WORDS.get(kind, getattr(kind, "__name__", str(kind)))
-                            for kind in allowed if kind is not type(None))
+        words = " or ".join(
+            _TYPE_WORDS.get(kind, getattr(kind, "__name__", str(kind)))
+            for kind in allowed
+            if kind is not type(None)
+        )
         raise ConfigError(f"{what}: {name} must be {words}, got {value!r}"[:300])
 
 
@@ -100,8 +109,18 @@ EXPERIMENTS: dict[str, Experiment] = {
         config_class="engine.probe:ProbeConfig",
         generator="engine.probe:run_probe",
         columns=(
-            "step", "loss", "accuracy", "micro_f1", "isoscore", "silhouette", "effective_rank", "average_cosine",
-            "partition_isotropy", "uniformity", "alignment", "seconds",
+            "step",
+            "loss",
+            "accuracy",
+            "micro_f1",
+            "isoscore",
+            "silhouette",
+            "effective_rank",
+            "average_cosine",
+            "partition_isotropy",
+            "uniformity",
+            "alignment",
+            "seconds",
         ),  # the measures: engine.probe.measure.COLUMNS; the spectrum goes to spectrum.csv (Row.spectrum)
         summarize="engine.probe:summarize",
         cli="engine.probe",
@@ -113,9 +132,22 @@ EXPERIMENTS: dict[str, Experiment] = {
         config_class="engine.simcse.train:SimCSEConfig",
         generator="engine.simcse.train:train_simcse",
         columns=(
-            "step", "loss", "alignment", "uniformity", "sts_spearman", "isoscore", "effective_rank",
-            "average_cosine", "partition_isotropy", "probe_silhouette", "probe_isoscore", "probe_effective_rank",
-            "probe_average_cosine", "probe_partition_isotropy", "seconds", "eval_seconds",
+            "step",
+            "loss",
+            "alignment",
+            "uniformity",
+            "sts_spearman",
+            "isoscore",
+            "effective_rank",
+            "average_cosine",
+            "partition_isotropy",
+            "probe_silhouette",
+            "probe_isoscore",
+            "probe_effective_rank",
+            "probe_average_cosine",
+            "probe_partition_isotropy",
+            "seconds",
+            "eval_seconds",
         ),  # the fallback of a config without metric_columns(); the spectrum goes to spectrum.csv
         summarize="engine.simcse.train:summarize",
         cli="engine.simcse.cli",
@@ -207,9 +239,18 @@ def failure_message(err: BaseException, run_dir: Path) -> str:
 
 
 def _summary(
-    experiment: Experiment, columns: tuple[str, ...], rows: list[dict[str, Any]], config: Any, started: float, state: str
+    experiment: Experiment,
+    columns: tuple[str, ...],
+    rows: list[dict[str, Any]],
+    config: Any,
+    started: float,
+    state: str,
 ) -> dict:
-    summary: dict[str, Any] = {"state": state, "steps_logged": len(rows), "wall_seconds": time.perf_counter() - started}
+    summary: dict[str, Any] = {
+        "state": state,
+        "steps_logged": len(rows),
+        "wall_seconds": time.perf_counter() - started,
+    }
     summary["final"] = final_values(rows, columns)
     if experiment.summarize and rows:
         try:

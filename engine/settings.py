@@ -44,57 +44,147 @@ def _s(name: str, kind: str, default: Any, meaning: str, *, env: bool = True, **
 
 _ALL: tuple[Setting, ...] = (
     # ---------------------------------------------------------------- folders
-    _s("cache_dir", "path", "cache", "the lab's cache (runs, encoders, embeddings, uploads); relative to the repo"),
-    _s("data_dir", "path", None, "folder of the real data sets in their original formats (CLI: --data-dir wins)"),
-    _s("app_data_dir", "path", "../shared/data",
-       "the app's data folder when EMBEDLAB_DATA_DIR is unset, relative to the repo; 'none' turns it off"),
+    _s(
+        "cache_dir",
+        "path",
+        "cache",
+        "the lab's cache (runs, encoders, embeddings, uploads); relative to the repo",
+    ),
+    _s(
+        "data_dir",
+        "path",
+        None,
+        "folder of the real data sets in their original formats (CLI: --data-dir wins)",
+    ),
+    _s(
+        "app_data_dir",
+        "path",
+        "../shared/data",
+        "the app's data folder when EMBEDLAB_DATA_DIR is unset, relative to the repo; 'none' turns it off",
+    ),
     # ---------------------------------------------------------------- user files
     _s("max_rows", "int", 200_000, "row cap of a user data file", low=1),
     _s("max_file_mb", "float", 512.0, "byte cap of a user data file, in MB", low=0.001),
     _s("max_columns", "int", 1000, "column cap of a user data file (checked on its header first)", low=1),
     # ---------------------------------------------------------------- runs in the app
-    _s("job_isolation", "str", "process", "where the app runs a job: its own child process, or a worker thread",
-       choices=("process", "thread")),
-    _s("job_threads", "int", None, "torch threads of a job's child (0: torch's default; unset: chosen per kind)",
-       low=0),
-    _s("warm_encoder", "bool", True, "a warm spare child also loads the bundled encoder and the demo embeddings"),
-    _s("ui_nice", "int", 10, "nice value of the app's drawing threads once a run starts (0 keeps them)", low=0, high=19),
+    _s(
+        "job_isolation",
+        "str",
+        "process",
+        "where the app runs a job: its own child process, or a worker thread",
+        choices=("process", "thread"),
+    ),
+    _s(
+        "job_threads",
+        "int",
+        None,
+        "torch threads of a job's child (0: torch's default; unset: chosen per kind)",
+        low=0,
+    ),
+    _s(
+        "warm_encoder",
+        "bool",
+        True,
+        "a warm spare child also loads the bundled encoder and the demo embeddings",
+    ),
+    _s(
+        "ui_nice",
+        "int",
+        10,
+        "nice value of the app's drawing threads once a run starts (0 keeps them)",
+        low=0,
+        high=19,
+    ),
     _s("no_progress", "bool", False, "no progress bar on stderr in the CLI (set for the app's children)"),
-    _s("stop_grace_seconds", "float", 10.0, "a stopped child still running after this long is killed", low=0.0),
-    _s("spare_after_idle_seconds", "float", 3.0, "the job worker idles this long before it starts a warm spare",
-       env=False),
-    _s("small_machine_cpus", "int", 4, "up to this many CPUs, a child leaves one to the server and browser",
-       env=False),
+    _s(
+        "stop_grace_seconds",
+        "float",
+        10.0,
+        "a stopped child still running after this long is killed",
+        low=0.0,
+    ),
+    _s(
+        "spare_after_idle_seconds",
+        "float",
+        3.0,
+        "the job worker idles this long before it starts a warm spare",
+        env=False,
+    ),
+    _s(
+        "small_machine_cpus",
+        "int",
+        4,
+        "up to this many CPUs, a child leaves one to the server and browser",
+        env=False,
+    ),
     _s("stderr_lines", "int", 40, "lines of a child's stderr kept to explain its failure", env=False),
     _s("speed_window", "int", 30, "steps over which a run's speed (steps/s) is measured", env=False),
-    _s("gil_switch_seconds", "float", 0.001, "GIL switch interval with in-thread jobs (training waits at most this)",
-       env=False),
+    _s(
+        "gil_switch_seconds",
+        "float",
+        0.001,
+        "GIL switch interval with in-thread jobs (training waits at most this)",
+        env=False,
+    ),
     # ---------------------------------------------------------------- UMAP frames
-    _s("keep_snapshots", "int", 3, "embedding snapshots of a running run kept in memory for the projector",
-       env=False),
+    _s(
+        "keep_snapshots",
+        "int",
+        3,
+        "embedding snapshots of a running run kept in memory for the projector",
+        env=False,
+    ),
     _s("film_frames", "int", 40, "frames a finished run's UMAP film gets (missing ones back-filled)", low=1),
-    _s("live_frame_share", "float", 0.2, "share of one CPU the UMAP projector may use while a run trains "
-       "(on small machines)", low=0.01, high=1.0),
+    _s(
+        "live_frame_share",
+        "float",
+        0.2,
+        "share of one CPU the UMAP projector may use while a run trains (on small machines)",
+        low=0.01,
+        high=1.0,
+    ),
     _s("umap_neighbors", "int", 15, "neighbours of the UMAP graph", env=False),
     _s("umap_first_epochs", "int", 200, "UMAP epochs of a run's first frame", env=False),
     _s("umap_refit_epochs", "int", 40, "UMAP epochs of a warm-started frame", env=False),
     # ---------------------------------------------------------------- pages
     _s("live_seconds", "float", 1.0, "refresh period of the live curves", low=0.1),
-    _s("live_points", "int", 200, "points per curve while a run refreshes (the browser redraws them all)", low=10),
+    _s(
+        "live_points",
+        "int",
+        200,
+        "points per curve while a run refreshes (the browser redraws them all)",
+        low=10,
+    ),
     _s("projection_seconds", "float", 2.0, "refresh period of the live projection", low=0.1),
     _s("chart_points", "int", 1500, "points per curve of a finished run's chart", env=False),
     _s("hover_chars", "int", 160, "characters of a sentence shown on hover", env=False),
     # ---------------------------------------------------------------- encoders
-    _s("allow_partial_weights", "bool", False, "load an encoder whose checkpoint lacks weights of its model "
-       "(they start random)"),
+    _s(
+        "allow_partial_weights",
+        "bool",
+        False,
+        "load an encoder whose checkpoint lacks weights of its model (they start random)",
+    ),
     # ---------------------------------------------------------------- threads
-    _s("omp_wait_policy", "str", "PASSIVE", "OpenMP wait policy that python -m engine.simcse.figure2_runs puts in "
-       "OMP_WAIT_POLICY before torch loads, unless OMP_WAIT_POLICY is already set: PASSIVE threads sleep at "
-       "barriers instead of spinning while a sibling thread waits for a shared core", env=False,
-       choices=("PASSIVE", "ACTIVE")),
-    _s("figure2_workers", "int", 0, "runs trained side by side, each in its own process with its share of the "
-       "CPUs: those of python -m engine.simcse.figure2_runs and, in the app, those a preset queues together "
-       "(0: one per CPU); two one-thread runs on 2 cores do 1.3x the steps of one two-thread run", low=0),
+    _s(
+        "omp_wait_policy",
+        "str",
+        "PASSIVE",
+        "OpenMP wait policy that python -m engine.simcse.figure2_runs puts in "
+        "OMP_WAIT_POLICY before torch loads, unless OMP_WAIT_POLICY is already set: PASSIVE threads sleep at "
+        "barriers instead of spinning while a sibling thread waits for a shared core",
+        env=False,
+        choices=("PASSIVE", "ACTIVE"),
+    ),
+    _s(
+        "figure2_workers",
+        "int",
+        0,
+        "runs trained side by side, each in its own process with its share of the "
+        "CPUs: those of python -m engine.simcse.figure2_runs and, in the app, those a preset queues together "
+        "(0: one per CPU); two one-thread runs on 2 cores do 1.3x the steps of one two-thread run",
+        low=0,
+    ),
     # ---------------------------------------------------------------- hub
     _s("hub_timeout_seconds", "float", 3.0, "how long the hub reachability probe may take", low=0.1),
 )
@@ -124,9 +214,12 @@ def _parse(setting: Setting, raw: str) -> Any:
     except ValueError:
         what = "a whole number" if kind == "int" else "a number"
         raise ConfigError(f"{setting.env} must be {what}, got {raw!r}") from None
-    if (setting.low is not None and value < setting.low) or (setting.high is not None and value > setting.high):
-        raise ConfigError(f"{setting.env} must be between {_bound(setting.low)} and {_bound(setting.high)}, "
-                          f"got {raw!r}")
+    if (setting.low is not None and value < setting.low) or (
+        setting.high is not None and value > setting.high
+    ):
+        raise ConfigError(
+            f"{setting.env} must be between {_bound(setting.low)} and {_bound(setting.high)}, got {raw!r}"
+        )
     return value
 
 
@@ -159,8 +252,13 @@ def default(name: str) -> Any:
 def table() -> list[dict[str, str]]:
     """The settings as rows (name, environment variable, type, default, meaning), for the CLI and the docs."""
     return [
-        {"setting": s.name, "variable": s.env or "(fixed)", "type": s.kind,
-         "default": "unset" if s.default is None else str(s.default), "meaning": s.meaning}
+        {
+            "setting": s.name,
+            "variable": s.env or "(fixed)",
+            "type": s.kind,
+            "default": "unset" if s.default is None else str(s.default),
+            "meaning": s.meaning,
+        }
         for s in _ALL
     ]
 

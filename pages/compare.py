@@ -11,12 +11,38 @@ from ui.downloads import downloads
 from ui.experiment import glossary_link
 from ui.text import ui_words
 
-METRICS = ["loss", "accuracy", "micro_f1", "isoscore", "silhouette", "sts_spearman", "alignment", "class_alignment", "uniformity",
-           "probe_silhouette", "probe_isoscore", "effective_rank", "average_cosine", "partition_isotropy",
-           "probe_effective_rank", "probe_average_cosine", "probe_partition_isotropy"]
+METRICS = [
+    "loss",
+    "accuracy",
+    "micro_f1",
+    "isoscore",
+    "silhouette",
+    "sts_spearman",
+    "alignment",
+    "class_alignment",
+    "uniformity",
+    "probe_silhouette",
+    "probe_isoscore",
+    "effective_rank",
+    "average_cosine",
+    "partition_isotropy",
+    "probe_effective_rank",
+    "probe_average_cosine",
+    "probe_partition_isotropy",
+]
 #: drawn at first (the measure picker), and the relation figure's first pair
-DRAWN = ["loss", "accuracy", "isoscore", "silhouette", "sts_spearman", "alignment", "class_alignment", "uniformity",
-         "effective_rank", charts.SPECTRUM]
+DRAWN = [
+    "loss",
+    "accuracy",
+    "isoscore",
+    "silhouette",
+    "sts_spearman",
+    "alignment",
+    "class_alignment",
+    "uniformity",
+    "effective_rank",
+    charts.SPECTRUM,
+]
 PAIR = ("isoscore", "silhouette")
 
 
@@ -39,8 +65,12 @@ def figure_download(jobs: list) -> None:
     of each chart's toolbar."""
     shown = lens.chart_frames(jobs)
     on = live_state.where(jobs, shown)
-    figures = {charts.label(metric): (lambda metric=metric: charts.metric_figure(shown, metric, measured_on=on(metric)))
-               for metric in charts.available_metrics(shown, METRICS)}
+    figures = {
+        charts.label(metric): (
+            lambda metric=metric: charts.metric_figure(shown, metric, measured_on=on(metric))
+        )
+        for metric in charts.available_metrics(shown, METRICS)
+    }
     pair = (st.session_state.get("compare.relx", PAIR[0]), st.session_state.get("compare.rely", PAIR[1]))
     found = lens.pair_figure(shown, pair, on)
     for fig in [*([found] if found is not None else []), *relation_figures(shown, where=on)]:
@@ -49,10 +79,17 @@ def figure_download(jobs: list) -> None:
         return
     cols = st.columns([2, 1])
     chosen = cols[0].selectbox("Figure to download", list(figures), key="compare.figure")
-    cols[1].download_button("⬇ figure (HTML)", lambda: export.figure_html(figures[chosen]()),
-                            file_name=f"{chosen.split(' ·')[0].lower().replace(' ', '-')}.html", mime="text/html",
-                            key="compare.figure.html", on_click="ignore")
-    st.caption("PNG: the camera icon in each chart's toolbar. The HTML keeps the figure interactive and works offline.")
+    cols[1].download_button(
+        "⬇ figure (HTML)",
+        lambda: export.figure_html(figures[chosen]()),
+        file_name=f"{chosen.split(' ·')[0].lower().replace(' ', '-')}.html",
+        mime="text/html",
+        key="compare.figure.html",
+        on_click="ignore",
+    )
+    st.caption(
+        "PNG: the camera icon in each chart's toolbar. The HTML keeps the figure interactive and works offline."
+    )
 
 
 def delete_section(reg) -> None:
@@ -61,12 +98,20 @@ def delete_section(reg) -> None:
     if not done:
         st.caption("No finished, stopped or failed run to delete.")
         return
-    names = {job.id: f"{runs.STATE_ICONS.get(job.state, '')} {runs.run_label(job)} ({job.state})" for job in done}
-    picked = st.multiselect("Runs to delete", list(names), format_func=names.get, key="compare.delete.pick",
-                            placeholder="pick finished, stopped or failed runs",
-                            help="Running and queued runs are not offered: stop them first.")
-    confirm = st.checkbox("Yes, delete their folders (metrics, snapshots, frames) for good",
-                          key="compare.delete.confirm")
+    names = {
+        job.id: f"{runs.STATE_ICONS.get(job.state, '')} {runs.run_label(job)} ({job.state})" for job in done
+    }
+    picked = st.multiselect(
+        "Runs to delete",
+        list(names),
+        format_func=names.get,
+        key="compare.delete.pick",
+        placeholder="pick finished, stopped or failed runs",
+        help="Running and queued runs are not offered: stop them first.",
+    )
+    confirm = st.checkbox(
+        "Yes, delete their folders (metrics, snapshots, frames) for good", key="compare.delete.confirm"
+    )
     if st.button("🗑 Delete run", key="compare.delete", disabled=not (picked and confirm)):
         with runs.guard("Delete: "):
             for job_id in picked:
@@ -80,7 +125,9 @@ def delete_section(reg) -> None:
 
 navigation.ensure_app()
 st.title("Compare runs")
-st.caption("Every run of this lab (and of the command line, when it writes into cache/runs) can be overlaid here.")
+st.caption(
+    "Every run of this lab (and of the command line, when it writes into cache/runs) can be overlaid here."
+)
 if not projector.on():
     glossary_link()
 
@@ -88,11 +135,18 @@ with runs.guard():
     reg = runs.registry()
     if not projector.on() and st.button("↻ Refresh run list", key="compare.refresh"):
         reg.attach_finished()
-    table = pd.DataFrame([
-        {"run": runs.run_label(job), "kind": job.kind, "state": job.state, "last step": last_step_text(job),
-         "error": ui_words(job.error or "")}
-        for job in reversed(reg.jobs())
-    ])
+    table = pd.DataFrame(
+        [
+            {
+                "run": runs.run_label(job),
+                "kind": job.kind,
+                "state": job.state,
+                "last step": last_step_text(job),
+                "error": ui_words(job.error or ""),
+            }
+            for job in reversed(reg.jobs())
+        ]
+    )
     if table.empty:
         st.info("No runs yet.")
     else:

@@ -35,28 +35,40 @@ def data_guide() -> None:
     from engine.data import guide
     from engine.presets import default_data_dir
 
-    st.write("The demo corpus is built in. The real sets are read from a **data folder** (the “Data folder” field "
-             "of the Isotropy and SimCSE pages), laid out as below; a set missing there is read from a copy "
-             "downloaded from the Hugging Face hub, when there is one.")
+    st.write(
+        "The demo corpus is built in. The real sets are read from a **data folder** (the “Data folder” field "
+        "of the Isotropy and SimCSE pages), laid out as below; a set missing there is read from a copy "
+        "downloaded from the Hugging Face hub, when there is one."
+    )
     folder = st.text_input("Data folder to look in", value=default_data_dir() or "", key="guide.dir")
     offline = guide.offline()
     if offline:
-        st.info("This lab works offline (no network to the Hugging Face hub), so nothing can be downloaded here: "
-                "copy the files into the data folder as shown.")
+        st.info(
+            "This lab works offline (no network to the Hugging Face hub), so nothing can be downloaded here: "
+            "copy the files into the data folder as shown."
+        )
     for name, entry in guide.GUIDES.items():
         state = guide.status(name, folder or None)
         icon = "✅" if not state.startswith("missing") else "⬜"
         with st.expander(f"{icon} {entry.title}"):
-            st.markdown(f"**Status:** {plain(state)}  \n**Used by:** {plain(entry.used_for)}  \n"
-                        f"**Source:** {plain(entry.source)}  \n**Cite:** {plain(entry.citation)}  \n"
-                        f"**License:** {plain(entry.license)}")
-            st.code("<data folder>/\n" + "\n".join("  " + line for line in entry.layout.splitlines()),
-                    language=None)
+            st.markdown(
+                f"**Status:** {plain(state)}  \n**Used by:** {plain(entry.used_for)}  \n"
+                f"**Source:** {plain(entry.source)}  \n**Cite:** {plain(entry.citation)}  \n"
+                f"**License:** {plain(entry.license)}"
+            )
+            st.code(
+                "<data folder>/\n" + "\n".join("  " + line for line in entry.layout.splitlines()),
+                language=None,
+            )
             if entry.notes:
                 st.caption(plain(entry.notes))
             hub = f"hf://datasets/{entry.hub_repo} ({entry.hub_size})"
-            if st.button(f"⬇ Download {name} from the Hugging Face hub", key=f"guide.download.{name}",
-                         disabled=offline, help=f"Fetches {hub} into the lab's cache."):
+            if st.button(
+                f"⬇ Download {name} from the Hugging Face hub",
+                key=f"guide.download.{name}",
+                disabled=offline,
+                help=f"Fetches {hub} into the lab's cache.",
+            ):
                 with guard(f"{name}: "), st.spinner(f"Downloading {name} …"):
                     guide.download_set(name)
                     st.success(f"{name} is downloaded: it now loads without a data folder.")
@@ -71,12 +83,19 @@ def preview_table(path, chosen: str) -> None:
     guess = guess_columns(frame)
     columns = [str(c) for c in frame.columns]
     cols = st.columns(2)
-    text = cols[0].selectbox("Text column", columns, index=columns.index(guess.text) if guess.text in columns else 0,
-                             key=f"data.text.{chosen}")
+    text = cols[0].selectbox(
+        "Text column",
+        columns,
+        index=columns.index(guess.text) if guess.text in columns else 0,
+        key=f"data.text.{chosen}",
+    )
     labels = ["(none)", *columns]
-    label = cols[1].selectbox("Label column", labels,
-                              index=labels.index(guess.label) if guess.label in labels else 0,
-                              key=f"data.label.{chosen}")
+    label = cols[1].selectbox(
+        "Label column",
+        labels,
+        index=labels.index(guess.label) if guess.label in labels else 0,
+        key=f"data.label.{chosen}",
+    )
     st.session_state[f"upload.cols.{chosen}"] = {"text": text, "label": None if label == "(none)" else label}
     preview(str(path), text_col=text, label_col=None if label == "(none)" else label)
     st.success(plain(f"Pick “upload: {chosen}” as Data on the Isotropy page to train on it."))
@@ -88,12 +107,18 @@ def preview_vectors(path, chosen: str) -> None:
 
     dataset = load_npz(path, name=chosen)
     st.session_state[f"upload.cols.{chosen}"] = {"text": None, "label": None}
-    st.caption(plain(f"Embeddings: {dataset.describe()} · showing the first {min(len(dataset), PREVIEW_ROWS)}"))
+    st.caption(
+        plain(f"Embeddings: {dataset.describe()} · showing the first {min(len(dataset), PREVIEW_ROWS)}")
+    )
     for warning in dataset.warnings:
         st.warning(plain(warning))
     st.dataframe(dataset.take(range(min(len(dataset), PREVIEW_ROWS))).to_frame(), hide_index=True)
-    st.success(plain(f"Pick “upload: {chosen}” as Data on the Isotropy page to train on these embeddings "
-                     "(no encoder runs)."))
+    st.success(
+        plain(
+            f"Pick “upload: {chosen}” as Data on the Isotropy page to train on these embeddings "
+            "(no encoder runs)."
+        )
+    )
 
 
 data_tab, guide_tab, upload_tab, encoder_tab = st.tabs(["Data sets", "Get the data", "Upload", "Encoders"])
@@ -115,15 +140,22 @@ with data_tab, guard():
             preview(name, data_dir=data_dir or None, label_col=label_col or None)
 
 with upload_tab, guard():
-    st.write("Upload a CSV, TSV, JSONL or TXT file of labelled sentences (one sentence and its label per row), "
-             "or your own embeddings: an NPZ file saved with `np.savez(FILE, embeddings=E, labels=y)` (E: one row "
-             "of numbers per item; y: one class per row, or one 0/1 column per label for multi-label data; "
-             "optional `texts` and `label_names`). It is kept in `cache/uploads/` and offered as data on the "
-             "Isotropy page; the probe then starts from these embeddings, with no encoder.")
-    upload = st.file_uploader("Data file", type=["csv", "tsv", "txt", "jsonl", "npz"],
-                              key=f"data.upload.{st.session_state.get('data.upload.round', 0)}")
+    st.write(
+        "Upload a CSV, TSV, JSONL or TXT file of labelled sentences (one sentence and its label per row), "
+        "or your own embeddings: an NPZ file saved with `np.savez(FILE, embeddings=E, labels=y)` (E: one row "
+        "of numbers per item; y: one class per row, or one 0/1 column per label for multi-label data; "
+        "optional `texts` and `label_names`). It is kept in `cache/uploads/` and offered as data on the "
+        "Isotropy page; the probe then starts from these embeddings, with no encoder."
+    )
+    upload = st.file_uploader(
+        "Data file",
+        type=["csv", "tsv", "txt", "jsonl", "npz"],
+        key=f"data.upload.{st.session_state.get('data.upload.round', 0)}",
+    )
     if upload is not None and upload.file_id != st.session_state.get("data.upload.taken"):
-        st.session_state["data.upload.taken"] = upload.file_id  # each upload is stored once, not on every rerun
+        st.session_state["data.upload.taken"] = (
+            upload.file_id
+        )  # each upload is stored once, not on every rerun
         with guard(f"{upload.name}: "):
             stored_as = uploads.store(upload.name, upload.getvalue())
             st.session_state["data.file"] = stored_as.name  # the new file is the one shown
@@ -146,10 +178,22 @@ with encoder_tab, guard():
     from engine.encoders import delete_encoder, list_encoders, rename_encoder
 
     infos = list_encoders()
-    st.dataframe(pd.DataFrame([
-        {"name": i.name, "base model": i.base_model, "pooling": i.pooling, "MLP": i.mlp, "created": i.created,
-         "bundled": i.bundled} for i in infos
-    ]), hide_index=True)
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "name": i.name,
+                    "base model": i.base_model,
+                    "pooling": i.pooling,
+                    "MLP": i.mlp,
+                    "created": i.created,
+                    "bundled": i.bundled,
+                }
+                for i in infos
+            ]
+        ),
+        hide_index=True,
+    )
     saved = [i.name for i in infos if not i.bundled]
     if not saved:
         st.caption("No saved encoders yet: SimCSE runs save theirs when given a name (save_encoder).")

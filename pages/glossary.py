@@ -11,8 +11,10 @@ from ui.text import plain
 
 navigation.ensure_app()
 st.title("Glossary")
-st.caption("The measures of the lab's charts: what each one says in plain words, its formula, its range, which "
-           "way is better, what to watch for in each experiment, and the paper it comes from.")
+st.caption(
+    "The measures of the lab's charts: what each one says in plain words, its formula, its range, which "
+    "way is better, what to watch for in each experiment, and the paper it comes from."
+)
 
 terms = lessons.glossary()
 st.markdown(" · ".join(f"[{plain(term.label)}](#{term.name.replace('_', '-')})" for term in terms))

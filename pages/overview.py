@@ -20,14 +20,19 @@ if cols[0].button("▶ Start the demo", type="primary", key="overview.demo", wid
         runs.submit_runs(preset.kind, configs)
         controls.show_settings(preset.kind, configs[0][1])  # the Isotropy page's sidebar shows what runs
         st.switch_page("pages/isotropy.py")
-cols[1].write("One click queues a small probe run on the built-in demo corpus (600 sentences, 6 topics) and opens "
-              "*Isotropy vs clusters*: the silhouette climbs, IsoScore drops and the topics pull apart in the "
-              "projection.")
+cols[1].write(
+    "One click queues a small probe run on the built-in demo corpus (600 sentences, 6 topics) and opens "
+    "*Isotropy vs clusters*: the silhouette climbs, IsoScore drops and the topics pull apart in the "
+    "projection."
+)
 
 st.subheader("Three words first")
 st.markdown("\n".join(f"- **{word.capitalize()}**: {text}" for word, text in lessons.DEFINITIONS.items()))
-st.page_link("pages/glossary.py", label="Glossary: every measure with its formula, range and source",
-             icon=":material/menu_book:")
+st.page_link(
+    "pages/glossary.py",
+    label="Glossary: every measure with its formula, range and source",
+    icon=":material/menu_book:",
+)
 st.subheader("What the lab shows")
 st.markdown(
     "This lab trains sentence embeddings **live** and shows what the training does to their geometry.\n\n"

@@ -38,10 +38,20 @@ def draw(run_dirs: list[Path], out: Path, title: str) -> None:
         (line,) = left.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=run_dir.name)
         left.scatter(x[:1], y[:1], s=80, facecolors="none", edgecolors=line.get_color())
         for i in range(0, len(x) - 1, max(1, len(x) // 6)):
-            left.annotate("", xy=(x[i + 1], y[i + 1]), xytext=(x[i], y[i]),
-                          arrowprops={"arrowstyle": "->", "color": line.get_color()})
-        right.plot(frame["step"], frame["sts_spearman"], marker="o", markersize=3, color=line.get_color(),
-                   label=run_dir.name)
+            left.annotate(
+                "",
+                xy=(x[i + 1], y[i + 1]),
+                xytext=(x[i], y[i]),
+                arrowprops={"arrowstyle": "->", "color": line.get_color()},
+            )
+        right.plot(
+            frame["step"],
+            frame["sts_spearman"],
+            marker="o",
+            markersize=3,
+            color=line.get_color(),
+            label=run_dir.name,
+        )
     left.set_xlabel("uniformity  (log E exp(-2||x - y||²), lower = more uniform)")
     left.set_ylabel("alignment  (E ||x - x⁺||², gold > 4, lower = better)")
     left.set_title("alignment vs uniformity (circle: step 0)")

@@ -55,17 +55,31 @@ def replay_screenshot() -> None:
     with tempfile.TemporaryDirectory(prefix="embedlab-replay-shot-") as tmp:
         cache, run, html = Path(tmp) / "cache", Path(tmp) / "demo-clusters", Path(tmp) / "lesson.html"
         cache.mkdir()
-        _engine("probe", "--data", "demo", "--steps", "150", "--snapshot-every", "5", "--out", str(run),
-                cache=cache)
+        _engine(
+            "probe",
+            "--data",
+            "demo",
+            "--steps",
+            "150",
+            "--snapshot-every",
+            "5",
+            "--out",
+            str(run),
+            cache=cache,
+        )
         _engine("replay", str(run), "--out", str(html), cache=cache)
         with browser_flow.chromium() as browser:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                       else route.abort())
+            page.route(
+                "**/*",
+                lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort(),
+            )
             page.goto(html.as_uri())
             expect(page.locator("body")).to_have_attribute("data-ready", "1", timeout=60_000)
             slider = page.locator("input[type=range]").first
-            slider.evaluate("el => { el.value = Math.round(el.max / 2); el.dispatchEvent(new Event('input')); }")
+            slider.evaluate(
+                "el => { el.value = Math.round(el.max / 2); el.dispatchEvent(new Event('input')); }"
+            )
             page.wait_for_timeout(500)  # one redraw (measured ≤ 100 ms)
             page.screenshot(path=str(DOCS / "replay.png"))
     print(f"{(DOCS / 'replay.png').relative_to(REPO)} <- python -m engine replay (demo probe run)")

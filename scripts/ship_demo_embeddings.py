@@ -38,7 +38,9 @@ def main() -> None:
         old.unlink()
     target = PACKAGED / f"{cache_key(encoder, texts)}.npy"
     np.save(target, array, allow_pickle=False)
-    print(f"wrote {target.relative_to(PACKAGED.parent.parent.parent.parent)}: {array.shape}, {target.stat().st_size:,} bytes")
+    print(
+        f"wrote {target.relative_to(PACKAGED.parent.parent.parent.parent)}: {array.shape}, {target.stat().st_size:,} bytes"
+    )
 
 
 if __name__ == "__main__":

@@ -12,17 +12,27 @@ from engine import charts, settings
 def run(n: int = 50, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     step = np.arange(n)
-    return pd.DataFrame({
-        "step": step, "seconds": step * 0.5, "loss": np.exp(-step / 10) + 0.01 * rng.random(n),
-        "isoscore": 0.5 - step / (4 * n), "silhouette": step / (2 * n) + 0.001 * rng.random(n),
-        "alignment": 0.2 + step / (10 * n), "uniformity": -1 - step / n,
-    })
+    return pd.DataFrame(
+        {
+            "step": step,
+            "seconds": step * 0.5,
+            "loss": np.exp(-step / 10) + 0.01 * rng.random(n),
+            "isoscore": 0.5 - step / (4 * n),
+            "silhouette": step / (2 * n) + 0.001 * rng.random(n),
+            "alignment": 0.2 + step / (10 * n),
+            "uniformity": -1 - step / n,
+        }
+    )
 
 
 def test_ema_matches_tensorboard_debiasing_and_skips_nan() -> None:
     assert np.allclose(charts.ema([1.0, 1.0, 1.0], 0.9), 1.0)
     out = charts.ema(np.array([0.0, np.nan, 10.0]), 0.5)
-    assert out[0] == 0.0 and np.isnan(out[1]) and out[2] == pytest.approx((0.5 * 0 * 0.5 + 0.5 * 10) / (1 - 0.25))
+    assert (
+        out[0] == 0.0
+        and np.isnan(out[1])
+        and out[2] == pytest.approx((0.5 * 0 * 0.5 + 0.5 * 10) / (1 - 0.25))
+    )
     assert np.array_equal(charts.ema([1.0, 2.0], 0.0), [1.0, 2.0])
 
 
@@ -105,16 +115,38 @@ def test_log_y_ticks_read_as_numbers_not_bare_mantissas() -> None:
     for value, text in zip(axis.tickvals, axis.ticktext, strict=True):
         assert float(text.replace(",", "")) == pytest.approx(value)  # "0.2" for 0.2, never a bare "2"
     assert list(axis.ticktext)[:3] == ["0.01", "0.02", "0.05"]
-    assert [text for _, text in charts.log_ticks(2e-7, 3e-5)] == ["2×10⁻⁷", "5×10⁻⁷", "10⁻⁶", "2×10⁻⁶", "5×10⁻⁶",
-                                                                 "10⁻⁵", "2×10⁻⁵"]
-    assert [text for _, text in charts.log_ticks(1e-8, 1e3)] == ["10⁻⁸", "10⁻⁷", "10⁻⁶", "10⁻⁵", "10⁻⁴", "0.001",
-                                                                "0.01", "0.1", "1", "10", "100", "1,000"]
+    assert [text for _, text in charts.log_ticks(2e-7, 3e-5)] == [
+        "2×10⁻⁷",
+        "5×10⁻⁷",
+        "10⁻⁶",
+        "2×10⁻⁶",
+        "5×10⁻⁶",
+        "10⁻⁵",
+        "2×10⁻⁵",
+    ]
+    assert [text for _, text in charts.log_ticks(1e-8, 1e3)] == [
+        "10⁻⁸",
+        "10⁻⁷",
+        "10⁻⁶",
+        "10⁻⁵",
+        "10⁻⁴",
+        "0.001",
+        "0.01",
+        "0.1",
+        "1",
+        "10",
+        "100",
+        "1,000",
+    ]
     assert charts.log_ticks(0.0, 1.0) == []
 
 
 def test_the_legend_sits_below_the_x_axis_title_not_on_it() -> None:
-    for fig in (charts.metric_figure({"a": run(), "b": run(seed=1)}, "loss"),
-                charts.align_uniform_figure({"a": run()}), charts.iso_sil_figure({"a": run()})):
+    for fig in (
+        charts.metric_figure({"a": run(), "b": run(seed=1)}, "loss"),
+        charts.align_uniform_figure({"a": run()}),
+        charts.iso_sil_figure({"a": run()}),
+    ):
         legend = fig.layout.legend
         assert (legend.yref, legend.y, legend.yanchor) == ("container", 0.0, "bottom"), fig.layout.title.text
         assert fig.layout.margin.b >= 70  # room for the tick labels, the axis title and one legend row
@@ -128,26 +160,43 @@ def test_titles_name_the_data_the_measures_come_from(tmp_path, monkeypatch) -> N
     assert charts.measured_on("simcse", simcse) == "STS-B dev"
     assert charts.measured_on("simcse", simcse, {"eval_set": "demo-pairs"}) == "built-in demo pairs"
     assert charts.measured_on("simcse", simcse, {"train_and_eval": ["wiki1m", "stsb"]}) == "STS-B dev"
-    assert charts.measured_on("simcse", simcse, {"eval_set": "stsb-dev (250 of 1,500 pairs)"}) == \
-        "STS-B dev (250 of 1,500 pairs)"
-    assert charts.measured_on("simcse", simcse, {"eval_set": "demo-pairs (238 pairs)"}) == \
-        "built-in demo pairs (238 pairs)"
-    assert charts.measured_on("probe", {"data": "demo", "label_col": "sentiment"}) == "the demo sentiment labels"
+    assert (
+        charts.measured_on("simcse", simcse, {"eval_set": "stsb-dev (250 of 1,500 pairs)"})
+        == "STS-B dev (250 of 1,500 pairs)"
+    )
+    assert (
+        charts.measured_on("simcse", simcse, {"eval_set": "demo-pairs (238 pairs)"})
+        == "built-in demo pairs (238 pairs)"
+    )
+    assert (
+        charts.measured_on("probe", {"data": "demo", "label_col": "sentiment"}) == "the demo sentiment labels"
+    )
     assert charts.measured_on("probe", {"data": "/x/cache/uploads/my.csv"}) == "my.csv"
     fig = charts.metric_figure({"a": run()}, "sts_spearman", measured_on="built-in demo pairs")
     assert fig.layout.title.text == "STS Spearman ρ · on built-in demo pairs"
-    assert charts.align_uniform_figure({"a": run()}, measured_on="STS-B dev").layout.title.text.endswith("on STS-B dev")
+    assert charts.align_uniform_figure({"a": run()}, measured_on="STS-B dev").layout.title.text.endswith(
+        "on STS-B dev"
+    )
 
 
 def test_projector_style_sets_every_text_to_at_least_18_px_and_thickens_lines() -> None:
-    figures = [charts.metric_figure({"a": run()}, "loss", smoothing=0.5, style=charts.PROJECTOR),
-               charts.align_uniform_figure({"a": run()}, style=charts.PROJECTOR),
-               charts.iso_sil_figure({"a": run()}, style=charts.PROJECTOR),
-               charts.frames_figure({0: np.zeros((4, 2)), 1: np.ones((4, 2))}, style=charts.PROJECTOR)]
+    figures = [
+        charts.metric_figure({"a": run()}, "loss", smoothing=0.5, style=charts.PROJECTOR),
+        charts.align_uniform_figure({"a": run()}, style=charts.PROJECTOR),
+        charts.iso_sil_figure({"a": run()}, style=charts.PROJECTOR),
+        charts.frames_figure({0: np.zeros((4, 2)), 1: np.ones((4, 2))}, style=charts.PROJECTOR),
+    ]
     for fig in figures:
         layout = fig.layout
-        sizes = [layout.font.size, layout.title.font.size, layout.legend.font.size, layout.xaxis.tickfont.size,
-                 layout.yaxis.tickfont.size, layout.xaxis.title.font.size, layout.yaxis.title.font.size]
+        sizes = [
+            layout.font.size,
+            layout.title.font.size,
+            layout.legend.font.size,
+            layout.xaxis.tickfont.size,
+            layout.yaxis.tickfont.size,
+            layout.xaxis.title.font.size,
+            layout.yaxis.title.font.size,
+        ]
         assert min(sizes) >= 18, (layout.title.text, sizes)
     loss = figures[0]
     assert [t.line.width for t in loss.data] == [2.0, 4.0] and loss.layout.height >= 500
@@ -157,13 +206,20 @@ def test_projector_style_sets_every_text_to_at_least_18_px_and_thickens_lines() 
 
 
 def test_divergence_is_a_non_number_or_a_tenfold_growth_of_the_loss() -> None:
-    assert charts.divergence(pd.DataFrame({"step": [0, 1, 2], "loss": [1.8, 2.5, 19.0]})) == \
-        "the training loss grew from 1.8 at step 0 to 19 at step 2"
+    assert (
+        charts.divergence(pd.DataFrame({"step": [0, 1, 2], "loss": [1.8, 2.5, 19.0]}))
+        == "the training loss grew from 1.8 at step 0 to 19 at step 2"
+    )
     assert "no longer a number (NaN or infinite) from step 2" in charts.divergence(
-        pd.DataFrame({"step": [0, 1, 2], "loss": [1.8, 0.9, None]}))
-    assert charts.divergence(pd.DataFrame({"step": [0, 1, 2], "loss": [None, 1.8, 0.9]})) is None  # SimCSE's step 0
+        pd.DataFrame({"step": [0, 1, 2], "loss": [1.8, 0.9, None]})
+    )
+    assert (
+        charts.divergence(pd.DataFrame({"step": [0, 1, 2], "loss": [None, 1.8, 0.9]})) is None
+    )  # SimCSE's step 0
     assert charts.divergence(run()) is None
-    assert charts.divergence(pd.DataFrame({"step": [0, 1], "loss": [0.001, 0.05]})) is None  # tenfold but tiny
+    assert (
+        charts.divergence(pd.DataFrame({"step": [0, 1], "loss": [0.001, 0.05]})) is None
+    )  # tenfold but tiny
 
 
 # ------------------------------------------------------------------------------------ the geometry lens
@@ -180,7 +236,7 @@ def spectra(steps: int = 20, d: int = 6, seed: int = 0):
 
 
 def relative_luminance(colour: str) -> float:
-    red, green, blue = (int(v) / 255 for v in colour[colour.index("(") + 1:-1].split(","))
+    red, green, blue = (int(v) / 255 for v in colour[colour.index("(") + 1 : -1].split(","))
     return 0.2126 * red + 0.7152 * green + 0.0722 * blue
 
 

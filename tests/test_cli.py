@@ -16,18 +16,32 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
-    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=570)
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=570
+    )
 
 
 def test_probe_writes_metrics_config_and_summary(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    result = _run("probe", "--data", "demo", "--limit", "60", "--steps", "5", "--metric-every", "2",
-                  "--out", str(out))
+    result = _run(
+        "probe", "--data", "demo", "--limit", "60", "--steps", "5", "--metric-every", "2", "--out", str(out)
+    )
     assert result.returncode == 0, result.stderr
     metrics = pd.read_csv(out / "metrics.csv")
-    assert metrics.columns.tolist() == ["step", "loss", "accuracy", "micro_f1", "isoscore", "silhouette", "effective_rank",
-                                        "average_cosine", "partition_isotropy", "uniformity", "alignment", "seconds"]
+    assert metrics.columns.tolist() == [
+        "step",
+        "loss",
+        "accuracy",
+        "micro_f1",
+        "isoscore",
+        "silhouette",
+        "effective_rank",
+        "average_cosine",
+        "partition_isotropy",
+        "uniformity",
+        "alignment",
+        "seconds",
+    ]
     assert metrics["step"].tolist() == [0, 2, 4, 5]
     config = json.loads((out / "config.json").read_text())
     assert config["kind"] == "probe" and config["steps"] == 5 and config["limit"] == 60
@@ -40,8 +54,22 @@ def test_events_stream_is_liveness_only_and_matches_the_run_folder(tmp_path: Pat
     """``--events``: progress, then one tick per row already on disk (saying whether a snapshot was saved),
     then the summary; nothing else on stdout. The rows themselves are read from the folder."""
     out = tmp_path / "run"
-    result = _run("probe", "--data", "demo", "--limit", "60", "--steps", "4", "--snapshot-every", "2",
-                  "--snapshot-limit", "20", "--out", str(out), "--events")
+    result = _run(
+        "probe",
+        "--data",
+        "demo",
+        "--limit",
+        "60",
+        "--steps",
+        "4",
+        "--snapshot-every",
+        "2",
+        "--snapshot-limit",
+        "20",
+        "--out",
+        str(out),
+        "--events",
+    )
     assert result.returncode == 0, result.stderr
     stream = [events.from_line(line) for line in result.stdout.splitlines()]
     assert None not in stream

@@ -14,12 +14,15 @@ def _machine(monkeypatch: pytest.MonkeyPatch, *, cuda: bool, mps: bool) -> None:
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
 
 
-@pytest.mark.parametrize(("cuda", "mps", "expected"), [
-    (True, True, "cuda"),  # CUDA wins where both exist
-    (True, False, "cuda"),
-    (False, True, "mps"),  # an Apple machine
-    (False, False, "cpu"),
-])
+@pytest.mark.parametrize(
+    ("cuda", "mps", "expected"),
+    [
+        (True, True, "cuda"),  # CUDA wins where both exist
+        (True, False, "cuda"),
+        (False, True, "mps"),  # an Apple machine
+        (False, False, "cpu"),
+    ],
+)
 def test_auto_prefers_cuda_then_mps_then_cpu(monkeypatch, cuda, mps, expected):
     _machine(monkeypatch, cuda=cuda, mps=mps)
     assert resolve_device("auto").type == expected

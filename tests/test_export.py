@@ -26,10 +26,18 @@ def test_metrics_and_runs_csv_round_trip() -> None:
 def test_runs_zip_holds_metrics_configs_and_summary(tmp_path) -> None:
     (tmp_path / "summary.json").write_text('{"state": "finished"}')
     frame = pd.DataFrame({"step": [0, 1], "loss": [1.0, 0.5]})
-    data = export.runs_zip({"run one": (frame, {"steps": 1, "lr": np.float32(0.5)}, tmp_path), "b": (frame, {}, None)})
+    data = export.runs_zip(
+        {"run one": (frame, {"steps": 1, "lr": np.float32(0.5)}, tmp_path), "b": (frame, {}, None)}
+    )
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         names = set(archive.namelist())
-        assert {"all_runs.csv", "run-one/metrics.csv", "run-one/config.json", "run-one/summary.json", "b/config.json"} <= names
+        assert {
+            "all_runs.csv",
+            "run-one/metrics.csv",
+            "run-one/config.json",
+            "run-one/summary.json",
+            "b/config.json",
+        } <= names
         assert json.loads(archive.read("run-one/config.json"))["steps"] == 1
         assert pd.read_csv(archive.open("all_runs.csv"))["run"].tolist() == ["run one"] * 2 + ["b"] * 2
 

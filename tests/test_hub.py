@@ -61,7 +61,9 @@ def test_offline_flag_fails_without_touching_the_network(monkeypatch: pytest.Mon
     assert probes == []
 
 
-def test_silent_server_is_unreachable_after_the_setting_s_timeout(online, silent_server: str, monkeypatch) -> None:
+def test_silent_server_is_unreachable_after_the_setting_s_timeout(
+    online, silent_server: str, monkeypatch
+) -> None:
     monkeypatch.setenv("HF_ENDPOINT", silent_server)
     monkeypatch.setenv("EMBEDLAB_HUB_TIMEOUT_SECONDS", "0.2")
     timeouts: list[float] = []

@@ -70,8 +70,11 @@ def slow_generator(config: SlowConfig, stop: threading.Event):
 @pytest.fixture
 def slow_kind(monkeypatch: pytest.MonkeyPatch) -> str:
     experiment = runner.Experiment(
-        kind="slow", title="slow", config_class=f"{__name__}:SlowConfig",
-        generator=f"{__name__}:slow_generator", columns=("step", "loss", "seconds"),
+        kind="slow",
+        title="slow",
+        config_class=f"{__name__}:SlowConfig",
+        generator=f"{__name__}:slow_generator",
+        columns=("step", "loss", "seconds"),
     )
     monkeypatch.setitem(runner.EXPERIMENTS, "slow", experiment)
     monkeypatch.setattr(f"{__name__}.GATE", threading.Semaphore(0))
@@ -89,8 +92,11 @@ def registry(tmp_path: Path):
 @pytest.fixture
 def instant_umap(monkeypatch: pytest.MonkeyPatch) -> None:
     """UMAP frames without UMAP: zeros at once (the projector's scheduling is under test, not UMAP)."""
-    monkeypatch.setattr(engine.projection, "umap_frame",
-                        lambda X, previous=None, knn=None, seed=0, **kw: np.zeros((len(X), 2), dtype=np.float32))
+    monkeypatch.setattr(
+        engine.projection,
+        "umap_frame",
+        lambda X, previous=None, knn=None, seed=0, **kw: np.zeros((len(X), 2), dtype=np.float32),
+    )
     monkeypatch.setattr(engine.metrics, "knn", lambda X, k: (None, None))
 
 
@@ -267,7 +273,9 @@ def test_projection_worker_makes_frames_from_the_newest_snapshot(tmp_path: Path,
         registry.shutdown()
 
 
-def test_stop_during_a_slow_umap_frame_does_not_wait_for_the_frame(tmp_path: Path, slow_kind, monkeypatch) -> None:
+def test_stop_during_a_slow_umap_frame_does_not_wait_for_the_frame(
+    tmp_path: Path, slow_kind, monkeypatch
+) -> None:
     entered, release = threading.Event(), threading.Event()
 
     def slow_frame(X, previous=None, knn=None, seed=0, **kwargs):
@@ -302,7 +310,8 @@ class _Jobs:
 
 
 def test_live_frames_keep_to_the_cpu_share_and_the_film_back_fills_without_rest(
-        tmp_path: Path, slow_kind, instant_umap, monkeypatch) -> None:
+    tmp_path: Path, slow_kind, instant_umap, monkeypatch
+) -> None:
     """While a job trains, the newest snapshot is projected (older ones skipped) and each live frame is
     followed by a rest; after the run the film is back-filled from disk without resting."""
     run_dir = tmp_path / "run"

@@ -29,8 +29,14 @@ TINY_FLAGS = ["--data", "demo", "--limit", "60", "--steps", "5", "--metric-every
 def cli_probe(out: Path, *flags: str) -> subprocess.Popen:
     """``python -m engine probe FLAGS --out OUT`` (no progress bar), stdout and stderr piped."""
     env = {**os.environ, "EMBEDLAB_NO_PROGRESS": "1"}
-    return subprocess.Popen([sys.executable, "-m", "engine", "probe", *flags, "--out", str(out)], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "engine", "probe", *flags, "--out", str(out)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -156,12 +162,15 @@ def test_a_cli_run_attached_while_it_runs_is_followed_until_it_stops(tmp_path: P
     command = cli_probe(out, "--data", "demo", "--limit", "60", "--steps", "1000000")
     reg = jobs.JobRegistry(tmp_path / "runs", project=False, warm=False)
     try:
+
         def attached() -> jobs.Job | None:
             reg.attach_finished()
             job = reg.get("live-cli")
             return job if job is not None and job.state == "running" and job.last_step is not None else None
 
-        job = wait_for(attached, 300, "the CLI run's first row, attached", describe=lambda: str(command.poll()))
+        job = wait_for(
+            attached, 300, "the CLI run's first row, attached", describe=lambda: str(command.poll())
+        )
         first = job.last_step
         wait_for(lambda: job.last_step >= first + 2, what="more rows of the attached run")
         command.send_signal(signal.SIGTERM)  # the CLI ends its run after the step
@@ -267,8 +276,11 @@ def test_runs_queued_as_one_group_go_side_by_side(tmp_path: Path, monkeypatch: p
     try:
         assert reg.group_width() == 2
         first, second, third = (reg.submit("probe", ENDLESS, name=f"g{i}", group="preset") for i in range(3))
-        wait_for(lambda: all(job.state == "running" and job.pid for job in (first, second)), 120,
-                 "two runs side by side")
+        wait_for(
+            lambda: all(job.state == "running" and job.pid for job in (first, second)),
+            120,
+            "two runs side by side",
+        )
         assert third.state == "queued"  # the group's width is 2
         first.stop()  # a lane whose run ends takes the group's next one
         wait_for(lambda: third.state == "running" and third.pid, 120, "the third run in the freed lane")

@@ -33,16 +33,35 @@ def _has_loaded(pid: int, library: str) -> bool:
         return False
 
 
-@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs Linux /proc to see the child's imports")
+@pytest.mark.skipif(
+    not Path("/proc/self/maps").exists(), reason="needs Linux /proc to see the child's imports"
+)
 def test_ctrl_c_during_the_first_seconds_exits_130_without_a_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "EMBEDLAB_NO_PROGRESS": "1"}
     # a terminal's Ctrl-C reaches a process whose SIGINT is at its default; a test suite started in the
     # background (``pytest &``) has it ignored, and Python then keeps it ignored in the child: restore it
-    child = subprocess.Popen([sys.executable, "-m", "engine", "probe", "--data", "demo", "--steps", "500",
-                              "--out", str(tmp_path / "run")], env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    wait_for(lambda: _has_loaded(child.pid, "numpy") or child.poll() is not None, 60, "the CLI to start importing")
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "probe",
+            "--data",
+            "demo",
+            "--steps",
+            "500",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    wait_for(
+        lambda: _has_loaded(child.pid, "numpy") or child.poll() is not None, 60, "the CLI to start importing"
+    )
     child.send_signal(signal.SIGINT)
     output, _ = child.communicate(timeout=120)
     assert child.returncode == 130, output

@@ -8,8 +8,15 @@ from engine.errors import ConfigError
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("my run", "my-run"), ("../../etc/passwd", "etc-passwd"), ("a/b\\c", "a-b-c"), ("ok_name-1.2", "ok_name-1.2"),
-     (".hidden", "hidden"), ("x" * 200, "x" * 80), ("naïve run", "na-ve-run")],
+    [
+        ("my run", "my-run"),
+        ("../../etc/passwd", "etc-passwd"),
+        ("a/b\\c", "a-b-c"),
+        ("ok_name-1.2", "ok_name-1.2"),
+        (".hidden", "hidden"),
+        ("x" * 200, "x" * 80),
+        ("naïve run", "na-ve-run"),
+    ],
 )
 def test_safe_name_keeps_names_inside_one_folder(text: str, expected: str) -> None:
     assert paths.safe_name(text) == expected

@@ -22,8 +22,13 @@ def test_figure2_queues_the_four_runs_and_setup_i_is_the_paper_setup() -> None:
     assert figure2[1][1]["dropout"] == 0.0 and figure2[3][1]["same_mask"] is True
     assert figure2[2][1]["augment"] == "delete-one-word"
     assert all(fields["eval_every"] == 10 and fields["steps"] == 5 for _, fields in figure2)
-    (_, setup), = presets.presets()["Isotropy paper, setup (i)"].configs({"limit": 50})
-    assert (setup["data"], setup["steps"], setup["metric_every"], setup["limit"]) == ("rt-polarity", 1000, 1, None)
+    ((_, setup),) = presets.presets()["Isotropy paper, setup (i)"].configs({"limit": 50})
+    assert (setup["data"], setup["steps"], setup["metric_every"], setup["limit"]) == (
+        "rt-polarity",
+        1000,
+        1,
+        None,
+    )
     assert set(presets.for_kind("simcse")) == {"SimCSE Figure 2"}
 
 
@@ -39,31 +44,44 @@ def test_default_data_dir_is_the_setting_then_the_app_folder(tmp_path, monkeypat
     assert presets.default_data_dir() is None
 
 
-def test_figure2_never_claims_sts_b_without_a_data_folder_and_runs_the_papers_settings(tmp_path, monkeypatch) -> None:
+def test_figure2_never_claims_sts_b_without_a_data_folder_and_runs_the_papers_settings(
+    tmp_path, monkeypatch
+) -> None:
     monkeypatch.delenv("EMBEDLAB_DATA_DIR", raising=False)
     monkeypatch.setenv("EMBEDLAB_APP_DATA_DIR", "none")
     without = presets.presets({"data_dir": None})["SimCSE Figure 2"].description
     assert "demo pairs" in without and "STS-B dev" not in without
     assert "demo pairs" in presets.presets()["SimCSE Figure 2"].description
     (tmp_path / "stsb").mkdir()
-    assert presets.presets({"data_dir": str(tmp_path)})["SimCSE Figure 2"].description.endswith("on STS-B dev.")
+    assert presets.presets({"data_dir": str(tmp_path)})["SimCSE Figure 2"].description.endswith(
+        "on STS-B dev."
+    )
     sidebar = {"dropout": 0.0, "same_mask": True, "augment": "crop", "save_encoder": "mine"}
     runs = dict(presets.presets()["SimCSE Figure 2"].configs(sidebar))
     assert runs["unsup-simcse"]["dropout"] == 0.1 and runs["no-dropout"]["dropout"] == 0.0
     assert [runs[name]["same_mask"] for name in runs] == [False, False, False, True]
-    assert runs["unsup-simcse"]["augment"] == "none" and runs["delete-one-word"]["augment"] == "delete-one-word"
+    assert (
+        runs["unsup-simcse"]["augment"] == "none" and runs["delete-one-word"]["augment"] == "delete-one-word"
+    )
     assert all(fields["save_encoder"] is None for fields in runs.values())
 
 
 def test_setups_iii_and_iv_are_the_word_level_multi_label_probes() -> None:
     found = presets.presets()
-    for name, data in (("Isotropy paper, setup (iii)", "wordnet-pos"),
-                       ("Isotropy paper, setup (iv)", "wordnet-supersenses")):
+    for name, data in (
+        ("Isotropy paper, setup (iii)", "wordnet-pos"),
+        ("Isotropy paper, setup (iv)", "wordnet-supersenses"),
+    ):
         preset = found[name]
         assert preset.kind == "probe" and name in presets.for_kind("probe")
         sidebar = {"limit": 50, "sample_size": 100, "vectors": "mine.txt", "objective": "triplet", "seed": 1}
         ((_, fields),) = preset.configs(sidebar)
         config = EXPERIMENTS["probe"].make_config(**fields)
         assert (config.data, config.limit, config.sample_size, config.vectors) == (data, None, None, None)
-        assert (config.objective, config.steps, config.lr, config.metric_every) == ("classifier", 1000, 1e-3, 1)
+        assert (config.objective, config.steps, config.lr, config.metric_every) == (
+            "classifier",
+            1000,
+            1e-3,
+            1,
+        )
         assert "multi-label" in preset.description and "input embedding table" in preset.description

@@ -78,11 +78,16 @@ def test_another_thread_is_lowered_by_its_native_id_and_its_new_threads_inherit(
 
 @linux_only
 def test_yield_to_training_lowers_the_threads_and_children_of_a_normal_thread_keep_their_priority(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The registry's arrangement: the thread that starts children is made before the UI threads are lowered."""
     monkeypatch.delenv("EMBEDLAB_UI_NICE", raising=False)
     start = priority.thread_nice()
-    command = [sys.executable, "-c", "import os; print(os.getpriority(os.PRIO_PROCESS, 0), os.getpgid(0), os.getsid(0))"]
+    command = [
+        sys.executable,
+        "-c",
+        "import os; print(os.getpriority(os.PRIO_PROCESS, 0), os.getpgid(0), os.getsid(0))",
+    ]
     child_nice = {}
     launcher_go = threading.Event()
 
@@ -103,7 +108,9 @@ def test_yield_to_training_lowers_the_threads_and_children_of_a_normal_thread_ke
     assert in_thread(ui_thread) == (settings.default("ui_nice"), max(start, settings.default("ui_nice")))
     nice, group, session = (int(v) for v in child_nice["out"].split())
     assert nice == start  # the run keeps the normal priority
-    assert group == child_nice["pid"] != os.getpgid(0)  # a process group of its own: out of the terminal's Ctrl-C
+    assert (
+        group == child_nice["pid"] != os.getpgid(0)
+    )  # a process group of its own: out of the terminal's Ctrl-C
     assert session == os.getsid(0)  # the server's session group: nice weighs the UI threads against it
 
 
@@ -114,7 +121,10 @@ def test_ui_nice_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     assert priority.ui_nice() == 4
     monkeypatch.setenv("EMBEDLAB_UI_NICE", "0")
     assert priority.ui_nice() == 0
-    assert in_thread(lambda: (priority.yield_to_training([None]), priority.thread_nice())) == (0, priority.thread_nice())
+    assert in_thread(lambda: (priority.yield_to_training([None]), priority.thread_nice())) == (
+        0,
+        priority.thread_nice(),
+    )
     for bad, message in [("high", "whole number"), ("25", "between 0 and 19"), ("-3", "between 0 and 19")]:
         monkeypatch.setenv("EMBEDLAB_UI_NICE", bad)
         with pytest.raises(ConfigError, match=message) as caught:

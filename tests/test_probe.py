@@ -39,8 +39,11 @@ def test_metric_every_logs_first_every_kth_and_last_step() -> None:
 
 
 def test_snapshots_cover_a_fixed_subset_with_points_first() -> None:
-    events = list(probe.run_probe(probe.ProbeConfig(data="demo", limit=60, steps=4, snapshot_every=2,
-                                                    snapshot_limit=25)))
+    events = list(
+        probe.run_probe(
+            probe.ProbeConfig(data="demo", limit=60, steps=4, snapshot_every=2, snapshot_limit=25)
+        )
+    )
     points = next(e for e in events if isinstance(e, Points))
     snaps = [(e.step, e.snapshot) for e in events if isinstance(e, Row) and e.snapshot is not None]
     assert [s for s, _ in snaps] == [0, 2, 4]
@@ -86,11 +89,16 @@ def test_one_and_two_cores_log_the_same_run() -> None:
 
 
 def test_multi_label_uses_per_label_bce(tmp_path: Path) -> None:
-    rows = ["text,label"] + [f"sentence number {i} about {'cats' if i % 2 else 'dogs'} and more,"
-                             f"{'a|b' if i % 3 == 0 else 'a' if i % 3 == 1 else 'b'}" for i in range(30)]
+    rows = ["text,label"] + [
+        f"sentence number {i} about {'cats' if i % 2 else 'dogs'} and more,"
+        f"{'a|b' if i % 3 == 0 else 'a' if i % 3 == 1 else 'b'}"
+        for i in range(30)
+    ]
     (tmp_path / "multi.csv").write_text("\n".join(rows) + "\n")
-    problem = probe.build_problem(probe.ProbeConfig(data=str(tmp_path / "multi.csv")),
-                                  lambda texts: np.random.default_rng(0).normal(size=(len(texts), 8)))
+    problem = probe.build_problem(
+        probe.ProbeConfig(data=str(tmp_path / "multi.csv")),
+        lambda texts: np.random.default_rng(0).normal(size=(len(texts), 8)),
+    )
     assert problem.multi_label and problem.targets.shape == (30, 2)
     assert sorted(np.unique(problem.cluster_ids).tolist()) == [0, 1, 2]  # a, b, a|b: three clusters
     logits = torch.zeros(3, 2)
@@ -101,13 +109,19 @@ def test_multi_label_uses_per_label_bce(tmp_path: Path) -> None:
 def test_paired_mode_shares_sentence_parameters(tmp_path: Path) -> None:
     lines = ["premise\thypothesis\tlabel"]
     for i in range(12):
-        lines.append(f"A person number {i} walks a dog.\tSomeone walks.\t{['entailment', 'neutral', 'contradiction'][i % 3]}")
+        lines.append(
+            f"A person number {i} walks a dog.\tSomeone walks.\t{['entailment', 'neutral', 'contradiction'][i % 3]}"
+        )
     (tmp_path / "nli.tsv").write_text("\n".join(lines) + "\n")
-    problem = probe.build_problem(probe.ProbeConfig(data=str(tmp_path / "nli.tsv")),
-                                  lambda texts: np.eye(len(texts), 16, dtype=np.float32))
+    problem = probe.build_problem(
+        probe.ProbeConfig(data=str(tmp_path / "nli.tsv")),
+        lambda texts: np.eye(len(texts), 16, dtype=np.float32),
+    )
     assert len(problem.texts) == 13  # 12 premises + one shared hypothesis
     assert problem.pairs.shape == (12, 2) and (problem.pairs[:, 1] == problem.pairs[0, 1]).all()
-    model = probe.EmbeddingClassifier(torch.from_numpy(problem.embeddings), 3, torch.from_numpy(problem.pairs))
+    model = probe.EmbeddingClassifier(
+        torch.from_numpy(problem.embeddings), 3, torch.from_numpy(problem.pairs)
+    )
     assert model.representations().shape == (12, 32)
     model().sum().backward()
     assert model.embeddings.grad[problem.pairs[0, 1]].abs().sum() > 0
@@ -115,8 +129,16 @@ def test_paired_mode_shares_sentence_parameters(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "field, value",
-    [("steps", 0), ("steps", -5), ("lr", 0.0), ("lr", -1e-3), ("metric_every", 0), ("sample_size", 1),
-     ("limit", 1), ("steps", 2.5)],
+    [
+        ("steps", 0),
+        ("steps", -5),
+        ("lr", 0.0),
+        ("lr", -1e-3),
+        ("metric_every", 0),
+        ("sample_size", 1),
+        ("limit", 1),
+        ("steps", 2.5),
+    ],
 )
 def test_settings_out_of_range_are_one_line_errors(field: str, value: object) -> None:
     with pytest.raises(ConfigError, match=field.replace("lr", "learning rate")):
@@ -135,9 +157,23 @@ def test_sentences_without_labels_are_rejected(tmp_path: Path) -> None:
 
 
 def test_runner_writes_probe_run_folder(tmp_path: Path) -> None:
-    summary = runner.run_experiment("probe", probe.ProbeConfig(data="demo", limit=60, steps=3), tmp_path / "run")
+    summary = runner.run_experiment(
+        "probe", probe.ProbeConfig(data="demo", limit=60, steps=3), tmp_path / "run"
+    )
     frame = runlog.read_metrics(tmp_path / "run")
-    assert frame.columns.tolist() == ["step", "loss", "accuracy", "micro_f1", "isoscore", "silhouette", "effective_rank",
-                                      "average_cosine", "partition_isotropy", "uniformity", "alignment", "seconds"]
+    assert frame.columns.tolist() == [
+        "step",
+        "loss",
+        "accuracy",
+        "micro_f1",
+        "isoscore",
+        "silhouette",
+        "effective_rank",
+        "average_cosine",
+        "partition_isotropy",
+        "uniformity",
+        "alignment",
+        "seconds",
+    ]
     assert frame["step"].tolist() == [0, 1, 2, 3]
     assert summary["final"]["step"] == 3 and "pearson_r" in summary

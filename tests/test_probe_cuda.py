@@ -31,7 +31,7 @@ def clustered_npz(path: Path, multi_label: bool, items: int = 600, dim: int = 48
     if multi_label:
         y = np.zeros((items, 3), dtype=np.int64)
         y[np.arange(items), classes % 3] = 1
-        y[:, 2] |= (classes == 3)
+        y[:, 2] |= classes == 3
     else:
         y = classes
     np.savez(path, embeddings=x, labels=y)
@@ -39,13 +39,22 @@ def clustered_npz(path: Path, multi_label: bool, items: int = 600, dim: int = 48
 
 
 def rows_on(device: str, data: Path, objective: str) -> list[Row]:
-    config = probe.ProbeConfig(data=str(data), steps=STEPS, lr=1e-2, seed=5, device=device, objective=objective,
-                               geometry_every=3, snapshot_every=4)
+    config = probe.ProbeConfig(
+        data=str(data),
+        steps=STEPS,
+        lr=1e-2,
+        seed=5,
+        device=device,
+        objective=objective,
+        geometry_every=3,
+        snapshot_every=4,
+    )
     return [event for event in probe.run_probe(config) if isinstance(event, Row)]
 
 
-@pytest.mark.parametrize(("multi_label", "objective"), [(False, "classifier"), (True, "classifier"),
-                                                        (False, "triplet")])
+@pytest.mark.parametrize(
+    ("multi_label", "objective"), [(False, "classifier"), (True, "classifier"), (False, "triplet")]
+)
 def test_cuda_rows_match_the_cpu(tmp_path: Path, multi_label: bool, objective: str) -> None:
     data = clustered_npz(tmp_path / "set.npz", multi_label)
     on_cpu, on_gpu = rows_on("cpu", data, objective), rows_on("cuda", data, objective)
@@ -60,10 +69,15 @@ def test_cuda_rows_match_the_cpu(tmp_path: Path, multi_label: bool, objective: s
             elif column == "accuracy":
                 assert gpu_row.values[column] == pytest.approx(expected, abs=1.5 / 600), column
             else:
-                assert gpu_row.values[column] == pytest.approx(expected, abs=TOL, rel=TOL), (column, cpu_row.step)
+                assert gpu_row.values[column] == pytest.approx(expected, abs=TOL, rel=TOL), (
+                    column,
+                    cpu_row.step,
+                )
         assert (gpu_row.snapshot is None) == (cpu_row.snapshot is None)
         if cpu_row.snapshot is not None:
             assert gpu_row.snapshot.dtype == cpu_row.snapshot.dtype
             np.testing.assert_allclose(gpu_row.snapshot, cpu_row.snapshot, atol=2e-2 * cpu_row.step + 1e-5)
         if cpu_row.spectrum is not None:
-            np.testing.assert_allclose(gpu_row.spectrum, cpu_row.spectrum, rtol=TOL, atol=TOL * cpu_row.spectrum[0])
+            np.testing.assert_allclose(
+                gpu_row.spectrum, cpu_row.spectrum, rtol=TOL, atol=TOL * cpu_row.spectrum[0]
+            )

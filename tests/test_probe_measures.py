@@ -79,8 +79,17 @@ def _check_run(run_dir: Path, geometry_steps: list[int]) -> pd.DataFrame:
 
 
 def test_demo_run_logs_every_measure_and_the_spectrum_of_the_classifier_inputs(tmp_path: Path) -> None:
-    config = probe.ProbeConfig(data="demo", limit=60, steps=4, lr=1e-2, seed=0, snapshot_every=1,
-                               snapshot_limit=10_000, geometry_every=1, device="cpu")
+    config = probe.ProbeConfig(
+        data="demo",
+        limit=60,
+        steps=4,
+        lr=1e-2,
+        seed=0,
+        snapshot_every=1,
+        snapshot_limit=10_000,
+        geometry_every=1,
+        device="cpu",
+    )
     summary = runner.run_experiment("probe", config, tmp_path / "run")
     frame = _check_run(tmp_path / "run", [0, 1, 2, 3, 4])
     assert frame.columns.tolist() == list(runner.EXPERIMENTS["probe"].columns)
@@ -101,8 +110,17 @@ def test_demo_run_logs_every_measure_and_the_spectrum_of_the_classifier_inputs(t
 
 def test_geometry_steps_leave_empty_cells_between(tmp_path: Path) -> None:
     """metric_every 2, geometry_every 2: logged 0, 2, 4, 6, 8, 9; geometry at 0, 4, 8 and the last, 9."""
-    config = probe.ProbeConfig(data="demo", limit=60, steps=9, lr=1e-2, metric_every=2, geometry_every=2,
-                               snapshot_every=1, snapshot_limit=10_000, device="cpu")
+    config = probe.ProbeConfig(
+        data="demo",
+        limit=60,
+        steps=9,
+        lr=1e-2,
+        metric_every=2,
+        geometry_every=2,
+        snapshot_every=1,
+        snapshot_limit=10_000,
+        device="cpu",
+    )
     assert [s for s in range(10) if is_geometry_step(s, config)] == [0, 4, 8, 9]
     runner.run_experiment("probe", config, tmp_path / "run")
     frame = _check_run(tmp_path / "run", [0, 4, 8, 9])
@@ -115,15 +133,20 @@ def test_geometry_every_zero_measures_the_every_step_ones_only(tmp_path: Path) -
     summary = runner.run_experiment("probe", config, tmp_path / "run")
     frame = runlog.read_metrics(tmp_path / "run")
     assert frame[list(GEOMETRY)].isna().all().all() and frame[list(EVERY_STEP)].notna().all().all()
-    assert not (tmp_path / "run" / "spectrum.csv").exists() and len(runlog.read_spectrum(tmp_path / "run")) == 0
+    assert (
+        not (tmp_path / "run" / "spectrum.csv").exists() and len(runlog.read_spectrum(tmp_path / "run")) == 0
+    )
     assert "uniformity_start" not in summary and "alignment_start" in summary
 
 
 def _write_pairs(folder: Path) -> Path:
     """NLI pairs from the demo triples: each premise with its entailed and its contradicted hypothesis."""
     triples = pd.read_json(DEMO_DIR / "nli.jsonl", lines=True).head(20)
-    rows = [(p, h, label) for p, e, c in zip(triples.premise, triples.entailment, triples.contradiction, strict=True)
-            for h, label in ((e, "entailment"), (c, "contradiction"))]
+    rows = [
+        (p, h, label)
+        for p, e, c in zip(triples.premise, triples.entailment, triples.contradiction, strict=True)
+        for h, label in ((e, "entailment"), (c, "contradiction"))
+    ]
     path = folder / "pairs.tsv"
     pd.DataFrame(rows, columns=["premise", "hypothesis", "label"]).to_csv(path, sep="\t", index=False)
     return path
@@ -134,8 +157,15 @@ def test_paired_mode_measures_the_pair_vectors(tmp_path: Path) -> None:
     from engine.encoders import encode_cached, load_encoder
 
     path = _write_pairs(tmp_path)
-    config = probe.ProbeConfig(data=str(path), steps=3, lr=1e-2, snapshot_every=1, snapshot_limit=10_000,
-                               geometry_every=1, device="cpu")
+    config = probe.ProbeConfig(
+        data=str(path),
+        steps=3,
+        lr=1e-2,
+        snapshot_every=1,
+        snapshot_limit=10_000,
+        geometry_every=1,
+        device="cpu",
+    )
     runner.run_experiment("probe", config, tmp_path / "run")
     _check_run(tmp_path / "run", [0, 1, 2, 3])
     pairs = pd.read_csv(path, sep="\t")
@@ -151,9 +181,19 @@ def test_paired_mode_measures_the_pair_vectors(tmp_path: Path) -> None:
 def test_sampled_measures_are_those_of_the_sampled_rows(fixed: bool) -> None:
     """sample_size: every measure of a logged step on the same seeded sample of items, fresh per step (or
     step 0's for the whole run with fixed_sample), equal to the exact functions on exactly those rows."""
-    config = probe.ProbeConfig(data="demo", limit=60, steps=3, lr=1e-2, seed=5, sample_size=30,
-                               fixed_sample=fixed, geometry_every=1, snapshot_every=1, snapshot_limit=10_000,
-                               device="cpu")
+    config = probe.ProbeConfig(
+        data="demo",
+        limit=60,
+        steps=3,
+        lr=1e-2,
+        seed=5,
+        sample_size=30,
+        fixed_sample=fixed,
+        geometry_every=1,
+        snapshot_every=1,
+        snapshot_limit=10_000,
+        device="cpu",
+    )
     events = list(probe.run_probe(config))
     labels = np.array(next(e for e in events if isinstance(e, Points)).labels)
     rows = [e for e in events if isinstance(e, Row)]
@@ -189,15 +229,18 @@ def test_measure_reports_its_sample_with_and_without_a_side_thread() -> None:
         assert alone.values[column] == pytest.approx(beside.values[column], rel=0, abs=1e-9), column
     plain = measure(points, clusters, probe.ProbeConfig(steps=10, geometry_every=3), None, step=1)
     assert plain.rows is None and plain.spectrum is None
-    assert all(plain.values[c] is None for c in GEOMETRY) and all(plain.values[c] is not None for c in EVERY_STEP)
+    assert all(plain.values[c] is None for c in GEOMETRY) and all(
+        plain.values[c] is not None for c in EVERY_STEP
+    )
     assert plain.values["average_cosine"] == pytest.approx(average_cosine(points), abs=1e-12)
     assert plain.values["alignment"] == pytest.approx(class_alignment(points, clusters), abs=1e-12)
 
 
 def test_cli_flags_set_sampling_and_geometry() -> None:
     parser = cli.build_parser()
-    args = parser.parse_args(["probe", "--out", "x", "--sample-size", "1000", "--fixed-sample",
-                              "--geometry-every", "3"])
+    args = parser.parse_args(
+        ["probe", "--out", "x", "--sample-size", "1000", "--fixed-sample", "--geometry-every", "3"]
+    )
     config = probe.config_from_args(args)
     assert (config.sample_size, config.fixed_sample, config.geometry_every) == (1000, True, 3)
     config = probe.config_from_args(parser.parse_args(["probe", "--out", "x"]))
@@ -206,8 +249,12 @@ def test_cli_flags_set_sampling_and_geometry() -> None:
 
 @pytest.mark.parametrize(
     "fields, message",
-    [({"geometry_every": -1}, "geometry_every"), ({"geometry_every": 1.5}, "geometry_every"),
-     ({"fixed_sample": True}, "needs a sample_size"), ({"fixed_sample": 1, "sample_size": 5}, "true or false")],
+    [
+        ({"geometry_every": -1}, "geometry_every"),
+        ({"geometry_every": 1.5}, "geometry_every"),
+        ({"fixed_sample": True}, "needs a sample_size"),
+        ({"fixed_sample": 1, "sample_size": 5}, "true or false"),
+    ],
 )
 def test_bad_geometry_settings_are_one_line_errors(fields: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
@@ -216,17 +263,27 @@ def test_bad_geometry_settings_are_one_line_errors(fields: dict, message: str) -
 
 def test_summary_pairs_each_measure_with_the_silhouette_where_both_are_logged() -> None:
     sil = [0.0, 0.1, 0.3, 0.35, 0.6, 0.7]
-    rows = [{"step": s, "silhouette": v, "isoscore": 0.5 - v ** 2,
-             "effective_rank": (30 - 10 * v) if s % 2 == 0 else None, "partition_isotropy": None,
-             "uniformity": float("nan") if s == 0 else -3 + v}
-            for s, v in enumerate(sil)]
+    rows = [
+        {
+            "step": s,
+            "silhouette": v,
+            "isoscore": 0.5 - v**2,
+            "effective_rank": (30 - 10 * v) if s % 2 == 0 else None,
+            "partition_isotropy": None,
+            "uniformity": float("nan") if s == 0 else -3 + v,
+        }
+        for s, v in enumerate(sil)
+    ]
     summary = probe.summarize(rows, probe.ProbeConfig())
-    r, rho = series_correlation([0.5 - v ** 2 for v in sil], sil)
+    r, rho = series_correlation([0.5 - v**2 for v in sil], sil)
     assert (summary["pearson_r"], summary["spearman_rho"]) == (r, rho)
     assert summary["isoscore_start"] == 0.5 and summary["isoscore_end"] == pytest.approx(0.01)
     even = [sil[0], sil[2], sil[4]]
     r, rho = series_correlation([30 - 10 * v for v in even], even)
-    assert summary["effective_rank_pearson_r"] == pytest.approx(r) and summary["effective_rank_spearman_rho"] == rho
+    assert (
+        summary["effective_rank_pearson_r"] == pytest.approx(r)
+        and summary["effective_rank_spearman_rho"] == rho
+    )
     assert summary["effective_rank_end"] == pytest.approx(24.0)
     assert summary["uniformity_start"] == pytest.approx(-2.9)  # the NaN of step 0 is no value
     assert summary["uniformity_pearson_r"] == pytest.approx(1.0)

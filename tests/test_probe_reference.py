@@ -123,19 +123,29 @@ def write_multi_label(folder: Path, fmt: str) -> tuple[Path, Inputs]:
     """Demo sentences of three topics, each labelled {topic, sentiment}: 5 labels, 6 label sets.
     ``fmt`` "jsonl": the label is a JSON list; "csv": the label cell is ``topic|sentiment``."""
     frame = _demo_topics()
-    frame = pd.concat([frame[(frame.topic == topic) & (frame.sentiment == sentiment)].head(8)
-                       for topic in ("food", "music", "sports") for sentiment in ("positive", "negative")])
+    frame = pd.concat(
+        [
+            frame[(frame.topic == topic) & (frame.sentiment == sentiment)].head(8)
+            for topic in ("food", "music", "sports")
+            for sentiment in ("positive", "negative")
+        ]
+    )
     frame = frame.sample(frac=1.0, random_state=1)  # classes interleaved
     texts = frame.text.tolist()
     labels = [tuple(sorted((t, s))) for t, s in zip(frame.topic, frame.sentiment, strict=True)]
     if fmt == "jsonl":
         path = folder / "tagged.jsonl"
-        path.write_text("".join(json.dumps({"text": t, "tags": [topic, sentiment]}) + "\n"
-                                for t, topic, sentiment in zip(texts, frame.topic, frame.sentiment, strict=True)))
+        path.write_text(
+            "".join(
+                json.dumps({"text": t, "tags": [topic, sentiment]}) + "\n"
+                for t, topic, sentiment in zip(texts, frame.topic, frame.sentiment, strict=True)
+            )
+        )
     else:
         path = folder / "tagged.csv"
-        pd.DataFrame({"text": texts, "tags": [f"{t}|{s}" for t, s in zip(frame.topic, frame.sentiment,
-                                                                          strict=True)]}).to_csv(path, index=False)
+        pd.DataFrame(
+            {"text": texts, "tags": [f"{t}|{s}" for t, s in zip(frame.topic, frame.sentiment, strict=True)]}
+        ).to_csv(path, index=False)
     return path, Inputs(texts, labels, texts=texts)
 
 
@@ -143,15 +153,19 @@ def write_nli_pairs(folder: Path) -> tuple[Path, Inputs]:
     """Premise/hypothesis pairs from the demo triples: each premise with its entailed and its contradicted
     hypothesis (premises are shared by two pairs, so their parameters get both pairs' gradients)."""
     triples = pd.read_json(DEMO_DIR / "nli.jsonl", lines=True).head(24)
-    rows = [(p, h, label) for p, e, c in zip(triples.premise, triples.entailment, triples.contradiction,
-                                               strict=True)
-            for h, label in ((e, "entailment"), (c, "contradiction"))]
+    rows = [
+        (p, h, label)
+        for p, e, c in zip(triples.premise, triples.entailment, triples.contradiction, strict=True)
+        for h, label in ((e, "entailment"), (c, "contradiction"))
+    ]
     rows = [rows[i] for i in np.random.default_rng(2).permutation(len(rows))]
     path = folder / "pairs.tsv"
     pd.DataFrame(rows, columns=["premise", "hypothesis", "label"]).to_csv(path, sep="\t", index=False)
     sentences = sorted({text for p, h, _ in rows for text in (p, h)})  # any order: Adam is per element
     pairs = np.array([[sentences.index(p), sentences.index(h)] for p, h, _ in rows])
-    return path, Inputs(sentences, [label for *_, label in rows], pairs, texts=[f"{p} ⟶ {h}" for p, h, _ in rows])
+    return path, Inputs(
+        sentences, [label for *_, label in rows], pairs, texts=[f"{p} ⟶ {h}" for p, h, _ in rows]
+    )
 
 
 def snli_inputs(data_dir: Path, limit: int) -> Inputs:
@@ -159,10 +173,18 @@ def snli_inputs(data_dir: Path, limit: int) -> Inputs:
 
     data = load_dataset("snli", data_dir=data_dir, limit=limit, seed=SEED)
     sentences = sorted(set(data.premises) | set(data.hypotheses))
-    pairs = np.array([[sentences.index(p), sentences.index(h)] for p, h in zip(data.premises, data.hypotheses,
-                                                                                strict=True)])
-    return Inputs(sentences, list(data.labels), pairs,
-                  texts=[f"{p} ⟶ {h}" for p, h in zip(data.premises, data.hypotheses, strict=True)])
+    pairs = np.array(
+        [
+            [sentences.index(p), sentences.index(h)]
+            for p, h in zip(data.premises, data.hypotheses, strict=True)
+        ]
+    )
+    return Inputs(
+        sentences,
+        list(data.labels),
+        pairs,
+        texts=[f"{p} ⟶ {h}" for p, h in zip(data.premises, data.hypotheses, strict=True)],
+    )
 
 
 def encode(sentences: list[str]) -> np.ndarray:
@@ -228,8 +250,13 @@ def reference_run(inputs: Inputs, start: np.ndarray, lr: float, steps: int, seed
                 correct = ((z > 0) == (targets > 0.5)).all(dim=1)
             else:
                 correct = z.argmax(dim=1) == targets
-            state = State(step, float(loss_of(z)), correct.double().mean().item(),
-                          representations().numpy().copy(), {k: p.detach().numpy().copy() for k, p in params.items()})
+            state = State(
+                step,
+                float(loss_of(z)),
+                correct.double().mean().item(),
+                representations().numpy().copy(),
+                {k: p.detach().numpy().copy() for k, p in params.items()},
+            )
         assert state.loss == pytest.approx(written_out_loss(z.double(), inputs), rel=0, abs=TOL)
         states.append(state)
     return states
@@ -287,8 +314,13 @@ class _Recorder:
             @torch.no_grad()
             def step(self, closure=None):
                 out = super().step(closure)
-                recorder.history.append([p.detach().cpu().double().numpy().copy()
-                                         for group in self.param_groups for p in group["params"]])
+                recorder.history.append(
+                    [
+                        p.detach().cpu().double().numpy().copy()
+                        for group in self.param_groups
+                        for p in group["params"]
+                    ]
+                )
                 return out
 
         monkeypatch.setattr(torch.optim, "Adam", RecordingAdam)
@@ -314,14 +346,17 @@ def check_rows(values: list[dict], states: list[State], clusters: np.ndarray) ->
             assert logged[column] == pytest.approx(value, rel=0, abs=TOL), (state.step, column)
 
 
-def check_snapshots(snapshots: list[np.ndarray], states: list[State], clusters: np.ndarray,
-                    values: list[dict]) -> None:
+def check_snapshots(
+    snapshots: list[np.ndarray], states: list[State], clusters: np.ndarray, values: list[dict]
+) -> None:
     """Snapshot s = the reference's representations after s updates, and the logged metrics are those of
     the snapshot (IsoScore 2.0.1 and scikit-learn on exactly what was saved)."""
     assert len(snapshots) == len(states)
     for snapshot, state, logged in zip(snapshots, states, values, strict=True):
         assert snapshot.shape == state.representations.shape, state.step
-        np.testing.assert_allclose(snapshot, state.representations, rtol=0, atol=TOL, err_msg=f"step {state.step}")
+        np.testing.assert_allclose(
+            snapshot, state.representations, rtol=0, atol=TOL, err_msg=f"step {state.step}"
+        )
         iso, sil = reference_metrics(snapshot, clusters)
         assert logged["isoscore"] == pytest.approx(iso, rel=0, abs=TOL), state.step
         assert logged["silhouette"] == pytest.approx(sil, rel=0, abs=TOL), state.step
@@ -341,12 +376,15 @@ def _mode(name: str, tmp_path: Path) -> tuple[dict, Inputs]:
 
 
 @pytest.mark.parametrize("mode", ["single-label", "multi-label", "paired"])
-def test_probe_matches_an_independent_adam_loop(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_probe_matches_an_independent_adam_loop(
+    mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Five updates: every row, snapshot and parameter equals the plain-PyTorch reference to 1e-6."""
     fields, inputs = _mode(mode, tmp_path)
     recorder = _Recorder(monkeypatch)
-    config = probe.ProbeConfig(**fields, steps=STEPS, lr=LR, seed=SEED, snapshot_every=1, snapshot_limit=10_000,
-                               device="cpu")
+    config = probe.ProbeConfig(
+        **fields, steps=STEPS, lr=LR, seed=SEED, snapshot_every=1, snapshot_limit=10_000, device="cpu"
+    )
     events = list(probe.run_probe(config))
     rows = [e for e in events if isinstance(e, Row)]
     (points,) = [e for e in events if isinstance(e, Points)]
@@ -375,12 +413,15 @@ def test_probe_matches_an_independent_adam_loop(mode: str, tmp_path: Path, monke
     b_at = by_shape[states[0].params["b"].shape]
     order = _match_rows(recorder.history[0][e_at], start)
     for params, state in zip(recorder.history, states, strict=True):
-        np.testing.assert_allclose(params[e_at], state.params["E"][order], rtol=0, atol=TOL,
-                                   err_msg=f"E after {state.step} updates")
-        np.testing.assert_allclose(params[w_at], state.params["W"], rtol=0, atol=TOL,
-                                   err_msg=f"W after {state.step} updates")
-        np.testing.assert_allclose(params[b_at], state.params["b"], rtol=0, atol=TOL,
-                                   err_msg=f"b after {state.step} updates")
+        np.testing.assert_allclose(
+            params[e_at], state.params["E"][order], rtol=0, atol=TOL, err_msg=f"E after {state.step} updates"
+        )
+        np.testing.assert_allclose(
+            params[w_at], state.params["W"], rtol=0, atol=TOL, err_msg=f"W after {state.step} updates"
+        )
+        np.testing.assert_allclose(
+            params[b_at], state.params["b"], rtol=0, atol=TOL, err_msg=f"b after {state.step} updates"
+        )
     moved = np.abs(recorder.history[-1][e_at] - recorder.history[0][e_at]).max()
     assert moved > 1000 * TOL  # the comparison above is not vacuous
 
@@ -388,10 +429,33 @@ def test_probe_matches_an_independent_adam_loop(mode: str, tmp_path: Path, monke
 def _run_cli(path: Path, out: Path) -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
     result = subprocess.run(
-        [sys.executable, "-m", "engine", "probe", "--data", str(path), "--steps", str(STEPS), "--lr", str(LR),
-         "--seed", str(SEED), "--snapshot-every", "1", "--snapshot-limit", "10000", "--device", "cpu",
-         "--out", str(out)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=570,
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "probe",
+            "--data",
+            str(path),
+            "--steps",
+            str(STEPS),
+            "--lr",
+            str(LR),
+            "--seed",
+            str(SEED),
+            "--snapshot-every",
+            "1",
+            "--snapshot-limit",
+            "10000",
+            "--device",
+            "cpu",
+            "--out",
+            str(out),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=570,
     )
     assert result.returncode == 0, result.stderr
 
@@ -425,8 +489,15 @@ def test_end_to_end_metrics_are_those_of_the_classifier_inputs(route: str, mode:
     if route == "cli":
         _run_cli(path, run_dir)
     else:
-        config = probe.ProbeConfig(data=str(path), steps=STEPS, lr=LR, seed=SEED, snapshot_every=1,
-                                   snapshot_limit=10_000, device="cpu")
+        config = probe.ProbeConfig(
+            data=str(path),
+            steps=STEPS,
+            lr=LR,
+            seed=SEED,
+            snapshot_every=1,
+            snapshot_limit=10_000,
+            device="cpu",
+        )
         runner.run_experiment("probe", config, run_dir)
     _check_run_folder(run_dir, inputs)
 
@@ -435,7 +506,16 @@ def test_snli_pairs_through_the_runner(tmp_path: Path, shared_data: Path) -> Non
     """The paper's setup (ii) in small: SNLI validation pairs (3 classes), metrics on [E_p ; E_h]."""
     inputs = snli_inputs(shared_data, 60)
     assert len(inputs.classes()) == 3
-    config = probe.ProbeConfig(data="snli", data_dir=str(shared_data), limit=60, steps=STEPS, lr=LR, seed=SEED,
-                               snapshot_every=1, snapshot_limit=10_000, device="cpu")
+    config = probe.ProbeConfig(
+        data="snli",
+        data_dir=str(shared_data),
+        limit=60,
+        steps=STEPS,
+        lr=LR,
+        seed=SEED,
+        snapshot_every=1,
+        snapshot_limit=10_000,
+        device="cpu",
+    )
     runner.run_experiment("probe", config, tmp_path / "run")
     _check_run_folder(tmp_path / "run", inputs)

@@ -88,14 +88,20 @@ def test_wordnet_loaders_read_label_sets_as_multi_label_words(tmp_path: Path) ->
     assert len(load_dataset("wordnet-pos", data_dir=tmp_path, limit=10, seed=1)) == 10
 
 
-@pytest.mark.parametrize("content, message", [
-    ("word\tpos\n", "header must be"),
-    ("word\tpos\tsupersenses\tsynsets\nbank\tnoun\tnoun.group\n", "line 2 has 3 tab-separated fields"),
-    ("word\tpos\tsupersenses\tsynsets\nbank\tnoun\t\t1\n", "line 2 has an empty"),
-    ("word\tpos\tsupersenses\tsynsets\nbank\tpronoun\tnoun.group\t1\n", "unknown part of speech"),
-    ("word\tpos\tsupersenses\tsynsets\nbank\tnoun\tnoun.group\t1\nbank\tverb\tverb.motion\t1\n", "appears twice"),
-    ("word\tpos\tsupersenses\tsynsets\n", "no words"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("word\tpos\n", "header must be"),
+        ("word\tpos\tsupersenses\tsynsets\nbank\tnoun\tnoun.group\n", "line 2 has 3 tab-separated fields"),
+        ("word\tpos\tsupersenses\tsynsets\nbank\tnoun\t\t1\n", "line 2 has an empty"),
+        ("word\tpos\tsupersenses\tsynsets\nbank\tpronoun\tnoun.group\t1\n", "unknown part of speech"),
+        (
+            "word\tpos\tsupersenses\tsynsets\nbank\tnoun\tnoun.group\t1\nbank\tverb\tverb.motion\t1\n",
+            "appears twice",
+        ),
+        ("word\tpos\tsupersenses\tsynsets\n", "no words"),
+    ],
+)
 def test_wordnet_file_errors_are_one_line(tmp_path: Path, content: str, message: str) -> None:
     (tmp_path / "wordnet").mkdir()
     (tmp_path / "wordnet" / "wordnet-words.tsv").write_text(content, encoding="utf-8")
@@ -166,8 +172,9 @@ def test_word_vector_text_with_and_without_a_header(tmp_path: Path) -> None:
 
 def test_word_vector_bad_lines_are_skipped_and_counted(tmp_path: Path) -> None:
     path = tmp_path / "vectors.txt"
-    path.write_text("3 2\nbank 1 2\nriver 1\nsea x 2\nlake nan 1\nNew York 3 4\nwood 1 2 3\nhill 5 6\n",
-                    encoding="utf-8")
+    path.write_text(
+        "3 2\nbank 1 2\nriver 1\nsea x 2\nlake nan 1\nNew York 3 4\nwood 1 2 3\nhill 5 6\n", encoding="utf-8"
+    )
     found = read_word_vectors(path, ["bank", "river", "sea", "lake", "new york", "wood", "hill"])
     assert found.found.tolist() == [True, False, False, False, True, False, True]
     np.testing.assert_array_equal(found.vectors, [[1, 2], [3, 4], [5, 6]])
@@ -198,20 +205,25 @@ def test_micro_f1_matches_scikit_learn() -> None:
         n, labels = int(rng.integers(1, 40)), int(rng.integers(2, 9))  # 2+: indicator
         logits = torch.from_numpy(rng.normal(size=(n, labels)).astype(np.float32))
         targets = torch.from_numpy((rng.random((n, labels)) < rng.random()).astype(np.float32))
-        expected = f1_score(targets.numpy().astype(int), (logits.numpy() > 0).astype(int), average="micro",
-                            zero_division=0.0)
+        expected = f1_score(
+            targets.numpy().astype(int), (logits.numpy() > 0).astype(int), average="micro", zero_division=0.0
+        )
         assert micro_f1(logits, targets, True) == pytest.approx(expected, abs=1e-12), trial
     none = torch.zeros(3, 2)
-    assert micro_f1(-torch.ones(3, 2), none, True) == f1_score(none.int(), none.int(), average="micro",
-                                                               zero_division=0.0) == 0.0
+    assert (
+        micro_f1(-torch.ones(3, 2), none, True)
+        == f1_score(none.int(), none.int(), average="micro", zero_division=0.0)
+        == 0.0
+    )
     logits, targets = torch.randn(50, 4), torch.randint(0, 4, (50,))
     expected = f1_score(targets.numpy(), logits.argmax(1).numpy(), average="micro")
     assert micro_f1(logits, targets, False) == pytest.approx(expected, abs=1e-7)
 
 
 # ----------------------------------------------------------------------------------------------- .npz
-def clustered(n: int = 90, d: int = 16, k: int = 3, seed: int = 0, spread: float = 2.0
-              ) -> tuple[np.ndarray, np.ndarray]:
+def clustered(
+    n: int = 90, d: int = 16, k: int = 3, seed: int = 0, spread: float = 2.0
+) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     labels = np.arange(n) % k
     centres = rng.normal(size=(k, d)) * spread
@@ -220,8 +232,14 @@ def clustered(n: int = 90, d: int = 16, k: int = 3, seed: int = 0, spread: float
 
 def test_npz_single_label_multi_label_strings_and_bytes(tmp_path: Path) -> None:
     x, y = clustered()
-    np.savez(tmp_path / "a.npz", embeddings=x, labels=y, label_names=np.array(["cat", "dog", "eel"]),
-             texts=np.array([f"item {i}" for i in range(len(y))]), extra=np.zeros(2))
+    np.savez(
+        tmp_path / "a.npz",
+        embeddings=x,
+        labels=y,
+        label_names=np.array(["cat", "dog", "eel"]),
+        texts=np.array([f"item {i}" for i in range(len(y))]),
+        extra=np.zeros(2),
+    )
     ds = load_dataset(str(tmp_path / "a.npz"))
     assert isinstance(ds, LabelledVectors) and len(ds) == 90 and ds.class_names == ["cat", "dog", "eel"]
     assert ds.labels.tolist() == y.tolist() and ds.vectors.dtype == np.float32 and not ds.is_multilabel
@@ -245,28 +263,53 @@ def _npz(path: Path, **arrays: object) -> Path:
     return path
 
 
-@pytest.mark.parametrize("arrays, message", [
-    ({"labels": np.zeros(4)}, "no array 'embeddings'"),
-    ({"embeddings": np.zeros((4, 3))}, "no array 'labels'"),
-    ({"embeddings": np.zeros(12), "labels": np.zeros(12)}, "2-D array"),
-    ({"embeddings": np.zeros((4, 3, 2)), "labels": np.zeros(4)}, "2-D array"),
-    ({"embeddings": np.array([["a", "b"], ["c", "d"]]), "labels": np.arange(2)}, "must be numbers"),
-    ({"embeddings": np.zeros((1, 3)), "labels": np.zeros(1)}, "at least 2 rows"),
-    ({"embeddings": np.where(np.eye(4, 3) > 0, np.nan, 1.0), "labels": np.arange(4) % 2},
-     r"3 NaN or infinite values \(first: row 0, column 0\)"),
-    ({"embeddings": np.full((4, 3), 1e300), "labels": np.arange(4) % 2}, "12 NaN or infinite"),
-    ({"embeddings": np.ones((4, 3)), "labels": np.arange(5) % 2}, "4 embeddings but 5 labels"),
-    ({"embeddings": np.ones((4, 3)), "labels": np.array([0, 1, 0.5, 1])}, r"class indices, got 0.5 at row 2"),
-    ({"embeddings": np.ones((4, 3)), "labels": np.zeros(4, dtype=int)}, "same label"),
-    ({"embeddings": np.ones((4, 3)), "labels": np.array([[0, 1], [1, 2], [0, 0], [1, 1]])}, "only 0 and 1"),
-    ({"embeddings": np.ones((4, 3)), "labels": np.array([[0, 1], [1, 0], [0, 0], [1, 1]]),
-      "label_names": np.array(["a"])}, "2 label columns but 1 label_names"),
-    ({"embeddings": np.ones((4, 3)), "labels": np.arange(4) % 3, "label_names": np.array(["a", "b"])},
-     "label 2 has no name"),
-    ({"embeddings": np.ones((4, 3)), "labels": np.arange(4) % 2, "texts": np.array(["a"])}, "4 embeddings but 1 texts"),
-    ({"embeddings": np.ones((4, 3)), "labels": np.array([{"a": 1}, 0, 1, 0], dtype=object)}, "pickled object array"),
-    ({"embeddings": np.empty((4, 3), dtype=object), "labels": np.arange(4) % 2}, "pickled object array"),
-])
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ({"labels": np.zeros(4)}, "no array 'embeddings'"),
+        ({"embeddings": np.zeros((4, 3))}, "no array 'labels'"),
+        ({"embeddings": np.zeros(12), "labels": np.zeros(12)}, "2-D array"),
+        ({"embeddings": np.zeros((4, 3, 2)), "labels": np.zeros(4)}, "2-D array"),
+        ({"embeddings": np.array([["a", "b"], ["c", "d"]]), "labels": np.arange(2)}, "must be numbers"),
+        ({"embeddings": np.zeros((1, 3)), "labels": np.zeros(1)}, "at least 2 rows"),
+        (
+            {"embeddings": np.where(np.eye(4, 3) > 0, np.nan, 1.0), "labels": np.arange(4) % 2},
+            r"3 NaN or infinite values \(first: row 0, column 0\)",
+        ),
+        ({"embeddings": np.full((4, 3), 1e300), "labels": np.arange(4) % 2}, "12 NaN or infinite"),
+        ({"embeddings": np.ones((4, 3)), "labels": np.arange(5) % 2}, "4 embeddings but 5 labels"),
+        (
+            {"embeddings": np.ones((4, 3)), "labels": np.array([0, 1, 0.5, 1])},
+            r"class indices, got 0.5 at row 2",
+        ),
+        ({"embeddings": np.ones((4, 3)), "labels": np.zeros(4, dtype=int)}, "same label"),
+        (
+            {"embeddings": np.ones((4, 3)), "labels": np.array([[0, 1], [1, 2], [0, 0], [1, 1]])},
+            "only 0 and 1",
+        ),
+        (
+            {
+                "embeddings": np.ones((4, 3)),
+                "labels": np.array([[0, 1], [1, 0], [0, 0], [1, 1]]),
+                "label_names": np.array(["a"]),
+            },
+            "2 label columns but 1 label_names",
+        ),
+        (
+            {"embeddings": np.ones((4, 3)), "labels": np.arange(4) % 3, "label_names": np.array(["a", "b"])},
+            "label 2 has no name",
+        ),
+        (
+            {"embeddings": np.ones((4, 3)), "labels": np.arange(4) % 2, "texts": np.array(["a"])},
+            "4 embeddings but 1 texts",
+        ),
+        (
+            {"embeddings": np.ones((4, 3)), "labels": np.array([{"a": 1}, 0, 1, 0], dtype=object)},
+            "pickled object array",
+        ),
+        ({"embeddings": np.empty((4, 3), dtype=object), "labels": np.arange(4) % 2}, "pickled object array"),
+    ],
+)
 def test_npz_errors_are_one_line(tmp_path: Path, arrays: dict, message: str) -> None:
     path = _npz(tmp_path / "bad.npz", **arrays)
     with pytest.raises(DataError, match=message) as caught:
@@ -297,10 +340,19 @@ def test_triplet_loss_is_the_plain_formula() -> None:
     for margin in (0.0, 0.7, 1.0, 5.0):
         loss, accuracy = objectives.triplet_loss(points, a, p, n, margin)
         x = points.numpy()
-        plain = [max(0.0, float(np.sqrt(((x[i] - x[j]) ** 2).sum())) - float(np.sqrt(((x[i] - x[k]) ** 2).sum()))
-                     + margin) for i, j, k in zip(a.tolist(), p.tolist(), n.tolist(), strict=True)]
-        order = [np.linalg.norm(x[i] - x[j]) < np.linalg.norm(x[i] - x[k])
-                 for i, j, k in zip(a.tolist(), p.tolist(), n.tolist(), strict=True)]
+        plain = [
+            max(
+                0.0,
+                float(np.sqrt(((x[i] - x[j]) ** 2).sum()))
+                - float(np.sqrt(((x[i] - x[k]) ** 2).sum()))
+                + margin,
+            )
+            for i, j, k in zip(a.tolist(), p.tolist(), n.tolist(), strict=True)
+        ]
+        order = [
+            np.linalg.norm(x[i] - x[j]) < np.linalg.norm(x[i] - x[k])
+            for i, j, k in zip(a.tolist(), p.tolist(), n.tolist(), strict=True)
+        ]
         assert loss.item() == pytest.approx(np.mean(plain), abs=1e-12)
         assert accuracy == pytest.approx(np.mean(order))
     same = torch.zeros(2, 3, requires_grad=True)
@@ -337,7 +389,9 @@ def test_triplet_objective_has_no_classifier_and_logs_fixed_triples(tmp_path: Pa
     config = probe.ProbeConfig(data=str(tmp_path / "c.npz"), objective="triplet", steps=30, lr=1e-2, seed=1)
     rows = [e for e in probe.run_probe(config) if isinstance(e, Row)]
     first, last = rows[0].values, rows[-1].values
-    assert first["micro_f1"] is None and last["loss"] < first["loss"] and last["accuracy"] >= first["accuracy"]
+    assert (
+        first["micro_f1"] is None and last["loss"] < first["loss"] and last["accuracy"] >= first["accuracy"]
+    )
     assert last["silhouette"] > first["silhouette"]
     again = [e for e in probe.run_probe(config) if isinstance(e, Row)]
     assert [r.values["loss"] for r in again] == [r.values["loss"] for r in rows]  # seeded triples
@@ -365,8 +419,9 @@ def test_word_problem_uses_static_vectors_and_drops_words_without_one(tmp_path: 
     np.testing.assert_array_equal(problem.embeddings[:, 0], np.arange(26))
     assert problem.targets[0].tolist() == [0, 0, 1, 1] and len(np.unique(problem.cluster_ids)) == 7
     assert problem.notes == ["wordnet-pos: 2 of 28 words have no vector in a test table (dropped); 26 kept"]
-    limited = probe.build_problem(probe.ProbeConfig(data="wordnet-pos", data_dir=str(tmp_path), limit=12),
-                                  encode=None, lookup=lookup)
+    limited = probe.build_problem(
+        probe.ProbeConfig(data="wordnet-pos", data_dir=str(tmp_path), limit=12), encode=None, lookup=lookup
+    )
     assert limited.n_items == 12 and set(limited.texts) <= set(problem.texts)
 
 
@@ -383,11 +438,15 @@ def test_npz_problem_trains_the_loaded_array_in_place(tmp_path: Path) -> None:
     x, y = clustered()
     np.savez(tmp_path / "c.npz", embeddings=x, labels=y)
     problem = probe.build_problem(probe.ProbeConfig(data=str(tmp_path / "c.npz")), encode=None)
-    assert problem.owned and problem.texts[3] == "#3" and len(problem.texts) == 90 and problem.texts[-1] == "#89"
+    assert (
+        problem.owned and problem.texts[3] == "#3" and len(problem.texts) == 90 and problem.texts[-1] == "#89"
+    )
     model = probe.EmbeddingClassifier(torch.from_numpy(problem.embeddings), 3, None, copy=not problem.owned)
     assert model.embeddings.data_ptr() == problem.embeddings.ctypes.data  # no second N x d copy
-    assert probe.EmbeddingClassifier(torch.from_numpy(problem.embeddings), 3, None).embeddings.data_ptr() \
+    assert (
+        probe.EmbeddingClassifier(torch.from_numpy(problem.embeddings), 3, None).embeddings.data_ptr()
         != problem.embeddings.ctypes.data
+    )
 
 
 def test_word_setups_through_the_runner(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -395,9 +454,14 @@ def test_word_setups_through_the_runner(tmp_path: Path, caplog: pytest.LogCaptur
     write_wordnet(tmp_path)
     seen: list = []
     with caplog.at_level(logging.WARNING):
-        summary = runner.run_experiment("probe", probe.ProbeConfig(data="wordnet-pos", data_dir=str(tmp_path),
-                                                                   steps=15, lr=1e-2, snapshot_every=5),
-                                        tmp_path / "pos", on_event=seen.append)
+        summary = runner.run_experiment(
+            "probe",
+            probe.ProbeConfig(
+                data="wordnet-pos", data_dir=str(tmp_path), steps=15, lr=1e-2, snapshot_every=5
+            ),
+            tmp_path / "pos",
+            on_event=seen.append,
+        )
     rows = [e for e in seen if isinstance(e, Row)]
     assert summary["state"] == "finished" and [r.step for r in rows] == list(range(16))
     assert any(isinstance(e, Progress) and "2 of 28 words have no vector" in e.phase for e in seen)
@@ -411,11 +475,17 @@ def test_word_setups_through_the_runner(tmp_path: Path, caplog: pytest.LogCaptur
     assert "bank" in points and "noun|verb" in points
     rng = np.random.default_rng(0)
     vectors = tmp_path / "vectors.txt"
-    vectors.write_text("".join(f"{w} " + " ".join(f"{v:.5f}" for v in rng.normal(size=8)) + "\n"
-                               for w, _, _ in WORDS[::2]), encoding="utf-8")
-    summary = runner.run_experiment("probe", probe.ProbeConfig(data="wordnet-supersenses", data_dir=str(tmp_path),
-                                                               vectors=str(vectors), steps=10, lr=1e-2),
-                                    tmp_path / "senses")
+    vectors.write_text(
+        "".join(f"{w} " + " ".join(f"{v:.5f}" for v in rng.normal(size=8)) + "\n" for w, _, _ in WORDS[::2]),
+        encoding="utf-8",
+    )
+    summary = runner.run_experiment(
+        "probe",
+        probe.ProbeConfig(
+            data="wordnet-supersenses", data_dir=str(tmp_path), vectors=str(vectors), steps=10, lr=1e-2
+        ),
+        tmp_path / "senses",
+    )
     assert summary["state"] == "finished" and summary["final"]["isoscore"] is not None
 
 
@@ -424,18 +494,40 @@ def test_cli_runs_npz_and_triplet_and_reports_bad_npz(tmp_path: Path) -> None:
     np.savez(tmp_path / "mine.npz", embeddings=x, labels=y)
     env_cmd = [sys.executable, "-m", "engine", "probe", "--data", str(tmp_path / "mine.npz"), "--steps", "4"]
     for extra, out in (([], "run"), (["--objective", "triplet", "--margin", "0.5"], "tri")):
-        done = subprocess.run([*env_cmd, *extra, "--out", str(tmp_path / out)], capture_output=True, text=True,
-                              cwd=REPO, timeout=300)
+        done = subprocess.run(
+            [*env_cmd, *extra, "--out", str(tmp_path / out)],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         assert runlog.read_metrics(tmp_path / out)["step"].tolist() == [0, 1, 2, 3, 4]
         config = json.loads((tmp_path / out / "config.json").read_text())
         assert config.get("objective", config.get("settings", {}).get("objective")) in (
-            "triplet" if extra else "classifier", None)
+            "triplet" if extra else "classifier",
+            None,
+        )
     np.savez(tmp_path / "bad.npz", embeddings=x, labels=y[:-1])
-    done = subprocess.run([sys.executable, "-m", "engine", "probe", "--data", str(tmp_path / "bad.npz"),
-                           "--out", str(tmp_path / "bad")], capture_output=True, text=True, cwd=REPO, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "probe",
+            "--data",
+            str(tmp_path / "bad.npz"),
+            "--out",
+            str(tmp_path / "bad"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
     assert done.returncode == 2 and done.stderr.strip().splitlines()[-1] == (
-        "error: bad.npz: 60 embeddings but 59 labels (one label per row)")
+        "error: bad.npz: 60 embeddings but 59 labels (one label per row)"
+    )
 
 
 # ------------------------------------------------------------------------------------- device and Adam

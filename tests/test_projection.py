@@ -70,7 +70,10 @@ def test_umap_frame_accepts_precomputed_knn_and_tiny_inputs() -> None:
     assert projection.umap_frame(X, knn=neighbours, n_epochs=20).shape == (60, 2)
     assert projection.umap_frame(X[:3]).shape == (3, 2)  # PCA fallback
     wrong = np.zeros((5, 2))
-    assert projection.umap_frame(X, previous=wrong, knn=neighbours, n_epochs=10).shape == (60, 2)  # bad init ignored
+    assert projection.umap_frame(X, previous=wrong, knn=neighbours, n_epochs=10).shape == (
+        60,
+        2,
+    )  # bad init ignored
 
 
 @pytest.mark.timeout(120)

@@ -33,8 +33,17 @@ REPO = Path(__file__).resolve().parent.parent
 # ------------------------------------------------------------------------------------------- run folders
 
 
-def make_probe_run(run_dir: Path, *, steps: int = 30, n: int = 60, snapshot_every: int = 10, frames: bool = True,
-                   labels: tuple[str, ...] = ("sport", "food", EVIL), seed: int = 0, geometry: bool = False) -> Path:
+def make_probe_run(
+    run_dir: Path,
+    *,
+    steps: int = 30,
+    n: int = 60,
+    snapshot_every: int = 10,
+    frames: bool = True,
+    labels: tuple[str, ...] = ("sport", "food", EVIL),
+    seed: int = 0,
+    geometry: bool = False,
+) -> Path:
     """A finished probe run: metrics every step, points, snapshots every ``snapshot_every`` steps, and (when
     ``frames``) the app's UMAP frames of those snapshots. ``geometry``: also its class alignment (``alignment``)
     and uniformity every step, and every 5th step its effective rank and covariance spectrum (8 values)."""
@@ -42,8 +51,16 @@ def make_probe_run(run_dir: Path, *, steps: int = 30, n: int = 60, snapshot_ever
     columns = ("step", "loss", "accuracy", "isoscore", "silhouette", "seconds")
     if geometry:
         columns += ("effective_rank", "uniformity", "alignment")
-    config = {"kind": "probe", "data": "demo", "steps": steps, "lr": 0.001, "seed": seed,
-              "snapshot_every": snapshot_every, "encoder": None, "label_col": EVIL}
+    config = {
+        "kind": "probe",
+        "data": "demo",
+        "steps": steps,
+        "lr": 0.001,
+        "seed": seed,
+        "snapshot_every": snapshot_every,
+        "encoder": None,
+        "label_col": EVIL,
+    }
     writer = runlog.RunWriter(run_dir, columns, config)
     texts = [f"sentence {i} about {labels[i % len(labels)]} & <b>bold</b>" for i in range(n)]
     writer.save_points(texts, [labels[i % len(labels)] for i in range(n)])
@@ -52,8 +69,14 @@ def make_probe_run(run_dir: Path, *, steps: int = 30, n: int = 60, snapshot_ever
     codes = np.arange(n) % len(labels)
     for step in range(1, steps + 1):
         t = step / steps
-        row = {"step": step, "loss": 1.0 / step, "accuracy": min(1.0, 0.3 + t), "isoscore": 0.3 * (1 - t) ** 2 + 1e-3,
-               "silhouette": 0.7 * t + 0.01 * np.sin(step), "seconds": 0.05 * step}
+        row = {
+            "step": step,
+            "loss": 1.0 / step,
+            "accuracy": min(1.0, 0.3 + t),
+            "isoscore": 0.3 * (1 - t) ** 2 + 1e-3,
+            "silhouette": 0.7 * t + 0.01 * np.sin(step),
+            "seconds": 0.05 * step,
+        }
         if geometry:
             row.update(alignment=1.2 - t, uniformity=-3.0 + 2 * t)
             if step % 5 == 0:
@@ -70,16 +93,45 @@ def make_probe_run(run_dir: Path, *, steps: int = 30, n: int = 60, snapshot_ever
 
 def make_simcse_run(run_dir: Path, *, steps: int = 40) -> Path:
     """A finished SimCSE-like run without snapshots: STS every 10 steps, alignment and uniformity every step."""
-    columns = ("step", "loss", "alignment", "uniformity", "sts_spearman", "isoscore", "seconds", "eval_seconds")
-    config = {"kind": "simcse", "mode": "unsup", "train": "demo", "eval": "demo-pairs", "dropout": 0.1,
-              "encoder": None, "pooler": "cls", "steps": steps, "snapshot_every": 0}
+    columns = (
+        "step",
+        "loss",
+        "alignment",
+        "uniformity",
+        "sts_spearman",
+        "isoscore",
+        "seconds",
+        "eval_seconds",
+    )
+    config = {
+        "kind": "simcse",
+        "mode": "unsup",
+        "train": "demo",
+        "eval": "demo-pairs",
+        "dropout": 0.1,
+        "encoder": None,
+        "pooler": "cls",
+        "steps": steps,
+        "snapshot_every": 0,
+    }
     writer = runlog.RunWriter(run_dir, columns, config)
     for step in range(1, steps + 1):
-        writer.append({"step": step, "loss": 2.0 / step, "alignment": 0.1 + 0.001 * step, "uniformity": -1.7 - 0.02 * step,
-                       "sts_spearman": 0.77 + 0.001 * step if step % 10 == 0 else None, "isoscore": 0.2 - 0.001 * step,
-                       "seconds": 0.1 * step, "eval_seconds": 0.01 * step})
-    writer.finish("finished", summary={"state": "finished", "views": "dropout 0.1",
-                                       "train_and_eval": ["demo", "demo-pairs"]})
+        writer.append(
+            {
+                "step": step,
+                "loss": 2.0 / step,
+                "alignment": 0.1 + 0.001 * step,
+                "uniformity": -1.7 - 0.02 * step,
+                "sts_spearman": 0.77 + 0.001 * step if step % 10 == 0 else None,
+                "isoscore": 0.2 - 0.001 * step,
+                "seconds": 0.1 * step,
+                "eval_seconds": 0.01 * step,
+            }
+        )
+    writer.finish(
+        "finished",
+        summary={"state": "finished", "views": "dropout 0.1", "train_and_eval": ["demo", "demo-pairs"]},
+    )
     return run_dir
 
 
@@ -133,7 +185,9 @@ def test_the_probe_lesson_holds_curves_settings_texts_and_decodes_to_the_run(pro
         assert step == film["steps"][i]
         np.testing.assert_allclose(coords[i].T, runlog.load_frame(path), rtol=1e-6, atol=1e-6)
     relation = run["relations"]["iso_sil"]
-    assert list(run["relations"]) == ["iso_sil"] and payload["spectrum"] is None  # no alignment, no spectrum logged
+    assert (
+        list(run["relations"]) == ["iso_sil"] and payload["spectrum"] is None
+    )  # no alignment, no spectrum logged
     assert relation["kind"] == "iso_sil" and -1 <= relation["r"] < -0.5 and relation["rho"] < -0.5
     np.testing.assert_allclose(decode(relation["x"], "<f8"), metrics["isoscore"], rtol=1e-6)
     # the lesson's words, the settings, the data and encoder, in the page's text
@@ -163,14 +217,18 @@ def test_user_text_is_escaped_in_html_and_in_the_script(probe_run: Path) -> None
     assert page.count("</script>") == 3  # the data, plotly.js and the lesson's script: nothing else ends one
     payload = embedded(page)
     film = payload["runs"][0]["film"]
-    assert html.escape(EVIL, quote=False) in film["labels"]  # escaped for Plotly's HTML subset, then JSON-escaped
+    assert (
+        html.escape(EVIL, quote=False) in film["labels"]
+    )  # escaped for Plotly's HTML subset, then JSON-escaped
     assert "&lt;b&gt;bold&lt;/b&gt;" in film["hover"][0]
     assert "&lt;/script&gt;&lt;script&gt;alert(1)" in page  # the label_col setting, as HTML text
     assert json.loads(script_json({"a": EVIL + "\u2028<!--"})) == {"a": EVIL + "\u2028<!--"}
     assert "<" not in script_json({"a": EVIL}) and "\u2028" not in script_json({"a": "\u2028"})
 
 
-def test_a_simcse_run_without_snapshots_gets_curves_and_says_the_film_needs_snapshots(simcse_run: Path) -> None:
+def test_a_simcse_run_without_snapshots_gets_curves_and_says_the_film_needs_snapshots(
+    simcse_run: Path,
+) -> None:
     page = lesson([simcse_run], compute=False)[0].decode("utf-8")
     payload = embedded(page)
     run = payload["runs"][0]
@@ -179,7 +237,9 @@ def test_a_simcse_run_without_snapshots_gets_curves_and_says_the_film_needs_snap
     assert set(run["curves"]) == {"loss", "alignment", "uniformity", "sts_spearman", "isoscore"}
     sts = pd.read_csv(simcse_run / "metrics.csv")[["step", "sts_spearman"]].dropna()
     np.testing.assert_allclose(decode(run["curves"]["sts_spearman"]["x"], "<f8"), sts["step"])
-    np.testing.assert_allclose(decode(run["curves"]["sts_spearman"]["y"], "<f8"), sts["sts_spearman"], rtol=1e-6)
+    np.testing.assert_allclose(
+        decode(run["curves"]["sts_spearman"]["y"], "<f8"), sts["sts_spearman"], rtol=1e-6
+    )
     assert list(run["relations"]) == ["align_uniform"] and payload["relations"][0]["kind"] == "align_uniform"
     text = html.unescape(page)
     assert lessons.lesson("simcse").intro in text and "demo-pairs" in text and "dropout 0.1" in text
@@ -195,8 +255,13 @@ def test_several_runs_overlay_their_curves(probe_run: Path, simcse_run: Path) ->
 
 def test_the_cli_writes_the_lesson_and_the_gif(probe_run: Path, tmp_path: Path) -> None:
     out, gif = tmp_path / "lesson.html", tmp_path / "film.gif"
-    done = subprocess.run([sys.executable, "-m", "engine", "replay", str(probe_run), "--out", str(out), "--gif", str(gif)],
-                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "replay", str(probe_run), "--out", str(out), "--gif", str(gif)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["bytes"] == out.stat().st_size and report["frames"] == {"probe-run": 3}
@@ -227,7 +292,9 @@ def test_the_film_is_made_from_snapshots_with_the_apps_umap_and_saved_for_the_ap
     assert film["steps"] == chosen
     coords = decode(film["coords"], "<f4").reshape(4, 2, 40)
     for i, step in enumerate(chosen):
-        np.testing.assert_allclose(coords[i].T, runlog.load_frame(runlog.frame_path(run_dir, step)), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(
+            coords[i].T, runlog.load_frame(runlog.frame_path(run_dir, step)), rtol=1e-4, atol=1e-4
+        )
     from PIL import Image
 
     with Image.open(gif) as image:
@@ -244,15 +311,19 @@ def test_the_gif_of_a_run_has_one_frame_per_film_frame(probe_run: Path) -> None:
         assert image.n_frames == 3 and image.size == (640, 700)
 
 
-@pytest.mark.parametrize(("damage", "message"), [
-    ("no-config", "not a run folder (no config.json)"),
-    ("config", "config.json is damaged"),
-    ("metrics", "metrics.csv is damaged"),
-    ("snapshot", "step_000010.npy is damaged"),
-    ("missing", "no such run folder"),
-])
-def test_user_errors_are_one_line_and_exit_2(tmp_path: Path, damage: str, message: str,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("no-config", "not a run folder (no config.json)"),
+        ("config", "config.json is damaged"),
+        ("metrics", "metrics.csv is damaged"),
+        ("snapshot", "step_000010.npy is damaged"),
+        ("missing", "no such run folder"),
+    ],
+)
+def test_user_errors_are_one_line_and_exit_2(
+    tmp_path: Path, damage: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     run_dir = make_probe_run(tmp_path / "run", frames=False)
     if damage == "no-config":
         (run_dir / "config.json").unlink()
@@ -269,8 +340,9 @@ def test_user_errors_are_one_line_and_exit_2(tmp_path: Path, damage: str, messag
     assert not (tmp_path / "x.html").exists()
 
 
-def test_a_damaged_optional_file_is_a_warning_and_a_file_is_not_a_run(probe_run: Path, tmp_path: Path,
-                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_damaged_optional_file_is_a_warning_and_a_file_is_not_a_run(
+    probe_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (probe_run / "points.csv").write_bytes(b'text,label\n"unclosed\n')
     (probe_run / "status.json").write_text("[1, 2]")
     out = tmp_path / "x.html"
@@ -290,7 +362,9 @@ def test_a_film_of_many_points_shows_a_seeded_sample_and_says_so(tmp_path: Path)
 
     total = MAX_FILM_POINTS + 500
     coords = np.random.default_rng(0).normal(size=(2, total, 2)).astype(np.float32)
-    points = pd.DataFrame({"text": [f"sentence {i}" for i in range(total)], "label": [str(i % 4) for i in range(total)]})
+    points = pd.DataFrame(
+        {"text": [f"sentence {i}" for i in range(total)], "label": [str(i % 4) for i in range(total)]}
+    )
     film = FilmFrames([5, 10], coords)
     shown = film_payload(film, points)
     assert shown["n"] == MAX_FILM_POINTS and shown["of"] == total and len(shown["hover"]) == MAX_FILM_POINTS

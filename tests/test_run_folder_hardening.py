@@ -66,11 +66,30 @@ def test_a_second_writer_of_one_folder_is_refused_and_the_first_keeps_its_rows(t
 
 def test_two_forced_cli_runs_on_one_folder_never_interleave(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "engine", "probe", "--data", "demo", "--limit", "60", "--steps", "100000",
-               "--out", str(out), "--force"]
-    first = subprocess.Popen(command, env=CLI_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    command = [
+        sys.executable,
+        "-m",
+        "engine",
+        "probe",
+        "--data",
+        "demo",
+        "--limit",
+        "60",
+        "--steps",
+        "100000",
+        "--out",
+        str(out),
+        "--force",
+    ]
+    first = subprocess.Popen(
+        command, env=CLI_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     try:
-        wait_for(lambda: len(runlog.read_metrics(out)) >= 2 or first.poll() is not None, 240, "the first run's rows")
+        wait_for(
+            lambda: len(runlog.read_metrics(out)) >= 2 or first.poll() is not None,
+            240,
+            "the first run's rows",
+        )
         assert first.poll() is None
         second = subprocess.run(command, env=CLI_ENV, capture_output=True, text=True, timeout=240)
         assert second.returncode == 2
@@ -86,8 +105,20 @@ def test_two_forced_cli_runs_on_one_folder_never_interleave(tmp_path: Path) -> N
 
 def test_stop_reaches_a_run_written_by_another_process(tmp_path: Path) -> None:
     root = tmp_path / "runs"
-    command = [sys.executable, "-m", "engine", "probe", "--data", "demo", "--limit", "60", "--steps", "100000",
-               "--out", str(root / "cli-run")]
+    command = [
+        sys.executable,
+        "-m",
+        "engine",
+        "probe",
+        "--data",
+        "demo",
+        "--limit",
+        "60",
+        "--steps",
+        "100000",
+        "--out",
+        str(root / "cli-run"),
+    ]
     child = subprocess.Popen(command, env=CLI_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     registry = jobs.JobRegistry(root, project=False, isolation="thread")
     try:
@@ -123,25 +154,34 @@ def test_a_full_disk_fails_the_run_cleanly(tmp_path: Path, monkeypatch: pytest.M
             yield Row(step, {"loss": 1.0 / (step + 1)}, np.zeros((3, 2), dtype=np.float32))
 
     kind = "full-disk"
-    monkeypatch.setitem(runner.EXPERIMENTS, kind, runner.Experiment(kind, "t", "builtins:dict", "x:y", ("step", "loss")))
+    monkeypatch.setitem(
+        runner.EXPERIMENTS, kind, runner.Experiment(kind, "t", "builtins:dict", "x:y", ("step", "loss"))
+    )
     monkeypatch.setattr(runner.Experiment, "load", lambda self, ref: experiment if ref == "x:y" else dict)
-    with pytest.raises(RunFailed, match=r"^disk full: no space left on the device writing \.step_000002\.tmp\.npy"):
+    with pytest.raises(
+        RunFailed, match=r"^disk full: no space left on the device writing \.step_000002\.tmp\.npy"
+    ):
         runner.run_experiment(kind, {}, tmp_path / "run")
     status = json.loads((tmp_path / "run" / runlog.STATUS).read_text())
     assert status["state"] == "failed" and status["error"].startswith("disk full")
     assert runlog.read_metrics(tmp_path / "run")["step"].tolist() == [0, 1]
-    assert sorted(p.name for p in (tmp_path / "run" / runlog.SNAPSHOTS).iterdir()) == ["step_000000.npy",
-                                                                                     "step_000001.npy"]
+    assert sorted(p.name for p in (tmp_path / "run" / runlog.SNAPSHOTS).iterdir()) == [
+        "step_000000.npy",
+        "step_000001.npy",
+    ]
     assert not [p for p in (tmp_path / "run").rglob("*") if ".tmp" in p.name]
     assert runlog.run_state(tmp_path / "run") == "failed"
 
 
-@pytest.mark.parametrize(("values", "words"), [
-    ({"encoder": ["x"]}, "probe settings: encoder must be text, got ['x']"),
-    ({"steps": "many"}, "probe settings: steps must be a whole number, got 'many'"),
-    ({"lr": True}, "probe settings: lr must be a number, got True"),
-    ({"limit": 2.5}, "probe settings: limit must be a whole number, got 2.5"),
-])
+@pytest.mark.parametrize(
+    ("values", "words"),
+    [
+        ({"encoder": ["x"]}, "probe settings: encoder must be text, got ['x']"),
+        ({"steps": "many"}, "probe settings: steps must be a whole number, got 'many'"),
+        ({"lr": True}, "probe settings: lr must be a number, got True"),
+        ({"limit": 2.5}, "probe settings: limit must be a whole number, got 2.5"),
+    ],
+)
 def test_config_json_of_the_wrong_type_is_one_line(tmp_path: Path, capsys, values: dict, words: str) -> None:
     code = main(["probe", "--out", str(tmp_path / "run"), "--config-json", json.dumps(values)])
     assert code == 2

@@ -18,7 +18,7 @@ def _writer(tmp_path: Path) -> runlog.RunWriter:
 
 def test_rows_are_on_disk_as_soon_as_appended(tmp_path: Path) -> None:
     writer = _writer(tmp_path)
-    writer.append({"step": 0, "loss": 1.5, "note": "a,b \"quoted\""})
+    writer.append({"step": 0, "loss": 1.5, "note": 'a,b "quoted"'})
     frame = runlog.read_metrics(writer.run_dir)  # read before finish: nothing buffered
     assert frame.to_dict("records") == [{"step": 0, "loss": 1.5, "note": 'a,b "quoted"'}]
     writer.append({"step": 1, "loss": float("nan")})
@@ -64,7 +64,9 @@ def test_without_a_lock_a_dead_or_foreign_pid_reads_as_interrupted(tmp_path: Pat
     assert runlog.run_state(writer.run_dir) == "interrupted"
 
 
-def test_list_runs_skips_corrupt_and_foreign_folders(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_list_runs_skips_corrupt_and_foreign_folders(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     root = tmp_path / "runs"
     good = runlog.RunWriter(root / "good", ["step"], {"kind": "probe"})
     good.finish("finished")
@@ -103,7 +105,10 @@ def test_metrics_tail_reads_only_whole_new_lines_by_offset(tmp_path: Path) -> No
     assert tail.read_new() == [] and tail.columns == ["step", "loss", "note"]  # the header alone
     writer.append({"step": 0, "loss": 1.5, "note": "a,b"})
     writer.append({"step": 1, "loss": float("nan")})
-    assert tail.read_new() == [{"step": 0, "loss": 1.5, "note": "a,b"}, {"step": 1, "loss": None, "note": None}]
+    assert tail.read_new() == [
+        {"step": 0, "loss": 1.5, "note": "a,b"},
+        {"step": 1, "loss": None, "note": None},
+    ]
     offset = tail.offset
     assert tail.read_new() == [] and tail.offset == offset  # nothing new: nothing read
     with open(writer.run_dir / "metrics.csv", "ab") as handle:
@@ -147,7 +152,10 @@ def test_frames_round_trip_atomically(tmp_path: Path) -> None:
     assert [step for step, _ in runlog.list_frames(run_dir)] == [7, 12]
     np.testing.assert_array_equal(runlog.load_frame(path), coords)
     assert sorted(p.name for p in (run_dir / "frames").iterdir()) == [
-        "step_000007.csv", "step_000012.csv", "step_bad.csv"]  # no temporary file left
+        "step_000007.csv",
+        "step_000012.csv",
+        "step_bad.csv",
+    ]  # no temporary file left
     (run_dir / "frames" / "step_000013.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match="not a frame"):
         runlog.load_frame(run_dir / "frames" / "step_000013.csv")

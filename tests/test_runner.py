@@ -35,7 +35,10 @@ def fake_generator(config: FakeConfig, stop: threading.Event):
 @pytest.fixture
 def fake_experiment(monkeypatch: pytest.MonkeyPatch) -> str:
     experiment = runner.Experiment(
-        kind="fake", title="fake", config_class=f"{__name__}:FakeConfig", generator=f"{__name__}:fake_generator",
+        kind="fake",
+        title="fake",
+        config_class=f"{__name__}:FakeConfig",
+        generator=f"{__name__}:fake_generator",
         columns=("step", "loss"),
     )
     monkeypatch.setitem(runner.EXPERIMENTS, "fake", experiment)
@@ -77,12 +80,16 @@ def test_stop_ends_the_run_as_stopped(tmp_path: Path, fake_experiment: str) -> N
         if isinstance(event, Row) and event.step == 1:
             stop.set()
 
-    summary = runner.run_experiment(fake_experiment, FakeConfig(steps=100), tmp_path / "r", stop, stop_after_two)
+    summary = runner.run_experiment(
+        fake_experiment, FakeConfig(steps=100), tmp_path / "r", stop, stop_after_two
+    )
     assert summary["state"] == "stopped"
     assert runlog.read_metrics(tmp_path / "r")["step"].tolist() == [0, 1]
 
 
-@pytest.mark.parametrize("error, message", [("config", "bad setting at step 2"), ("oom", "MemoryError: CUDA out")])
+@pytest.mark.parametrize(
+    "error, message", [("config", "bad setting at step 2"), ("oom", "MemoryError: CUDA out")]
+)
 def test_failures_are_recorded_with_one_line_and_keep_rows(
     tmp_path: Path, fake_experiment: str, error: str, message: str
 ) -> None:

@@ -25,33 +25,50 @@ def test_an_unset_variable_gives_the_declared_default(monkeypatch: pytest.Monkey
     assert settings.get("app_data_dir") == (REPO / ".." / "shared" / "data").resolve()
 
 
-@pytest.mark.parametrize(("name", "raw", "value"), [
-    ("max_rows", "10", 10), ("max_file_mb", "0.5", 0.5), ("warm_encoder", "0", False), ("warm_encoder", "yes", True),
-    ("job_isolation", "thread", "thread"), ("ui_nice", "19", 19), ("data_dir", "/data", Path("/data")),
-    ("app_data_dir", "none", None), ("cache_dir", "rel", REPO / "rel"),
-])
-def test_a_set_variable_is_parsed_to_its_type(monkeypatch: pytest.MonkeyPatch, name: str, raw: str, value) -> None:
+@pytest.mark.parametrize(
+    ("name", "raw", "value"),
+    [
+        ("max_rows", "10", 10),
+        ("max_file_mb", "0.5", 0.5),
+        ("warm_encoder", "0", False),
+        ("warm_encoder", "yes", True),
+        ("job_isolation", "thread", "thread"),
+        ("ui_nice", "19", 19),
+        ("data_dir", "/data", Path("/data")),
+        ("app_data_dir", "none", None),
+        ("cache_dir", "rel", REPO / "rel"),
+    ],
+)
+def test_a_set_variable_is_parsed_to_its_type(
+    monkeypatch: pytest.MonkeyPatch, name: str, raw: str, value
+) -> None:
     monkeypatch.setenv(settings.SETTINGS[name].env, raw)
     assert settings.get(name) == value
 
 
-@pytest.mark.parametrize(("name", "raw", "words"), [
-    ("max_rows", "many", "EMBEDLAB_MAX_ROWS must be a whole number, got 'many'"),
-    ("max_rows", "0", "EMBEDLAB_MAX_ROWS must be between 1 and …, got '0'"),
-    ("ui_nice", "20", "EMBEDLAB_UI_NICE must be between 0 and 19, got '20'"),
-    ("warm_encoder", "maybe", "EMBEDLAB_WARM_ENCODER must be 1 or 0, got 'maybe'"),
-    ("job_isolation", "fork", "EMBEDLAB_JOB_ISOLATION must be one of process, thread, got 'fork'"),
-    ("live_frame_share", "2", "EMBEDLAB_LIVE_FRAME_SHARE must be between 0.01 and 1, got '2'"),
-])
-def test_a_bad_value_is_one_line_naming_the_variable(monkeypatch: pytest.MonkeyPatch, name: str, raw: str,
-                                                    words: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "raw", "words"),
+    [
+        ("max_rows", "many", "EMBEDLAB_MAX_ROWS must be a whole number, got 'many'"),
+        ("max_rows", "0", "EMBEDLAB_MAX_ROWS must be between 1 and …, got '0'"),
+        ("ui_nice", "20", "EMBEDLAB_UI_NICE must be between 0 and 19, got '20'"),
+        ("warm_encoder", "maybe", "EMBEDLAB_WARM_ENCODER must be 1 or 0, got 'maybe'"),
+        ("job_isolation", "fork", "EMBEDLAB_JOB_ISOLATION must be one of process, thread, got 'fork'"),
+        ("live_frame_share", "2", "EMBEDLAB_LIVE_FRAME_SHARE must be between 0.01 and 1, got '2'"),
+    ],
+)
+def test_a_bad_value_is_one_line_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, name: str, raw: str, words: str
+) -> None:
     monkeypatch.setenv(settings.SETTINGS[name].env, raw)
     with pytest.raises(ConfigError) as err:
         settings.get(name)
     assert str(err.value) == words
 
 
-def test_the_app_data_folder_falls_back_only_when_it_exists(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_app_data_folder_falls_back_only_when_it_exists(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.delenv("EMBEDLAB_DATA_DIR", raising=False)
     monkeypatch.setenv("EMBEDLAB_APP_DATA_DIR", str(tmp_path / "absent"))
     assert paths.app_data_dir() is None
@@ -64,7 +81,9 @@ def test_the_app_data_folder_falls_back_only_when_it_exists(monkeypatch: pytest.
 def test_every_variable_is_declared_once_with_a_meaning() -> None:
     variables = [s.env for s in settings.SETTINGS.values() if s.env]
     assert len(variables) == len(set(variables))
-    assert all(s.meaning and s.kind in ("int", "float", "bool", "str", "path") for s in settings.SETTINGS.values())
+    assert all(
+        s.meaning and s.kind in ("int", "float", "bool", "str", "path") for s in settings.SETTINGS.values()
+    )
     table = settings.markdown_table()
     assert all(f"`{variable}`" in table for variable in variables)
 
@@ -72,23 +91,42 @@ def test_every_variable_is_declared_once_with_a_meaning() -> None:
 def _environment_reads(source: str) -> list[str]:
     """String constants starting with EMBEDLAB_ that appear in code (docstrings excluded)."""
     tree = ast.parse(source)
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.body and isinstance(node.body[0], ast.Expr)
-                  and isinstance(node.body[0].value, ast.Constant)}
-    return [node.value for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
-            and node.value.startswith("EMBEDLAB_")]
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and node.value.startswith("EMBEDLAB_")
+    ]
 
 
 def test_only_the_settings_module_names_environment_variables() -> None:
-    files = [*REPO.glob("engine/**/*.py"), *REPO.glob("pages/**/*.py"), *REPO.glob("ui/**/*.py"), REPO / "app.py"]
-    offenders = {str(f.relative_to(REPO)): reads for f in files
-                 if f.name != "settings.py" and (reads := _environment_reads(f.read_text(encoding="utf-8")))}
+    files = [
+        *REPO.glob("engine/**/*.py"),
+        *REPO.glob("pages/**/*.py"),
+        *REPO.glob("ui/**/*.py"),
+        REPO / "app.py",
+    ]
+    offenders = {
+        str(f.relative_to(REPO)): reads
+        for f in files
+        if f.name != "settings.py" and (reads := _environment_reads(f.read_text(encoding="utf-8")))
+    }
     assert offenders == {}
 
 
-def test_the_openmp_wait_policy_is_set_only_when_the_environment_has_none(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_openmp_wait_policy_is_set_only_when_the_environment_has_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("OMP_WAIT_POLICY", "")  # recorded, so that the variable is restored after the test
     monkeypatch.delenv("OMP_WAIT_POLICY")
     assert settings.apply_openmp_wait_policy() == "PASSIVE" == settings.default("omp_wait_policy")

@@ -14,8 +14,13 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def wait_for(condition: Callable[[], T], timeout: float = 120.0, what: str = "condition",
-             interval: float = 0.02, describe: Callable[[], str] | None = None) -> T:
+def wait_for(
+    condition: Callable[[], T],
+    timeout: float = 120.0,
+    what: str = "condition",
+    interval: float = 0.02,
+    describe: Callable[[], str] | None = None,
+) -> T:
     """Call ``condition`` until it returns something truthy and return that; fail after ``timeout`` seconds
     with ``what`` (and ``describe()``, e.g. a server log tail) in the message."""
     deadline = time.monotonic() + timeout

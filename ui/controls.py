@@ -88,8 +88,18 @@ def add_problem(prefix: str, text: str) -> None:
     st.session_state.setdefault(_PROBLEMS, {}).setdefault(prefix, []).append(text)
 
 
-def number(label: str, key: str, low: float, high: float, default: float, *, step: float | None = None,
-           fmt: str | None = None, help: str = "", box: Any = None) -> Any:
+def number(
+    label: str,
+    key: str,
+    low: float,
+    high: float,
+    default: float,
+    *,
+    step: float | None = None,
+    fmt: str | None = None,
+    help: str = "",
+    box: Any = None,
+) -> Any:
     """A number field that accepts what is typed and says when it is out of range: its help ends with the
     range; a value outside it (or an empty field) shows a message under the field, is recorded as a problem
     of the page (no Start while there is one) and is replaced by ``default`` in the returned config value."""
@@ -100,8 +110,10 @@ def number(label: str, key: str, low: float, high: float, default: float, *, ste
     if value is None:
         problem = f"“{label}” is empty: enter a number from {_fmt(low)} to {_fmt(high)}."
     elif not low <= value <= high:
-        problem = (f"“{label}” must be from {_fmt(low)} to {_fmt(high)}: {value:g} is outside that range, so the "
-                   f"run cannot start.")
+        problem = (
+            f"“{label}” must be from {_fmt(low)} to {_fmt(high)}: {value:g} is outside that range, so the "
+            f"run cannot start."
+        )
     if problem is None:
         return value
     box.error(problem, icon="⚠️")
@@ -136,10 +148,23 @@ def apply_shown(kind: str) -> None:
 
 def device_and_seed(prefix: str) -> dict[str, Any]:
     cols = st.sidebar.columns(2)
-    seed = number("Seed", f"{prefix}.seed", 0, 2**31 - 1, 0, step=1, box=cols[0],
-                  help="Fixes the random choices (subsets, initialisation, dropout masks).")
-    device = cols[1].selectbox("Device", ["auto", "cpu", "cuda"], key=f"{prefix}.device", **KEEP,
-                               help="auto: the GPU when there is one, else the CPU.")
+    seed = number(
+        "Seed",
+        f"{prefix}.seed",
+        0,
+        2**31 - 1,
+        0,
+        step=1,
+        box=cols[0],
+        help="Fixes the random choices (subsets, initialisation, dropout masks).",
+    )
+    device = cols[1].selectbox(
+        "Device",
+        ["auto", "cpu", "cuda"],
+        key=f"{prefix}.device",
+        **KEEP,
+        help="auto: the GPU when there is one, else the CPU.",
+    )
     return {"seed": int(seed), "device": device}
 
 
@@ -151,13 +176,22 @@ def encoder_choice(prefix: str) -> str | None:
     with contextlib.suppress(Exception):
         names = [info.name for info in list_encoders() if not info.bundled]
     options = [BUNDLED_CHOICE, *names, "other: hub id or folder"]
-    choice = st.sidebar.selectbox("Encoder", options, key=f"{prefix}.encoder", **KEEP,
-                                  help="The bundled model works offline. Saved encoders come from SimCSE runs.")
+    choice = st.sidebar.selectbox(
+        "Encoder",
+        options,
+        key=f"{prefix}.encoder",
+        **KEEP,
+        help="The bundled model works offline. Saved encoders come from SimCSE runs.",
+    )
     if choice == options[0]:
         return None
     if choice == options[-1]:
-        text = st.sidebar.text_input("Hub id or local folder", key=f"{prefix}.encoder_text", **KEEP,
-                                     placeholder="e.g. bert-base-uncased or /path/to/model")
+        text = st.sidebar.text_input(
+            "Hub id or local folder",
+            key=f"{prefix}.encoder_text",
+            **KEEP,
+            placeholder="e.g. bert-base-uncased or /path/to/model",
+        )
         return text.strip() or None
     return choice
 
@@ -177,9 +211,14 @@ def data_dir_input(prefix: str) -> str | None:
     from engine.presets import default_data_dir
 
     default = default_data_dir() or ""
-    value = st.sidebar.text_input("Data folder (real data sets)", value=default, key=f"{prefix}.data_dir", **KEEP,
-                                  help="Folder holding rt-polarity/, snli/, stsb/, wiki/ (e.g. ../shared/data). "
-                                       "The Data & encoders page, tab “Get the data”, shows how to get them.")
+    value = st.sidebar.text_input(
+        "Data folder (real data sets)",
+        value=default,
+        key=f"{prefix}.data_dir",
+        **KEEP,
+        help="Folder holding rt-polarity/, snli/, stsb/, wiki/ (e.g. ../shared/data). "
+        "The Data & encoders page, tab “Get the data”, shows how to get them.",
+    )
     return value.strip() or None
 
 
@@ -190,8 +229,17 @@ def sources(prefix: str) -> dict[str, Any]:
 
 def snapshot_every(prefix: str) -> int:
     """The UMAP frame interval of a run (0: no snapshots, no projection)."""
-    return int(number("UMAP frame every k steps (0 = off)", f"{prefix}.snap", 0, 100_000, 10, step=1,
-                      help="Keeps the embeddings every k steps for the projection and its film."))
+    return int(
+        number(
+            "UMAP frame every k steps (0 = off)",
+            f"{prefix}.snap",
+            0,
+            100_000,
+            10,
+            step=1,
+            help="Keeps the embeddings every k steps for the projection and its film.",
+        )
+    )
 
 
 def preset_buttons(kind: str, current: dict[str, Any]) -> None:
@@ -218,7 +266,9 @@ def sidebar_controls_footer(kind: str, shown_live: list[Job] | None = None) -> N
     without a page rerun: a sidebar fragment would rerun every second, for nothing)."""
     reg = registry()
     active = [job for job in reg.jobs() if job.kind == kind and job.active]
-    if active and st.sidebar.button("■ Stop", key=f"{kind}.stop", width="stretch", help="Stop the running run and cancel queued ones"):
+    if active and st.sidebar.button(
+        "■ Stop", key=f"{kind}.stop", width="stretch", help="Stop the running run and cancel queued ones"
+    ):
         for job in active:
             job.stop()
         st.rerun()
@@ -236,7 +286,9 @@ def progress_fragment(kind: str, shown_live: list[Job]) -> None:
 
     @st.fragment(run_every=settings.get("live_seconds") if live else None)
     def progress() -> None:
-        jobs = [job for job in registry().jobs() if job.kind == kind and (job.active or job is registry().current)]
+        jobs = [
+            job for job in registry().jobs() if job.kind == kind and (job.active or job is registry().current)
+        ]
         for job in jobs:
             st.progress(*progress_text(job))
         if not jobs:

@@ -23,30 +23,65 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
     live = any(job.active for job in jobs)
     for index, job in enumerate(jobs):
         # a running job's CSV is made when clicked (always complete); a finished one's right away
-        data = (lambda job=job: export.metrics_csv(job.metrics())) if job.active else export.metrics_csv(runs[run_label(job)])
+        data = (
+            (lambda job=job: export.metrics_csv(job.metrics()))
+            if job.active
+            else export.metrics_csv(runs[run_label(job)])
+        )
         cols[index % 4].download_button(
-            f"⬇ {run_label(job)}.csv", data, file_name=f"{job.id}.csv",
-            mime="text/csv", key=f"{key}.csv.{job.id}", on_click="ignore",
+            f"⬇ {run_label(job)}.csv",
+            data,
+            file_name=f"{job.id}.csv",
+            mime="text/csv",
+            key=f"{key}.csv.{job.id}",
+            on_click="ignore",
         )
     cols = st.columns(4)
     everything = (lambda: export.runs_csv(metrics_by_run(jobs))) if live else export.runs_csv(runs)
-    cols[0].download_button("⬇ shown runs (one CSV)", everything, file_name="runs.csv", mime="text/csv",
-                            key=f"{key}.all.csv", on_click="ignore")
-    cols[1].download_button("⬇ shown runs + configs (zip)", lambda: export.runs_zip(
-        {run_label(job): (job.metrics(), job.config_dict, job.run_dir) for job in jobs}), file_name="runs.zip",
-                            mime="application/zip", key=f"{key}.zip", on_click="ignore")
+    cols[0].download_button(
+        "⬇ shown runs (one CSV)",
+        everything,
+        file_name="runs.csv",
+        mime="text/csv",
+        key=f"{key}.all.csv",
+        on_click="ignore",
+    )
+    cols[1].download_button(
+        "⬇ shown runs + configs (zip)",
+        lambda: export.runs_zip(
+            {run_label(job): (job.metrics(), job.config_dict, job.run_dir) for job in jobs}
+        ),
+        file_name="runs.zip",
+        mime="application/zip",
+        key=f"{key}.zip",
+        on_click="ignore",
+    )
     if figure is not None:
-        cols[2].download_button("⬇ figure (HTML)", lambda: export.figure_html(figure()), file_name="figure.html",
-                                mime="text/html", key=f"{key}.html", on_click="ignore")
+        cols[2].download_button(
+            "⬇ figure (HTML)",
+            lambda: export.figure_html(figure()),
+            file_name="figure.html",
+            mime="text/html",
+            key=f"{key}.html",
+            on_click="ignore",
+        )
     framed = [job for job in jobs if job.frames()]
     if framed:
         job = framed[0]
-        cols[3].download_button(f"⬇ UMAP frames of {run_label(job)}", lambda: export.frames_csv(job.frames(), job.points()),
-                                file_name=f"{job.id}-frames.csv", mime="text/csv", key=f"{key}.framescsv", on_click="ignore")
+        cols[3].download_button(
+            f"⬇ UMAP frames of {run_label(job)}",
+            lambda: export.frames_csv(job.frames(), job.points()),
+            file_name=f"{job.id}-frames.csv",
+            mime="text/csv",
+            key=f"{key}.framescsv",
+            on_click="ignore",
+        )
     lesson_downloads(jobs, key)
-    st.caption("PNG: use the camera icon in each chart's toolbar. HTML keeps the figure interactive (works offline). "
-               "The lesson is one HTML file to take home: every curve, the relation figure, the UMAP film with "
-               "play and a step slider, the settings and what to watch; it needs no Python, server or network.")
+    st.caption(
+        "PNG: use the camera icon in each chart's toolbar. HTML keeps the figure interactive (works offline). "
+        "The lesson is one HTML file to take home: every curve, the relation figure, the UMAP film with "
+        "play and a step slider, the settings and what to watch; it needs no Python, server or network."
+    )
 
 
 def lesson_downloads(jobs: list[Job], key: str) -> None:
@@ -64,12 +99,22 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
     cols[0].download_button(
         "⬇ lesson to take home (HTML)",
         lambda: replay.lesson(folders, names=names, compute=compute)[0],
-        file_name=f"{jobs[0].id if len(jobs) == 1 else key}-lesson.html", mime="text/html",
-        key=f"{key}.lesson", on_click="ignore", help="one file that works offline: curves, film, settings, texts")
-    filmed = next((i for i, job in enumerate(jobs) if job.frames() or runlog.list_snapshots(job.run_dir)), None)
+        file_name=f"{jobs[0].id if len(jobs) == 1 else key}-lesson.html",
+        mime="text/html",
+        key=f"{key}.lesson",
+        on_click="ignore",
+        help="one file that works offline: curves, film, settings, texts",
+    )
+    filmed = next(
+        (i for i, job in enumerate(jobs) if job.frames() or runlog.list_snapshots(job.run_dir)), None
+    )
     if filmed is not None:
         job = jobs[filmed]
         cols[1].download_button(
             f"⬇ UMAP film of {run_label(job)} (GIF)",
             lambda: replay.run_gif(job.run_dir, name=names[filmed], compute=compute[filmed]),
-            file_name=f"{job.id}-film.gif", mime="image/gif", key=f"{key}.gif", on_click="ignore")
+            file_name=f"{job.id}-film.gif",
+            mime="image/gif",
+            key=f"{key}.gif",
+            on_click="ignore",
+        )

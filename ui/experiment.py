@@ -17,8 +17,11 @@ GLOSSARY = "pages/glossary.py"
 
 def glossary_link() -> None:
     """The link to the Glossary that every experiment page shows."""
-    st.page_link(GLOSSARY, label="Glossary: what each measure means, its formula and what to watch",
-                 icon=":material/menu_book:")
+    st.page_link(
+        GLOSSARY,
+        label="Glossary: what each measure means, its formula and what to watch",
+        icon=":material/menu_book:",
+    )
 
 
 def check_start(kind: str, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None) -> None:
@@ -41,9 +44,17 @@ def figure_of(jobs: list[Job], kind: str, relation: Any, pair: tuple[str, str] |
     return relation(shown)
 
 
-def run_panel(kind: str, sidebar: Callable[[], dict[str, Any]], metrics: list[str], relation: live.Extras | Any,
-              empty: str, *, check: Callable[[dict[str, Any]], None] | None = None, drawn: list[str] | None = None,
-              pair: tuple[str, str] | None = None) -> None:
+def run_panel(
+    kind: str,
+    sidebar: Callable[[], dict[str, Any]],
+    metrics: list[str],
+    relation: live.Extras | Any,
+    empty: str,
+    *,
+    check: Callable[[dict[str, Any]], None] | None = None,
+    drawn: list[str] | None = None,
+    pair: tuple[str, str] | None = None,
+) -> None:
     """The page's sidebar settings (``sidebar()`` draws them and returns the run's config), then ▶ Start and
     the presets of ``kind``; the live panel of the shown runs with ``relation`` (the experiment's figure of
     two measures, ``relation(runs, where=..., style=...)``) under the curves, and their downloads, or

@@ -139,7 +139,9 @@ class Feeder:
             self.root.mkdir(parents=True, exist_ok=True)
             temporary = self.root / f".{follow.token}.tmp"
             temporary.write_bytes(data)
-            os.replace(temporary, self.root / f"{follow.token}.json")  # a reader sees the old file or the new one
+            os.replace(
+                temporary, self.root / f"{follow.token}.json"
+            )  # a reader sees the old file or the new one
             follow.written = data
         except OSError as err:
             log.warning("live feed: could not write %s: %s", self.root, one_line(err))
@@ -219,8 +221,13 @@ def follow(build: Callable[[], Payload], payload: Payload) -> dict[str, Any]:
         return {}
     feeder, component = _feeder()
     token = feeder.follow(session, build, payload, seconds)
-    return {"component": component, "token": token, "seconds": seconds, "setupShare": SETUP_SHARE,
-            "signature": payload["signature"]}
+    return {
+        "component": component,
+        "token": token,
+        "seconds": seconds,
+        "setupShare": SETUP_SHARE,
+        "signature": payload["signature"],
+    }
 
 
 def forget() -> None:

@@ -37,7 +37,9 @@ def name_of(measure: str) -> str:
     return NAMES.get(measure) or charts.label(measure)
 
 
-_TAILS: dict[str, runlog.SpectrumTail] = {}  # this server's spectrum tails, by run folder (pages and live feed)
+_TAILS: dict[
+    str, runlog.SpectrumTail
+] = {}  # this server's spectrum tails, by run folder (pages and live feed)
 _TAILS_LOCK = threading.Lock()
 
 
@@ -63,7 +65,7 @@ def chart_frames(jobs: list[Job]) -> dict[str, pd.DataFrame]:
 
 
 def measure_picker(metrics: list[str], default: list[str], key: str) -> list[str]:
-    """"Measures drawn": which of ``metrics`` (and the spectrum chart) are drawn; projector mode keeps the last
+    """ "Measures drawn": which of ``metrics`` (and the spectrum chart) are drawn; projector mode keeps the last
     choice without showing the picker."""
     options = [*metrics, SPECTRUM]
     slot = f"{key}.measures"
@@ -71,11 +73,17 @@ def measure_picker(metrics: list[str], default: list[str], key: str) -> list[str
         return list(st.session_state.get(slot) or default)
     if slot not in st.session_state:
         st.session_state[slot] = [m for m in default if m in options]
-    return st.multiselect("Measures drawn", options, key=slot, format_func=name_of, **KEEP,
-                          placeholder="pick measures to draw",
-                          help="Every measure is logged and downloadable; this chooses the charts. The isotropy "
-                               "family: IsoScore, effective rank, average cosine, partition isotropy I(W), and "
-                               "the covariance spectrum (see the Glossary).")
+    return st.multiselect(
+        "Measures drawn",
+        options,
+        key=slot,
+        format_func=name_of,
+        **KEEP,
+        placeholder="pick measures to draw",
+        help="Every measure is logged and downloadable; this chooses the charts. The isotropy "
+        "family: IsoScore, effective rank, average cosine, partition isotropy I(W), and "
+        "the covariance spectrum (see the Glossary).",
+    )
 
 
 def pair_picker(metrics: list[str], default: tuple[str, str], key: str) -> tuple[str, str]:
@@ -88,15 +96,27 @@ def pair_picker(metrics: list[str], default: tuple[str, str], key: str) -> tuple
     if projector.on():
         return st.session_state[slots[0]], st.session_state[slots[1]]
     cols = st.columns(2)
-    x = cols[0].selectbox("Relation: x", options, key=slots[0], format_func=name_of, **KEEP,
-                          help="Any two logged measures, one point per logged step; the legend gives each run's "
-                               "Pearson r and Spearman ρ of the two series.")
+    x = cols[0].selectbox(
+        "Relation: x",
+        options,
+        key=slots[0],
+        format_func=name_of,
+        **KEEP,
+        help="Any two logged measures, one point per logged step; the legend gives each run's "
+        "Pearson r and Spearman ρ of the two series.",
+    )
     y = cols[1].selectbox("Relation: y", options, key=slots[1], format_func=name_of, **KEEP)
     return x, y
 
 
-def pair_figure(runs: dict[str, pd.DataFrame], pair: tuple[str, str], on: Callable[[str], str | None],
-                style: Any = None, *, as_json: bool = False) -> go.Figure | dict | None:
+def pair_figure(
+    runs: dict[str, pd.DataFrame],
+    pair: tuple[str, str],
+    on: Callable[[str], str | None],
+    style: Any = None,
+    *,
+    as_json: bool = False,
+) -> go.Figure | dict | None:
     """The relation figure of ``pair`` for the runs that log both measures, else None; ``as_json``: as plain
     Plotly JSON, unstyled (for the live canvas)."""
     x, y = pair
@@ -107,8 +127,9 @@ def pair_figure(runs: dict[str, pd.DataFrame], pair: tuple[str, str], on: Callab
     return charts.relation_figure(runs, x, y, measured_on=on(y) or on(x), style=style)
 
 
-def spectrum_figure(jobs: list[Job], on: Callable[[str], str | None], share: bool, style: Any = None, *,
-                    as_json: bool = False) -> tuple[go.Figure | dict | None, list[str]]:
+def spectrum_figure(
+    jobs: list[Job], on: Callable[[str], str | None], share: bool, style: Any = None, *, as_json: bool = False
+) -> tuple[go.Figure | dict | None, list[str]]:
     """The covariance spectrum of the shown runs that log one (None when none does), and a line for each run
     whose ``spectrum.csv`` is damaged (shown under the charts). ``as_json``: as plain Plotly JSON, unstyled
     (for the live canvas). No Streamlit call: the live feed's thread builds it too."""

@@ -41,12 +41,18 @@ def chart_options(key: str) -> dict[str, Any]:
     """Smoothing, log-y and x axis options of the curves above the charts (projector mode: their last values,
     not shown)."""
     if projector.on():
-        return {"smoothing": st.session_state.get(f"{key}.smooth", 0.0), "log_y": st.session_state.get(f"{key}.logy", False),
-                "x": st.session_state.get(f"{key}.x") or "step"}
+        return {
+            "smoothing": st.session_state.get(f"{key}.smooth", 0.0),
+            "log_y": st.session_state.get(f"{key}.logy", False),
+            "x": st.session_state.get(f"{key}.x") or "step",
+        }
     cols = st.columns([2, 1, 1])
     smoothing = cols[0].slider("Smoothing (EMA)", 0.0, 0.99, 0.0, 0.01, key=f"{key}.smooth", **KEEP)
     log_y = cols[1].toggle("log y", key=f"{key}.logy", **KEEP)
-    x = cols[2].segmented_control("x axis", ["step", "seconds"], default="step", key=f"{key}.x", **KEEP) or "step"
+    x = (
+        cols[2].segmented_control("x axis", ["step", "seconds"], default="step", key=f"{key}.x", **KEEP)
+        or "step"
+    )
     return {"smoothing": smoothing, "log_y": log_y, "x": x}
 
 
@@ -54,9 +60,13 @@ def spectrum_share(key: str, chosen: list[str]) -> bool:
     """Whether the spectrum is drawn as shares of the variance (a toggle, shown when the spectrum is drawn)."""
     if projector.on() or lens.SPECTRUM not in chosen:
         return bool(st.session_state.get(f"{key}.share", False))
-    return st.toggle("Spectrum as share of variance (λₖ / Σλ)", key=f"{key}.share", **KEEP,
-                     help="Off: the eigenvalues themselves; on: each as a share of their sum, comparable across "
-                          "steps whose scale grows.")
+    return st.toggle(
+        "Spectrum as share of variance (λₖ / Σλ)",
+        key=f"{key}.share",
+        **KEEP,
+        help="Off: the eigenvalues themselves; on: each as a share of their sum, comparable across "
+        "steps whose scale grows.",
+    )
 
 
 # -------------------------------------------------------------------------------------------- curves
@@ -66,12 +76,17 @@ def draw_figure(fig: go.Figure, key: str) -> None:
     st.plotly_chart(fig, key=key, config=PLOTLY)
 
 
-def draw_metric_grid(runs: dict[str, pd.DataFrame], present: list[str], options: dict[str, Any], key: str,
-                     on: Callable[[str], str | None]) -> None:
+def draw_metric_grid(
+    runs: dict[str, pd.DataFrame],
+    present: list[str],
+    options: dict[str, Any],
+    key: str,
+    on: Callable[[str], str | None],
+) -> None:
     """The ``present`` metrics' Plotly figures, two per row (finished runs: zoom, camera, full series)."""
     for start in range(0, len(present), 2):
         cols = st.columns(2)
-        for col, metric in zip(cols, present[start:start + 2], strict=False):
+        for col, metric in zip(cols, present[start : start + 2], strict=False):
             fig = charts.metric_figure(runs, metric, measured_on=on(metric), **options)
             col.plotly_chart(fig, key=f"{key}.{metric}", config=PLOTLY)
 
@@ -85,8 +100,13 @@ def warnings_of(jobs: list[Job]) -> None:
         lr = job.config_dict.get("lr")
         rate = f" ({lr:g})" if isinstance(lr, int | float) else ""
         act = "stop it (■ Stop in the sidebar), " if job.active else ""
-        st.warning(plain(f"{run_label(job)} diverges: {reason}. The learning rate{rate} is probably too high: "
-                         f"{act}lower “Learning rate” and start again."), icon="📈")
+        st.warning(
+            plain(
+                f"{run_label(job)} diverges: {reason}. The learning rate{rate} is probably too high: "
+                f"{act}lower “Learning rate” and start again."
+            ),
+            icon="📈",
+        )
 
 
 def nothing_to_draw(jobs: list[Job]) -> bool:
@@ -97,7 +117,9 @@ def nothing_to_draw(jobs: list[Job]) -> bool:
 # ---------------------------------------------------------------------------------------- projection
 
 
-def live_projection_panel(job: Job, frame: str, coords: Any, points: pd.DataFrame, title: str, key: str) -> dict:
+def live_projection_panel(
+    job: Job, frame: str, coords: Any, points: pd.DataFrame, title: str, key: str
+) -> dict:
     """The painter's panel of a running job's newest frame, built once per frame and kept in the session: the
     projection's poll mostly finds the same frame, and its figure (thousands of points with their sentences)
     need not be rebuilt for it."""
@@ -122,8 +144,11 @@ def draw_projection(job: Job | None, key: str) -> None:
         if not job.config_dict.get("snapshot_every"):
             st.info(f"{run_label(job)} keeps no snapshots: set a UMAP frame interval before Start.")
         else:
-            st.info(f"{run_label(job)}: no embedding snapshot yet." if job.active else
-                    f"{run_label(job)} kept no snapshots.")
+            st.info(
+                f"{run_label(job)}: no embedding snapshot yet."
+                if job.active
+                else f"{run_label(job)} kept no snapshots."
+            )
         return
     method, step, coords = view
     points = job.points()
@@ -139,8 +164,10 @@ def draw_projection(job: Job | None, key: str) -> None:
         else:
             draw_figure(charts.projection_figure(coords, points, title=title, style=style), f"{key}.proj")
     else:
-        draw_figure(charts.frames_figure(frames, points, title=f"UMAP · {len(frames)} frames", style=style),
-                    f"{key}.frames")
+        draw_figure(
+            charts.frames_figure(frames, points, title=f"UMAP · {len(frames)} frames", style=style),
+            f"{key}.frames",
+        )
     if job.frame_error:
         st.caption(f"Last UMAP frame failed: {plain(job.frame_error)}")
 
@@ -182,10 +209,12 @@ def all_items_and_dims(job: Job) -> tuple[int, int] | None:
 def capped_note(items: int, dims: int, where: str = "") -> str:
     from engine.metrics import isoscore_cap
 
-    return (f"IsoScore is capped{where}: {items:,} items in {dims:,} dimensions can score at most "
-            f"{isoscore_cap(items, dims):.2f}, (n − 2)/(d − 1), however evenly they spread, because a covariance "
-            "of n points has at most n − 1 directions. Use more items than dimensions, or read IsoScore* "
-            "(shrinkage; see the Glossary).")
+    return (
+        f"IsoScore is capped{where}: {items:,} items in {dims:,} dimensions can score at most "
+        f"{isoscore_cap(items, dims):.2f}, (n − 2)/(d − 1), however evenly they spread, because a covariance "
+        "of n points has at most n − 1 directions. Use more items than dimensions, or read IsoScore* "
+        "(shrinkage; see the Glossary)."
+    )
 
 
 def isoscore_notes(jobs: list[Job], key: str) -> None:
@@ -200,24 +229,39 @@ def isoscore_notes(jobs: list[Job], key: str) -> None:
         if not snapshots or job.active:
             continue
         with st.expander(f"IsoScore* of {run_label(job)}'s snapshots"):
-            zeta = st.slider("Shrinkage ζ", 0.0, 1.0, 0.2, 0.05, key=f"{key}.zeta.{job.id}",
-                             help="0: IsoScore itself; 1: the isotropic covariance (IsoScore* = 1).")
+            zeta = st.slider(
+                "Shrinkage ζ",
+                0.0,
+                1.0,
+                0.2,
+                0.05,
+                key=f"{key}.zeta.{job.id}",
+                help="0: IsoScore itself; 1: the isotropic covariance (IsoScore* = 1).",
+            )
             slot = f"{key}.star.{job.id}"
             if st.button("Compute IsoScore*", key=f"{key}.starbtn.{job.id}"):
                 loaded = {step: runlog.load_snapshot(path) for step, path in snapshots}
                 st.session_state[slot] = (zeta, charts.isoscore_star_series(loaded, zeta))
             done = st.session_state.get(slot)
             if done is not None:
-                fig = charts.metric_figure({f"{run_label(job)}, ζ = {done[0]:g}": done[1]}, "isoscore_star",
-                                           style=projector.style())
+                fig = charts.metric_figure(
+                    {f"{run_label(job)}, ζ = {done[0]:g}": done[1]}, "isoscore_star", style=projector.style()
+                )
                 draw_figure(fig, f"{key}.starfig.{job.id}")
 
 
 # ---------------------------------------------------------------------------------------------- panel
 
 
-def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | None = None, *,
-               drawn: list[str] | None = None, pair: tuple[str, str] | None = None) -> list[Job]:
+def live_panel(
+    jobs: list[Job],
+    metrics: list[str],
+    key: str,
+    extras: Extras | None = None,
+    *,
+    drawn: list[str] | None = None,
+    pair: tuple[str, str] | None = None,
+) -> list[Job]:
     """Charts (left, refreshed every ``live_seconds`` while a shown run is going, painted on the live canvas)
     and projection (right, every ``projection_seconds``: a redraw of thousands of WebGL points costs the
     browser more than all the curves). The measure picker chooses which of ``metrics`` (and the covariance
@@ -231,7 +275,9 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
     if nothing_to_draw(jobs):
         failed_lines(jobs)
         if not any(job.state == "failed" for job in jobs):
-            st.info(f"{', '.join(run_label(job) for job in jobs)}: cancelled before its first step; nothing to show.")
+            st.info(
+                f"{', '.join(run_label(job) for job in jobs)}: cancelled before its first step; nothing to show."
+            )
         return []
     options = chart_options(key)
     measures = lens.measure_picker(metrics, drawn if drawn is not None else metrics, key)
@@ -253,10 +299,20 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
         else:
             chosen = st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
         projected = reg.get(chosen)
-    chosen_curve = curve_choice(metrics, extras is not None or xy is not None, key) if projector.on() else None
-    choices = live_state.Choices(ids=tuple(ids), metrics=tuple(metrics), measures=tuple(measures), options=options,
-                                 pair=xy, share=share, extras=extras, projector=projector.on(),
-                                 chosen_curve=chosen_curve)
+    chosen_curve = (
+        curve_choice(metrics, extras is not None or xy is not None, key) if projector.on() else None
+    )
+    choices = live_state.Choices(
+        ids=tuple(ids),
+        metrics=tuple(metrics),
+        measures=tuple(measures),
+        options=options,
+        pair=xy,
+        share=share,
+        extras=extras,
+        projector=projector.on(),
+        chosen_curve=chosen_curve,
+    )
     left, right = st.columns([1, 1] if projector.on() else [3, 2])
 
     @st.fragment  # no timer: while a run goes, the canvas fetches its feed, and reruns this only when asked
@@ -280,13 +336,18 @@ def live_panel(jobs: list[Job], metrics: list[str], key: str, extras: Extras | N
             st.info("No measure picked: choose some under “Measures drawn”.")
         if live:
             now = live_state.payload_of(look, choices, found)
-            painter.paint(now["panels"], f"{key}.live", look.bars,
-                          feed.follow(lambda: live_state.payload(reg, choices), now))
+            painter.paint(
+                now["panels"],
+                f"{key}.live",
+                look.bars,
+                feed.follow(lambda: live_state.payload(reg, choices), now),
+            )
         elif look.logged:
             draw_finished(look, choices, found, key)
 
     frames_coming = projected is not None and (
-        reg.projecting(projected) or (projected.active and bool(projected.config_dict.get("snapshot_every"))))
+        reg.projecting(projected) or (projected.active and bool(projected.config_dict.get("snapshot_every")))
+    )
 
     @st.fragment(run_every=settings.get("projection_seconds") if frames_coming else None)
     def projection() -> None:
@@ -310,10 +371,14 @@ def curve_choice(metrics: list[str], relation: bool, key: str) -> str:
     figure)."""
     options = [*metrics, lens.SPECTRUM, *([RELATION] if relation else [])]
     names = {metric: lens.name_of(metric) for metric in options} | {RELATION: "Relation of two measures"}
-    return st.selectbox("Curve beside the film", options, format_func=names.get, key=f"{key}.projcurve", **KEEP)
+    return st.selectbox(
+        "Curve beside the film", options, format_func=names.get, key=f"{key}.projcurve", **KEEP
+    )
 
 
-def draw_finished(look: live_state.Look, choices: live_state.Choices, found: live_state.Figures, key: str) -> None:
+def draw_finished(
+    look: live_state.Look, choices: live_state.Choices, found: live_state.Figures, key: str
+) -> None:
     """The charts of runs that no longer change, with Plotly (zoom, export, full hover): the picked curves two
     per row and the extra figures full width, or in projector mode the chosen curve alone, large."""
     if choices.projector:

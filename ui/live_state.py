@@ -21,7 +21,9 @@ from ui.runs import changing, progress_text, run_label
 
 #: makes the extra figures of the shown runs: ``extras(runs, where=..., style=...)``
 Extras = Callable[..., list[Any]]
-RELATION = "relation"  # the projector's curve choice that means the experiment's relation figure (extras' first)
+RELATION = (
+    "relation"  # the projector's curve choice that means the experiment's relation figure (extras' first)
+)
 
 
 @dataclass(frozen=True)
@@ -114,9 +116,14 @@ def look_at(reg: JobRegistry, choices: Choices) -> Look:
     """The shown runs as they are now (runs deleted meanwhile are left out)."""
     jobs = [job for job in map(reg.get, choices.ids) if job is not None]
     runs = lens.chart_frames(jobs)
-    return Look(jobs=jobs, runs=runs, logged=charts.available_metrics(runs, list(choices.metrics)),
-                on=where(jobs, runs), bars=[progress_text(job) for job in jobs if job.active],
-                changing=any(changing(job, reg) for job in jobs))
+    return Look(
+        jobs=jobs,
+        runs=runs,
+        logged=charts.available_metrics(runs, list(choices.metrics)),
+        on=where(jobs, runs),
+        bars=[progress_text(job) for job in jobs if job.active],
+        changing=any(changing(job, reg) for job in jobs),
+    )
 
 
 def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
@@ -124,9 +131,14 @@ def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
     else Plotly figures in the session's style."""
     style = charts.PROJECTOR if choices.projector else None
     as_json = live and not choices.projector
-    spectrum, errors = (lens.spectrum_figure(look.jobs, look.on, choices.share, style, as_json=as_json)
-                        if lens.SPECTRUM in choices.measures else (None, []))
-    relations = [lens.pair_figure(look.runs, choices.pair, look.on, style, as_json=as_json)] if choices.pair else []
+    spectrum, errors = (
+        lens.spectrum_figure(look.jobs, look.on, choices.share, style, as_json=as_json)
+        if lens.SPECTRUM in choices.measures
+        else (None, [])
+    )
+    relations = (
+        [lens.pair_figure(look.runs, choices.pair, look.on, style, as_json=as_json)] if choices.pair else []
+    )
     relations += choices.extras(look.runs, where=look.on, style=style) if choices.extras is not None else []
     found = Figures(spectrum, [fig for fig in relations if fig is not None], errors)
     if choices.projector:
@@ -143,8 +155,14 @@ def chosen_figure(look: Look, choices: Choices, found: Figures, *, live: bool) -
     if not look.logged:
         return None
     metric = choices.chosen_curve if choices.chosen_curve in look.logged else look.logged[0]
-    return charts.metric_figure(look.runs, metric, measured_on=look.on(metric), style=charts.PROJECTOR,
-                                max_points=settings.get("live_points") if live else None, **choices.options)
+    return charts.metric_figure(
+        look.runs,
+        metric,
+        measured_on=look.on(metric),
+        style=charts.PROJECTOR,
+        max_points=settings.get("live_points") if live else None,
+        **choices.options,
+    )
 
 
 def canvas_panels(look: Look, choices: Choices, found: Figures) -> list[dict]:
@@ -155,9 +173,15 @@ def canvas_panels(look: Look, choices: Choices, found: Figures) -> list[dict]:
     if choices.projector:
         return [painter.paint_spec(found.chosen, "chosen", wide=True)] if found.chosen is not None else []
     points = settings.get("live_points")
-    panels = [painter.paint_spec(charts.metric_json(look.runs, metric, max_points=points, measured_on=look.on(metric),
-                                                    **choices.options), metric)  # plain JSON: no Plotly objects
-              for metric in look.present(choices)]
+    panels = [
+        painter.paint_spec(
+            charts.metric_json(
+                look.runs, metric, max_points=points, measured_on=look.on(metric), **choices.options
+            ),
+            metric,
+        )  # plain JSON: no Plotly objects
+        for metric in look.present(choices)
+    ]
     return panels + [painter.paint_spec(fig, f"extra{i}", wide=True) for i, fig in enumerate(found.all())]
 
 
@@ -167,14 +191,26 @@ def signature(look: Look, choices: Choices, found: Figures) -> str:
     drawn at all. The canvas asks for a rerun when the feed's signature differs from the one it was drawn with."""
     diverging = [job.id for job in look.jobs if charts.divergence(look.runs[run_label(job)]) is not None]
     drawn = bool(look.present(choices)) or found.spectrum is not None
-    return json.dumps([look.changing, [[job.id, job.state] for job in look.jobs], diverging, look.logged,
-                       found.errors, drawn])
+    return json.dumps(
+        [
+            look.changing,
+            [[job.id, job.state] for job in look.jobs],
+            diverging,
+            look.logged,
+            found.errors,
+            drawn,
+        ]
+    )
 
 
 def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
     """The live canvas's content now (:data:`ui.feed.Payload`)."""
-    return {"panels": canvas_panels(look, choices, found), "progress": painter.bars(look.bars),
-            "signature": signature(look, choices, found), "live": look.changing}
+    return {
+        "panels": canvas_panels(look, choices, found),
+        "progress": painter.bars(look.bars),
+        "signature": signature(look, choices, found),
+        "live": look.changing,
+    }
 
 
 def payload(reg: JobRegistry, choices: Choices) -> dict[str, Any]:

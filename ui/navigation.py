@@ -26,16 +26,22 @@ _through_app = threading.local()  # set while app.py runs the chosen page (a scr
 
 
 def pages() -> list[st.Page]:
-    return [st.Page(script, title=title, icon=icon, default=index == 0)
-            for index, (script, title, icon) in enumerate(PAGES)]
+    return [
+        st.Page(script, title=title, icon=icon, default=index == 0)
+        for index, (script, title, icon) in enumerate(PAGES)
+    ]
 
 
 def _declare() -> st.Page:
     from ui import feed, projector
     from ui.runs import registry
 
-    st.set_page_config(page_title="embedlab", page_icon="🧭", layout="wide",
-                       initial_sidebar_state="collapsed" if projector.on() else "auto")
+    st.set_page_config(
+        page_title="embedlab",
+        page_icon="🧭",
+        layout="wide",
+        initial_sidebar_state="collapsed" if projector.on() else "auto",
+    )
     page = st.navigation(pages())
     registry()  # starts the job worker and the UMAP worker (which pre-warms umap-learn's JIT) once
     projector.switch()  # on every page, first in the sidebar after the page list

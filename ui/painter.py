@@ -29,8 +29,9 @@ def bars(progress: list[tuple[float, str]] | None) -> list[dict]:
     return [{"fraction": float(fraction), "text": text} for fraction, text in progress or []]
 
 
-def paint(panels: list[dict], key: str, progress: list[tuple[float, str]] | None = None,
-          feed: dict | None = None) -> None:
+def paint(
+    panels: list[dict], key: str, progress: list[tuple[float, str]] | None = None, feed: dict | None = None
+) -> None:
     """Draw ``panels`` (each from :func:`paint_spec`) as one element; half-width panels two per row. Above
     them, one bar per ``(fraction, text)`` of ``progress``: the running runs' progress, drawn here rather
     than with ``st.progress``, whose animated bar made the browser composite frames for most of every second
@@ -66,9 +67,16 @@ def _text(value: object) -> str:
 def _series(trace: Any, index: int) -> dict:
     marker, line = _at(trace, "marker"), _at(trace, "line")
     colour = _at(line, "color") or _at(marker, "color")
-    width, opacity, size, symbol = _at(line, "width"), _at(trace, "opacity"), _at(marker, "size"), _at(marker, "symbol")
+    width, opacity, size, symbol = (
+        _at(line, "width"),
+        _at(trace, "opacity"),
+        _at(marker, "size"),
+        _at(marker, "symbol"),
+    )
     series = {
-        "name": html.unescape(_at(trace, "name") or ""),  # the canvas draws text as text: no HTML escapes needed
+        "name": html.unescape(
+            _at(trace, "name") or ""
+        ),  # the canvas draws text as text: no HTML escapes needed
         "x": _numbers(_at(trace, "x")),
         "y": _numbers(_at(trace, "y")),
         "color": colour if isinstance(colour, str) else charts.color(index),
@@ -97,7 +105,9 @@ def paint_spec(fig: go.Figure | dict, key: str, *, wide: bool = False) -> dict:
     sizes (the figure's font and title sizes: larger in projector mode). Traces
     without ``x``/``y`` are left out.
     """
-    traces, layout = (fig.get("data", []), fig.get("layout", {})) if isinstance(fig, dict) else (fig.data, fig.layout)
+    traces, layout = (
+        (fig.get("data", []), fig.get("layout", {})) if isinstance(fig, dict) else (fig.data, fig.layout)
+    )
     drawn = [trace for trace in traces if _at(trace, "x") is not None and _at(trace, "y") is not None]
     xaxis, yaxis = _at(layout, "xaxis"), _at(layout, "yaxis")
     spec = {
@@ -109,7 +119,9 @@ def paint_spec(fig: go.Figure | dict, key: str, *, wide: bool = False) -> dict:
         "height": int(_at(layout, "height") or 280),
         "wide": wide,
         "showLegend": bool(_at(layout, "showlegend")),
-        "fontSize": float(_at(layout, "font", "size") or 12),  # projector mode: larger text (charts.PROJECTOR)
+        "fontSize": float(
+            _at(layout, "font", "size") or 12
+        ),  # projector mode: larger text (charts.PROJECTOR)
         "titleSize": float(_at(layout, "title", "font", "size") or 15),
         "equalAxes": _at(yaxis, "scaleanchor") == "x",
         "hideTicks": _at(xaxis, "showticklabels") is False and _at(yaxis, "showticklabels") is False,

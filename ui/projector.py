@@ -15,8 +15,10 @@ from engine import charts
 
 KEY = "projector"
 LABEL = "Projector mode"
-HELP = ("For a lecture room: hides the settings, the sidebar and the toolbar, enlarges text and lines, and shows "
-        "the film beside one chosen curve. “Leave projector mode” at the top of the page turns it off.")
+HELP = (
+    "For a lecture room: hides the settings, the sidebar and the toolbar, enlarges text and lines, and shows "
+    "the film beside one chosen curve. “Leave projector mode” at the top of the page turns it off."
+)
 #: hides the sidebar (with its collapse control), Streamlit's header and toolbar; larger text, full width
 CSS = """
 <style>
@@ -50,5 +52,9 @@ def switch() -> None:
     st.sidebar.toggle(LABEL, key=KEY, help=HELP, persist_state="session")
     if on():
         st.html(CSS)
-        st.button("✕ Leave projector mode", key="projector.leave", on_click=_leave,
-                  help="Shows the settings and the sidebar again.")
+        st.button(
+            "✕ Leave projector mode",
+            key="projector.leave",
+            on_click=_leave,
+            help="Shows the settings and the sidebar again.",
+        )

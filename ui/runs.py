@@ -18,7 +18,14 @@ from engine.jobs import Job, JobRegistry
 from ui.text import message, plain
 
 log = logging.getLogger("embedlab.ui")
-STATE_ICONS = {"queued": "…", "running": "▶", "finished": "✓", "stopped": "■", "failed": "✗", "interrupted": "!"}
+STATE_ICONS = {
+    "queued": "…",
+    "running": "▶",
+    "finished": "✓",
+    "stopped": "■",
+    "failed": "✗",
+    "interrupted": "!",
+}
 
 
 @st.cache_resource(show_spinner=False)
@@ -112,7 +119,9 @@ def shown_jobs(kind: str | None, *, label: str = "Runs shown") -> list[Job]:
     if not chosen:
         chosen = default_shown(pool)
     st.session_state[key] = chosen
-    picked = st.multiselect(label, ids, key=key, format_func=option_label(reg), placeholder="pick runs to show")
+    picked = st.multiselect(
+        label, ids, key=key, format_func=option_label(reg), placeholder="pick runs to show"
+    )
     return [reg.get(i) for i in picked if reg.get(i) is not None]
 
 
@@ -155,10 +164,17 @@ def failed_lines(jobs: list[Job]) -> None:
     """Each failed run's error in the pages' words (with how to fix it), each interrupted run's note."""
     for job in jobs:
         if job.state == "failed":
-            st.error(message(f"{run_label(job)} failed: ", job.error or "unknown error") + " " + FIX_HINT, icon="❌")
+            st.error(
+                message(f"{run_label(job)} failed: ", job.error or "unknown error") + " " + FIX_HINT,
+                icon="❌",
+            )
         elif job.state == "interrupted":
-            st.warning(plain(f"{run_label(job)} was interrupted (its process ended); its rows up to the last step "
-                             "are kept."))
+            st.warning(
+                plain(
+                    f"{run_label(job)} was interrupted (its process ended); its rows up to the last step "
+                    "are kept."
+                )
+            )
 
 
 def deletable(job: Job) -> bool:

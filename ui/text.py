@@ -22,9 +22,11 @@ _MARKDOWN = re.compile(r"([\\`*_{}\[\]<>#!|~$])")
 UI_WORDS: list[tuple[str, Any]] = [
     (r"\(no --data-dir given and EMBEDLAB_DATA_DIR unset\)", "(the Data folder field is empty)"),
     (r"offline \(HF_HUB_OFFLINE=1\)", "offline"),
-    (r"pass --data-dir DIR, a folder holding (\S+)",
-     r"set the “Data folder” field to a folder holding \1 (the Data & encoders page, tab “Get the data”, "
-     r"shows how to get it)"),
+    (
+        r"pass --data-dir DIR, a folder holding (\S+)",
+        r"set the “Data folder” field to a folder holding \1 (the Data & encoders page, tab “Get the data”, "
+        r"shows how to get it)",
+    ),
     (r"pass --data-dir DIR", "set the “Data folder” field"),
     (r"\(or --data-dir for built-in sets\)", "(or the “Data folder” field for built-in sets)"),
     (r"--data-dir", "the “Data folder” field"),
@@ -33,8 +35,12 @@ UI_WORDS: list[tuple[str, Any]] = [
     (r"\$?EMBEDLAB_MAX_ROWS", "the lab's row limit"),
     (r"choose another name or allow replacing it", "choose another name or tick “Replace an existing one”"),
     (r"--force", "a new run"),
-    (r"^(limit|steps|seed|lr|dropout|temp|device) must\b",
-     lambda m: f"“{ {'lr': 'Learning rate', 'limit': 'Limit'}.get(m.group(1), m.group(1).capitalize())}” must"),
+    (
+        r"^(limit|steps|seed|lr|dropout|temp|device) must\b",
+        lambda m: (
+            f"“{ {'lr': 'Learning rate', 'limit': 'Limit'}.get(m.group(1), m.group(1).capitalize()) }” must"
+        ),
+    ),
 ]
 #: config field names (and their flags) -> the fields' labels
 FIELDS: dict[str, str] = {
@@ -58,7 +64,9 @@ FIELDS: dict[str, str] = {
     "data_dir": "Data folder",
     "learning rate": "Learning rate",
 }
-_FIELD = re.compile(r"(?<![\w-])(?:--)?(" + "|".join(re.escape(k).replace("_", "[_-]") for k in FIELDS) + r")(?![\w-])")
+_FIELD = re.compile(
+    r"(?<![\w-])(?:--)?(" + "|".join(re.escape(k).replace("_", "[_-]") for k in FIELDS) + r")(?![\w-])"
+)
 _KEYS = {key.replace("_", "-"): key for key in FIELDS}
 _REFERENCE = re.compile(r"\(?(?:authors, )?(?:princeton-nlp/)?SimCSE#(\d+)\)?")
 
@@ -85,12 +93,16 @@ def message(prefix: str, text: object) -> str:
     head = prefix.strip()
     if head:
         while text.strip().startswith(head):
-            text = text.strip()[len(head):].lstrip()
+            text = text.strip()[len(head) :].lstrip()
     return plain(prefix) + plain(text)
 
 
 def readable_references(text: str) -> str:
     """Markdown of an engine explanation whose issue references ("SimCSE#36") become readable links."""
     return _REFERENCE.sub(
-        lambda m: f"(the SimCSE authors' answer in [their GitHub issue {m.group(1)}]"
-                  f"(https://github.com/princeton-nlp/SimCSE/issues/{m.group(1)}))", text)
+        lambda m: (
+            f"(the SimCSE authors' answer in [their GitHub issue {m.group(1)}]"
+            f"(https://github.com/princeton-nlp/SimCSE/issues/{m.group(1)}))"
+        ),
+        text,
+    )

@@ -120,8 +120,9 @@ def _xy(frame: pd.DataFrame, metric: str, x: str) -> tuple[np.ndarray, np.ndarra
     return xs.to_numpy()[keep], ys.to_numpy(dtype=float)[keep]
 
 
-def metric_figure(runs: Mapping[str, pd.DataFrame], metric: str, *, style: ChartStyle | None = None,
-                  **options: Any) -> go.Figure:
+def metric_figure(
+    runs: Mapping[str, pd.DataFrame], metric: str, *, style: ChartStyle | None = None, **options: Any
+) -> go.Figure:
     """One metric over steps (or seconds), one line per run; a faint raw line behind a smoothed one:
     :func:`metric_json` (``options``: its ``x``, ``smoothing``, ``log_y``, ``max_points``, ``height``,
     ``measured_on``) made into Plotly objects in one ``go.Figure(...)`` call, then styled."""
@@ -155,11 +156,31 @@ def metric_json(
             steps, values, smooth = steps[keep], values[keep], smooth[keep]
         mode = "lines" if len(steps) > 1 else "markers"
         if smoothing > 0:
-            traces.append(dict(type="scatter", x=steps, y=values, mode=mode, line=dict(color=color(index), width=1),
-                               opacity=0.3, name=f"{name} (raw)", legendgroup=name, showlegend=False,
-                               hoverinfo="skip"))
-        traces.append(dict(type="scatter", x=steps, y=smooth, mode=mode, line=dict(color=color(index), width=2),
-                           name=name, legendgroup=name))
+            traces.append(
+                dict(
+                    type="scatter",
+                    x=steps,
+                    y=values,
+                    mode=mode,
+                    line=dict(color=color(index), width=1),
+                    opacity=0.3,
+                    name=f"{name} (raw)",
+                    legendgroup=name,
+                    showlegend=False,
+                    hoverinfo="skip",
+                )
+            )
+        traces.append(
+            dict(
+                type="scatter",
+                x=steps,
+                y=smooth,
+                mode=mode,
+                line=dict(color=color(index), width=2),
+                name=name,
+                legendgroup=name,
+            )
+        )
     layout = titled_layout(LAYOUT, titled(label(metric), measured_on), X_AXES.get(x, x), height=height)
     if log_y:
         layout["yaxis"] = {**layout["yaxis"], "type": "log", **log_axis(_positive([t["y"] for t in traces]))}
@@ -202,7 +223,11 @@ def tick_text(mantissa: int, power: int) -> str:
     """``mantissa × 10^power`` as a label: plain digits from 0.001 to 99,999, else ``m×10ⁿ``."""
     if -3 <= power <= 4:
         return f"{mantissa * 10.0**power:,.{max(0, -power)}f}"
-    return f"{mantissa}×10{str(power).translate(SUPERSCRIPT)}" if mantissa != 1 else f"10{str(power).translate(SUPERSCRIPT)}"
+    return (
+        f"{mantissa}×10{str(power).translate(SUPERSCRIPT)}"
+        if mantissa != 1
+        else f"10{str(power).translate(SUPERSCRIPT)}"
+    )
 
 
 def log_axis(values: np.ndarray) -> dict[str, Any]:
@@ -215,8 +240,15 @@ def log_axis(values: np.ndarray) -> dict[str, Any]:
     return {"tickmode": "array", "tickvals": [v for v, _ in ticks], "ticktext": [t for _, t in ticks]}
 
 
-def titled_layout(base: dict[str, Any], title: str, x_title: str, y_title: str | None = None, *,
-                  y: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+def titled_layout(
+    base: dict[str, Any],
+    title: str,
+    x_title: str,
+    y_title: str | None = None,
+    *,
+    y: dict[str, Any] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     """``base`` (:data:`LAYOUT` or :data:`TITLED`) with a title, axis titles and ``y`` axis settings, as one
     dict for ``go.Figure(data=..., layout=...)``: one validation in the constructor, where ``update_layout``
     afterwards took 40 % of a live refresh's figure-building time (its batch-update path)."""
@@ -235,10 +267,16 @@ def styled(fig: go.Figure, style: ChartStyle | None) -> go.Figure:
     grow = font / 12
     margin = fig.layout.margin
     fig.update_layout(
-        font=dict(size=font), title_font_size=style.title, legend_font_size=font,
+        font=dict(size=font),
+        title_font_size=style.title,
+        legend_font_size=font,
         hoverlabel_font_size=font,
-        margin=dict(l=round((margin.l or 50) * grow), r=round((margin.r or 25) * grow),
-                    t=round((margin.t or 40) * style.title / 16), b=round((margin.b or 40) * grow)),
+        margin=dict(
+            l=round((margin.l or 50) * grow),
+            r=round((margin.r or 25) * grow),
+            t=round((margin.t or 40) * style.title / 16),
+            b=round((margin.b or 40) * grow),
+        ),
     )
     if style.height is not None:
         fig.update_layout(height=style.height)
@@ -280,8 +318,13 @@ def available_metrics(runs: Mapping[str, pd.DataFrame], candidates: list[str]) -
 ALIGNMENT_COLUMNS = ("alignment", "class_alignment")
 
 
-def align_uniform_figure(runs: Mapping[str, pd.DataFrame], *, max_points: int = 400, measured_on: str | None = None,
-                         style: ChartStyle | None = None) -> go.Figure:
+def align_uniform_figure(
+    runs: Mapping[str, pd.DataFrame],
+    *,
+    max_points: int = 400,
+    measured_on: str | None = None,
+    style: ChartStyle | None = None,
+) -> go.Figure:
     """SimCSE Figure 2: ``l_uniform`` (x) vs ``l_align`` (y), one trajectory per run, the last step marked;
     ``measured_on`` names the evaluation pairs in the title. A probe run (its alignment charted as
     ``class_alignment``, :func:`engine.charts.charted`) is drawn on the same plane, named "class alignment" in
@@ -300,22 +343,47 @@ def align_uniform_figure(runs: Mapping[str, pd.DataFrame], *, max_points: int = 
         what = "alignment" if column == "alignment" else "class alignment"
         classes = classes or column == "class_alignment"
         legend = name if column == "alignment" else f"{name} (class alignment)"
-        traces.append(go.Scatter(
-            x=points["uniformity"], y=points[column], mode="lines+markers", name=legend, legendgroup=name,
-            line=dict(color=color(index)), marker=dict(size=5), customdata=points["step"],
-            hovertemplate="step %{customdata}<br>uniformity %{x:.3f}<br>" + what + " %{y:.3f}<extra>" + name + "</extra>",
-        ))
+        traces.append(
+            go.Scatter(
+                x=points["uniformity"],
+                y=points[column],
+                mode="lines+markers",
+                name=legend,
+                legendgroup=name,
+                line=dict(color=color(index)),
+                marker=dict(size=5),
+                customdata=points["step"],
+                hovertemplate="step %{customdata}<br>uniformity %{x:.3f}<br>"
+                + what
+                + " %{y:.3f}<extra>"
+                + name
+                + "</extra>",
+            )
+        )
         last = points.iloc[-1]
-        traces.append(go.Scatter(
-            x=[last["uniformity"]], y=[last[column]], mode="markers", legendgroup=name, showlegend=False,
-            marker=dict(color=color(index), size=13, symbol="star"), hoverinfo="skip",
-        ))
-    layout = titled_layout(TITLED, titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
-                           "l_uniform", "l_align (probe runs: class alignment)" if classes else "l_align")
+        traces.append(
+            go.Scatter(
+                x=[last["uniformity"]],
+                y=[last[column]],
+                mode="markers",
+                legendgroup=name,
+                showlegend=False,
+                marker=dict(color=color(index), size=13, symbol="star"),
+                hoverinfo="skip",
+            )
+        )
+    layout = titled_layout(
+        TITLED,
+        titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
+        "l_uniform",
+        "l_align (probe runs: class alignment)" if classes else "l_align",
+    )
     return styled(go.Figure(data=traces, layout=layout), style)
 
 
-def correlations(frame: pd.DataFrame, x: str = "isoscore", y: str = "silhouette") -> tuple[float, float] | None:
+def correlations(
+    frame: pd.DataFrame, x: str = "isoscore", y: str = "silhouette"
+) -> tuple[float, float] | None:
     """Pearson r and Spearman ρ of two metric series (rows where both are present), or None (< 3 rows)."""
     from engine.metrics import series_correlation
 
@@ -333,16 +401,21 @@ PAPER_PAIRS = {("isoscore", "silhouette"): "Mickus et al. 2024, Fig. 3"}
 
 
 def iso_sil_figure(
-    runs: Mapping[str, pd.DataFrame], *, max_points: int = 800, measured_on: str | None = None,
+    runs: Mapping[str, pd.DataFrame],
+    *,
+    max_points: int = 800,
+    measured_on: str | None = None,
     style: ChartStyle | None = None,
 ) -> go.Figure:
     """The isotropy paper's Figure 3: IsoScore (x) vs silhouette (y), a :func:`relation_figure`."""
-    return relation_figure(runs, "isoscore", "silhouette", max_points=max_points, measured_on=measured_on,
-                           style=style)
+    return relation_figure(
+        runs, "isoscore", "silhouette", max_points=max_points, measured_on=measured_on, style=style
+    )
 
 
-def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, style: ChartStyle | None = None,
-                    **options: Any) -> go.Figure:
+def relation_figure(
+    runs: Mapping[str, pd.DataFrame], x: str, y: str, *, style: ChartStyle | None = None, **options: Any
+) -> go.Figure:
     """``y`` against ``x`` per logged step (rows where both are logged), one colour per run, each run's
     Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows): :func:`relation_json`
     (``options``: its ``max_points``, ``measured_on``) made into Plotly objects in one ``go.Figure(...)``
@@ -350,8 +423,9 @@ def relation_figure(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, style: 
     return styled(go.Figure(relation_json(runs, x, y, **options)), style)
 
 
-def relation_json(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800,
-                  measured_on: str | None = None) -> dict[str, Any]:
+def relation_json(
+    runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800, measured_on: str | None = None
+) -> dict[str, Any]:
     """:func:`relation_figure`'s figure, unstyled, as plain Plotly JSON (what the live canvas paints)."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
@@ -364,16 +438,24 @@ def relation_json(runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_point
         corr = correlations(frame, x, y) if x != y else None
         legend = name if corr is None else f"{name}: r = {corr[0]:.3f}, ρ = {corr[1]:.3f}"
         points = downsample(points, max_points)
-        traces.append(dict(
-            type="scatter", x=points[x], y=points[y], mode="markers", name=legend,
-            marker=dict(color=color(index), size=6),
-            customdata=points.get("step"),
-            hovertemplate="step %{customdata}<br>" + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",
-        ))
+        traces.append(
+            dict(
+                type="scatter",
+                x=points[x],
+                y=points[y],
+                mode="markers",
+                name=legend,
+                marker=dict(color=color(index), size=6),
+                customdata=points.get("step"),
+                hovertemplate="step %{customdata}<br>"
+                + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",
+            )
+        )
     cite = PAPER_PAIRS.get((x, y))
     title = f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
-    layout = titled_layout(TITLED, titled(title, measured_on), label(x), label(y),
-                           showlegend=True)  # the legend carries r and ρ, also for a single run
+    layout = titled_layout(
+        TITLED, titled(title, measured_on), label(x), label(y), showlegend=True
+    )  # the legend carries r and ρ, also for a single run
     return {"data": traces, "layout": layout}
 
 

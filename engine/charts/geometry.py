@@ -89,7 +89,9 @@ def _step_colors(steps: np.ndarray) -> list[str]:
     return sample_colorscale(STEP_SCALE, [float(p) for p in positions])
 
 
-def spectrum_figure(spectra: Mapping[str, Any], *, style: ChartStyle | None = None, **options: Any) -> go.Figure:
+def spectrum_figure(
+    spectra: Mapping[str, Any], *, style: ChartStyle | None = None, **options: Any
+) -> go.Figure:
     """The covariance spectra of runs (``{name: Spectra}``, :class:`engine.runlog.Spectra`): see the module
     docstring. Runs without a spectrum are left out; with none at all the figure has no trace. The figure is
     :func:`spectrum_json` (``options``: its ``share``, ``most``, ``measured_on``) made into Plotly objects in
@@ -97,8 +99,13 @@ def spectrum_figure(spectra: Mapping[str, Any], *, style: ChartStyle | None = No
     return styled(go.Figure(spectrum_json(spectra, **options)), style)
 
 
-def spectrum_json(spectra: Mapping[str, Any], *, share: bool = False, most: int = MAX_SPECTRA,
-                  measured_on: str | None = None) -> dict[str, Any]:
+def spectrum_json(
+    spectra: Mapping[str, Any],
+    *,
+    share: bool = False,
+    most: int = MAX_SPECTRA,
+    measured_on: str | None = None,
+) -> dict[str, Any]:
     """:func:`spectrum_figure`'s figure, unstyled, as plain Plotly JSON: what the live canvas paints, without
     the cost of Plotly objects."""
     runs = {name: s for name, s in spectra.items() if s is not None and len(s)}
@@ -111,18 +118,39 @@ def spectrum_json(spectra: Mapping[str, Any], *, share: bool = False, most: int 
         for i, row in enumerate(rows):
             values = drawable(found.eigenvalues[row], share)
             ends = i in (0, len(rows) - 1)
-            traces.append(dict(
-                type="scatter", x=np.arange(1, len(values) + 1), y=values, mode="lines", name=f"step {int(steps[i])}",
-                line=dict(color=colors[i], width=3 if i == len(rows) - 1 else 1.5), showlegend=ends,
-                hovertemplate=f"step {int(steps[i])}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
-            ))
+            traces.append(
+                dict(
+                    type="scatter",
+                    x=np.arange(1, len(values) + 1),
+                    y=values,
+                    mode="lines",
+                    name=f"step {int(steps[i])}",
+                    line=dict(color=colors[i], width=3 if i == len(rows) - 1 else 1.5),
+                    showlegend=ends,
+                    hovertemplate=f"step {int(steps[i])}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
+                )
+            )
         if len(rows) > 1:  # the colour bar of the steps (a point that draws nothing)
-            traces.append(dict(
-                type="scatter", x=[1], y=[np.nan], mode="markers", showlegend=False, hoverinfo="skip", name="steps",
-                marker=dict(size=0.1, color=[float(steps[0])], cmin=float(steps[0]), cmax=float(steps[-1]),
-                            colorscale=[[0, colors[0]], [1, colors[-1]]], showscale=True,
-                            colorbar=dict(title=dict(text="step"), thickness=14, len=0.8)),
-            ))
+            traces.append(
+                dict(
+                    type="scatter",
+                    x=[1],
+                    y=[np.nan],
+                    mode="markers",
+                    showlegend=False,
+                    hoverinfo="skip",
+                    name="steps",
+                    marker=dict(
+                        size=0.1,
+                        color=[float(steps[0])],
+                        cmin=float(steps[0]),
+                        cmax=float(steps[-1]),
+                        colorscale=[[0, colors[0]], [1, colors[-1]]],
+                        showscale=True,
+                        colorbar=dict(title=dict(text="step"), thickness=14, len=0.8),
+                    ),
+                )
+            )
         title = f"Covariance spectrum of {name} over training"
     else:
         for index, (name, found) in enumerate(runs.items()):
@@ -131,17 +159,29 @@ def spectrum_json(spectra: Mapping[str, Any], *, share: bool = False, most: int 
                     continue
                 values = drawable(found.eigenvalues[row], share)
                 step = int(found.steps[row])
-                traces.append(dict(
-                    type="scatter", x=np.arange(1, len(values) + 1), y=values, mode="lines",
-                    name=f"{name} · step {step}",
-                    legendgroup=name, line=dict(color=color(index), width=width), opacity=opacity,
-                    hovertemplate=f"step {step}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
-                ))
+                traces.append(
+                    dict(
+                        type="scatter",
+                        x=np.arange(1, len(values) + 1),
+                        y=values,
+                        mode="lines",
+                        name=f"{name} · step {step}",
+                        legendgroup=name,
+                        line=dict(color=color(index), width=width),
+                        opacity=opacity,
+                        hovertemplate=f"step {step}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
+                    )
+                )
         title = "Covariance spectra: first (faint) and last (thick) step of each run"
     values = np.concatenate([np.asarray(t["y"], dtype=float) for t in traces] or [np.zeros(0)])
-    layout = titled_layout(TITLED, titled(title, measured_on), "rank k",
-                           "share of variance λₖ / Σλ" if share else "eigenvalue λₖ", showlegend=True,
-                           y={"type": "log", **log_axis(values[np.isfinite(values) & (values > 0)])})
+    layout = titled_layout(
+        TITLED,
+        titled(title, measured_on),
+        "rank k",
+        "share of variance λₖ / Σλ" if share else "eigenvalue λₖ",
+        showlegend=True,
+        y={"type": "log", **log_axis(values[np.isfinite(values) & (values > 0)])},
+    )
     return {"data": traces, "layout": layout}
 
 

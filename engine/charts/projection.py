@@ -25,7 +25,7 @@ def _hover(texts: pd.Series) -> list[str]:
     out = []
     for text in texts.astype(str):
         short = text if len(text) <= limit else text[: limit - 1] + "…"
-        out.append("<br>".join(_text(short[i:i + 60]) for i in range(0, len(short), 60)))
+        out.append("<br>".join(_text(short[i : i + 60]) for i in range(0, len(short), 60)))
     return out
 
 
@@ -42,30 +42,48 @@ def _points_frame(coords: np.ndarray, points: pd.DataFrame | None) -> pd.DataFra
 
 
 def projection_figure(
-    coords: np.ndarray, points: pd.DataFrame | None = None, *, title: str = "", height: int = 460,
+    coords: np.ndarray,
+    points: pd.DataFrame | None = None,
+    *,
+    title: str = "",
+    height: int = 460,
     style: ChartStyle | None = None,
 ) -> go.Figure:
     """A 2-D projection: WebGL scatter (fast for thousands of points), one colour per label, text on hover."""
     frame = _points_frame(np.asarray(coords), points)
     fig = go.Figure()
     for index, (name, group) in enumerate(frame.groupby("label", sort=True)):
-        fig.add_trace(go.Scattergl(
-            x=group["x"], y=group["y"], mode="markers", name=_text(name), marker=dict(size=5, color=color(index)),
-            hovertext=_hover(group["text"]), hoverinfo="text",
-        ))
+        fig.add_trace(
+            go.Scattergl(
+                x=group["x"],
+                y=group["y"],
+                mode="markers",
+                name=_text(name),
+                marker=dict(size=5, color=color(index)),
+                hovertext=_hover(group["text"]),
+                hoverinfo="text",
+            )
+        )
     _projection_layout(fig, title, height)
     return styled(fig, style)
 
 
 def _projection_layout(fig: go.Figure, title: str, height: int) -> None:
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), legend=dict(itemsizing="constant"))
+    fig.update_layout(
+        title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), legend=dict(itemsizing="constant")
+    )
     fig.update_xaxes(showticklabels=False, title=None)
     fig.update_yaxes(showticklabels=False, title=None, scaleanchor="x", scaleratio=1)
 
 
 def frames_figure(
-    frames: Mapping[int, np.ndarray], points: pd.DataFrame | None = None, *, max_frames: int = 40,
-    height: int = 480, title: str = "UMAP frames", style: ChartStyle | None = None,
+    frames: Mapping[int, np.ndarray],
+    points: pd.DataFrame | None = None,
+    *,
+    max_frames: int = 40,
+    height: int = 480,
+    title: str = "UMAP frames",
+    style: ChartStyle | None = None,
 ) -> go.Figure:
     """All UMAP frames of a run as a Plotly animation (slider + play); at most ``max_frames`` frames."""
     steps = sorted(frames)
@@ -86,29 +104,67 @@ def frames_figure(
         coords = np.asarray(frames[step])
         return [
             go.Scattergl(
-                x=coords[masks[name], 0], y=coords[masks[name], 1], mode="markers", name=_text(name),
-                marker=dict(size=5, color=color(index)), hovertext=hovers[name], hoverinfo="text",
+                x=coords[masks[name], 0],
+                y=coords[masks[name], 1],
+                mode="markers",
+                name=_text(name),
+                marker=dict(size=5, color=color(index)),
+                hovertext=hovers[name],
+                hoverinfo="text",
             )
             for index, name in enumerate(labels)
         ]
 
     fig = go.Figure(data=traces(steps[-1]), frames=[go.Frame(data=traces(s), name=str(s)) for s in steps])
     slider_steps = [
-        dict(method="animate", label=str(s), args=[[str(s)], dict(mode="immediate", frame=dict(duration=0, redraw=True))])
+        dict(
+            method="animate",
+            label=str(s),
+            args=[[str(s)], dict(mode="immediate", frame=dict(duration=0, redraw=True))],
+        )
         for s in steps
     ]
     fig.update_layout(
-        updatemenus=[dict(
-            type="buttons", direction="left", showactive=False, x=0.0, y=-0.02, xanchor="left", yanchor="top",
-            buttons=[
-                dict(label="▶ play", method="animate",
-                     args=[None, dict(frame=dict(duration=400, redraw=True), fromcurrent=True, transition=dict(duration=0))]),
-                dict(label="❚❚", method="animate",
-                     args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False))]),
-            ],
-        )],
-        sliders=[dict(active=len(steps) - 1, steps=slider_steps, x=0.42, len=0.58, y=-0.02,  # beside the buttons
-                      currentvalue=dict(prefix="step ", xanchor="right"))],
+        updatemenus=[
+            dict(
+                type="buttons",
+                direction="left",
+                showactive=False,
+                x=0.0,
+                y=-0.02,
+                xanchor="left",
+                yanchor="top",
+                buttons=[
+                    dict(
+                        label="▶ play",
+                        method="animate",
+                        args=[
+                            None,
+                            dict(
+                                frame=dict(duration=400, redraw=True),
+                                fromcurrent=True,
+                                transition=dict(duration=0),
+                            ),
+                        ],
+                    ),
+                    dict(
+                        label="❚❚",
+                        method="animate",
+                        args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False))],
+                    ),
+                ],
+            )
+        ],
+        sliders=[
+            dict(
+                active=len(steps) - 1,
+                steps=slider_steps,
+                x=0.42,
+                len=0.58,
+                y=-0.02,  # beside the buttons
+                currentvalue=dict(prefix="step ", xanchor="right"),
+            )
+        ],
     )
     _projection_layout(fig, title, height)
     fig.update_xaxes(range=[lo[0], hi[0]], autorange=False)

@@ -20,7 +20,11 @@ def measured_on(kind: str, config: Mapping[str, Any], summary: Mapping[str, Any]
     summary = summary or {}
     if kind == "simcse":
         name = summary.get("eval_set")
-        if not name and isinstance(summary.get("train_and_eval"), list | tuple) and len(summary["train_and_eval"]) > 1:
+        if (
+            not name
+            and isinstance(summary.get("train_and_eval"), list | tuple)
+            and len(summary["train_and_eval"]) > 1
+        ):
             name = summary["train_and_eval"][1]
         if not name:
             name = config.get("eval")
@@ -49,17 +53,21 @@ def divergence(frame: pd.DataFrame, column: str = "loss", factor: float = 10.0) 
     if not len(logged):
         return None
     start = int(logged[0])
-    first, rest = values[start], values[start + 1:]
+    first, rest = values[start], values[start + 1 :]
     name = label(column).lower()
     bad = np.flatnonzero(~np.isfinite(rest))
     if len(bad):
-        return f"the {name} is no longer a number (NaN or infinite) from step {int(steps[start + 1 + bad[0]])}"
+        return (
+            f"the {name} is no longer a number (NaN or infinite) from step {int(steps[start + 1 + bad[0]])}"
+        )
     if not len(rest):
         return None
     worst = int(np.argmax(rest))
     if rest[worst] >= factor * abs(first) and rest[worst] - first >= 1.0:
-        return (f"the {name} grew from {first:.3g} at step {int(steps[start])} to {rest[worst]:.3g} at step "
-                f"{int(steps[start + 1 + worst])}")
+        return (
+            f"the {name} grew from {first:.3g} at step {int(steps[start])} to {rest[worst]:.3g} at step "
+            f"{int(steps[start + 1 + worst])}"
+        )
     return None
 
 

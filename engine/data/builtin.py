@@ -53,8 +53,10 @@ def _hub_files(name: str, data_dir: Path | None, expected: str, repo: str, files
     if not download.hub_reachable(repo):
         where = f"in {data_dir}" if data_dir else "(no --data-dir given and EMBEDLAB_DATA_DIR unset)"
         state = "offline (HF_HUB_OFFLINE=1)" if download.hub_offline() else "unreachable"
-        raise DataError(f"{name}: not found {where} (expected {expected}) and the Hugging Face hub is {state}; "
-                        f"pass --data-dir DIR, a folder holding {expected}")
+        raise DataError(
+            f"{name}: not found {where} (expected {expected}) and the Hugging Face hub is {state}; "
+            f"pass --data-dir DIR, a folder holding {expected}"
+        )
     return [download.fetch(repo, f, what=name) for f in files]
 
 
@@ -89,35 +91,51 @@ def _no_label_col(name: str, label_col: str | None) -> None:
 def _demo_file(filename: str) -> Path:
     path = DEMO_DIR / filename
     if not path.is_file():
-        raise DataError(f"demo: the demo corpus file engine/data/demo/{filename} is missing (incomplete install?)")
+        raise DataError(
+            f"demo: the demo corpus file engine/data/demo/{filename} is missing (incomplete install?)"
+        )
     return path
 
 
-def load_demo(data_dir: Path | None = None, split: str | None = None, label_col: str | None = None) -> Dataset:
+def load_demo(
+    data_dir: Path | None = None, split: str | None = None, label_col: str | None = None
+) -> Dataset:
     """The built-in topic corpus: labels = topic (default) or sentiment (positive/negative)."""
     label = (label_col or "topic").strip().lower()
     if label not in DEMO_LABELS:
         raise ConfigError(f"demo: label_col must be one of {', '.join(DEMO_LABELS)} (got {label_col!r})")
     path = _demo_file("topics.jsonl")
-    return from_frame(read_table(path, max_rows=NO_CAP), fname=path.name, name="demo" if label == "topic"
-                      else "demo-sentiment", text_col="text", label_col=label, kind="labelled", source=str(path))
+    return from_frame(
+        read_table(path, max_rows=NO_CAP),
+        fname=path.name,
+        name="demo" if label == "topic" else "demo-sentiment",
+        text_col="text",
+        label_col=label,
+        kind="labelled",
+        source=str(path),
+    )
 
 
-def load_demo_pairs(data_dir: Path | None = None, split: str | None = None,
-                    label_col: str | None = None) -> Dataset:
+def load_demo_pairs(
+    data_dir: Path | None = None, split: str | None = None, label_col: str | None = None
+) -> Dataset:
     """The built-in STS-style pairs (sentence1, sentence2, score 0-5)."""
     _no_label_col("demo-pairs", label_col)
     path = _demo_file("pairs.jsonl")
-    return from_frame(read_table(path, max_rows=NO_CAP), fname=path.name, name="demo-pairs", kind="pairs",
-                      source=str(path))
+    return from_frame(
+        read_table(path, max_rows=NO_CAP), fname=path.name, name="demo-pairs", kind="pairs", source=str(path)
+    )
 
 
-def load_demo_nli(data_dir: Path | None = None, split: str | None = None, label_col: str | None = None) -> Dataset:
+def load_demo_nli(
+    data_dir: Path | None = None, split: str | None = None, label_col: str | None = None
+) -> Dataset:
     """The built-in (premise, entailment, contradiction) triples."""
     _no_label_col("demo-nli", label_col)
     path = _demo_file("nli.jsonl")
-    return from_frame(read_table(path, max_rows=NO_CAP), fname=path.name, name="demo-nli", kind="triples",
-                      source=str(path))
+    return from_frame(
+        read_table(path, max_rows=NO_CAP), fname=path.name, name="demo-nli", kind="triples", source=str(path)
+    )
 
 
 # ------------------------------------------------------------------------------------- rt-polarity
@@ -125,13 +143,15 @@ RT_REPO = "cornell-movie-review-data/rotten_tomatoes"
 RT_HUB_FILES = ["train.parquet", "validation.parquet", "test.parquet"]
 
 
-def load_rt_polarity(data_dir: Path | None = None, split: str | None = None,
-                     label_col: str | None = None) -> LabelledTexts:
+def load_rt_polarity(
+    data_dir: Path | None = None, split: str | None = None, label_col: str | None = None
+) -> LabelledTexts:
     """Pang & Lee sentence polarity v1.0: 5,331 positive + 5,331 negative snippets (no split)."""
     _no_label_col("rt-polarity", label_col)
     _split("rt-polarity", split, {"all": "all", "train": "all"}, "all")
-    pos = _first_existing(data_dir, ["rt-polarity/rt-polarity.pos", "rt-polaritydata/rt-polarity.pos",
-                                     "rt-polarity.pos"])
+    pos = _first_existing(
+        data_dir, ["rt-polarity/rt-polarity.pos", "rt-polaritydata/rt-polarity.pos", "rt-polarity.pos"]
+    )
     if pos is not None:
         neg = pos.with_suffix(".neg")
         if not neg.is_file():
@@ -151,14 +171,26 @@ def load_rt_polarity(data_dir: Path | None = None, split: str | None = None,
 SNLI_REPO = "stanfordnlp/snli"
 SNLI_SPLITS = {"validation": "validation", "dev": "validation", "test": "test", "train": "train"}
 SNLI_LOCAL = {
-    "validation": ["snli/validation.tsv", "snli/dev.jsonl", "snli/validation.jsonl", "snli/snli_1.0_dev.jsonl",
-                   "snli_1.0/snli_1.0_dev.jsonl"],
+    "validation": [
+        "snli/validation.tsv",
+        "snli/dev.jsonl",
+        "snli/validation.jsonl",
+        "snli/snli_1.0_dev.jsonl",
+        "snli_1.0/snli_1.0_dev.jsonl",
+    ],
     "test": ["snli/test.tsv", "snli/test.jsonl", "snli/snli_1.0_test.jsonl", "snli_1.0/snli_1.0_test.jsonl"],
-    "train": ["snli/train.tsv", "snli/train.jsonl", "snli/snli_1.0_train.jsonl", "snli_1.0/snli_1.0_train.jsonl"],
+    "train": [
+        "snli/train.tsv",
+        "snli/train.jsonl",
+        "snli/snli_1.0_train.jsonl",
+        "snli_1.0/snli_1.0_train.jsonl",
+    ],
 }
 
 
-def load_snli(data_dir: Path | None = None, split: str | None = None, label_col: str | None = None) -> NliPairs:
+def load_snli(
+    data_dir: Path | None = None, split: str | None = None, label_col: str | None = None
+) -> NliPairs:
     """SNLI 1.0 pairs of a split (validation: 9,842 gold-labelled pairs; test: 9,824)."""
     _no_label_col("snli", label_col)
     split = _split("snli", split, SNLI_SPLITS, "validation")
@@ -170,8 +202,9 @@ def load_snli(data_dir: Path | None = None, split: str | None = None, label_col:
     filename = f"plain_text/{split}-00000-of-00001.parquet"
     (file,) = _hub_files("snli", data_dir, SNLI_LOCAL[split][0], SNLI_REPO, [filename])
     frame = pd.read_parquet(file)
-    return from_frame(frame, fname=filename, name=name, kind="nli-pairs",
-                      source=f"hf://datasets/{SNLI_REPO}/{filename}")
+    return from_frame(
+        frame, fname=filename, name=name, kind="nli-pairs", source=f"hf://datasets/{SNLI_REPO}/{filename}"
+    )
 
 
 # -------------------------------------------------------------------------------------------- stsb
@@ -180,21 +213,29 @@ STSB_SPLITS = {"dev": "dev", "validation": "dev", "train": "train", "test": "tes
 STSB_HUB_SPLIT = {"dev": "validation", "train": "train", "test": "test"}
 
 
-def load_stsb(data_dir: Path | None = None, split: str | None = None, label_col: str | None = None) -> ScoredPairs:
+def load_stsb(
+    data_dir: Path | None = None, split: str | None = None, label_col: str | None = None
+) -> ScoredPairs:
     """STS Benchmark pairs with gold scores 0-5 (dev: 1,500; train: 5,749; test: 1,379)."""
     _no_label_col("stsb", label_col)
     split = _split("stsb", split, STSB_SPLITS, "dev")
     name = f"stsb-{split}"
-    path = _first_existing(data_dir, [f"stsb/sts-{split}.csv", f"stsbenchmark/sts-{split}.csv", f"sts-{split}.csv"])
+    path = _first_existing(
+        data_dir, [f"stsb/sts-{split}.csv", f"stsbenchmark/sts-{split}.csv", f"sts-{split}.csv"]
+    )
     if path is not None:
         left, right, scores = read_sts_csv(path)
         return ScoredPairs(name, left, right, scores, source=str(path))
     filename = f"data/{STSB_HUB_SPLIT[split]}-00000-of-00001.parquet"
     (file,) = _hub_files("stsb", data_dir, f"stsb/sts-{split}.csv", STSB_REPO, [filename])
     frame = pd.read_parquet(file)  # this copy has scores normalised to 0-1
-    return ScoredPairs(name, frame["sentence1"].astype(str).tolist(), frame["sentence2"].astype(str).tolist(),
-                       frame["score"].to_numpy(dtype=np.float64) * 5.0,
-                       source=f"hf://datasets/{STSB_REPO}/{filename}")
+    return ScoredPairs(
+        name,
+        frame["sentence1"].astype(str).tolist(),
+        frame["sentence2"].astype(str).tolist(),
+        frame["score"].to_numpy(dtype=np.float64) * 5.0,
+        source=f"hf://datasets/{STSB_REPO}/{filename}",
+    )
 
 
 # ------------------------------------------------------------------------------------------ wiki1m
@@ -202,7 +243,9 @@ WIKI_REPO = "princeton-nlp/datasets-for-simcse"
 WIKI_FILE = "wiki1m_for_simcse.txt"
 
 
-def load_wiki1m(data_dir: Path | None = None, split: str | None = None, label_col: str | None = None) -> Sentences:
+def load_wiki1m(
+    data_dir: Path | None = None, split: str | None = None, label_col: str | None = None
+) -> Sentences:
     """SimCSE's unsupervised corpus: one Wikipedia sentence per line (all ``wiki/*.txt`` files, sorted)."""
     _no_label_col("wiki1m", label_col)
     _split("wiki1m", split, {"train": "train"}, "train")

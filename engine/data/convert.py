@@ -46,8 +46,11 @@ def take(ds: Dataset, indices: np.ndarray | list[int]) -> Dataset:
         value = getattr(ds, f.name)
         if f.name in ("name", "warnings", "source"):
             continue
-        changes[f.name] = value[np.asarray(idx, dtype=np.int64)] if isinstance(value, np.ndarray) else [
-            value[i] for i in idx]
+        changes[f.name] = (
+            value[np.asarray(idx, dtype=np.int64)]
+            if isinstance(value, np.ndarray)
+            else [value[i] for i in idx]
+        )
     return dataclasses.replace(ds, warnings=list(ds.warnings), **changes)
 
 
@@ -87,8 +90,11 @@ def stratified_subset(ds: Dataset, limit: int, seed: int = 0) -> Dataset:
         clusters = ds.cluster_ids()
         keys, counts = np.unique(clusters, return_counts=True)
         quota = class_quotas(counts.tolist(), limit)
-        picks = [rng.choice(np.flatnonzero(clusters == k), size=q, replace=False)
-                 for k, q in zip(keys.tolist(), quota, strict=True) if q]
+        picks = [
+            rng.choice(np.flatnonzero(clusters == k), size=q, replace=False)
+            for k, q in zip(keys.tolist(), quota, strict=True)
+            if q
+        ]
         return ds.take(np.sort(np.concatenate(picks)))
     if not isinstance(ds, LabelledTexts):
         chosen = np.sort(rng.choice(len(ds), size=limit, replace=False))
@@ -121,8 +127,10 @@ def to_triples(ds: Dataset) -> NliTriples:
                 positives.append(pos)
                 negatives.append(cons[i % len(cons)])
     if not anchors:
-        raise DataError(f"{ds.name}: no premise has both an entailment and a contradiction hypothesis, "
-                        "so no (anchor, positive, negative) triples can be made")
+        raise DataError(
+            f"{ds.name}: no premise has both an entailment and a contradiction hypothesis, "
+            "so no (anchor, positive, negative) triples can be made"
+        )
     return NliTriples(ds.name, anchors, positives, negatives, warnings=list(ds.warnings), source=ds.source)
 
 

@@ -35,8 +35,11 @@ def cached_file(repo_id: str, filename: str) -> Path | None:
     try:
         from huggingface_hub import hf_hub_download
 
-        return Path(hf_hub_download(repo_id, filename, repo_type="dataset", cache_dir=hub_cache_dir(),
-                                    local_files_only=True))
+        return Path(
+            hf_hub_download(
+                repo_id, filename, repo_type="dataset", cache_dir=hub_cache_dir(), local_files_only=True
+            )
+        )
     except Exception:  # not cached (LocalEntryNotFoundError and friends)
         return None
 
@@ -49,9 +52,18 @@ def fetch(repo_id: str, filename: str, *, what: str) -> Path:
     try:
         from huggingface_hub import hf_hub_download
 
-        return Path(hf_hub_download(repo_id, filename, repo_type="dataset", cache_dir=hub_cache_dir(),
-                                    etag_timeout=settings.get("hub_timeout_seconds")))
+        return Path(
+            hf_hub_download(
+                repo_id,
+                filename,
+                repo_type="dataset",
+                cache_dir=hub_cache_dir(),
+                etag_timeout=settings.get("hub_timeout_seconds"),
+            )
+        )
     except Exception as err:
         detail = " ".join(str(err).split())[:200]
-        raise DataError(f"{what}: download of {repo_id}/{filename} from the Hugging Face hub failed "
-                        f"({type(err).__name__}: {detail})") from None
+        raise DataError(
+            f"{what}: download of {repo_id}/{filename} from the Hugging Face hub failed "
+            f"({type(err).__name__}: {detail})"
+        ) from None

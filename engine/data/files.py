@@ -46,15 +46,31 @@ from engine.data.types import (
 from engine.errors import ConfigError, DataError
 
 LONG_TEXT = 2000  # characters; about 512 word pieces, the usual encoder limit
-KIND_ALIASES = {"labelled": "labelled", "labeled": "labelled", "classification": "labelled",
-                "pairs": "pairs", "sts": "pairs", "scored-pairs": "pairs",
-                "nli-pairs": "nli-pairs", "nli": "nli-pairs", "paired": "nli-pairs",
-                "triples": "triples", "nli-triples": "triples",
-                "sentences": "sentences", "unsupervised": "sentences", "text": "sentences"}
+KIND_ALIASES = {
+    "labelled": "labelled",
+    "labeled": "labelled",
+    "classification": "labelled",
+    "pairs": "pairs",
+    "sts": "pairs",
+    "scored-pairs": "pairs",
+    "nli-pairs": "nli-pairs",
+    "nli": "nli-pairs",
+    "paired": "nli-pairs",
+    "triples": "triples",
+    "nli-triples": "triples",
+    "sentences": "sentences",
+    "unsupervised": "sentences",
+    "text": "sentences",
+}
 NLI_CODES = {"0": "entailment", "1": "neutral", "2": "contradiction"}
 NLI_DROP = {"-", "-1", ""}
-_CONVERTIBLE = {("triples", "nli-pairs"), ("nli-pairs", "triples"), ("sentences", "pairs"),
-                ("sentences", "nli-pairs"), ("sentences", "triples")}
+_CONVERTIBLE = {
+    ("triples", "nli-pairs"),
+    ("nli-pairs", "triples"),
+    ("sentences", "pairs"),
+    ("sentences", "nli-pairs"),
+    ("sentences", "triples"),
+}
 TEXT_HINT = "choose one with text_col / --text-col"
 LABEL_HINT = "choose one with label_col / --label-col"
 PAIRS_HINT = "name the columns sentence1, sentence2, score"
@@ -67,24 +83,48 @@ def normalise_kind(kind: str | None) -> str | None:
         return None
     key = str(kind).strip().lower().replace("_", "-")
     if key not in KIND_ALIASES:
-        raise ConfigError(f"unknown data kind {kind!r} (choose from labelled, pairs, nli-pairs, triples, sentences)")
+        raise ConfigError(
+            f"unknown data kind {kind!r} (choose from labelled, pairs, nli-pairs, triples, sentences)"
+        )
     return KIND_ALIASES[key]
 
 
-def load_file(path: str | os.PathLike, *, text_col: str | None = None, label_col: str | None = None,
-              kind: str | None = None, max_rows: int | None = None, name: str | None = None) -> Dataset:
+def load_file(
+    path: str | os.PathLike,
+    *,
+    text_col: str | None = None,
+    label_col: str | None = None,
+    kind: str | None = None,
+    max_rows: int | None = None,
+    name: str | None = None,
+) -> Dataset:
     """Read a CSV/TSV/JSONL/JSON/TXT/Parquet file and build the data set of ``kind`` (guessed if None)."""
     path = Path(path)
     if kind in (None, "pairs") and not text_col and looks_like_sts_original(path):
         left, right, scores = read_sts_csv(path)
         return ScoredPairs(name or path.stem, left, right, scores, source=str(path))
     frame = read_table(path, max_rows=max_rows)
-    return from_frame(frame, fname=path.name, name=name or path.stem, text_col=text_col,
-                      label_col=label_col, kind=kind, source=str(path))
+    return from_frame(
+        frame,
+        fname=path.name,
+        name=name or path.stem,
+        text_col=text_col,
+        label_col=label_col,
+        kind=kind,
+        source=str(path),
+    )
 
 
-def from_frame(frame: pd.DataFrame, *, fname: str, name: str | None = None, text_col: str | None = None,
-               label_col: str | None = None, kind: str | None = None, source: str = "") -> Dataset:
+def from_frame(
+    frame: pd.DataFrame,
+    *,
+    fname: str,
+    name: str | None = None,
+    text_col: str | None = None,
+    label_col: str | None = None,
+    kind: str | None = None,
+    source: str = "",
+) -> Dataset:
     """Build a data set from a table; ``fname`` names the file in messages."""
     guess = guess_columns(frame)
     kind = _choose_kind(guess, normalise_kind(kind), text_col, label_col)
@@ -110,7 +150,11 @@ def _choose_kind(guess: ColumnGuess, kind: str | None, text_col: str | None, lab
     if label_col:
         return "labelled"
     if text_col:
-        return "labelled" if guess.label and resolve_column(guess.columns, text_col) != guess.label else "sentences"
+        return (
+            "labelled"
+            if guess.label and resolve_column(guess.columns, text_col) != guess.label
+            else "sentences"
+        )
     return guess.kind
 
 
@@ -128,8 +172,12 @@ def cell_text(value: object) -> str:
 def parse_labels(values: list[object]) -> list[Label]:
     """Single labels as stripped strings, or (multi-label) sorted tuples; '' / () mean missing."""
     values = [v.tolist() if isinstance(v, np.ndarray) else v for v in values]
-    multi = any(isinstance(v, (list, tuple)) or (isinstance(v, str) and _json_list(v) is not None)
-                or (isinstance(v, str) and "|" in v) for v in values)
+    multi = any(
+        isinstance(v, (list, tuple))
+        or (isinstance(v, str) and _json_list(v) is not None)
+        or (isinstance(v, str) and "|" in v)
+        for v in values
+    )
     if not multi:
         return [cell_text(v) for v in values]
     out: list[Label] = []
@@ -179,12 +227,16 @@ class _Ctx:
         if requested:
             found = resolve_column(self.columns, requested)
             if found is None:
-                raise DataError(f"{self.fname}: no column {requested!r} for the {role} "
-                                f"(columns: {self._listing()}){self._delimiter_hint()}")
+                raise DataError(
+                    f"{self.fname}: no column {requested!r} for the {role} "
+                    f"(columns: {self._listing()}){self._delimiter_hint()}"
+                )
             return found
         if guessed is None:
-            raise DataError(f"{self.fname}: no {role} column found (columns: {self._listing()}); "
-                            f"{hint}{self._delimiter_hint()}")
+            raise DataError(
+                f"{self.fname}: no {role} column found (columns: {self._listing()}); "
+                f"{hint}{self._delimiter_hint()}"
+            )
         return guessed
 
     def _listing(self) -> str:
@@ -217,8 +269,9 @@ class _Ctx:
     # --- kinds
     def labelled(self, text_col: str | None, label_col: str | None) -> LabelledTexts:
         tcol = self.column(text_col, self.guess.text, "text", TEXT_HINT)
-        lcol = self.column(label_col, self.guess.label if self.guess.label != tcol else None,
-                           "label", LABEL_HINT)
+        lcol = self.column(
+            label_col, self.guess.label if self.guess.label != tcol else None, "label", LABEL_HINT
+        )
         notes: list[str] = []
         rows = list(zip(self.texts(tcol), parse_labels(self.frame[lcol].tolist()), strict=True))
         rows = self.keep(rows, f"text ({tcol!r}) or label ({lcol!r})", notes)
@@ -227,8 +280,9 @@ class _Ctx:
         classes = {c for lab in counts for c in (lab if isinstance(lab, tuple) else (lab,))}
         if len(classes) < 2:
             only = next(iter(classes))
-            raise DataError(f"{self.fname}: column {lcol!r} has a single class ({only!r}); "
-                            "a classifier needs at least 2")
+            raise DataError(
+                f"{self.fname}: column {lcol!r} has a single class ({only!r}); a classifier needs at least 2"
+            )
         singles = sorted(str(lab) for lab, n in counts.items() if n == 1)
         if singles:
             shown = ", ".join(singles[:5]) + (" ..." if len(singles) > 5 else "")
@@ -251,22 +305,31 @@ class _Ctx:
         g = self.guess
         left = self.column(None, g.left, "first sentence (sentence1)", PAIRS_HINT)
         right = self.column(None, g.right, "second sentence (sentence2)", PAIRS_HINT)
-        score_col = self.column(None, g.score or find_column(self.columns, SCORE_NAMES, exclude=(left, right)),
-                                "score", PAIRS_HINT)
+        score_col = self.column(
+            None,
+            g.score or find_column(self.columns, SCORE_NAMES, exclude=(left, right)),
+            "score",
+            PAIRS_HINT,
+        )
         notes: list[str] = []
         raw = self.texts(score_col)
         numbers = pd.to_numeric(pd.Series(raw, dtype=object), errors="coerce").to_numpy(dtype=float)
         bad = [i for i, (r, x) in enumerate(zip(raw, numbers, strict=True)) if r != "" and not np.isfinite(x)]
         if bad:
-            raise DataError(f"{self.fname}: column {score_col!r} has non-numeric scores "
-                            f"(e.g. {raw[bad[0]]!r} in row {bad[0] + 1})")
+            raise DataError(
+                f"{self.fname}: column {score_col!r} has non-numeric scores "
+                f"(e.g. {raw[bad[0]]!r} in row {bad[0] + 1})"
+            )
         scores = ["" if r == "" else float(x) for r, x in zip(raw, numbers, strict=True)]
-        rows = self.keep(list(zip(self.texts(left), self.texts(right), scores, strict=True)),
-                         "sentence or score", notes)
+        rows = self.keep(
+            list(zip(self.texts(left), self.texts(right), scores, strict=True)), "sentence or score", notes
+        )
         values = np.array([r[2] for r in rows], dtype=float)
         if values.min() < 0 or values.max() > 5:
-            notes.append(f"scores range {values.min():g}..{values.max():g}, outside the STS 0-5 scale "
-                         "(Spearman correlation does not mind)")
+            notes.append(
+                f"scores range {values.min():g}..{values.max():g}, outside the STS 0-5 scale "
+                "(Spearman correlation does not mind)"
+            )
         notes += common_warnings([t for r in rows for t in r[:2]], rows, "pairs")
         return self.make(ScoredPairs, [r[0] for r in rows], [r[1] for r in rows], values, notes=notes)
 
@@ -274,7 +337,9 @@ class _Ctx:
         g = self.guess
         prem = self.column(None, g.premise, "premise", NLI_HINT)
         hyp = self.column(None, g.hypothesis, "hypothesis", NLI_HINT)
-        guessed = g.label if g.kind == "nli-pairs" else find_column(self.columns, NLI_LABEL_NAMES, (prem, hyp))
+        guessed = (
+            g.label if g.kind == "nli-pairs" else find_column(self.columns, NLI_LABEL_NAMES, (prem, hyp))
+        )
         lcol = self.column(label_col, guessed, "label", LABEL_HINT)
         notes: list[str] = []
         labels, unknown, dropped = [], Counter(), 0
@@ -290,8 +355,10 @@ class _Ctx:
                 labels.append("")
         if unknown:
             shown = ", ".join(repr(k) for k, _ in unknown.most_common(5))
-            raise DataError(f"{self.fname}: column {lcol!r} has labels that are not NLI labels ({shown}); "
-                            "expected entailment/neutral/contradiction or 0/1/2")
+            raise DataError(
+                f"{self.fname}: column {lcol!r} has labels that are not NLI labels ({shown}); "
+                "expected entailment/neutral/contradiction or 0/1/2"
+            )
         if dropped:
             notes.append(f"dropped {dropped:,} pairs without a gold label ('-')")
         rows = list(zip(self.texts(prem), self.texts(hyp), labels, strict=True))
@@ -303,8 +370,11 @@ class _Ctx:
     def triples(self) -> NliTriples:
         g = self.guess
         need = "name the columns anchor, positive, negative (or sent0, sent1, hard_neg)"
-        cols = [self.column(None, g.anchor, "anchor", need), self.column(None, g.positive, "positive", need),
-                self.column(None, g.negative, "negative", need)]
+        cols = [
+            self.column(None, g.anchor, "anchor", need),
+            self.column(None, g.positive, "positive", need),
+            self.column(None, g.negative, "negative", need),
+        ]
         notes: list[str] = []
         rows = self.keep(list(zip(*(self.texts(c) for c in cols), strict=True)), "sentence", notes)
         notes += common_warnings([t for r in rows for t in r], rows, "triples")

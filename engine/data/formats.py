@@ -44,8 +44,13 @@ def max_bytes_default() -> int:
 
 
 # --------------------------------------------------------------------------------------------- reading
-def read_table(path: str | os.PathLike, *, max_rows: int | None = None, max_bytes: int | None = None,
-               sep: str | None = None) -> pd.DataFrame:
+def read_table(
+    path: str | os.PathLike,
+    *,
+    max_rows: int | None = None,
+    max_bytes: int | None = None,
+    sep: str | None = None,
+) -> pd.DataFrame:
     """Read a user file into a DataFrame (string cells; JSON values kept as parsed).
 
     ``sep`` forces a delimiter (the file is then read as a delimited table whatever its extension).
@@ -75,8 +80,10 @@ def read_table(path: str | os.PathLike, *, max_rows: int | None = None, max_byte
         cols = ", ".join(frame.columns) or "none"
         raise DataError(f"{fname}: no data rows (only a header; columns: {cols})")
     if len(frame) > max_rows:
-        raise DataError(f"{fname}: more than {max_rows:,} rows (the row cap); use a smaller file "
-                        "or raise the row cap (setting max_rows)")
+        raise DataError(
+            f"{fname}: more than {max_rows:,} rows (the row cap); use a smaller file "
+            "or raise the row cap (setting max_rows)"
+        )
     return frame
 
 
@@ -91,7 +98,11 @@ def _read_text_table(path: Path, ext: str, fname: str, sep: str | None, max_rows
         if not text.strip():
             raise DataError(f"{fname}: the file is empty (only whitespace)")
         try:
-            frame = parse_delimited(text, sep, fname, max_rows) if sep else _parse_text(text, ext, fname, max_rows)
+            frame = (
+                parse_delimited(text, sep, fname, max_rows)
+                if sep
+                else _parse_text(text, ext, fname, max_rows)
+            )
         except DataError:
             if not cut:
                 raise
@@ -124,15 +135,19 @@ def check_columns(text: str, sep: str, fname: str) -> None:
     fields = header.count(sep) + 1
     limit = int(settings.get("max_columns"))
     if fields > limit:
-        raise DataError(f"{fname}: {fields:,} columns in the header; a data file has at most {limit:,} "
-                        "(text, label, ...): is this the right file?")
+        raise DataError(
+            f"{fname}: {fields:,} columns in the header; a data file has at most {limit:,} "
+            "(text, label, ...): is this the right file?"
+        )
 
 
 def decode_text(raw: bytes, fname: str) -> str:
     """UTF-8 (with or without BOM) or a clear error; NUL bytes mean binary content."""
     if b"\x00" in raw[:_SAMPLE]:
-        raise DataError(f"{fname}: looks like a binary file (or UTF-16 text), not CSV/TSV/JSONL/TXT; "
-                        "save it as UTF-8 text")
+        raise DataError(
+            f"{fname}: looks like a binary file (or UTF-16 text), not CSV/TSV/JSONL/TXT; "
+            "save it as UTF-8 text"
+        )
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -141,8 +156,9 @@ def decode_text(raw: bytes, fname: str) -> str:
         if junk > 0.05 * len(sample):
             raise DataError(f"{fname}: looks like a binary file, not CSV/TSV/JSONL/TXT text") from None
         bad = raw[err.start]
-        raise DataError(f"{fname}: not UTF-8 text (byte 0x{bad:02x} at offset {err.start}); "
-                        "save it as UTF-8") from None
+        raise DataError(
+            f"{fname}: not UTF-8 text (byte 0x{bad:02x} at offset {err.start}); save it as UTF-8"
+        ) from None
 
 
 def _read_parquet(path: Path, fname: str) -> pd.DataFrame:
@@ -207,11 +223,15 @@ def parse_delimited(text: str, sep: str, fname: str, max_rows: int) -> pd.DataFr
     if sep == "\t" and '"' in text:
         lines = [line.rstrip("\r") for line in text.split("\n") if line.strip()]
         widths = {line.count("\t") for line in lines}
-        if len(widths) == 1 and (frame is None or not _well_quoted(text.lstrip("\ufeff"), lines)):  # quotes are plain characters
+        if len(widths) == 1 and (
+            frame is None or not _well_quoted(text.lstrip("\ufeff"), lines)
+        ):  # quotes are plain characters
             frame = _read_csv(text, sep, max_rows, csv.QUOTE_NONE)
         elif frame is None:
-            raise DataError(f"{fname}: not a valid tab-separated table (lines have {min(widths) + 1} to "
-                            f"{max(widths) + 1} fields, and quoting does not explain it)")
+            raise DataError(
+                f"{fname}: not a valid tab-separated table (lines have {min(widths) + 1} to "
+                f"{max(widths) + 1} fields, and quoting does not explain it)"
+            )
     frame.attrs["delimiter"] = sep
     return frame
 
@@ -238,7 +258,9 @@ def _well_quoted(text: str, lines: list[str]) -> bool:
 
 def _line_well_quoted(line: str) -> bool:
     for cell in line.split("\t"):
-        if cell.startswith('"') and (len(cell) < 2 or not cell.endswith('"') or '"' in cell[1:-1].replace('""', "")):
+        if cell.startswith('"') and (
+            len(cell) < 2 or not cell.endswith('"') or '"' in cell[1:-1].replace('""', "")
+        ):
             return False
     return True
 
@@ -249,8 +271,17 @@ class _EmptyTable(DataError):
 
 def _read_csv(text: str, sep: str, max_rows: int, quoting: int) -> pd.DataFrame:
     try:
-        return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_filter=False,
-                           nrows=max_rows + 1, skip_blank_lines=True, engine="c", quoting=quoting)
+        return pd.read_csv(
+            io.StringIO(text),
+            sep=sep,
+            dtype=str,
+            keep_default_na=False,
+            na_filter=False,
+            nrows=max_rows + 1,
+            skip_blank_lines=True,
+            engine="c",
+            quoting=quoting,
+        )
     except pd.errors.EmptyDataError:
         raise _EmptyTable("no columns found (empty table)") from None
     except (pd.errors.ParserError, csv.Error, ValueError) as err:
@@ -272,7 +303,7 @@ def parse_jsonl(text: str, fname: str, max_rows: int) -> pd.DataFrame:
         except RecursionError:
             raise DataError(f"{fname}: line {number} is nested too deeply to be a data record") from None
         if not isinstance(record, dict):
-            raise DataError(f"{fname}: line {number} is not a JSON object ({{\"text\": ...}})")
+            raise DataError(f'{fname}: line {number} is not a JSON object ({{"text": ...}})')
         records.append(record)
         if len(records) > max_rows:
             break
@@ -290,7 +321,7 @@ def _parse_json(text: str, fname: str, max_rows: int) -> pd.DataFrame:
         lists = [value for value in data.values() if isinstance(value, list)]
         data = lists[0] if len(lists) == 1 else [data]
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
-        raise DataError(f"{fname}: expected a JSON list of objects like [{{\"text\": ...}}, ...]")
+        raise DataError(f'{fname}: expected a JSON list of objects like [{{"text": ...}}, ...]')
     return pd.DataFrame.from_records(data[: max_rows + 1])
 
 
@@ -303,14 +334,54 @@ def parse_lines(text: str, fname: str, max_rows: int) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------------------ columns
-TEXT_NAMES = ("text", "sentence", "sentences", "sent", "content", "review", "document", "doc", "body",
-              "utterance", "query", "question", "tweet", "comment", "passage", "title")
-LABEL_NAMES = ("label", "labels", "class", "classes", "category", "categories", "topic", "sentiment",
-               "target", "y", "gold_label", "tag", "tags", "intent", "polarity", "emotion")
+TEXT_NAMES = (
+    "text",
+    "sentence",
+    "sentences",
+    "sent",
+    "content",
+    "review",
+    "document",
+    "doc",
+    "body",
+    "utterance",
+    "query",
+    "question",
+    "tweet",
+    "comment",
+    "passage",
+    "title",
+)
+LABEL_NAMES = (
+    "label",
+    "labels",
+    "class",
+    "classes",
+    "category",
+    "categories",
+    "topic",
+    "sentiment",
+    "target",
+    "y",
+    "gold_label",
+    "tag",
+    "tags",
+    "intent",
+    "polarity",
+    "emotion",
+)
 LEFT_NAMES = ("sentence1", "sentence_1", "sent1", "text1", "text_1", "text_a", "s1", "left", "question1")
 RIGHT_NAMES = ("sentence2", "sentence_2", "sent2", "text2", "text_2", "text_b", "s2", "right", "question2")
-SCORE_NAMES = ("score", "similarity", "similarity_score", "sim", "relatedness", "relatedness_score",
-               "gold_score", "label")
+SCORE_NAMES = (
+    "score",
+    "similarity",
+    "similarity_score",
+    "sim",
+    "relatedness",
+    "relatedness_score",
+    "gold_score",
+    "label",
+)
 PREMISE_NAMES = ("premise", "sentence1", "sentence_1", "text_a", "s1")
 HYPOTHESIS_NAMES = ("hypothesis", "sentence2", "sentence_2", "text_b", "s2")
 NLI_LABEL_NAMES = ("label", "gold_label", "labels", "class")
@@ -409,8 +480,12 @@ def guess_columns(frame: pd.DataFrame) -> ColumnGuess:
     nli_label = find_column(cols, NLI_LABEL_NAMES, exclude=(g.premise, g.hypothesis))
     if g.anchor and g.positive and g.negative and len({g.anchor, g.positive, g.negative}) == 3:
         g.kind = "triples"
-    elif (g.premise and g.hypothesis and nli_label
-          and _looks_nli(frame, nli_label, numeric_ok=_norm(g.premise) == "premise")):
+    elif (
+        g.premise
+        and g.hypothesis
+        and nli_label
+        and _looks_nli(frame, nli_label, numeric_ok=_norm(g.premise) == "premise")
+    ):
         g.kind, g.label = "nli-pairs", nli_label
     elif g.left and g.right and g.score:
         g.kind = "pairs"

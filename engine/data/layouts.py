@@ -39,14 +39,17 @@ def read_sts_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise DataError(f"{path.name}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})") \
-            from None
+        raise DataError(
+            f"{path.name}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})"
+        ) from None
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         fields = line.rstrip("\r").split("\t")
         if len(fields) < 7:
-            raise DataError(f"{path.name}: line {number} has {len(fields)} tab-separated fields, expected >= 7")
+            raise DataError(
+                f"{path.name}: line {number} has {len(fields)} tab-separated fields, expected >= 7"
+            )
         try:
             scores.append(float(fields[4]))
         except ValueError:

@@ -34,38 +34,96 @@ class DatasetSpec:
 DATASETS: dict[str, DatasetSpec] = {
     spec.name: spec
     for spec in (
-        DatasetSpec("demo", "labelled", "Built-in demo corpus: short sentences on 6+ topics "
-                    "(label_col 'sentiment' for positive/negative)", builtin.load_demo,
-                    label_cols=builtin.DEMO_LABELS),
-        DatasetSpec("demo-pairs", "pairs", "Built-in sentence pairs with 0-5 similarity scores",
-                    builtin.load_demo_pairs),
-        DatasetSpec("demo-nli", "triples", "Built-in (premise, entailment, contradiction) triples",
-                    builtin.load_demo_nli),
-        DatasetSpec("rt-polarity", "labelled", "Pang & Lee sentence polarity: 10,662 movie-review snippets, "
-                    "positive/negative", builtin.load_rt_polarity, needs_data_dir=True,
-                    expected="rt-polarity/rt-polarity.{pos,neg}"),
-        DatasetSpec("snli", "nli-pairs", "SNLI 1.0 premise/hypothesis pairs (validation: 9,842; test: 9,824)",
-                    builtin.load_snli, splits=("validation", "test", "train"), default_split="validation",
-                    needs_data_dir=True, expected="snli/validation.tsv, snli/test.tsv or snli/dev.jsonl"),
-        DatasetSpec("stsb", "pairs", "STS Benchmark sentence pairs with gold 0-5 scores (dev: 1,500; "
-                    "train: 5,749)", builtin.load_stsb, splits=("dev", "train", "test"), default_split="dev",
-                    needs_data_dir=True, expected="stsb/sts-dev.csv, stsb/sts-train.csv"),
-        DatasetSpec("wiki1m", "sentences", "SimCSE's unsupervised Wikipedia sentences (wiki/*.txt)",
-                    builtin.load_wiki1m, needs_data_dir=True, expected="wiki/*.txt"),
-        DatasetSpec("wordnet-pos", "labelled", "WordNet 3.0 words (77,503) with their set of parts of speech "
-                    "(multi-label; word-level: static word vectors)", wordnet.load_wordnet_pos,
-                    needs_data_dir=True, expected=wordnet.WORDNET_FILE),
-        DatasetSpec("wordnet-supersenses", "labelled", "WordNet 3.0 words (77,503) with their set of supersenses "
-                    "(45 labels, multi-label; word-level: static word vectors)", wordnet.load_wordnet_supersenses,
-                    needs_data_dir=True, expected=wordnet.WORDNET_FILE),
+        DatasetSpec(
+            "demo",
+            "labelled",
+            "Built-in demo corpus: short sentences on 6+ topics "
+            "(label_col 'sentiment' for positive/negative)",
+            builtin.load_demo,
+            label_cols=builtin.DEMO_LABELS,
+        ),
+        DatasetSpec(
+            "demo-pairs",
+            "pairs",
+            "Built-in sentence pairs with 0-5 similarity scores",
+            builtin.load_demo_pairs,
+        ),
+        DatasetSpec(
+            "demo-nli",
+            "triples",
+            "Built-in (premise, entailment, contradiction) triples",
+            builtin.load_demo_nli,
+        ),
+        DatasetSpec(
+            "rt-polarity",
+            "labelled",
+            "Pang & Lee sentence polarity: 10,662 movie-review snippets, positive/negative",
+            builtin.load_rt_polarity,
+            needs_data_dir=True,
+            expected="rt-polarity/rt-polarity.{pos,neg}",
+        ),
+        DatasetSpec(
+            "snli",
+            "nli-pairs",
+            "SNLI 1.0 premise/hypothesis pairs (validation: 9,842; test: 9,824)",
+            builtin.load_snli,
+            splits=("validation", "test", "train"),
+            default_split="validation",
+            needs_data_dir=True,
+            expected="snli/validation.tsv, snli/test.tsv or snli/dev.jsonl",
+        ),
+        DatasetSpec(
+            "stsb",
+            "pairs",
+            "STS Benchmark sentence pairs with gold 0-5 scores (dev: 1,500; train: 5,749)",
+            builtin.load_stsb,
+            splits=("dev", "train", "test"),
+            default_split="dev",
+            needs_data_dir=True,
+            expected="stsb/sts-dev.csv, stsb/sts-train.csv",
+        ),
+        DatasetSpec(
+            "wiki1m",
+            "sentences",
+            "SimCSE's unsupervised Wikipedia sentences (wiki/*.txt)",
+            builtin.load_wiki1m,
+            needs_data_dir=True,
+            expected="wiki/*.txt",
+        ),
+        DatasetSpec(
+            "wordnet-pos",
+            "labelled",
+            "WordNet 3.0 words (77,503) with their set of parts of speech "
+            "(multi-label; word-level: static word vectors)",
+            wordnet.load_wordnet_pos,
+            needs_data_dir=True,
+            expected=wordnet.WORDNET_FILE,
+        ),
+        DatasetSpec(
+            "wordnet-supersenses",
+            "labelled",
+            "WordNet 3.0 words (77,503) with their set of supersenses "
+            "(45 labels, multi-label; word-level: static word vectors)",
+            wordnet.load_wordnet_supersenses,
+            needs_data_dir=True,
+            expected=wordnet.WORDNET_FILE,
+        ),
     )
 }
 
 
-def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike | None = None,
-                 text_col: str | None = None, label_col: str | None = None, kind: str | None = None,
-                 split: str | None = None, limit: int | None = None, seed: int = 0,
-                 max_rows: int | None = None) -> Dataset:
+def load_dataset(
+    name_or_path: str | os.PathLike,
+    *,
+    data_dir: str | os.PathLike | None = None,
+    text_col: str | None = None,
+    label_col: str | None = None,
+    kind: str | None = None,
+    split: str | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    max_rows: int | None = None,
+) -> Dataset:
     """Load a built-in set by name (see :data:`DATASETS`) or a user file by path (a ``.npz`` of embeddings
     and labels gives :class:`~engine.data.types.LabelledVectors`, :func:`engine.data.vectors.load_npz`).
 
@@ -86,8 +144,10 @@ def load_dataset(name_or_path: str | os.PathLike, *, data_dir: str | os.PathLike
         path = _user_path(name_or_path, split)
         if path.suffix.lower() == ".npz":
             if text_col or label_col or target is not None:
-                raise ConfigError(f"{path.name}: an .npz file holds embeddings and labels; text_col, label_col "
-                                  "and kind do not apply")
+                raise ConfigError(
+                    f"{path.name}: an .npz file holds embeddings and labels; text_col, label_col "
+                    "and kind do not apply"
+                )
             ds = load_npz(path)
         else:
             ds = load_file(path, text_col=text_col, label_col=label_col, kind=target, max_rows=max_rows)
@@ -104,9 +164,13 @@ def _user_path(name_or_path: str | os.PathLike, split: str | None) -> Path:
         raise DataError(f"no data set given (choose one of {', '.join(DATASETS)} or a file path)")
     path = Path(text).expanduser()
     if not path.exists():
-        raise DataError(f"{text!r} is neither a built-in data set ({', '.join(DATASETS)}) nor an existing file")
+        raise DataError(
+            f"{text!r} is neither a built-in data set ({', '.join(DATASETS)}) nor an existing file"
+        )
     if path.is_dir():
-        raise DataError(f"{text}: is a folder; give a CSV/TSV/JSONL/TXT/NPZ file (or --data-dir for built-in sets)")
+        raise DataError(
+            f"{text}: is a folder; give a CSV/TSV/JSONL/TXT/NPZ file (or --data-dir for built-in sets)"
+        )
     if split:
         raise ConfigError(f"{path.name}: split applies to built-in data sets only (got {split!r})")
     return path
@@ -114,5 +178,7 @@ def _user_path(name_or_path: str | os.PathLike, split: str | None) -> Path:
 
 def describe() -> list[dict]:
     """One row per built-in set (name, kind, description, splits) for listings."""
-    return [{"name": s.name, "kind": s.kind, "description": s.description, "splits": list(s.splits)}
-            for s in DATASETS.values()]
+    return [
+        {"name": s.name, "kind": s.kind, "description": s.description, "splits": list(s.splits)}
+        for s in DATASETS.values()
+    ]

@@ -99,8 +99,10 @@ class LabelledVectors:
     def __post_init__(self) -> None:
         n = len(self.vectors)
         if len(self.labels) != n or (self.texts is not None and len(self.texts) != n):
-            raise DataError(f"{self.name}: {n:,} vectors but {len(self.labels):,} labels"
-                            + (f" and {len(self.texts):,} texts" if self.texts is not None else ""))
+            raise DataError(
+                f"{self.name}: {n:,} vectors but {len(self.labels):,} labels"
+                + (f" and {len(self.texts):,} texts" if self.texts is not None else "")
+            )
 
     def __len__(self) -> int:
         return len(self.vectors)
@@ -141,14 +143,25 @@ class LabelledVectors:
     def take(self, indices: np.ndarray) -> LabelledVectors:
         idx = np.asarray(indices, dtype=np.int64)
         texts = [self.texts[i] for i in idx.tolist()] if self.texts is not None else None
-        return LabelledVectors(self.name, self.vectors[idx], self.labels[idx], list(self.class_names), texts,
-                               warnings=list(self.warnings), source=self.source)
+        return LabelledVectors(
+            self.name,
+            self.vectors[idx],
+            self.labels[idx],
+            list(self.class_names),
+            texts,
+            warnings=list(self.warnings),
+            source=self.source,
+        )
 
     def to_frame(self) -> pd.DataFrame:
         n = len(self)
-        return pd.DataFrame({"item": [self.item_text(i) for i in range(n)],
-                             "label": [label_text(self.label_of(i)) for i in range(n)],
-                             "norm": np.linalg.norm(self.vectors, axis=1)})
+        return pd.DataFrame(
+            {
+                "item": [self.item_text(i) for i in range(n)],
+                "label": [label_text(self.label_of(i)) for i in range(n)],
+                "norm": np.linalg.norm(self.vectors, axis=1),
+            }
+        )
 
 
 @dataclass
@@ -242,4 +255,6 @@ class Sentences:
 
 Dataset = Union[LabelledTexts, ScoredPairs, NliPairs, NliTriples, Sentences, LabelledVectors]  # noqa: UP007
 #: the kinds of text data sets (:class:`LabelledVectors`, kind ``vectors``, comes only from a .npz file)
-KINDS: dict[str, type] = {cls.kind: cls for cls in (LabelledTexts, ScoredPairs, NliPairs, NliTriples, Sentences)}
+KINDS: dict[str, type] = {
+    cls.kind: cls for cls in (LabelledTexts, ScoredPairs, NliPairs, NliTriples, Sentences)
+}

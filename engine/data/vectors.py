@@ -57,7 +57,9 @@ def load_npz(source: str | os.PathLike | bytes | IO[bytes], *, name: str | None 
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
         raise DataError(f"{label}: not a NumPy .npz archive ({one_line(err)}); {SAVE_HINT}") from None
     if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise DataError(f"{label}: a single .npy array, not an .npz archive of embeddings and labels; {SAVE_HINT}")
+        raise DataError(
+            f"{label}: a single .npy array, not an .npz archive of embeddings and labels; {SAVE_HINT}"
+        )
     with archive:
         present = list(archive.files)
         missing = [key for key in NPZ_REQUIRED if key not in present]
@@ -71,18 +73,24 @@ def load_npz(source: str | os.PathLike | bytes | IO[bytes], *, name: str | None 
         embeddings = _checked_embeddings(label, _array(archive, "embeddings", label))
         n = len(embeddings)
         raw_labels = _array(archive, "labels", label)
-        names = _strings(label, "label_names", _array(archive, "label_names", label)) \
-            if "label_names" in present else None
+        names = (
+            _strings(label, "label_names", _array(archive, "label_names", label))
+            if "label_names" in present
+            else None
+        )
         texts = _strings(label, "texts", _array(archive, "texts", label)) if "texts" in present else None
     if texts is not None and len(texts) != n:
         raise DataError(f"{label}: {n:,} embeddings but {len(texts):,} texts (one text per row)")
     labels, class_names, label_notes = _labels(label, raw_labels, n, names)
-    dataset = LabelledVectors(Path(label).stem, embeddings, labels, class_names, texts,
-                              warnings=notes + label_notes, source=label)
+    dataset = LabelledVectors(
+        Path(label).stem, embeddings, labels, class_names, texts, warnings=notes + label_notes, source=label
+    )
     clusters = len(np.unique(dataset.cluster_ids()))
     if clusters < 2:
-        raise DataError(f"{label}: every row has the same label{' set' if dataset.is_multilabel else ''}; "
-                        "a classifier needs at least 2 classes")
+        raise DataError(
+            f"{label}: every row has the same label{' set' if dataset.is_multilabel else ''}; "
+            "a classifier needs at least 2 classes"
+        )
     return dataset
 
 
@@ -104,17 +112,23 @@ def _array(archive: Any, key: str, label: str) -> np.ndarray:
         return archive[key]
     except ValueError as err:
         if "allow_pickle" in str(err):
-            raise DataError(f"{label}: array {key!r} holds Python objects (a pickled object array), which are "
-                            "never loaded (allow_pickle=False); save numbers or fixed-width strings, e.g. "
-                            f"np.asarray({key}, dtype=float) or dtype=str") from None
+            raise DataError(
+                f"{label}: array {key!r} holds Python objects (a pickled object array), which are "
+                "never loaded (allow_pickle=False); save numbers or fixed-width strings, e.g. "
+                f"np.asarray({key}, dtype=float) or dtype=str"
+            ) from None
         raise DataError(f"{label}: array {key!r} cannot be read ({one_line(err)})") from None
     except (OSError, EOFError, zipfile.BadZipFile) as err:
-        raise DataError(f"{label}: array {key!r} cannot be read ({one_line(err)}); is the file complete?") from None
+        raise DataError(
+            f"{label}: array {key!r} cannot be read ({one_line(err)}); is the file complete?"
+        ) from None
 
 
 def _checked_embeddings(label: str, raw: np.ndarray) -> np.ndarray:
     if raw.ndim != 2:
-        raise DataError(f"{label}: embeddings must be a 2-D array (items x dimensions), got shape {raw.shape}")
+        raise DataError(
+            f"{label}: embeddings must be a 2-D array (items x dimensions), got shape {raw.shape}"
+        )
     if raw.dtype.kind not in "fiub":
         raise DataError(f"{label}: embeddings must be numbers, got dtype {raw.dtype}")
     n, d = raw.shape
@@ -126,7 +140,7 @@ def _checked_embeddings(label: str, raw: np.ndarray) -> np.ndarray:
     del raw
     bad, first = 0, None
     for start in range(0, n, _CHECK_ROWS):
-        block = embeddings[start:start + _CHECK_ROWS]
+        block = embeddings[start : start + _CHECK_ROWS]
         finite = np.isfinite(block)
         if not finite.all():
             bad += int(finite.size - finite.sum())
@@ -135,22 +149,29 @@ def _checked_embeddings(label: str, raw: np.ndarray) -> np.ndarray:
                 first = (start + int(row), int(col))
     if bad:
         extra = " (values beyond float32's range count too)" if raw_kind == "f" else ""
-        raise DataError(f"{label}: embeddings hold {bad:,} NaN or infinite values (first: row {first[0]}, "
-                        f"column {first[1]}){extra}")
+        raise DataError(
+            f"{label}: embeddings hold {bad:,} NaN or infinite values (first: row {first[0]}, "
+            f"column {first[1]}){extra}"
+        )
     return embeddings
 
 
 def _strings(label: str, key: str, raw: np.ndarray) -> list[str]:
     if raw.ndim != 1 or raw.dtype.kind not in "US":
-        raise DataError(f"{label}: {key} must be a 1-D array of strings, got dtype {raw.dtype} shape {raw.shape}")
+        raise DataError(
+            f"{label}: {key} must be a 1-D array of strings, got dtype {raw.dtype} shape {raw.shape}"
+        )
     return [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in raw.tolist()]
 
 
-def _labels(label: str, raw: np.ndarray, n: int, names: list[str] | None
-            ) -> tuple[np.ndarray, list[str], list[str]]:
+def _labels(
+    label: str, raw: np.ndarray, n: int, names: list[str] | None
+) -> tuple[np.ndarray, list[str], list[str]]:
     """(labels, class names, notes): class indices (n,) int64, or (n, L) float32 0/1."""
     if raw.ndim not in (1, 2):
-        raise DataError(f"{label}: labels must be N class labels or an N x L 0/1 matrix, got shape {raw.shape}")
+        raise DataError(
+            f"{label}: labels must be N class labels or an N x L 0/1 matrix, got shape {raw.shape}"
+        )
     if len(raw) != n:
         raise DataError(f"{label}: {n:,} embeddings but {len(raw):,} labels (one label per row)")
     if raw.ndim == 2:
@@ -158,7 +179,9 @@ def _labels(label: str, raw: np.ndarray, n: int, names: list[str] | None
     if raw.dtype.kind in "US":
         values = np.array([v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in raw.tolist()])
         if names is not None:
-            raise DataError(f"{label}: label_names is for integer labels or 0/1 columns; the labels are strings")
+            raise DataError(
+                f"{label}: label_names is for integer labels or 0/1 columns; the labels are strings"
+            )
         uniques, codes = np.unique(values, return_inverse=True)
         return codes.reshape(-1).astype(np.int64), [str(u) for u in uniques], []
     if raw.dtype.kind == "f":
@@ -166,8 +189,10 @@ def _labels(label: str, raw: np.ndarray, n: int, names: list[str] | None
         whole = finite & (raw == np.round(raw))
         if not whole.all():
             row = int(np.argmin(whole))
-            raise DataError(f"{label}: labels must be class indices, got {raw[row].item()!r} at row {row}; for "
-                            "multi-label give an N x L 0/1 matrix")
+            raise DataError(
+                f"{label}: labels must be class indices, got {raw[row].item()!r} at row {row}; for "
+                "multi-label give an N x L 0/1 matrix"
+            )
     elif raw.dtype.kind not in "iub":
         raise DataError(f"{label}: labels must be integers or strings, got dtype {raw.dtype}")
     values = raw.astype(np.int64)
@@ -176,13 +201,17 @@ def _labels(label: str, raw: np.ndarray, n: int, names: list[str] | None
         class_names = [str(int(u)) for u in uniques]
     else:
         if uniques.min() < 0 or uniques.max() >= len(names):
-            raise DataError(f"{label}: label {int(uniques.max() if uniques.max() >= len(names) else uniques.min())} "
-                            f"has no name: label_names holds {len(names)} names for classes 0..{len(names) - 1}")
+            raise DataError(
+                f"{label}: label {int(uniques.max() if uniques.max() >= len(names) else uniques.min())} "
+                f"has no name: label_names holds {len(names)} names for classes 0..{len(names) - 1}"
+            )
         class_names = [names[int(u)] for u in uniques]
     return codes.reshape(-1).astype(np.int64), class_names, []
 
 
-def _multi_hot(label: str, raw: np.ndarray, names: list[str] | None) -> tuple[np.ndarray, list[str], list[str]]:
+def _multi_hot(
+    label: str, raw: np.ndarray, names: list[str] | None
+) -> tuple[np.ndarray, list[str], list[str]]:
     width = raw.shape[1]
     if width < 1:
         raise DataError(f"{label}: a multi-label matrix needs at least one column, got shape {raw.shape}")
@@ -191,8 +220,10 @@ def _multi_hot(label: str, raw: np.ndarray, names: list[str] | None) -> tuple[np
     binary = (raw == 0) | (raw == 1)
     if not binary.all():
         row, col = np.argwhere(~binary)[0]
-        raise DataError(f"{label}: a multi-label matrix must hold only 0 and 1, got {raw[row, col].item()!r} at row {row}, "
-                        f"column {col}")
+        raise DataError(
+            f"{label}: a multi-label matrix must hold only 0 and 1, got {raw[row, col].item()!r} at row {row}, "
+            f"column {col}"
+        )
     if names is not None and len(names) != width:
         raise DataError(f"{label}: {width} label columns but {len(names)} label_names")
     targets = raw.astype(np.float32)
@@ -253,9 +284,11 @@ def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVec
                     line = raw.decode("utf-8").rstrip("\r\n").rstrip(" ")
                 except UnicodeDecodeError:
                     if number <= 2 and (dim is not None or number == 1):
-                        raise DataError(f"--vectors {path.name}: line {number} is not UTF-8 text: a binary "
-                                        "word2vec file? Save it as text (gensim: "
-                                        "KeyedVectors.save_word2vec_format(FILE, binary=False))") from None
+                        raise DataError(
+                            f"--vectors {path.name}: line {number} is not UTF-8 text: a binary "
+                            "word2vec file? Save it as text (gensim: "
+                            "KeyedVectors.save_word2vec_format(FILE, binary=False))"
+                        ) from None
                     bad, first_bad = bad + 1, first_bad or number
                     continue
                 if not line:
@@ -269,13 +302,18 @@ def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVec
                 if dim is None:
                     dim = len(parts) - 1
                     if dim < 1:
-                        raise DataError(f"--vectors {path.name}: line {number} holds no numbers after the word")
+                        raise DataError(
+                            f"--vectors {path.name}: line {number} holds no numbers after the word"
+                        )
                 lines += 1
                 if len(parts) < dim + 1 or not parts[0]:
                     bad, first_bad = bad + 1, first_bad or number
                     continue
                 if len(parts) > dim + 1 and any(_is_number(p) for p in parts[1:-dim]):
-                    bad, first_bad = bad + 1, first_bad or number  # more numbers than DIM: not a word's spaces
+                    bad, first_bad = (
+                        bad + 1,
+                        first_bad or number,
+                    )  # more numbers than DIM: not a word's spaces
                     continue
                 word = " ".join(parts[:-dim])
                 is_exact = word in wanted and word not in exact
@@ -307,8 +345,10 @@ def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVec
             found[i] = True
             rows.append(vector)
     if bad and bad == lines:
-        raise DataError(f"--vectors {path.name}: all {lines:,} lines are malformed (first: line {first_bad}); "
-                        f"expected WORD and {dim} numbers separated by spaces")
+        raise DataError(
+            f"--vectors {path.name}: all {lines:,} lines are malformed (first: line {first_bad}); "
+            f"expected WORD and {dim} numbers separated by spaces"
+        )
     notes = []
     if bad:
         notes.append(f"--vectors {path.name}: skipped {bad:,} malformed lines (first: line {first_bad})")

@@ -55,8 +55,10 @@ def read_wordnet_words(path: Path) -> tuple[list[str], list[tuple[str, ...]], li
         if not word or not pos_set or not sense_set:
             raise DataError(f"{name}: line {number} has an empty word, POS set or supersense set")
         if not set(pos_set) <= POS_NAMES:
-            raise DataError(f"{name}: line {number}: unknown part of speech {sorted(set(pos_set) - POS_NAMES)} "
-                            f"(expected {', '.join(sorted(POS_NAMES))})")
+            raise DataError(
+                f"{name}: line {number}: unknown part of speech {sorted(set(pos_set) - POS_NAMES)} "
+                f"(expected {', '.join(sorted(POS_NAMES))})"
+            )
         if word in seen:
             raise DataError(f"{name}: line {number}: the word {word!r} appears twice")
         seen.add(word)
@@ -68,8 +70,9 @@ def read_wordnet_words(path: Path) -> tuple[list[str], list[tuple[str, ...]], li
     return words, pos, senses
 
 
-def load_wordnet(which: str, data_dir: Path | None, split: str | None = None,
-                 label_col: str | None = None) -> LabelledWords:
+def load_wordnet(
+    which: str, data_dir: Path | None, split: str | None = None, label_col: str | None = None
+) -> LabelledWords:
     """``wordnet-pos`` or ``wordnet-supersenses``: every word of the file with its label set."""
     if label_col:
         raise ConfigError(f"{which}: label_col is only for the demo and user files (got {label_col!r})")
@@ -77,21 +80,27 @@ def load_wordnet(which: str, data_dir: Path | None, split: str | None = None,
         raise ConfigError(f"{which}: unknown split {split!r} (it has one: all)")
     path = data_dir / WORDNET_FILE if data_dir is not None else None
     if path is None or not path.is_file():
-        where = f"in {data_dir}" if data_dir is not None else "(no --data-dir given and EMBEDLAB_DATA_DIR unset)"
-        raise DataError(f"{which}: not found {where} (expected {WORDNET_FILE}); pass --data-dir DIR, a folder "
-                        f"holding {WORDNET_FILE}")
+        where = (
+            f"in {data_dir}" if data_dir is not None else "(no --data-dir given and EMBEDLAB_DATA_DIR unset)"
+        )
+        raise DataError(
+            f"{which}: not found {where} (expected {WORDNET_FILE}); pass --data-dir DIR, a folder "
+            f"holding {WORDNET_FILE}"
+        )
     words, pos, senses = read_wordnet_words(path)
     labels = pos if COLUMNS[which] == "pos" else senses
     return LabelledWords(which, words, list(labels), source=str(path))
 
 
-def load_wordnet_pos(data_dir: Path | None = None, split: str | None = None,
-                     label_col: str | None = None) -> LabelledWords:
+def load_wordnet_pos(
+    data_dir: Path | None = None, split: str | None = None, label_col: str | None = None
+) -> LabelledWords:
     """WordNet words with their set of parts of speech (noun, verb, adj, adv): 15 distinct sets."""
     return load_wordnet("wordnet-pos", data_dir, split, label_col)
 
 
-def load_wordnet_supersenses(data_dir: Path | None = None, split: str | None = None,
-                             label_col: str | None = None) -> LabelledWords:
+def load_wordnet_supersenses(
+    data_dir: Path | None = None, split: str | None = None, label_col: str | None = None
+) -> LabelledWords:
     """WordNet words with their set of supersenses (lexicographer files, 45 labels)."""
     return load_wordnet("wordnet-supersenses", data_dir, split, label_col)

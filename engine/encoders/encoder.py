@@ -224,7 +224,9 @@ class Encoder:
         order = np.argsort([-len(row) for row in ids], kind="stable")
         batches = tuple(
             (idx, self.tokenize([items[i] for i in idx]))
-            for idx in (order[start : start + int(batch_size)] for start in range(0, len(items), int(batch_size)))
+            for idx in (
+                order[start : start + int(batch_size)] for start in range(0, len(items), int(batch_size))
+            )
         )
         return TokenizedTexts(len(items), batches)
 

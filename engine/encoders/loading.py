@@ -295,14 +295,24 @@ def _check_weights(location: str, report: dict) -> None:
     architecture is an error, not a silent random start; setting ``allow_partial_weights`` permits it."""
     missing = sorted(report.get("missing_keys") or ())
     mismatched = sorted(str(key) for key in report.get("mismatched_keys") or ())
-    unexpected = sorted(key for key in report.get("unexpected_keys") or () if not key.startswith(HEAD_PREFIXES))
+    unexpected = sorted(
+        key for key in report.get("unexpected_keys") or () if not key.startswith(HEAD_PREFIXES)
+    )
     if not (missing or mismatched or unexpected) or settings.get("allow_partial_weights"):
         return
-    parts = [f"{len(keys)} {what} (e.g. {keys[0]})" for what, keys in
-             (("missing weights", missing), ("weights of the wrong shape", mismatched),
-              ("weights of another model", unexpected)) if keys]
-    raise EncoderError(f"encoder {location!r} does not fit its model: {'; '.join(parts)}; its weights would be "
-                       "random (set EMBEDLAB_ALLOW_PARTIAL_WEIGHTS=1 to load it anyway)")
+    parts = [
+        f"{len(keys)} {what} (e.g. {keys[0]})"
+        for what, keys in (
+            ("missing weights", missing),
+            ("weights of the wrong shape", mismatched),
+            ("weights of another model", unexpected),
+        )
+        if keys
+    ]
+    raise EncoderError(
+        f"encoder {location!r} does not fit its model: {'; '.join(parts)}; its weights would be "
+        "random (set EMBEDLAB_ALLOW_PARTIAL_WEIGHTS=1 to load it anyway)"
+    )
 
 
 def _max_length(source: Source, model, tokenizer, requested: int | None) -> int:
@@ -340,8 +350,13 @@ def _handover_key(source: Source, pooling: str, device: torch.device, max_length
     return source.kind, source.location, pooling, str(device), max_length
 
 
-def hand_over(encoder: Encoder, name_or_dir: str | os.PathLike | None = None, pooling: str | None = None,
-              device: str | torch.device = "auto", max_length: int | None = None) -> None:
+def hand_over(
+    encoder: Encoder,
+    name_or_dir: str | os.PathLike | None = None,
+    pooling: str | None = None,
+    device: str | torch.device = "auto",
+    max_length: int | None = None,
+) -> None:
     """Keep an already loaded ``encoder``: the next :func:`load_encoder` call with the same arguments in
     this process returns it instead of reading the model again (once; a warm job process, engine.jobs)."""
     source = resolve_source(name_or_dir)

@@ -84,7 +84,9 @@ def check_save_name(name: str, *, overwrite: bool = False) -> str:
     recover()
     if not overwrite and (paths.encoders_dir() / safe).exists():
         shown = repr(safe) if safe == str(name) else f"{safe!r} (from {str(name)!r})"
-        raise ConfigError(f"an encoder named {shown} already exists; choose another name or allow replacing it")
+        raise ConfigError(
+            f"an encoder named {shown} already exists; choose another name or allow replacing it"
+        )
     return safe
 
 
@@ -160,20 +162,25 @@ def recover(root: Path | None = None) -> list[str]:
     root = root or paths.encoders_dir()
     recovered = []
     for old in sorted(root.glob(".old-*")):
-        name = old.name[len(".old-"):].rsplit("-", 1)[0]
+        name = old.name[len(".old-") :].rsplit("-", 1)[0]
         target = root / name
         if target.exists():
             shutil.rmtree(old, ignore_errors=True)
             continue
-        fresh = sorted((tmp for tmp in root.glob(f".tmp-{name}-*") if _complete(tmp)),
-                       key=lambda tmp: tmp.stat().st_mtime)
+        fresh = sorted(
+            (tmp for tmp in root.glob(f".tmp-{name}-*") if _complete(tmp)),
+            key=lambda tmp: tmp.stat().st_mtime,
+        )
         try:
             os.replace(fresh[-1] if fresh else old, target)
         except OSError as err:
             log.warning("cannot recover encoder %s: %s", name, one_line(err))
             continue
-        log.warning("encoder %s: an interrupted replacement was %s", name,
-                    "completed" if fresh else "undone (the previous copy is back)")
+        log.warning(
+            "encoder %s: an interrupted replacement was %s",
+            name,
+            "completed" if fresh else "undone (the previous copy is back)",
+        )
         recovered.append(name)
         if fresh:
             shutil.rmtree(old, ignore_errors=True)

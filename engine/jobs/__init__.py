@@ -26,6 +26,17 @@ from engine.jobs.spare import SparePool
 from engine.jobs.spare_entry import preload, serve_one, warm_default_encoder
 
 __all__ = [
-    "ACTIVE_STATES", "ISOLATIONS", "ChildRun", "Job", "JobRegistry", "ProjectionWorker", "SparePool",
-    "default_child_threads", "popen_child", "preload", "serve_one", "usable_cpus", "warm_default_encoder",
+    "ACTIVE_STATES",
+    "ISOLATIONS",
+    "ChildRun",
+    "Job",
+    "JobRegistry",
+    "ProjectionWorker",
+    "SparePool",
+    "default_child_threads",
+    "popen_child",
+    "preload",
+    "serve_one",
+    "usable_cpus",
+    "warm_default_encoder",
 ]

@@ -29,8 +29,18 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # variables read when modules are imported (a spare started with other values must not be used)
-IMPORT_TIME_ENV = (settings.ENV_PREFIX, "HF_", "TRANSFORMERS_", "TORCH", "CUDA_", "OMP_", "MKL_", "NUMBA_", "PYTHON",
-                   "TOKENIZERS_")
+IMPORT_TIME_ENV = (
+    settings.ENV_PREFIX,
+    "HF_",
+    "TRANSFORMERS_",
+    "TORCH",
+    "CUDA_",
+    "OMP_",
+    "MKL_",
+    "NUMBA_",
+    "PYTHON",
+    "TOKENIZERS_",
+)
 
 
 def import_env(env: dict[str, str]) -> dict[str, str]:
@@ -42,8 +52,17 @@ def popen_child(command: list[str], env: dict[str, str], pass_fds: tuple[int, ..
     """Start a child with piped stdin/stdout/stderr (text, line-buffered) in the repository root; ``pass_fds``
     stay open in the child."""
     return subprocess.Popen(
-        command, cwd=paths.REPO_ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", bufsize=1, pass_fds=pass_fds,
+        command,
+        cwd=paths.REPO_ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        bufsize=1,
+        pass_fds=pass_fds,
         # A process group of its own: Ctrl-C in the server's terminal must not hit the run (stop is ours to
         # send). Not a session of its own: in the server's session group, the server's drawing threads, which
         # run at a higher nice value, yield to training (engine.priority).
@@ -172,7 +191,7 @@ class ChildRun:
         """The child's one-line error (``error: ...`` printed by engine.cli), without the prefix."""
         for line in reversed(self.stderr):
             if line.startswith("error: "):
-                return line[len("error: "):].strip()
+                return line[len("error: ") :].strip()
         return self.stderr[-1].strip() if self.stderr else None
 
     def outcome(self) -> tuple[str, str | None]:

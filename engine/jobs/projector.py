@@ -52,8 +52,15 @@ class ProjectionWorker:
     (docs/performance.md).
     """
 
-    def __init__(self, registry: JobRegistry, *, nice: int = 10, prewarm: bool = True, single_thread: bool = False,
-                 live_share: float | None = None):
+    def __init__(
+        self,
+        registry: JobRegistry,
+        *,
+        nice: int = 10,
+        prewarm: bool = True,
+        single_thread: bool = False,
+        live_share: float | None = None,
+    ):
         self.registry = registry
         self.nice = nice
         self.live_share = default_live_share() if live_share is None else float(live_share)

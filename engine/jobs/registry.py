@@ -46,9 +46,17 @@ class JobRegistry:
     (:func:`~engine.jobs.children.default_child_threads`), ``None`` keeps torch's default.
     """
 
-    def __init__(self, runs_root: Path | None = None, *, project: bool = True, projection_nice: int = 10,
-                 isolation: str | None = None, warm: bool | None = None, stop_grace: float | None = None,
-                 child_threads: int | str | None = "auto"):
+    def __init__(
+        self,
+        runs_root: Path | None = None,
+        *,
+        project: bool = True,
+        projection_nice: int = 10,
+        isolation: str | None = None,
+        warm: bool | None = None,
+        stop_grace: float | None = None,
+        child_threads: int | str | None = "auto",
+    ):
         isolation = isolation or settings.get("job_isolation")
         if isolation not in ISOLATIONS:
             raise ConfigError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {isolation!r}")
@@ -68,8 +76,11 @@ class JobRegistry:
         self._closed = False
         self._current: Job | None = None
         self._spares = SparePool(enabled=isolation == "process" and (warm is None or warm))
-        self.projector = (ProjectionWorker(self, nice=projection_nice, single_thread=isolation == "process")
-                          if project else None)
+        self.projector = (
+            ProjectionWorker(self, nice=projection_nice, single_thread=isolation == "process")
+            if project
+            else None
+        )
         self._worker = threading.Thread(target=self._work, name="embedlab-jobs", daemon=True)
         self._worker.start()
 
@@ -123,7 +134,9 @@ class JobRegistry:
             if job is None:
                 return
             if job.active or job.run_dir.resolve().parent != self.runs_root.resolve():
-                raise ConfigError(f"{job.name} is running or not in the lab's run folder: it cannot be deleted")
+                raise ConfigError(
+                    f"{job.name} is running or not in the lab's run folder: it cannot be deleted"
+                )
             del self._jobs[job_id]
         shutil.rmtree(job.run_dir, ignore_errors=True)
 
@@ -142,7 +155,9 @@ class JobRegistry:
                     known.refresh_from_disk()
         if added:
             with self._lock:
-                self._jobs = dict(sorted(self._jobs.items(), key=lambda item: item[1].started or item[1].created))
+                self._jobs = dict(
+                    sorted(self._jobs.items(), key=lambda item: item[1].started or item[1].created)
+                )
         return added
 
     def projecting(self, job: Job) -> bool:
@@ -243,8 +258,15 @@ class JobRegistry:
                 self._run(job, threads)
                 job = self._take_sibling(first.group)
 
-        lanes = [threading.Thread(target=lane, args=(first if index == 0 else self._take_sibling(first.group),),
-                                  name=f"embedlab-lane-{index}", daemon=True) for index in range(width)]
+        lanes = [
+            threading.Thread(
+                target=lane,
+                args=(first if index == 0 else self._take_sibling(first.group),),
+                name=f"embedlab-lane-{index}",
+                daemon=True,
+            )
+            for index in range(width)
+        ]
         for worker in lanes:
             worker.start()
         for worker in lanes:
@@ -271,8 +293,9 @@ class JobRegistry:
 
     def _run_thread(self, job: Job) -> None:
         try:
-            summary = run_experiment(job.kind, job.config, job.run_dir, job.stop_event,
-                                     lambda event: self._feed(job, event))
+            summary = run_experiment(
+                job.kind, job.config, job.run_dir, job.stop_event, lambda event: self._feed(job, event)
+            )
         except BaseException as err:  # noqa: BLE001 - the worker must survive every failure
             interrupted = isinstance(err, KeyboardInterrupt)
             job.end("stopped" if interrupted else "failed", None if interrupted else one_line(err))

@@ -25,6 +25,7 @@ from engine.jobs.children import import_env, popen_child
 
 log = logging.getLogger(__name__)
 
+
 def spare_command(ready_fd: int) -> str:
     """The spare's ``python -c`` program: :func:`~engine.jobs.spare_entry.serve_one`, told its ready pipe."""
     return f"from engine.jobs import serve_one; serve_one(ready_fd={int(ready_fd)})"
@@ -59,8 +60,9 @@ class SparePool:
             self._close_ready()
             read_end, write_end = os.pipe()
             try:
-                self._proc = popen_child([sys.executable, "-c", spare_command(write_end)], self._env,
-                                         pass_fds=(write_end,))
+                self._proc = popen_child(
+                    [sys.executable, "-c", spare_command(write_end)], self._env, pass_fds=(write_end,)
+                )
                 self._ready_fd = read_end
             except OSError as err:
                 log.warning("cannot start a warm job process: %s", one_line(err))
@@ -101,7 +103,11 @@ class SparePool:
             proc, env, self._proc = self._proc, self._env, None
         if proc is None:
             return None
-        if proc.poll() is None and env is not None and import_env(env) == import_env(settings.child_environment()):
+        if (
+            proc.poll() is None
+            and env is not None
+            and import_env(env) == import_env(settings.child_environment())
+        ):
             return proc
         discard(proc)
         return None

@@ -19,8 +19,14 @@ from engine.runner import EXPERIMENTS
 
 log = logging.getLogger(__name__)
 
-PRELOAD_MODULES = ("engine.cli", "engine.encoders", "engine.metrics", "engine.data",
-                   "transformers.models.bert.modeling_bert", "transformers.models.bert.tokenization_bert")
+PRELOAD_MODULES = (
+    "engine.cli",
+    "engine.encoders",
+    "engine.metrics",
+    "engine.data",
+    "transformers.models.bert.modeling_bert",
+    "transformers.models.bert.tokenization_bert",
+)
 
 
 def preload() -> None:

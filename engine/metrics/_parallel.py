@@ -114,4 +114,6 @@ def side_executor() -> ThreadPoolExecutor:
     """One long-lived helper thread for a small metric run *beside* a pooled one (e.g. IsoScore's d x d
     covariance beside the silhouette's n x n blocks): its torch ops run on one thread (OpenMP and MKL
     thread counts are per thread), so the two together keep every core busy without oversubscribing."""
-    return ThreadPoolExecutor(1, thread_name_prefix="embedlab-side", initializer=torch.set_num_threads, initargs=(1,))
+    return ThreadPoolExecutor(
+        1, thread_name_prefix="embedlab-side", initializer=torch.set_num_threads, initargs=(1,)
+    )

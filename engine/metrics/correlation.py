@@ -65,7 +65,10 @@ def pearson(x: ArrayLike, y: ArrayLike) -> float:
     if np.ptp(u) == 0 or np.ptp(v) == 0:  # exactly constant: the mean's rounding must not fake a spread
         return math.nan
     du, dv = u - u.mean(), v - v.mean()  # not all zero: min != max, both cannot equal the mean
-    du, dv = du / np.abs(du).max(), dv / np.abs(dv).max()  # scaled to max |.| = 1 first: tiny or huge values neither under- nor overflow
+    du, dv = (
+        du / np.abs(du).max(),
+        dv / np.abs(dv).max(),
+    )  # scaled to max |.| = 1 first: tiny or huge values neither under- nor overflow
     nu, nv = np.linalg.norm(du), np.linalg.norm(dv)
     r = float(np.dot(du / nu, dv / nv))
     return max(-1.0, min(1.0, r))

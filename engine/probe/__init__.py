@@ -30,5 +30,16 @@ from engine.probe.model import EmbeddingClassifier, loss_and_accuracy
 from engine.probe.problem import ProbeProblem, build_problem
 from engine.probe.summary import summarize
 
-__all__ = ["MAX_STEPS", "EmbeddingClassifier", "ProbeConfig", "ProbeProblem", "add_arguments", "build_problem",
-           "config_from_args", "loss_and_accuracy", "measure", "run_probe", "summarize"]
+__all__ = [
+    "MAX_STEPS",
+    "EmbeddingClassifier",
+    "ProbeConfig",
+    "ProbeProblem",
+    "add_arguments",
+    "build_problem",
+    "config_from_args",
+    "loss_and_accuracy",
+    "measure",
+    "run_probe",
+    "summarize",
+]

@@ -49,7 +49,9 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
         log.warning("%s", note)
         yield Progress(note, 0.5)
     if config.sample_size is not None and config.sample_size > problem.n_items:
-        raise ConfigError(f"sample_size {config.sample_size} is larger than the data ({problem.n_items} items)")
+        raise ConfigError(
+            f"sample_size {config.sample_size} is larger than the data ({problem.n_items} items)"
+        )
     yield Progress("optimising", 1.0)
 
     model = EmbeddingClassifier(
@@ -60,8 +62,14 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
     ).to(device)
     targets = torch.from_numpy(problem.targets).to(device)
     clusters = torch.from_numpy(problem.cluster_ids).to(device)
-    objective = make_objective(config.objective, targets=targets, clusters=clusters,
-                               multi_label=problem.multi_label, margin=config.margin, seed=config.seed)
+    objective = make_objective(
+        config.objective,
+        targets=targets,
+        clusters=clusters,
+        multi_label=problem.multi_label,
+        margin=config.margin,
+        seed=config.seed,
+    )
     optimizer = make_adam(model.parameters(), config.lr, device)
     where = measure_device(device)  # MPS has no float64: its points are measured on the CPU
     measured_clusters = clusters.to(where)
@@ -71,7 +79,10 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
         labels = [_label_name(problem, i) for i in snapshot_rows.tolist()]
         yield Points(texts, labels)
 
-    with tasks_not_ops(device) as workers, (side_executor() if workers > 1 else contextlib.nullcontext()) as side:
+    with (
+        tasks_not_ops(device) as workers,
+        side_executor() if workers > 1 else contextlib.nullcontext() as side,
+    ):
         started = time.perf_counter()
         for step in range(config.steps + 1):
             if step > 0:
@@ -97,7 +108,9 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
                 return
 
 
-def _snapshot_rows(problem: ProbeProblem, config: ProbeConfig, generator: torch.Generator) -> torch.Tensor | None:
+def _snapshot_rows(
+    problem: ProbeProblem, config: ProbeConfig, generator: torch.Generator
+) -> torch.Tensor | None:
     """A fixed, seeded subset of at most ``snapshot_limit`` items projected every ``snapshot_every`` steps."""
     if not config.snapshot_every:
         return None

@@ -46,8 +46,15 @@ EVERY_STEP = ("isoscore", "silhouette", "average_cosine", "alignment")
 #: Measured at geometry steps only (empty cells between); the spectrum comes with them.
 GEOMETRY = ("effective_rank", "partition_isotropy", "uniformity")
 #: The probe's measure columns of ``metrics.csv``, in their order there.
-COLUMNS = ("isoscore", "silhouette", "effective_rank", "average_cosine", "partition_isotropy", "uniformity",
-           "alignment")
+COLUMNS = (
+    "isoscore",
+    "silhouette",
+    "effective_rank",
+    "average_cosine",
+    "partition_isotropy",
+    "uniformity",
+    "alignment",
+)
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,9 @@ class EmbeddingClassifier(nn.Module):
     makes ``E`` share the memory of ``embeddings`` (the loop's large runs: no second N x d copy; the
     caller's array is then trained in place)."""
 
-    def __init__(self, embeddings: torch.Tensor, n_classes: int | None, pairs: torch.Tensor | None,
-                 copy: bool = True):
+    def __init__(
+        self, embeddings: torch.Tensor, n_classes: int | None, pairs: torch.Tensor | None, copy: bool = True
+    ):
         super().__init__()
         self.embeddings = nn.Parameter(embeddings.clone() if copy else embeddings.detach())
         self.register_buffer("pairs", pairs if pairs is not None else torch.empty(0, 2, dtype=torch.long))
@@ -37,7 +38,9 @@ class EmbeddingClassifier(nn.Module):
         return self.classifier(self.representations())
 
 
-def loss_and_accuracy(logits: torch.Tensor, targets: torch.Tensor, multi_label: bool) -> tuple[torch.Tensor, float]:
+def loss_and_accuracy(
+    logits: torch.Tensor, targets: torch.Tensor, multi_label: bool
+) -> tuple[torch.Tensor, float]:
     """Cross-entropy (single label) or mean per-label BCE (multi-label); accuracy = exact match."""
     if multi_label:
         loss = nn.functional.binary_cross_entropy_with_logits(logits, targets)

@@ -48,8 +48,11 @@ class ClassifierObjective:
     def evaluate(self, model: EmbeddingClassifier) -> dict[str, Any]:
         logits = model()
         loss, accuracy = loss_and_accuracy(logits, self.targets, self.multi_label)
-        return {"loss": float(loss.detach()), "accuracy": accuracy,
-                "micro_f1": micro_f1(logits, self.targets, self.multi_label)}
+        return {
+            "loss": float(loss.detach()),
+            "accuracy": accuracy,
+            "micro_f1": micro_f1(logits, self.targets, self.multi_label),
+        }
 
 
 class TripletSampler:
@@ -72,10 +75,16 @@ class TripletSampler:
         rank = torch.arange(n, device=clusters.device) - start
         keep = size >= 2
         if not bool(keep.any()):
-            raise DataError("the triplet objective needs a class with at least 2 items (every class is a singleton)")
+            raise DataError(
+                "the triplet objective needs a class with at least 2 items (every class is a singleton)"
+            )
         self.order, self.n = order, n
         self.anchor_pos, self.size, self.start, self.rank = (
-            torch.nonzero(keep).reshape(-1), size[keep], start[keep], rank[keep])
+            torch.nonzero(keep).reshape(-1),
+            size[keep],
+            start[keep],
+            rank[keep],
+        )
         self.generator = generator
 
     @property
@@ -96,8 +105,13 @@ class TripletSampler:
         return self.order[self.anchor_pos], self.order[positive], self.order[negative]
 
 
-def triplet_loss(points: torch.Tensor, anchors: torch.Tensor, positives: torch.Tensor, negatives: torch.Tensor,
-                 margin: float) -> tuple[torch.Tensor, float]:
+def triplet_loss(
+    points: torch.Tensor,
+    anchors: torch.Tensor,
+    positives: torch.Tensor,
+    negatives: torch.Tensor,
+    margin: float,
+) -> tuple[torch.Tensor, float]:
     """Mean of max(0, ||x_a - x_p|| - ||x_a - x_n|| + margin), and the fraction with ||x_a - x_p|| <
     ||x_a - x_n||. The norm's gradient at a zero distance is 0 (PyTorch's subgradient)."""
     anchor = points[anchors]
@@ -127,8 +141,9 @@ class TripletObjective:
         return {"loss": float(loss.detach()), "accuracy": accuracy, "micro_f1": None}
 
 
-def make_objective(name: str, *, targets: torch.Tensor, clusters: torch.Tensor, multi_label: bool,
-                   margin: float, seed: int) -> ClassifierObjective | TripletObjective:
+def make_objective(
+    name: str, *, targets: torch.Tensor, clusters: torch.Tensor, multi_label: bool, margin: float, seed: int
+) -> ClassifierObjective | TripletObjective:
     if name == "classifier":
         return ClassifierObjective(targets, multi_label)
     if name == "triplet":

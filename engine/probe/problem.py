@@ -56,7 +56,9 @@ class ProbeProblem:
     class_names: list[str]
     multi_label: bool
     pairs: np.ndarray | None = None  # (n_pairs, 2) sentence indices in paired mode
-    notes: list[str] = field(default_factory=list)  # what was dropped or ignored on the way (shown as warnings)
+    notes: list[str] = field(
+        default_factory=list
+    )  # what was dropped or ignored on the way (shown as warnings)
     #: the embeddings were made for this problem alone (nothing else holds them): the model may train them in
     #: place instead of copying them (a 400,000 x 384 set saves 614 MB)
     owned: bool = False
@@ -87,12 +89,18 @@ def _subset(dataset: Any, config: ProbeConfig) -> Any:
     return dataset
 
 
-def _encode_labels(labels: list[Any], always_multi: bool = False) -> tuple[np.ndarray, np.ndarray, list[str], bool]:
+def _encode_labels(
+    labels: list[Any], always_multi: bool = False
+) -> tuple[np.ndarray, np.ndarray, list[str], bool]:
     """Targets, silhouette clusters, class names and the multi-label flag from raw labels."""
     multi_label = always_multi or any(isinstance(label, (tuple, list, frozenset, set)) for label in labels)
     if multi_label:
-        sets = [tuple(sorted(map(str, label))) if isinstance(label, (tuple, list, frozenset, set))
-                else (str(label),) for label in labels]
+        sets = [
+            tuple(sorted(map(str, label)))
+            if isinstance(label, (tuple, list, frozenset, set))
+            else (str(label),)
+            for label in labels
+        ]
         names = sorted({name for labels_of in sets for name in labels_of})
         index = {name: i for i, name in enumerate(names)}
         targets = np.zeros((len(sets), len(names)), dtype=np.float32)
@@ -114,13 +122,17 @@ def build_problem(config: ProbeConfig, encode: Any, lookup: WordLookup | None = 
     vectors_file = getattr(config, "vectors", None)
     if isinstance(dataset, LabelledVectors):
         if vectors_file:
-            raise ConfigError(f"{config.data}: an .npz holds its own embeddings; --vectors is for word-level data")
+            raise ConfigError(
+                f"{config.data}: an .npz holds its own embeddings; --vectors is for word-level data"
+            )
         return _from_vectors(_subset(dataset, config), config)
     if isinstance(dataset, LabelledTexts) and (isinstance(dataset, LabelledWords) or vectors_file):
         return _from_words(dataset, config, lookup)
     if vectors_file:
-        raise ConfigError(f"{config.data}: --vectors gives static vectors to words; this data set holds "
-                          f"{type(dataset).__name__}")
+        raise ConfigError(
+            f"{config.data}: --vectors gives static vectors to words; this data set holds "
+            f"{type(dataset).__name__}"
+        )
     dataset = _subset(dataset, config)
     if isinstance(dataset, NliPairs):
         texts = list(dict.fromkeys([*dataset.premises, *dataset.hypotheses]))
@@ -149,7 +161,9 @@ def _from_words(dataset: Any, config: ProbeConfig, lookup: WordLookup | None) ->
     if lookup is None:
         from engine.probe.vectors import word_vectors
 
-        found, where = word_vectors(words, vectors_file=getattr(config, "vectors", None), encoder=config.encoder)
+        found, where = word_vectors(
+            words, vectors_file=getattr(config, "vectors", None), encoder=config.encoder
+        )
     else:
         found, where = lookup(words)
     notes = list(found.notes)
@@ -157,14 +171,24 @@ def _from_words(dataset: Any, config: ProbeConfig, lookup: WordLookup | None) ->
     if len(kept) == 0:
         raise DataError(f"{config.data}: none of its {len(words):,} words has a vector in {where}")
     if len(kept) < len(words):
-        notes.append(f"{config.data}: {len(words) - len(kept):,} of {len(words):,} words have no vector in {where} "
-                     f"(dropped); {len(kept):,} kept")
+        notes.append(
+            f"{config.data}: {len(words) - len(kept):,} of {len(words):,} words have no vector in {where} "
+            f"(dropped); {len(kept):,} kept"
+        )
     if getattr(found, "lowercase_matches", 0):
-        notes.append(f"{config.data}: {found.lowercase_matches:,} words matched a vector only when lower-cased")
+        notes.append(
+            f"{config.data}: {found.lowercase_matches:,} words matched a vector only when lower-cased"
+        )
     words_kept = take(dataset, kept)
     targets, _, names, _ = _encode_labels(list(words_kept.labels), always_multi=dataset.is_multilabel)
-    labelled = LabelledVectors(dataset.name, np.ascontiguousarray(found.vectors, dtype=np.float32), targets, names,
-                               list(words_kept.texts), source=dataset.source)
+    labelled = LabelledVectors(
+        dataset.name,
+        np.ascontiguousarray(found.vectors, dtype=np.float32),
+        targets,
+        names,
+        list(words_kept.texts),
+        source=dataset.source,
+    )
     problem = _from_vectors(_subset(labelled, config), config)
     problem.notes[:0] = notes
     return problem
@@ -177,5 +201,14 @@ def _from_vectors(dataset: Any, config: ProbeConfig) -> ProbeProblem:
         raise DataError(f"{config.data}: the probe needs at least 2 classes, found 1")
     texts = dataset.texts if dataset.texts is not None else ItemNames(len(dataset))
     targets = dataset.labels if dataset.is_multilabel else dataset.labels.astype(np.int64, copy=False)
-    return ProbeProblem(texts, dataset.vectors, targets, clusters, list(dataset.class_names), dataset.is_multilabel,
-                        None, list(dataset.warnings), owned=True)
+    return ProbeProblem(
+        texts,
+        dataset.vectors,
+        targets,
+        clusters,
+        list(dataset.class_names),
+        dataset.is_multilabel,
+        None,
+        list(dataset.warnings),
+        owned=True,
+    )

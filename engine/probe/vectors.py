@@ -45,8 +45,9 @@ def table_vectors(words: Sequence[str], encoder: str | None = None) -> FoundVect
     return FoundVectors(found, vectors, int(table.shape[1]), lines=int(table.shape[0]))
 
 
-def word_vectors(words: Sequence[str], *, vectors_file: str | None = None, encoder: str | None = None
-                 ) -> tuple[FoundVectors, str]:
+def word_vectors(
+    words: Sequence[str], *, vectors_file: str | None = None, encoder: str | None = None
+) -> tuple[FoundVectors, str]:
     """The static vectors of ``words`` and where they come from (for messages)."""
     if vectors_file:
         return read_word_vectors(vectors_file, words), Path(vectors_file).name

@@ -25,8 +25,16 @@ if TYPE_CHECKING:
 
 #: public names and their modules, imported on first use: ``engine.cli`` imports :mod:`engine.replay.cli`
 #: for every command, and must not pay for pandas and plotly
-_LAZY = {"FilmFrames": "frames", "evenly_spaced": "frames", "film": "frames", "film_gif": "gif",
-         "lesson_html": "page", "RunData": "source", "load_run": "source", "resolve_run": "source"}
+_LAZY = {
+    "FilmFrames": "frames",
+    "evenly_spaced": "frames",
+    "film": "frames",
+    "film_gif": "gif",
+    "lesson_html": "page",
+    "RunData": "source",
+    "load_run": "source",
+    "resolve_run": "source",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -35,9 +43,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'engine.replay' has no attribute {name!r}")
 
 
-def lesson(run_dirs: Sequence[Path], *, names: Sequence[str] | None = None, title: str | None = None,
-           max_frames: int | None = None, compute: bool | Sequence[bool] = True, save: bool = True,
-           progress: bool = False) -> tuple[bytes, list[RunData], list[FilmFrames | None]]:
+def lesson(
+    run_dirs: Sequence[Path],
+    *,
+    names: Sequence[str] | None = None,
+    title: str | None = None,
+    max_frames: int | None = None,
+    compute: bool | Sequence[bool] = True,
+    save: bool = True,
+    progress: bool = False,
+) -> tuple[bytes, list[RunData], list[FilmFrames | None]]:
     """The lesson of ``run_dirs`` as HTML bytes, with the runs and films it was made of.
 
     ``names``: the runs' names in the lesson (default: their folders'); ``compute`` (one for all, or one per run):
@@ -49,12 +64,20 @@ def lesson(run_dirs: Sequence[Path], *, names: Sequence[str] | None = None, titl
 
     runs = [load_run(path, None if names is None else names[i]) for i, path in enumerate(run_dirs)]
     flags = [compute] * len(runs) if isinstance(compute, bool) else list(compute)
-    films = [film(run, max_frames, compute=flag, save=save, progress=progress) for run, flag in zip(runs, flags)]
+    films = [
+        film(run, max_frames, compute=flag, save=save, progress=progress) for run, flag in zip(runs, flags)
+    ]
     return lesson_html(runs, films, title).encode("utf-8"), runs, films
 
 
-def run_gif(run_dir: Path, *, name: str | None = None, max_frames: int | None = None, compute: bool = True,
-            save: bool = True) -> bytes:
+def run_gif(
+    run_dir: Path,
+    *,
+    name: str | None = None,
+    max_frames: int | None = None,
+    compute: bool = True,
+    save: bool = True,
+) -> bytes:
     """The film of one run as GIF bytes (a DataError when it has no film)."""
     from engine.replay.frames import film
     from engine.replay.gif import film_gif
@@ -64,5 +87,15 @@ def run_gif(run_dir: Path, *, name: str | None = None, max_frames: int | None = 
     return film_gif(film(run, max_frames, compute=compute, save=save, progress=False), run.points, run.name)
 
 
-__all__ = ["FilmFrames", "RunData", "evenly_spaced", "film", "film_gif", "lesson", "lesson_html", "load_run",
-           "resolve_run", "run_gif"]
+__all__ = [
+    "FilmFrames",
+    "RunData",
+    "evenly_spaced",
+    "film",
+    "film_gif",
+    "lesson",
+    "lesson_html",
+    "load_run",
+    "resolve_run",
+    "run_gif",
+]

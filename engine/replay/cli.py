@@ -20,16 +20,31 @@ from engine.errors import ConfigError, one_line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("runs", nargs="+", metavar="RUN",
-                        help="a run folder, or the name of a run under cache/runs (several: overlaid curves)")
-    parser.add_argument("--out", metavar="FILE.html", help="write the lesson: one HTML file that works offline")
-    parser.add_argument("--gif", metavar="FILE.gif", help="write the UMAP film of the first run that has one as a GIF")
-    parser.add_argument("--frames", type=int, metavar="N",
-                        help="frames of each film, evenly spaced over the snapshots (default: the setting "
-                             f"film_frames, EMBEDLAB_FILM_FRAMES, default {settings.default('film_frames')})")
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="a run folder, or the name of a run under cache/runs (several: overlaid curves)",
+    )
+    parser.add_argument(
+        "--out", metavar="FILE.html", help="write the lesson: one HTML file that works offline"
+    )
+    parser.add_argument(
+        "--gif", metavar="FILE.gif", help="write the UMAP film of the first run that has one as a GIF"
+    )
+    parser.add_argument(
+        "--frames",
+        type=int,
+        metavar="N",
+        help="frames of each film, evenly spaced over the snapshots (default: the setting "
+        f"film_frames, EMBEDLAB_FILM_FRAMES, default {settings.default('film_frames')})",
+    )
     parser.add_argument("--title", help="the lesson's title (default: the experiment and the run)")
-    parser.add_argument("--no-save-frames", action="store_true",
-                        help="do not write the frames made from snapshots into the run folder (frames/)")
+    parser.add_argument(
+        "--no-save-frames",
+        action="store_true",
+        help="do not write the frames made from snapshots into the run folder (frames/)",
+    )
 
 
 def _target(option: str, value: str | None, suffix: str) -> Path | None:
@@ -81,8 +96,10 @@ def run(args: argparse.Namespace) -> int:
     for r in runs:
         for line in r.warnings:
             print(f"warning: {line}", file=sys.stderr)
-    report: dict[str, object] = {"runs": [str(r.path) for r in runs],
-                                 "frames": {r.name: len(f.steps) if f else 0 for r, f in zip(runs, films)}}
+    report: dict[str, object] = {
+        "runs": [str(r.path) for r in runs],
+        "frames": {r.name: len(f.steps) if f else 0 for r, f in zip(runs, films)},
+    }
     if out is not None:
         data = lesson_html(runs, films, args.title).encode("utf-8")
         write_atomic(out, data)
@@ -90,8 +107,10 @@ def run(args: argparse.Namespace) -> int:
     if gif is not None:
         chosen = next(((r, f) for r, f in zip(runs, films) if f is not None and f.steps), None)
         if chosen is None:
-            raise ConfigError(f"--gif: {', '.join(r.name for r in runs)} kept no embedding snapshots, so there is no "
-                              "film (the film needs snapshots: run with --snapshot-every N)")
+            raise ConfigError(
+                f"--gif: {', '.join(r.name for r in runs)} kept no embedding snapshots, so there is no "
+                "film (the film needs snapshots: run with --snapshot-every N)"
+            )
         if len(runs) > 1:
             print(f"note: the GIF shows the film of {chosen[0].name}", file=sys.stderr)
         data = film_gif(chosen[1], chosen[0].points, chosen[0].name)
@@ -99,8 +118,11 @@ def run(args: argparse.Namespace) -> int:
         report.update(gif=str(gif), gif_bytes=len(data))
     for r, f in zip(runs, films):
         if f is None:
-            print(f"note: {r.name} kept no embedding snapshots: the lesson has its curves, and says the film needs "
-                  "snapshots (--snapshot-every N)", file=sys.stderr)
+            print(
+                f"note: {r.name} kept no embedding snapshots: the lesson has its curves, and says the film needs "
+                "snapshots (--snapshot-every N)",
+                file=sys.stderr,
+            )
     print(json.dumps(report, indent=2))
     return 0
 

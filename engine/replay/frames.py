@@ -52,8 +52,14 @@ def frame_of(snapshot: np.ndarray, previous: np.ndarray | None, seed: int) -> np
     return umap_frame(snapshot, previous=previous, knn=neighbours, seed=seed)
 
 
-def film(run: RunData, max_frames: int | None = None, *, compute: bool = True, save: bool = True,
-         progress: bool = True) -> FilmFrames | None:
+def film(
+    run: RunData,
+    max_frames: int | None = None,
+    *,
+    compute: bool = True,
+    save: bool = True,
+    progress: bool = True,
+) -> FilmFrames | None:
     """The film of ``run``: None when it kept neither snapshots nor frames.
 
     ``compute``: make the frames that are missing from the snapshots (else the film has the frames made so far);
@@ -78,8 +84,10 @@ def film(run: RunData, max_frames: int | None = None, *, compute: bool = True, s
     if todo and compute:
         made = _make(run, todo, snapshots, coords, save=save, progress=progress)
     elif todo:
-        notes.append(f"{len(todo)} of the film's {len(steps)} frames are not made yet; the film shows the "
-                     f"{len(coords)} made so far")
+        notes.append(
+            f"{len(todo)} of the film's {len(steps)} frames are not made yet; the film shows the "
+            f"{len(coords)} made so far"
+        )
     return _assemble(run, coords, made, notes)
 
 
@@ -87,11 +95,15 @@ def _load_frame(path: Path, run: RunData, notes: list[str]) -> np.ndarray | None
     try:
         frame = runlog.load_frame(path)
     except (OSError, ValueError, UnicodeDecodeError) as err:
-        notes.append(f"{run.path.name}/frames/{path.name} is damaged ({one_line(err)}); made again from its snapshot")
+        notes.append(
+            f"{run.path.name}/frames/{path.name} is damaged ({one_line(err)}); made again from its snapshot"
+        )
         run.warnings.append(notes[-1])
         return None
     if frame.ndim != 2 or not np.isfinite(frame).all():
-        notes.append(f"{run.path.name}/frames/{path.name} is damaged (not finite); made again from its snapshot")
+        notes.append(
+            f"{run.path.name}/frames/{path.name} is damaged (not finite); made again from its snapshot"
+        )
         run.warnings.append(notes[-1])
         return None
     return frame
@@ -102,13 +114,27 @@ def _seed(run: RunData) -> int:
     return seed if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 else 0
 
 
-def _make(run: RunData, todo: list[int], snapshots: dict[int, Path], coords: dict[int, np.ndarray], *,
-          save: bool, progress: bool) -> int:
+def _make(
+    run: RunData,
+    todo: list[int],
+    snapshots: dict[int, Path],
+    coords: dict[int, np.ndarray],
+    *,
+    save: bool,
+    progress: bool,
+) -> int:
     """Make the frames of ``todo`` (ascending) into ``coords``, each warm-started from the nearest earlier one."""
     from tqdm import tqdm
 
-    bar = tqdm(total=len(todo), file=sys.stderr, unit="frame", desc=f"UMAP film of {run.name}", mininterval=0.5,
-               dynamic_ncols=True, disable=not progress or settings.get("no_progress"))
+    bar = tqdm(
+        total=len(todo),
+        file=sys.stderr,
+        unit="frame",
+        desc=f"UMAP film of {run.name}",
+        mininterval=0.5,
+        dynamic_ncols=True,
+        disable=not progress or settings.get("no_progress"),
+    )
     made = 0
     try:
         for step in todo:
@@ -137,8 +163,10 @@ def _save(run: RunData, step: int, frame: np.ndarray) -> bool:
     try:
         runlog.save_frame(run.path, step, frame)
     except OSError as err:
-        run.warnings.append(f"{run.path.name}/frames: cannot save the frames made ({one_line(err)}); "
-                            "the lesson has them all the same")
+        run.warnings.append(
+            f"{run.path.name}/frames: cannot save the frames made ({one_line(err)}); "
+            "the lesson has them all the same"
+        )
         return False
     return True
 
@@ -149,11 +177,17 @@ def _assemble(run: RunData, coords: dict[int, np.ndarray], made: int, notes: lis
     if not coords:
         return FilmFrames([], np.zeros((0, 0, 2), dtype=np.float32), made, notes)
     counts = [len(frame) for frame in coords.values()]
-    expected = len(run.points) if run.points is not None and len(run.points) in counts else max(set(counts), key=counts.count)
+    expected = (
+        len(run.points)
+        if run.points is not None and len(run.points) in counts
+        else max(set(counts), key=counts.count)
+    )
     odd = sorted(step for step, frame in coords.items() if len(frame) != expected)
     if odd:
-        notes.append(f"{len(odd)} frame(s) of another point count than the film's {expected} are left out "
-                     f"(steps {', '.join(map(str, odd[:5]))}{'…' if len(odd) > 5 else ''})")
+        notes.append(
+            f"{len(odd)} frame(s) of another point count than the film's {expected} are left out "
+            f"(steps {', '.join(map(str, odd[:5]))}{'…' if len(odd) > 5 else ''})"
+        )
     steps = sorted(step for step in coords if step not in odd)
     stacked = np.stack([np.asarray(coords[step], dtype=np.float32) for step in steps])
     if stacked.shape[2] != 2:

@@ -39,13 +39,18 @@ def _fit(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def film_gif(film: FilmFrames | None, points: pd.DataFrame | None = None, title: str = "", *,
-             frame_ms: int = FRAME_MS) -> bytes:
+def film_gif(
+    film: FilmFrames | None, points: pd.DataFrame | None = None, title: str = "", *, frame_ms: int = FRAME_MS
+) -> bytes:
     """The frames of ``film`` as GIF bytes (a DataError when it has no frame)."""
     if film is None or not film.steps:
         raise DataError("the run has no UMAP film to draw (the film needs snapshots: --snapshot-every N)")
     n = film.n_points
-    labels = points["label"].astype(str).to_numpy() if points is not None and len(points) == n else np.full(n, "points")
+    labels = (
+        points["label"].astype(str).to_numpy()
+        if points is not None and len(points) == n
+        else np.full(n, "points")
+    )
     names = sorted(set(labels.tolist()))
     codes = np.searchsorted(np.array(names), labels)
     colours = [_rgb(charts.color(i)) for i in range(len(names))]
@@ -60,8 +65,12 @@ def film_gif(film: FilmFrames | None, points: pd.DataFrame | None = None, title:
     span = np.maximum(hi - lo, 1e-9)
     box = (MARGIN, TOP, WIDTH - MARGIN, HEIGHT - BOTTOM - 8)
     scale = min((box[2] - box[0]) / span[0], (box[3] - box[1]) / span[1])
-    offset = np.array([box[0] + ((box[2] - box[0]) - span[0] * scale) / 2,
-                       box[1] + ((box[3] - box[1]) - span[1] * scale) / 2])
+    offset = np.array(
+        [
+            box[0] + ((box[2] - box[0]) - span[0] * scale) / 2,
+            box[1] + ((box[3] - box[1]) - span[1] * scale) / 2,
+        ]
+    )
     radius = 4 if n <= 500 else 3 if n <= 3000 else 2
     big, small = _font(17), _font(13)
     order = np.random.default_rng(0).permutation(n)  # no label always drawn on top
@@ -82,12 +91,22 @@ def film_gif(film: FilmFrames | None, points: pd.DataFrame | None = None, title:
         _legend(draw, names, small)
         progress = (index + 1) / len(film.steps)
         draw.rectangle((MARGIN, HEIGHT - BOTTOM, WIDTH - MARGIN, HEIGHT - BOTTOM + 6), fill=2)
-        draw.rectangle((MARGIN, HEIGHT - BOTTOM, MARGIN + progress * (WIDTH - 2 * MARGIN), HEIGHT - BOTTOM + 6), fill=3)
+        draw.rectangle(
+            (MARGIN, HEIGHT - BOTTOM, MARGIN + progress * (WIDTH - 2 * MARGIN), HEIGHT - BOTTOM + 6), fill=3
+        )
         images.append(image)
     durations = [frame_ms] * (len(images) - 1) + [LAST_MS]
     out = io.BytesIO()
-    images[0].save(out, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0,
-                   optimize=False, disposal=1)
+    images[0].save(
+        out,
+        format="GIF",
+        save_all=True,
+        append_images=images[1:],
+        duration=durations,
+        loop=0,
+        optimize=False,
+        disposal=1,
+    )
     return out.getvalue()
 
 
@@ -104,7 +123,9 @@ def _fit_width(text: str, font: ImageFont.ImageFont | ImageFont.FreeTypeFont, wi
     return text
 
 
-def _legend(draw: ImageDraw.ImageDraw, names: list[str], font: ImageFont.ImageFont | ImageFont.FreeTypeFont) -> None:
+def _legend(
+    draw: ImageDraw.ImageDraw, names: list[str], font: ImageFont.ImageFont | ImageFont.FreeTypeFont
+) -> None:
     """Label names with their colour, right-aligned in the title band (at most :data:`MAX_LEGEND`)."""
     if len(names) == 1 and names[0] == "points":
         return

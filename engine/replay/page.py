@@ -22,8 +22,10 @@ from engine.replay.payload import payload, relations_of, script_json
 from engine.replay.script import CSS, SCRIPT
 from engine.replay.source import RunData
 
-CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
-       "font-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'")
+CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
+    "font-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'"
+)
 
 
 def esc(value: object) -> str:
@@ -67,22 +69,41 @@ def _setting(value: Any) -> str:
 def describe(run: RunData, film: FilmFrames | None) -> list[tuple[str, str]]:
     """The data and encoder a run used, and what its film shows, as (label, plain text) rows."""
     config, summary = run.config, run.summary or {}
-    rows: list[tuple[str, str]] = [("Experiment", f"{run.kind} ({lessons.LESSONS[run.kind].title})"
-                                    if run.kind in lessons.LESSONS else run.kind)]
+    rows: list[tuple[str, str]] = [
+        (
+            "Experiment",
+            f"{run.kind} ({lessons.LESSONS[run.kind].title})" if run.kind in lessons.LESSONS else run.kind,
+        )
+    ]
     if run.kind == "simcse":
         sets = summary.get("train_and_eval") if isinstance(summary.get("train_and_eval"), list) else []
-        mode = {"unsup": "unsupervised", "sup": "supervised (NLI triples)"}.get(str(config.get("mode")), config.get("mode"))
-        rows += [("Mode", str(mode)),
-                 ("Training data", str(sets[0] if sets else config.get("train") or "default (wiki1m / snli, else the demo)")),
-                 ("Evaluation", str(sets[1] if len(sets) > 1 else config.get("eval") or "default (STS-B dev, else demo pairs)"))]
+        mode = {"unsup": "unsupervised", "sup": "supervised (NLI triples)"}.get(
+            str(config.get("mode")), config.get("mode")
+        )
+        rows += [
+            ("Mode", str(mode)),
+            (
+                "Training data",
+                str(sets[0] if sets else config.get("train") or "default (wiki1m / snli, else the demo)"),
+            ),
+            (
+                "Evaluation",
+                str(
+                    sets[1] if len(sets) > 1 else config.get("eval") or "default (STS-B dev, else demo pairs)"
+                ),
+            ),
+        ]
         if summary.get("views"):
             rows.append(("Views", str(summary["views"])))
         if config.get("probe"):
             rows.append(("Probe set", str(config["probe"])))
     elif config.get("data") or config.get("train"):
         data = str(config.get("data") or config.get("train"))
-        extra = [f"{key.replace('_', ' ')} {config[key]}" for key in ("split", "text_col", "label_col", "limit")
-                 if config.get(key) not in (None, "")]
+        extra = [
+            f"{key.replace('_', ' ')} {config[key]}"
+            for key in ("split", "text_col", "label_col", "limit")
+            if config.get(key) not in (None, "")
+        ]
         rows.append(("Data", data + (f" ({', '.join(extra)})" if extra else "")))
     encoder = config.get("encoder") or "all-MiniLM-L6-v2 (bundled)"
     pooling = config.get("pooling") or config.get("pooler")
@@ -93,8 +114,14 @@ def describe(run: RunData, film: FilmFrames | None) -> list[tuple[str, str]]:
         made = f"; {film.made} made by this replay" if film.made else ""
         rows.append(("Film", f"{len(film.steps)} UMAP frames, steps {film.steps[0]}–{film.steps[-1]}{made}"))
     planned = f" of {config['steps']}" if config.get("steps") else ""
-    rows.append(("Steps logged", f"{len(run.metrics)} rows, last step {run.last_step}{planned}" if len(run.metrics)
-                 else f"none yet{planned.replace(' of', ': planned')}"))
+    rows.append(
+        (
+            "Steps logged",
+            f"{len(run.metrics)} rows, last step {run.last_step}{planned}"
+            if len(run.metrics)
+            else f"none yet{planned.replace(' of', ': planned')}",
+        )
+    )
     rows.append(("State", run.state + (f": {run.error}" if run.error else "")))
     if "iso_sil" in relations_of(run):
         corr = charts.correlations(run.metrics)
@@ -108,17 +135,30 @@ def _run_article(run: RunData, film: FilmFrames | None) -> str:
     values = []
     for column in run.curves:
         series = run.series(column)
-        values.append(f"<tr><td>{esc(charts.label(column))} <code>{esc(column)}</code></td>"
-                      f"<td class=num>{_number(series[column].iloc[0])} (step {int(series['step'].iloc[0])})</td>"
-                      f"<td class=num>{_number(series[column].iloc[-1])} (step {int(series['step'].iloc[-1])})</td>"
-                      f"<td class=num>{len(series)}</td></tr>")
-    table = ("<table class=values><tr><th>metric</th><th>start</th><th>end</th><th>points</th></tr>"
-             + "".join(values) + "</table>") if values else "<p class=note>No metric logged yet.</p>"
-    config = "".join(f"<tr><td><code>{esc(key)}</code></td><td>{_setting(value)}</td></tr>"
-                     for key, value in run.config.items())
-    return (f'<article class="run"><h3>{esc(run.name)}</h3><dl>{facts}</dl><h4>Start and end</h4>{table}'
-            f"<details open><summary>Settings (config.json)</summary><table class=settings>"
-            f"<tr><th>setting</th><th>value</th></tr>{config}</table></details></article>")
+        values.append(
+            f"<tr><td>{esc(charts.label(column))} <code>{esc(column)}</code></td>"
+            f"<td class=num>{_number(series[column].iloc[0])} (step {int(series['step'].iloc[0])})</td>"
+            f"<td class=num>{_number(series[column].iloc[-1])} (step {int(series['step'].iloc[-1])})</td>"
+            f"<td class=num>{len(series)}</td></tr>"
+        )
+    table = (
+        (
+            "<table class=values><tr><th>metric</th><th>start</th><th>end</th><th>points</th></tr>"
+            + "".join(values)
+            + "</table>"
+        )
+        if values
+        else "<p class=note>No metric logged yet.</p>"
+    )
+    config = "".join(
+        f"<tr><td><code>{esc(key)}</code></td><td>{_setting(value)}</td></tr>"
+        for key, value in run.config.items()
+    )
+    return (
+        f'<article class="run"><h3>{esc(run.name)}</h3><dl>{facts}</dl><h4>Start and end</h4>{table}'
+        f"<details open><summary>Settings (config.json)</summary><table class=settings>"
+        f"<tr><th>setting</th><th>value</th></tr>{config}</table></details></article>"
+    )
 
 
 def _lessons(runs: Sequence[RunData]) -> str:
@@ -128,8 +168,10 @@ def _lessons(runs: Sequence[RunData]) -> str:
             continue
         lesson = lessons.lesson(kind)
         watch = "".join(f"<li>{esc(item)}</li>" for item in lesson.watch)
-        parts.append(f'<div class="lesson" data-kind="{esc(kind)}"><h2>{esc(lesson.title)}</h2>'
-                     f"<p>{esc(lesson.intro)}</p><h3>What to watch</h3><ul>{watch}</ul></div>")
+        parts.append(
+            f'<div class="lesson" data-kind="{esc(kind)}"><h2>{esc(lesson.title)}</h2>'
+            f"<p>{esc(lesson.intro)}</p><h3>What to watch</h3><ul>{watch}</ul></div>"
+        )
     return f'<section id="lesson">{"".join(parts)}</section>' if parts else ""
 
 
@@ -160,37 +202,47 @@ def lesson_html(runs: Sequence[RunData], films: Sequence[FilmFrames | None], tit
     plotly_source, plotly_version = plotly_js()
     title = title or default_title(runs)
     notes = [note for note in (item["film_note"] for item in data["runs"]) if note]
-    relation = ('<section id="relation-section"><h2>How the measures relate</h2><div id="relations"></div></section>'
-                if data["relations"] else "")
-    spectrum = ('<section id="spectrum-section"><h2>Covariance spectrum</h2><div id="spectrum" class="plot"></div>'
-                '<p class="note">The eigenvalues of the embeddings\' covariance, largest first, on a log axis: a flat '
-                "line uses many directions alike (isotropic), a steep one puts the variance into a few. One run: one "
-                "line per logged step, from light (early) to dark (late). Several runs: each run's first (faint) and "
-                "last (thick) step.</p></section>" if data["spectrum"] else "")
+    relation = (
+        '<section id="relation-section"><h2>How the measures relate</h2><div id="relations"></div></section>'
+        if data["relations"]
+        else ""
+    )
+    spectrum = (
+        '<section id="spectrum-section"><h2>Covariance spectrum</h2><div id="spectrum" class="plot"></div>'
+        '<p class="note">The eigenvalues of the embeddings\' covariance, largest first, on a log axis: a flat '
+        "line uses many directions alike (isotropic), a steep one puts the variance into a few. One run: one "
+        "line per logged step, from light (early) to dark (late). Several runs: each run's first (faint) and "
+        "last (thick) step.</p></section>"
+        if data["spectrum"]
+        else ""
+    )
     made = time.strftime("%Y-%m-%d %H:%M")
     names = ", ".join(run.name for run in runs)
-    return "".join([
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<meta name="generator" content="embedlab replay">',
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>",
-        f"<header><h1>{esc(title)}</h1><p class=meta>An embedlab lesson made on {made} from {len(runs)} run(s): "
-        f"{esc(names)}. Everything is inside this file: it works offline, with no server.</p></header>",
-        '<noscript><p class="error">The charts need JavaScript; the texts and settings below read without it.</p></noscript>',
-        '<div id="lesson-error" class="error" hidden></div>',
-        _lessons(runs),
-        f'<div class="row">{_film_section(notes, any(item["film"] for item in data["runs"]))}{relation}</div>',
-        spectrum,
-        '<section id="curves-section"><h2>Curves</h2><div id="curves" class="grid"></div>'
-        + ("" if data["metrics"] else '<p class="note">No metric logged yet.</p>') + "</section>",
-        '<section id="runs"><h2>The runs</h2>',
-        "".join(_run_article(run, film) for run, film in zip(runs, films)),
-        "</section>",
-        f"<footer>Made with embedlab (python -m engine replay). Charts: plotly.js {esc(plotly_version)} "
-        "(MIT licence), inlined below.</footer></main>",
-        f'<script type="application/json" id="lesson-data">{script_json(data)}</script>',
-        f"<script>{plotly_source}</script>",
-        f"<script>{SCRIPT}</script>",
-        "</body></html>\n",
-    ])
+    return "".join(
+        [
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            '<meta name="generator" content="embedlab replay">',
+            f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>",
+            f"<header><h1>{esc(title)}</h1><p class=meta>An embedlab lesson made on {made} from {len(runs)} run(s): "
+            f"{esc(names)}. Everything is inside this file: it works offline, with no server.</p></header>",
+            '<noscript><p class="error">The charts need JavaScript; the texts and settings below read without it.</p></noscript>',
+            '<div id="lesson-error" class="error" hidden></div>',
+            _lessons(runs),
+            f'<div class="row">{_film_section(notes, any(item["film"] for item in data["runs"]))}{relation}</div>',
+            spectrum,
+            '<section id="curves-section"><h2>Curves</h2><div id="curves" class="grid"></div>'
+            + ("" if data["metrics"] else '<p class="note">No metric logged yet.</p>')
+            + "</section>",
+            '<section id="runs"><h2>The runs</h2>',
+            "".join(_run_article(run, film) for run, film in zip(runs, films)),
+            "</section>",
+            f"<footer>Made with embedlab (python -m engine replay). Charts: plotly.js {esc(plotly_version)} "
+            "(MIT licence), inlined below.</footer></main>",
+            f'<script type="application/json" id="lesson-data">{script_json(data)}</script>',
+            f"<script>{plotly_source}</script>",
+            f"<script>{SCRIPT}</script>",
+            "</body></html>\n",
+        ]
+    )

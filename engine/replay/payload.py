@@ -26,10 +26,20 @@ from engine.replay.source import RunData
 #: the relation figures: (x column, y column, title, x title, y title); the alignment–uniformity plane takes a
 #: probe run's class alignment where a SimCSE run has its alignment (:data:`engine.charts.ALIGNMENT_COLUMNS`)
 RELATIONS: dict[str, tuple[str, str, str, str, str]] = {
-    "iso_sil": ("isoscore", "silhouette", "IsoScore vs silhouette (Mickus et al. 2024, Fig. 3)",
-                "IsoScore", "Silhouette"),
-    "align_uniform": ("uniformity", "alignment", "Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)",
-                      "l_uniform", "l_align"),
+    "iso_sil": (
+        "isoscore",
+        "silhouette",
+        "IsoScore vs silhouette (Mickus et al. 2024, Fig. 3)",
+        "IsoScore",
+        "Silhouette",
+    ),
+    "align_uniform": (
+        "uniformity",
+        "alignment",
+        "Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)",
+        "l_uniform",
+        "l_align",
+    ),
 }
 CLASS_ALIGN_TITLE = "l_align (probe runs: class alignment)"
 FRAME_MS = 400  # a film frame's time at 1× speed
@@ -98,15 +108,24 @@ def relation_payload(run: RunData, kind: str) -> dict[str, Any] | None:
     corr = charts.correlations(run.metrics, x, y) if kind == "iso_sil" else None  # the paper's r and ρ
     r, rho = (None, None) if corr is None else (_finite(corr[0]), _finite(corr[1]))
     legend = run.name + (" (class alignment)" if y == "class_alignment" else "")
-    return {"kind": kind, "step": b64(both["step"], "<f8"), "x": b64(both[x], "<f8"), "y": b64(both[y], "<f8"),
-            "r": r, "rho": rho, "legend": plotly_text(legend)}
+    return {
+        "kind": kind,
+        "step": b64(both["step"], "<f8"),
+        "x": b64(both[x], "<f8"),
+        "y": b64(both[y], "<f8"),
+        "r": r,
+        "rho": rho,
+        "legend": plotly_text(legend),
+    }
 
 
 def spectrum_payload(runs: Sequence[RunData]) -> dict[str, Any] | None:
     """The covariance spectrum figure of the runs that logged one (:func:`engine.charts.spectrum_figure`: at most
     :data:`engine.charts.MAX_SPECTRA` lines a run, its numbers as base64 typed arrays), without Plotly's
     template (the page sets its own fonts); None when no run logged a spectrum."""
-    found = {plotly_text(run.name): run.spectra for run in runs if run.spectra is not None and len(run.spectra)}
+    found = {
+        plotly_text(run.name): run.spectra for run in runs if run.spectra is not None and len(run.spectra)
+    }
     if not found:
         return None
     fig = charts.spectrum_figure(found)
@@ -140,21 +159,28 @@ def film_payload(film: FilmFrames, points: pd.DataFrame | None) -> dict[str, Any
         "codes": codes.tolist(),
         "hover": hover,
         "coords": b64(coords.transpose(0, 2, 1), "<f4"),  # (frames, 2, n): x of every point, then y
-        "range": [[float(lo[0] - pad[0]), float(hi[0] + pad[0])], [float(lo[1] - pad[1]), float(hi[1] + pad[1])]],
+        "range": [
+            [float(lo[0] - pad[0]), float(hi[0] + pad[0])],
+            [float(lo[1] - pad[1]), float(hi[1] + pad[1])],
+        ],
     }
 
 
 def film_note(run: RunData, film: FilmFrames | None) -> str | None:
     """Why a run's film is missing or partial (plain text), None when it is whole."""
     if film is None:
-        return (f"{run.name} kept no embedding snapshots, so it has no UMAP film: the film needs snapshots. Start the "
-                "run with --snapshot-every N (the app keeps them by itself).")
+        return (
+            f"{run.name} kept no embedding snapshots, so it has no UMAP film: the film needs snapshots. Start the "
+            "run with --snapshot-every N (the app keeps them by itself)."
+        )
     if not film.steps:
         return f"{run.name}: the film's UMAP frames are not made yet. " + " ".join(film.notes)
     notes = list(film.notes)
     if film.n_points > MAX_FILM_POINTS:
-        notes.append(f"{run.name}: the film shows a seeded sample of {MAX_FILM_POINTS:,} of its {film.n_points:,} "
-                     "sentences, so that it stays quick to play.")
+        notes.append(
+            f"{run.name}: the film shows a seeded sample of {MAX_FILM_POINTS:,} of its {film.n_points:,} "
+            "sentences, so that it stays quick to play."
+        )
     return " ".join(notes) or None
 
 
@@ -168,24 +194,34 @@ def payload(runs: Sequence[RunData], films: Sequence[FilmFrames | None]) -> dict
         found = {kind: relation_payload(run, kind) for kind in relations_of(run)}
         found = {kind: value for kind, value in found.items() if value is not None}
         relations += [kind for kind in found if kind not in relations]
-        out_runs.append({
-            "name": run.name,
-            "legend": plotly_text(run.name),
-            "kind": run.kind,
-            "color": charts.color(index),
-            "curves": curves_of(run),
-            "relations": found,
-            "film": film_payload(film, run.points) if film is not None and film.steps else None,
-            "film_note": film_note(run, film),
-        })
+        out_runs.append(
+            {
+                "name": run.name,
+                "legend": plotly_text(run.name),
+                "kind": run.kind,
+                "color": charts.color(index),
+                "curves": curves_of(run),
+                "relations": found,
+                "film": film_payload(film, run.points) if film is not None and film.steps else None,
+                "film_note": film_note(run, film),
+            }
+        )
     return {
         "version": 1,
         "runs": out_runs,
         "metrics": [{"key": key, "label": plotly_text(charts.label(key))} for key in metrics],
-        "relations": [{"kind": kind, "title": plotly_text(RELATIONS[kind][2]), "x": RELATIONS[kind][3],
-                       "y": CLASS_ALIGN_TITLE if kind == "align_uniform" and any(
-                           run.kind == "probe" for run in runs if kind in relations_of(run)) else RELATIONS[kind][4]}
-                      for kind in sorted(relations)],
+        "relations": [
+            {
+                "kind": kind,
+                "title": plotly_text(RELATIONS[kind][2]),
+                "x": RELATIONS[kind][3],
+                "y": CLASS_ALIGN_TITLE
+                if kind == "align_uniform"
+                and any(run.kind == "probe" for run in runs if kind in relations_of(run))
+                else RELATIONS[kind][4],
+            }
+            for kind in sorted(relations)
+        ],
         "spectrum": spectrum_payload(runs),
         "palette": list(charts.PALETTE),
         "frame_ms": FRAME_MS,

@@ -129,7 +129,9 @@ def _state(run_dir: Path, warnings: list[str]) -> tuple[str, str | None]:
         error = runlog.read_json(run_dir / runlog.STATUS).get("error")
         return runlog.run_state(run_dir), None if error is None else " ".join(str(error).split())
     except (OSError, ValueError) as err:
-        warnings.append(f"{_where(run_dir, runlog.STATUS)} is damaged ({one_line(err)}); its state shows as unknown")
+        warnings.append(
+            f"{_where(run_dir, runlog.STATUS)} is damaged ({one_line(err)}); its state shows as unknown"
+        )
         return "unknown", None
 
 
@@ -146,12 +148,16 @@ def _metrics(run_dir: Path, warnings: list[str]) -> pd.DataFrame:
     if raw.empty and not len(raw.columns):
         return pd.DataFrame({"step": pd.Series([], dtype=float)})
     if "step" not in raw.columns:
-        raise DataError(f"{where} is damaged (no step column; its header is {', '.join(map(str, raw.columns))[:120]})")
+        raise DataError(
+            f"{where} is damaged (no step column; its header is {', '.join(map(str, raw.columns))[:120]})"
+        )
     numbers = raw.apply(pd.to_numeric, errors="coerce").astype(float)
     bad_steps = numbers["step"].isna() | (numbers["step"] % 1 != 0)
     if bad_steps.any():
         row = int(bad_steps.to_numpy().argmax()) + 2  # 1-based, after the header
-        raise DataError(f"{where} is damaged (line {row}: step {raw['step'].iloc[row - 2]!r} is not a whole number)")
+        raise DataError(
+            f"{where} is damaged (line {row}: step {raw['step'].iloc[row - 2]!r} is not a whole number)"
+        )
     lost = int((numbers.isna() & raw.notna()).to_numpy().sum())
     if lost:
         warnings.append(f"{where}: {lost} cell(s) are not numbers and are left out")
@@ -164,10 +170,14 @@ def _points(run_dir: Path, warnings: list[str]) -> pd.DataFrame | None:
     try:
         points = runlog.read_points(run_dir)
     except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError) as err:
-        warnings.append(f"{_where(run_dir, runlog.POINTS)} is damaged ({one_line(err)}); the film's points are unlabelled")
+        warnings.append(
+            f"{_where(run_dir, runlog.POINTS)} is damaged ({one_line(err)}); the film's points are unlabelled"
+        )
         return None
     if not {"text", "label"} <= set(points.columns):
-        warnings.append(f"{_where(run_dir, runlog.POINTS)} is damaged (no text/label columns); "
-                        "the film's points are unlabelled")
+        warnings.append(
+            f"{_where(run_dir, runlog.POINTS)} is damaged (no text/label columns); "
+            "the film's points are unlabelled"
+        )
         return None
     return pd.DataFrame({"text": points["text"].astype(str), "label": points["label"].astype(str)})

@@ -14,12 +14,20 @@ from typing import Any
 import numpy as np
 
 CONFIG, STATUS, METRICS, SUMMARY, POINTS, SNAPSHOTS, FRAMES, ERROR_LOG = (
-    "config.json", "status.json", "metrics.csv", "summary.json", "points.csv", "snapshots", "frames", "error.log",
+    "config.json",
+    "status.json",
+    "metrics.csv",
+    "summary.json",
+    "points.csv",
+    "snapshots",
+    "frames",
+    "error.log",
 )
 #: the covariance spectrum of each measured step: ``step,lambda_1,...,lambda_d`` (eigenvalues, descending)
 SPECTRUM = "spectrum.csv"
 
 FINAL_STATES = ("finished", "stopped", "failed")
+
 
 def write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
     """Write JSON to a temporary file in the same folder, fsync, then rename over ``path``."""
@@ -35,12 +43,14 @@ def write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
 
+
 def read_json(path: Path) -> dict[str, Any]:
     with open(path, encoding="utf-8") as handle:
         value = json.load(handle)
     if not isinstance(value, dict):
         raise ValueError(f"{path.name} is not a JSON object")
     return value
+
 
 def jsonable(value: Any) -> Any:
     if isinstance(value, Mapping):
@@ -54,6 +64,7 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
 
 def format_cell(value: Any) -> str:
     if value is None:

@@ -146,8 +146,11 @@ def read_spectrum(run_dir: Path) -> Spectra:
         return _spectra([])
     complete = raw[: raw.rfind(b"\n") + 1]
     try:
-        rows = [_spectrum_row(cells) for cells in list(csv.reader(io.StringIO(complete.decode("utf-8"))))[1:]
-                if cells]
+        rows = [
+            _spectrum_row(cells)
+            for cells in list(csv.reader(io.StringIO(complete.decode("utf-8"))))[1:]
+            if cells
+        ]
         return _spectra(rows)
     except (ValueError, UnicodeDecodeError) as err:
         raise DataError(f"{path.parent.name}/{SPECTRUM} is damaged ({' '.join(str(err).split())})") from None
@@ -299,7 +302,7 @@ def _steps_in(folder: Path, suffix: str) -> list[tuple[int, Path]]:
     found = []
     for path in folder.glob(f"step_*{suffix}"):
         try:
-            found.append((int(path.name[len("step_"):-len(suffix)]), path))
+            found.append((int(path.name[len("step_") : -len(suffix)]), path))
         except ValueError:
             log.warning("skipping unexpected file %s", path)
     return sorted(found)
@@ -323,13 +326,17 @@ def load_snapshot(path: Path) -> np.ndarray:
     except (OSError, ValueError, EOFError) as err:
         raise DataError(f"{path.parent.name}/{path.name} is damaged ({' '.join(str(err).split())})") from None
     if array.ndim != 2:
-        raise DataError(f"{path.parent.name}/{path.name} is damaged (an array of shape {array.shape}, not n x d)")
+        raise DataError(
+            f"{path.parent.name}/{path.name} is damaged (an array of shape {array.shape}, not n x d)"
+        )
     return array
 
 
 def read_points(run_dir: Path) -> pd.DataFrame:
     path = Path(run_dir) / POINTS
-    return pd.read_csv(path, keep_default_na=False) if path.exists() else pd.DataFrame(columns=["text", "label"])
+    return (
+        pd.read_csv(path, keep_default_na=False) if path.exists() else pd.DataFrame(columns=["text", "label"])
+    )
 
 
 def frame_path(run_dir: Path, step: int) -> Path:

@@ -51,8 +51,10 @@ class RunWriter:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._lock = WriterLock(self.run_dir)
         if not any(self._lock.acquire() or time.sleep(0.025) for _ in range(LOCK_TRIES)):
-            raise ConfigError(f"{self.run_dir}: another process is writing a run into this folder; "
-                              "choose another folder or stop that run first")
+            raise ConfigError(
+                f"{self.run_dir}: another process is writing a run into this folder; "
+                "choose another folder or stop that run first"
+            )
         self.columns = list(columns)
         self._fd: int | None = None
         self._spectrum_fd: int | None = None
@@ -69,7 +71,9 @@ class RunWriter:
         try:
             write_json_atomic(self.run_dir / CONFIG, config)
             write_json_atomic(self.run_dir / STATUS, self._status)
-            (self.run_dir / SPECTRUM).unlink(missing_ok=True)  # an earlier run's (--force); made at its first row
+            (self.run_dir / SPECTRUM).unlink(
+                missing_ok=True
+            )  # an earlier run's (--force); made at its first row
             self._fd = _open_log(self.run_dir / METRICS)
             self._write_line(self.columns)
         except BaseException:

@@ -59,7 +59,9 @@ class SimCSEConfig:
     replace_encoder: bool = False  # an existing saved encoder of that name may be replaced
     snapshot_every: int = 0  # 0: no snapshots; k: embeddings of probe (else eval) sentences every k steps
     train_limit: int | None = None  # seeded subset of the training data
-    precision: str = "auto"  # auto: bf16 autocast on CUDA and on CPUs with native bf16; fp32: never (engine.device)
+    precision: str = (
+        "auto"  # auto: bf16 autocast on CUDA and on CPUs with native bf16; fp32: never (engine.device)
+    )
 
     def __post_init__(self) -> None:
         require_choice("mode", self.mode, MODES)
@@ -70,7 +72,9 @@ class SimCSEConfig:
         self.augment_rate = require_number("augment_rate", self.augment_rate, 0.0, 0.9)
         self.lr = require_number("lr", self.lr, 0.0, 1.0, open_low=True)
         self.temp = require_number("temp", self.temp, 0.0, 100.0, open_low=True)
-        self.hard_negative_weight = require_number("hard_negative_weight", self.hard_negative_weight, 0.0, 1e6, open_low=True)
+        self.hard_negative_weight = require_number(
+            "hard_negative_weight", self.hard_negative_weight, 0.0, 1e6, open_low=True
+        )
         require_int("steps", self.steps, 1, MAX_STEPS)
         require_int("batch_size", self.batch_size, 2, 1 << 16)
         require_int("max_len", self.max_len, 4, 8192)
@@ -85,7 +89,9 @@ class SimCSEConfig:
         if self.same_mask and self.augment != "none":
             raise ConfigError("same_mask (z2 = z1) cannot be combined with an augmentation: pick one")
         if self.mode == "sup" and (self.same_mask or self.augment != "none"):
-            raise ConfigError("same_mask and augment are unsupervised views; supervised SimCSE uses NLI triples")
+            raise ConfigError(
+                "same_mask and augment are unsupervised views; supervised SimCSE uses NLI triples"
+            )
         if self.save_encoder is not None:
             paths.safe_name(self.save_encoder, what="save_encoder")
 

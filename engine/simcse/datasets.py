@@ -20,9 +20,11 @@ from engine.simcse.config import SimCSEConfig
 def default_sets(config: SimCSEConfig) -> tuple[str, str]:
     """(training set, evaluation set) names: the real sets when the data folder has them, else the demo."""
     folder = paths.data_dir(config.data_dir)
-    has = (lambda sub: folder is not None and (folder / sub).is_dir())  # noqa: E731
+    has = lambda sub: folder is not None and (folder / sub).is_dir()  # noqa: E731
     train = config.train or (
-        ("wiki1m" if has("wiki") else "demo") if config.mode == "unsup" else ("snli" if has("snli") else "demo-nli")
+        ("wiki1m" if has("wiki") else "demo")
+        if config.mode == "unsup"
+        else ("snli" if has("snli") else "demo-nli")
     )
     evaluation = config.eval or ("stsb" if has("stsb") else "demo-pairs")
     return train, evaluation
@@ -41,13 +43,17 @@ def load_training(config: SimCSEConfig) -> list[str] | Any:
     from engine.data import to_sentences, to_triples
 
     name, _ = default_sets(config)
-    dataset = _load(name, config, "sentences" if config.mode == "unsup" else "triples", limit=config.train_limit)
+    dataset = _load(
+        name, config, "sentences" if config.mode == "unsup" else "triples", limit=config.train_limit
+    )
     if config.mode == "unsup":
         data: Any = list(to_sentences(dataset).texts)
     else:
         data = to_triples(dataset)
     if len(data) < config.batch_size:
-        raise ConfigError(f"batch_size {config.batch_size} is larger than the {len(data)} training examples of {name}")
+        raise ConfigError(
+            f"batch_size {config.batch_size} is larger than the {len(data)} training examples of {name}"
+        )
     return data
 
 
@@ -126,5 +132,8 @@ class BatchSampler:
     def __call__(self, step: int) -> np.ndarray:
         epoch, j = divmod(step - 1, self.per_epoch)
         if epoch != self._epoch:
-            self._epoch, self._perm = epoch, np.random.default_rng([self.seed, 7919, epoch]).permutation(self.n)
-        return self._perm[j * self.batch_size:(j + 1) * self.batch_size]
+            self._epoch, self._perm = (
+                epoch,
+                np.random.default_rng([self.seed, 7919, epoch]).permutation(self.n),
+            )
+        return self._perm[j * self.batch_size : (j + 1) * self.batch_size]

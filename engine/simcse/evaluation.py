@@ -47,13 +47,21 @@ class Evaluator:
     """The metrics of the module docstring for the current encoder; built once per run, called at every
     evaluation. ``geometry=False`` leaves the isotropy family but IsoScore out (to measure its cost)."""
 
-    def __init__(self, encoder: Any, evalset: EvalSet, probe: Any = None, geometry: bool = True,
-                 precision: str = "fp32"):
+    def __init__(
+        self,
+        encoder: Any,
+        evalset: EvalSet,
+        probe: Any = None,
+        geometry: bool = True,
+        precision: str = "fp32",
+    ):
         self.encoder, self.evalset, self.probe, self.geometry = encoder, evalset, probe, geometry
         self.precision = precision
         self.device = next(encoder.model.parameters()).device
         self.tokens = encoder.pretokenize(evalset.sentences, batch_size=EVAL_BATCH)
-        self.probe_tokens = None if probe is None else encoder.pretokenize(list(probe.texts), batch_size=EVAL_BATCH)
+        self.probe_tokens = (
+            None if probe is None else encoder.pretokenize(list(probe.texts), batch_size=EVAL_BATCH)
+        )
         self.probe_labels = None if probe is None else [str(label) for label in probe.labels]
 
     def _family(self, points: np.ndarray, prefix: str = "") -> tuple[dict[str, Any], np.ndarray | None]:
@@ -97,7 +105,9 @@ class Evaluator:
             if probe_emb is None:
                 return out
             probe_family, _ = self._family(probe_emb, "probe_")
-            out.update(probe_silhouette=silhouette(probe_emb, self.probe_labels), **probe_family, _points=probe_emb)
+            out.update(
+                probe_silhouette=silhouette(probe_emb, self.probe_labels), **probe_family, _points=probe_emb
+            )
         return out
 
 

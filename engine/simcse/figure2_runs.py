@@ -51,9 +51,22 @@ def figure2_configs(base: dict[str, Any], runs: list[str] | None = None) -> dict
     return {name: SimCSEConfig(**{**base, **FIGURE2_RUNS[name]}) for name in names}
 
 
-SUMMARY_KEYS = ("state", "sts_spearman_start", "sts_spearman_end", "sts_spearman_best", "alignment_start",
-                "alignment_end", "uniformity_start", "uniformity_end", "loss_last10", "train_seconds", "eval_seconds",
-                "wall_seconds", "eval_set", "precision")
+SUMMARY_KEYS = (
+    "state",
+    "sts_spearman_start",
+    "sts_spearman_end",
+    "sts_spearman_best",
+    "alignment_start",
+    "alignment_end",
+    "uniformity_start",
+    "uniformity_end",
+    "loss_last10",
+    "train_seconds",
+    "eval_seconds",
+    "wall_seconds",
+    "eval_set",
+    "precision",
+)
 
 
 def longest_first(configs: dict[str, SimCSEConfig]) -> list[str]:
@@ -123,41 +136,72 @@ def run_all(configs: dict[str, SimCSEConfig], out: Path, workers: int, cpus: int
 
     spawn = multiprocessing.get_context("spawn")  # fresh interpreters: no forked torch thread pools
     running = spawn.Value("i", 0)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=module._share_counter,
-                             initargs=(running,)) as pool:
-        futures = {name: pool.submit(module.run_one, name, configs[name], out / name, cpus)
-                   for name in longest_first(configs)}
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=spawn, initializer=module._share_counter, initargs=(running,)
+    ) as pool:
+        futures = {
+            name: pool.submit(module.run_one, name, configs[name], out / name, cpus)
+            for name in longest_first(configs)
+        }
         return {name: futures[name].result() for name in configs}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine.simcse.figure2_runs", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.simcse.figure2_runs", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--data-dir", required=True, help="folder with wiki/ and stsb/ (e.g. ../shared/data)")
     parser.add_argument("--out", required=True, help="folder receiving one run folder per variant")
     parser.add_argument("--steps", type=int, default=250)
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--eval-limit", type=int, default=250, help="STS-B dev pairs evaluated (0: all 1,500)")
+    parser.add_argument(
+        "--eval-limit", type=int, default=250, help="STS-B dev pairs evaluated (0: all 1,500)"
+    )
     parser.add_argument("--eval-every", type=int, default=10)
     parser.add_argument("--encoder", help="default: the bundled all-MiniLM-L6-v2; paper: bert-base-uncased")
     parser.add_argument("--pooler", default="cls", help="cls (paper), cls-mlp or avg")
     parser.add_argument("--lr", type=float, default=3e-5)
     parser.add_argument("--device", default="auto")
-    parser.add_argument("--precision", choices=PRECISIONS, default=SimCSEConfig.precision,
-                        help="auto: bf16 autocast where the hardware has it (CUDA, CPUs with AVX512-BF16/AMX); fp32")
-    parser.add_argument("--probe", help="labelled set for probe silhouette / IsoScore (the app's preset: demo)")
-    parser.add_argument("--snapshot-every", type=int, default=0, help="embedding snapshots every k steps (app: 10)")
+    parser.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        default=SimCSEConfig.precision,
+        help="auto: bf16 autocast where the hardware has it (CUDA, CPUs with AVX512-BF16/AMX); fp32",
+    )
+    parser.add_argument(
+        "--probe", help="labelled set for probe silhouette / IsoScore (the app's preset: demo)"
+    )
+    parser.add_argument(
+        "--snapshot-every", type=int, default=0, help="embedding snapshots every k steps (app: 10)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", nargs="*", help=f"subset of {', '.join(FIGURE2_RUNS)}")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="runs trained at once, each in its own process (default: one per CPU, at most one "
-                             "per run; 1: one after another in this process)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="runs trained at once, each in its own process (default: one per CPU, at most one "
+        "per run; 1: one after another in this process)",
+    )
     args = parser.parse_args(argv)
 
     base = dict(
-        mode="unsup", train="wiki1m", data_dir=args.data_dir, eval="stsb", steps=args.steps,
-        batch_size=args.batch_size, eval_limit=args.eval_limit or None, eval_every=args.eval_every,
-        encoder=args.encoder, pooler=args.pooler, lr=args.lr, device=args.device, seed=args.seed,
-        precision=args.precision, probe=args.probe, snapshot_every=args.snapshot_every,
+        mode="unsup",
+        train="wiki1m",
+        data_dir=args.data_dir,
+        eval="stsb",
+        steps=args.steps,
+        batch_size=args.batch_size,
+        eval_limit=args.eval_limit or None,
+        eval_every=args.eval_every,
+        encoder=args.encoder,
+        pooler=args.pooler,
+        lr=args.lr,
+        device=args.device,
+        seed=args.seed,
+        precision=args.precision,
+        probe=args.probe,
+        snapshot_every=args.snapshot_every,
     )
     try:
         configs = figure2_configs(base, args.runs)
@@ -166,7 +210,9 @@ def main(argv: list[str] | None = None) -> int:
             raise EmbedlabError(f"--workers must be 0 (one per CPU) or more, got {requested}")
         cpus = usable_cpus()
         workers, threads = plan_workers(len(configs), requested, cpus)
-        print(f"[figure2] {len(configs)} runs, {workers} at a time, {threads} thread(s) each", file=sys.stderr)
+        print(
+            f"[figure2] {len(configs)} runs, {workers} at a time, {threads} thread(s) each", file=sys.stderr
+        )
         results = run_all(configs, Path(args.out), workers, cpus)
     except EmbedlabError as err:
         print(f"error: {one_line(err)}", file=sys.stderr)

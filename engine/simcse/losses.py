@@ -59,7 +59,9 @@ def sup_logits(z1: Tensor, z2: Tensor, z3: Tensor, temp: float, hard_negative_we
     return logits
 
 
-def sup_loss(z1: Tensor, z2: Tensor, z3: Tensor, temp: float = 0.05, hard_negative_weight: float = 1.0) -> Tensor:
+def sup_loss(
+    z1: Tensor, z2: Tensor, z3: Tensor, temp: float = 0.05, hard_negative_weight: float = 1.0
+) -> Tensor:
     r"""Supervised SimCSE with hard negatives (eq. 5 and the α weighting of Table 7).
 
     .. math::

@@ -29,7 +29,9 @@ from engine.simcse.datasets import BatchSampler
 from engine.simcse.losses import sup_loss, unsup_loss
 from engine.simcse.views import ViewPlan, plan_of, set_dropout, step_rng
 
-BUCKET_ROWS = 32  # at least this many sequences per length bucket (smaller GEMMs lose more than padding costs)
+BUCKET_ROWS = (
+    32  # at least this many sequences per length bucket (smaller GEMMs lose more than padding costs)
+)
 MAX_BUCKETS = 4  # measured at batch 64 × 2 views on 2 cores: 4 buckets beat 3 and 8 (docs/performance.md)
 
 
@@ -58,8 +60,10 @@ class Towers(nn.Module):
         rows, width = mask.shape
         parts = []
         for index, length in buckets:
-            sub = {key: value[index, :length] if value.dim() == 2 and value.shape == (rows, width) else value
-                   for key, value in batch.items()}
+            sub = {
+                key: value[index, :length] if value.dim() == 2 and value.shape == (rows, width) else value
+                for key, value in batch.items()
+            }
             parts.append(self._forward(sub, use_mlp=self.use_mlp))
         order = torch.cat([index for index, _ in buckets])
         return torch.cat(parts)[torch.argsort(order)]
@@ -88,17 +92,25 @@ def build_encoder(config: SimCSEConfig, device: torch.device) -> tuple[Any, bool
     return encoder.to(device).train(), use_mlp
 
 
-def view_groups(data: Any, idx: np.ndarray, plan: ViewPlan, rng: np.random.Generator, mode: str) -> list[list[str]]:
+def view_groups(
+    data: Any, idx: np.ndarray, plan: ViewPlan, rng: np.random.Generator, mode: str
+) -> list[list[str]]:
     """The texts of each view for batch ``idx``: [x, x⁺] (unsup), [x] (same mask), [x, x⁺, x⁻] (sup)."""
     if mode == "sup":
-        return [[data.anchors[i] for i in idx], [data.positives[i] for i in idx], [data.negatives[i] for i in idx]]
+        return [
+            [data.anchors[i] for i in idx],
+            [data.positives[i] for i in idx],
+            [data.negatives[i] for i in idx],
+        ]
     texts = [data[i] for i in idx]
     if plan.one_forward:
         return [texts]
     return [texts, plan.second_view(texts, rng)]
 
 
-def encode_views(towers: nn.Module, encoder: Any, groups: list[list[str]], plan: ViewPlan, max_len: int) -> list[torch.Tensor]:
+def encode_views(
+    towers: nn.Module, encoder: Any, groups: list[list[str]], plan: ViewPlan, max_len: int
+) -> list[torch.Tensor]:
     """One forward pass over all views stacked (SimCSE's ``cl_forward``), split back per view.
 
     Same mask: the single view is used twice, ``z2 = z1`` (SimCSE#36).
@@ -136,7 +148,9 @@ class Trainer:
     def step(self, step: int) -> float:
         """Views of batch ``step`` → forward → all-gather → loss → AdamW update; returns the loss."""
         config = self.config
-        groups = view_groups(self.data, self.sampler(step), self.plan, step_rng(config.seed, step), config.mode)
+        groups = view_groups(
+            self.data, self.sampler(step), self.plan, step_rng(config.seed, step), config.mode
+        )
         groups = [group[self.share] for group in groups]
         with autocast(self.device, precision=config.precision):
             zs = encode_views(self.towers, self.encoder, groups, self.plan, config.max_len)
@@ -150,8 +164,12 @@ class Trainer:
         return float(loss.detach())
 
 
-def make_trainer(config: SimCSEConfig, data: Any, world: distributed.World | None = None,
-                 device: torch.device | None = None) -> Trainer:
+def make_trainer(
+    config: SimCSEConfig,
+    data: Any,
+    world: distributed.World | None = None,
+    device: torch.device | None = None,
+) -> Trainer:
     """Encoder (pooler, MLP, dropout), DDP wrapper, AdamW (no weight decay) with linear decay, sampler."""
     world = world or distributed.World()
     device = device or resolve_device(config.device)
@@ -163,5 +181,17 @@ def make_trainer(config: SimCSEConfig, data: Any, world: distributed.World | Non
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1.0 - s / config.steps))
     scaler = torch.amp.GradScaler(device.type, enabled=needs_grad_scaler(device, precision=config.precision))
     sampler = BatchSampler(len(data), config.batch_size, config.seed)
-    return Trainer(config, world, device, data, encoder, towers, optimizer, schedule, scaler, sampler,
-                   plan_of(config), share)
+    return Trainer(
+        config,
+        world,
+        device,
+        data,
+        encoder,
+        towers,
+        optimizer,
+        schedule,
+        scaler,
+        sampler,
+        plan_of(config),
+        share,
+    )

@@ -67,11 +67,37 @@ from engine.simcse.step import (
 from engine.simcse.views import plan_of
 
 __all__ = [
-    "BASE_COLUMNS", "EVAL_BATCH", "GEOMETRY_COLUMNS", "MAX_STEPS", "MODES", "POOLER_CHOICES", "PROBE_COLUMNS",
-    "BatchSampler", "EvalSet", "Evaluator", "SimCSEConfig", "Towers", "Trainer", "build_encoder",
-    "contrastive_loss", "default_sets", "encode_views", "eval_set_label", "evaluate", "geometry", "is_eval_step",
-    "is_snapshot_step", "length_buckets", "load_eval", "load_probe", "load_training", "make_trainer",
-    "save_trained", "summarize", "train_simcse", "view_groups",
+    "BASE_COLUMNS",
+    "EVAL_BATCH",
+    "GEOMETRY_COLUMNS",
+    "MAX_STEPS",
+    "MODES",
+    "POOLER_CHOICES",
+    "PROBE_COLUMNS",
+    "BatchSampler",
+    "EvalSet",
+    "Evaluator",
+    "SimCSEConfig",
+    "Towers",
+    "Trainer",
+    "build_encoder",
+    "contrastive_loss",
+    "default_sets",
+    "encode_views",
+    "eval_set_label",
+    "evaluate",
+    "geometry",
+    "is_eval_step",
+    "is_snapshot_step",
+    "length_buckets",
+    "load_eval",
+    "load_probe",
+    "load_training",
+    "make_trainer",
+    "save_trained",
+    "summarize",
+    "train_simcse",
+    "view_groups",
 ]
 
 
@@ -90,8 +116,9 @@ def train_simcse(config: SimCSEConfig, stop: threading.Event | None = None) -> I
         distributed.shutdown(world)
 
 
-def _train(config: SimCSEConfig, stop: threading.Event, world: distributed.World,
-           device: torch.device) -> Iterator[Event]:
+def _train(
+    config: SimCSEConfig, stop: threading.Event, world: distributed.World, device: torch.device
+) -> Iterator[Event]:
     if config.save_encoder and world.is_main:  # a taken or reserved name fails now, not after the training
         from engine.encoders.store import check_save_name
 
@@ -102,7 +129,9 @@ def _train(config: SimCSEConfig, stop: threading.Event, world: distributed.World
     probe = load_probe(config)
     yield Progress("loading encoder", 0.5)
     trainer = make_trainer(config, data, world, device)
-    evaluator = Evaluator(trainer.encoder, evalset, probe, precision=config.precision) if world.is_main else None
+    evaluator = (
+        Evaluator(trainer.encoder, evalset, probe, precision=config.precision) if world.is_main else None
+    )
     if config.snapshot_every and world.is_main:
         if probe is not None:
             yield Points(list(probe.texts), [str(x) for x in probe.labels])
@@ -160,8 +189,7 @@ def save_trained(encoder: Any, config: SimCSEConfig, final: dict[str, Any]) -> A
 
 
 #: columns whose first and last logged values the summary reports (``<column>_start`` / ``<column>_end``)
-SUMMARY_COLUMNS = ("sts_spearman", "alignment", "uniformity", "isoscore", *GEOMETRY_COLUMNS,
-                   *PROBE_COLUMNS)
+SUMMARY_COLUMNS = ("sts_spearman", "alignment", "uniformity", "isoscore", *GEOMETRY_COLUMNS, *PROBE_COLUMNS)
 
 
 def summarize(rows: list[dict[str, Any]], config: SimCSEConfig) -> dict[str, Any]:
@@ -169,8 +197,11 @@ def summarize(rows: list[dict[str, Any]], config: SimCSEConfig) -> dict[str, Any
     time split, the evaluation set and the precision."""
 
     def series(column: str) -> list[tuple[int, float]]:
-        return [(int(r["step"]), float(r[column])) for r in rows
-                if r.get(column) is not None and math.isfinite(float(r[column]))]
+        return [
+            (int(r["step"]), float(r[column]))
+            for r in rows
+            if r.get(column) is not None and math.isfinite(float(r[column]))
+        ]
 
     out: dict[str, Any] = {"views": plan_of(config).describe(), "train_and_eval": list(default_sets(config))}
     try:
@@ -193,5 +224,7 @@ def summarize(rows: list[dict[str, Any]], config: SimCSEConfig) -> dict[str, Any
         out["loss_first"], out["loss_last10"] = losses[0], float(np.mean(losses[-10:]))
     train_s = max((value for _, value in series("seconds")), default=0.0)
     eval_s = max((value for _, value in series("eval_seconds")), default=0.0)
-    out.update(train_seconds=train_s, eval_seconds=eval_s, eval_overhead=eval_s / train_s if train_s else None)
+    out.update(
+        train_seconds=train_s, eval_seconds=eval_s, eval_overhead=eval_s / train_s if train_s else None
+    )
     return out

@@ -44,7 +44,7 @@ def delete_one_word(words: list[str], rate: float, rng: np.random.Generator) -> 
     if len(words) < 2:
         return list(words)
     drop = int(rng.integers(len(words)))
-    return words[:drop] + words[drop + 1:]
+    return words[:drop] + words[drop + 1 :]
 
 
 def crop(words: list[str], rate: float, rng: np.random.Generator) -> list[str]:
@@ -52,7 +52,7 @@ def crop(words: list[str], rate: float, rng: np.random.Generator) -> list[str]:
     n = len(words)
     keep = max(1, round((1.0 - rate) * n)) if n else 0
     start = int(rng.integers(n - keep + 1)) if n else 0
-    return words[start:start + keep]
+    return words[start : start + keep]
 
 
 def word_deletion(words: list[str], rate: float, rng: np.random.Generator) -> list[str]:
@@ -93,8 +93,18 @@ def step_rng(seed: int, step: int) -> np.random.Generator:
 # ------------------------------------------------------------------------------------------ dropout
 
 
-_FLOAT_DROPOUT_ATTRS = ("attention_dropout", "dropout_prob", "attention_probs_dropout_prob", "hidden_dropout_prob")
-_CONFIG_DROPOUT_FIELDS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "attention_dropout", "dropout")
+_FLOAT_DROPOUT_ATTRS = (
+    "attention_dropout",
+    "dropout_prob",
+    "attention_probs_dropout_prob",
+    "hidden_dropout_prob",
+)
+_CONFIG_DROPOUT_FIELDS = (
+    "hidden_dropout_prob",
+    "attention_probs_dropout_prob",
+    "attention_dropout",
+    "dropout",
+)
 
 
 def set_dropout(model: nn.Module, p: float) -> int:
@@ -214,7 +224,9 @@ class ViewPlan:
 
 def plan_of(config: Any) -> ViewPlan:
     """The :class:`ViewPlan` of a config (any object with the four fields)."""
-    return ViewPlan(float(config.dropout), bool(config.same_mask), str(config.augment), float(config.augment_rate))
+    return ViewPlan(
+        float(config.dropout), bool(config.same_mask), str(config.augment), float(config.augment_rate)
+    )
 
 
 # ------------------------------------------------------------------------------------------ presets
@@ -226,11 +238,15 @@ PAPER_ROWS: dict[str, dict[str, Any]] = {
     "fixed-0.1": {"overrides": {"same_mask": True}, "paper": 43.6, "where": "Table 3, fixed 0.1"},
     "delete-one-word": {"overrides": {"augment": "delete-one-word"}, "paper": 75.9, "where": "Table 1"},
     "delete-one-word-no-dropout": {
-        "overrides": {"augment": "delete-one-word", "dropout": 0.0}, "paper": 74.2, "where": "Table 1, w/o dropout",
+        "overrides": {"augment": "delete-one-word", "dropout": 0.0},
+        "paper": 74.2,
+        "where": "Table 1, w/o dropout",
     },
     "crop-10": {"overrides": {"augment": "crop", "augment_rate": 0.1}, "paper": 77.8, "where": "Table 1"},
     "word-deletion-10": {
-        "overrides": {"augment": "word-deletion", "augment_rate": 0.1}, "paper": 75.9, "where": "Table 1",
+        "overrides": {"augment": "word-deletion", "augment_rate": 0.1},
+        "paper": 75.9,
+        "where": "Table 1",
     },
 }
 

@@ -32,7 +32,10 @@ def test_snli_real_splits(shared_data):
     val = load_snli(shared_data)
     assert isinstance(val, NliPairs) and len(val) == 9_842 and val.name == "snli-validation"
     assert Counter(val.labels) == {"entailment": 3_329, "neutral": 3_235, "contradiction": 3_278}
-    assert val.premises[0] == "Two women are embracing while holding to go packages." and val.labels[0] == "neutral"
+    assert (
+        val.premises[0] == "Two women are embracing while holding to go packages."
+        and val.labels[0] == "neutral"
+    )
     test = load_snli(shared_data, split="test")
     assert len(test) == 9_824
     assert Counter(test.labels) == {"entailment": 3_368, "neutral": 3_219, "contradiction": 3_237}
@@ -54,8 +57,13 @@ def test_stsb_real(shared_data):
     assert isinstance(dev, ScoredPairs) and len(dev) == 1_500 and dev.name == "stsb-dev"
     assert dev.scores.min() == 0.0 and dev.scores.max() == 5.0
     assert (dev.left[0], dev.right[0], dev.scores[0]) == (
-        "A man with a hard hat is dancing.", "A man wearing a hard hat is dancing.", 5.0)
-    assert sum('"' in a or '"' in b for a, b in zip(dev.left, dev.right, strict=True)) == 110  # no quoting applied
+        "A man with a hard hat is dancing.",
+        "A man wearing a hard hat is dancing.",
+        5.0,
+    )
+    assert (
+        sum('"' in a or '"' in b for a, b in zip(dev.left, dev.right, strict=True)) == 110
+    )  # no quoting applied
     train = load_stsb(shared_data, split="train")
     assert len(train) == 5_749
     assert sum('"' in a or '"' in b for a, b in zip(train.left, train.right, strict=True)) == 252
@@ -117,8 +125,11 @@ def test_bad_split_and_label_col(shared_data):
 # ------------------------------------------------------------------------------------------- demo
 @pytest.fixture
 def demo_dir(tmp_path, monkeypatch):
-    rows = [{"text": f"{t} sentence {i}", "topic": t, "sentiment": "positive" if i % 2 else "negative"}
-            for t in ("food", "sport") for i in range(4)]
+    rows = [
+        {"text": f"{t} sentence {i}", "topic": t, "sentiment": "positive" if i % 2 else "negative"}
+        for t in ("food", "sport")
+        for i in range(4)
+    ]
     (tmp_path / "topics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     pairs = [{"sentence1": f"a{i}", "sentence2": f"b{i}", "score": i / 2} for i in range(5)]
     (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in pairs), encoding="utf-8")
@@ -147,9 +158,14 @@ def test_demo_missing_file(demo_dir):
         load_demo_nli()
 
 
-@pytest.mark.parametrize("name, loader, kind, minimum", [
-    ("topics.jsonl", load_demo, "labelled", 600), ("pairs.jsonl", load_demo_pairs, "pairs", 200),
-    ("nli.jsonl", load_demo_nli, "triples", 300)])
+@pytest.mark.parametrize(
+    "name, loader, kind, minimum",
+    [
+        ("topics.jsonl", load_demo, "labelled", 600),
+        ("pairs.jsonl", load_demo_pairs, "pairs", 200),
+        ("nli.jsonl", load_demo_nli, "triples", 300),
+    ],
+)
 def test_shipped_demo_corpus(name, loader, kind, minimum):
     if not (builtin.DEMO_DIR / name).is_file():
         pytest.skip(f"engine/data/demo/{name} not written yet")

@@ -63,8 +63,11 @@ def test_quota_properties(counts, limit):
 
 
 @settings(max_examples=30, deadline=None)
-@given(labels=st.lists(st.sampled_from(["x", "y", "z"]), min_size=2, max_size=60), limit=st.integers(1, 60),
-       seed=st.integers(0, 5))
+@given(
+    labels=st.lists(st.sampled_from(["x", "y", "z"]), min_size=2, max_size=60),
+    limit=st.integers(1, 60),
+    seed=st.integers(0, 5),
+)
 def test_subset_is_a_subset(labels, limit, seed):
     ds = LabelledTexts("h", [f"t{i}" for i in range(len(labels))], labels)
     sub = stratified_subset(ds, limit, seed)
@@ -78,13 +81,27 @@ def test_take_keeps_arrays():
 
 
 def test_to_triples_groups_by_premise():
-    nli = NliPairs("n", ["p", "p", "p", "p", "q", "q", "r", "r"],
-                   ["e1", "c1", "e2", "n1", "e3", "n2", "c2", "c3"],
-                   ["entailment", "contradiction", "entailment", "neutral", "entailment", "neutral",
-                    "contradiction", "contradiction"])
+    nli = NliPairs(
+        "n",
+        ["p", "p", "p", "p", "q", "q", "r", "r"],
+        ["e1", "c1", "e2", "n1", "e3", "n2", "c2", "c3"],
+        [
+            "entailment",
+            "contradiction",
+            "entailment",
+            "neutral",
+            "entailment",
+            "neutral",
+            "contradiction",
+            "contradiction",
+        ],
+    )
     tri = to_triples(nli)
     assert isinstance(tri, NliTriples)
-    assert list(zip(tri.anchors, tri.positives, tri.negatives, strict=True)) == [("p", "e1", "c1"), ("p", "e2", "c1")]
+    assert list(zip(tri.anchors, tri.positives, tri.negatives, strict=True)) == [
+        ("p", "e1", "c1"),
+        ("p", "e2", "c1"),
+    ]
     assert to_triples(tri) is tri
     with pytest.raises(DataError, match="no premise has both an entailment and a contradiction"):
         to_triples(NliPairs("n", ["p", "q"], ["a", "b"], ["entailment", "contradiction"]))
@@ -95,7 +112,12 @@ def test_to_triples_groups_by_premise():
 def test_to_pairs_and_back():
     tri = NliTriples("t", ["a", "b"], ["a+", "b+"], ["a-", "b-"])
     pairs = to_pairs(tri)
-    assert pairs.labels == ["entailment", "contradiction"] * 2 and pairs.hypotheses == ["a+", "a-", "b+", "b-"]
+    assert pairs.labels == ["entailment", "contradiction"] * 2 and pairs.hypotheses == [
+        "a+",
+        "a-",
+        "b+",
+        "b-",
+    ]
     back = to_triples(pairs)
     assert (back.anchors, back.positives, back.negatives) == (tri.anchors, tri.positives, tri.negatives)
     with pytest.raises(DataError, match="cannot make NLI pairs"):

@@ -10,8 +10,12 @@ from engine import hub as engine_hub
 from engine.data import builtin, download, load_dataset
 from engine.errors import DataError
 
-REAL = [("rt-polarity", "rt-polarity/rt-polarity.pos"), ("snli", "snli/validation.tsv"),
-        ("stsb", "stsb/sts-dev.csv"), ("wiki1m", "wiki/*.txt")]
+REAL = [
+    ("rt-polarity", "rt-polarity/rt-polarity.pos"),
+    ("snli", "snli/validation.tsv"),
+    ("stsb", "stsb/sts-dev.csv"),
+    ("wiki1m", "wiki/*.txt"),
+]
 
 
 @pytest.fixture
@@ -47,7 +51,9 @@ def test_offline_hub_fails_at_once_and_clearly(tmp_path, monkeypatch, network_ca
 def test_no_data_dir_at_all(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("EMBEDLAB_DATA_DIR", raising=False)
-    with pytest.raises(DataError, match=r"rt-polarity: not found \(no --data-dir given and EMBEDLAB_DATA_DIR unset\)"):
+    with pytest.raises(
+        DataError, match=r"rt-polarity: not found \(no --data-dir given and EMBEDLAB_DATA_DIR unset\)"
+    ):
         load_dataset("rt-polarity")
 
 
@@ -70,7 +76,9 @@ def test_reachability_checks(monkeypatch):
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
     engine_hub._probe_cache.clear()
     monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
-    monkeypatch.setenv("HF_ENDPOINT", "https://10.255.255.1")  # no valid TLS certificate there, whatever answers
+    monkeypatch.setenv(
+        "HF_ENDPOINT", "https://10.255.255.1"
+    )  # no valid TLS certificate there, whatever answers
     assert download.hub_reachable(timeout=1.0) is False
     monkeypatch.setattr(engine_hub, "probe_repo", lambda repo, timeout, repo_type: 200)
     assert download.hub_reachable() is True
@@ -85,8 +93,11 @@ def test_download_errors_become_data_errors(monkeypatch):
         raise OSError("network down\nsecond line")
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", boom)
-    with pytest.raises(DataError, match=r"snli: download of stanfordnlp/snli/x.parquet from the Hugging Face hub "
-                                        r"failed \(OSError: network down second line\)"):
+    with pytest.raises(
+        DataError,
+        match=r"snli: download of stanfordnlp/snli/x.parquet from the Hugging Face hub "
+        r"failed \(OSError: network down second line\)",
+    ):
         download.fetch("stanfordnlp/snli", "x.parquet", what="snli")
 
 
@@ -105,11 +116,21 @@ def fake_hub(tmp_path, monkeypatch):
         files[(repo, filename)] = path
 
     for i, split in enumerate(["train", "validation", "test"]):
-        put(builtin.RT_REPO, f"{split}.parquet", pd.DataFrame({"text": [f"good {i} ", f"bad {i}"], "label": [1, 0]}))
-    put(builtin.SNLI_REPO, "plain_text/validation-00000-of-00001.parquet",
-        pd.DataFrame({"premise": ["p", "p", "p"], "hypothesis": ["a", "b", "c"], "label": [0, -1, 2]}))
-    put(builtin.STSB_REPO, "data/validation-00000-of-00001.parquet",
-        pd.DataFrame({"sentence1": ["a", "b"], "sentence2": ["c", "d"], "score": [1.0, 0.5]}))
+        put(
+            builtin.RT_REPO,
+            f"{split}.parquet",
+            pd.DataFrame({"text": [f"good {i} ", f"bad {i}"], "label": [1, 0]}),
+        )
+    put(
+        builtin.SNLI_REPO,
+        "plain_text/validation-00000-of-00001.parquet",
+        pd.DataFrame({"premise": ["p", "p", "p"], "hypothesis": ["a", "b", "c"], "label": [0, -1, 2]}),
+    )
+    put(
+        builtin.STSB_REPO,
+        "data/validation-00000-of-00001.parquet",
+        pd.DataFrame({"sentence1": ["a", "b"], "sentence2": ["c", "d"], "score": [1.0, 0.5]}),
+    )
     put(builtin.WIKI_REPO, builtin.WIKI_FILE, text="one\ntwo\n")
     monkeypatch.setattr(download, "cached_file", lambda repo, filename: files.get((repo, filename)))
     return files
@@ -121,7 +142,9 @@ def test_hub_copies_are_parsed(fake_hub, tmp_path, monkeypatch):
     assert len(rt) == 6 and Counter(rt.labels) == {"positive": 3, "negative": 3} and rt.texts[0] == "good 0"
     assert rt.source == f"hf://datasets/{builtin.RT_REPO}"
     snli = load_dataset("snli")
-    assert snli.labels == ["entailment", "contradiction"] and any("without a gold label" in w for w in snli.warnings)
+    assert snli.labels == ["entailment", "contradiction"] and any(
+        "without a gold label" in w for w in snli.warnings
+    )
     sts = load_dataset("stsb")
     assert sts.scores.tolist() == [5.0, 2.5]  # the hub copy is normalised to 0-1
     assert load_dataset("wiki1m").texts == ["one", "two"]

@@ -22,7 +22,9 @@ STS_LINES = [
 def test_a_file_with_too_many_columns_is_refused_from_its_header(tmp_path: Path) -> None:
     path = tmp_path / "wide.csv"
     path.write_text(",".join(f"c{i}" for i in range(100_000)) + "\n" + ",".join("x" * 100_000) + "\n")
-    with pytest.raises(DataError, match=r"wide\.csv: 100,000 columns in the header; a data file has at most 1,000"):
+    with pytest.raises(
+        DataError, match=r"wide\.csv: 100,000 columns in the header; a data file has at most 1,000"
+    ):
         read_table(path)
 
 
@@ -31,7 +33,9 @@ def test_rows_past_the_cap_are_never_decoded(tmp_path: Path, monkeypatch: pytest
     path = tmp_path / "big.csv"
     good = "".join(f"sentence {i},pos\n" for i in range(500))
     path.write_bytes(b"text,label\n" + good.encode() + b"bad \xff byte,neg\n" * 500)
-    with pytest.raises(DataError, match=r"more than 100 rows \(the row cap\)"):  # not a UTF-8 error: never read
+    with pytest.raises(
+        DataError, match=r"more than 100 rows \(the row cap\)"
+    ):  # not a UTF-8 error: never read
         read_table(path)
 
 

@@ -48,19 +48,26 @@ def test_pairs(write):
 
 
 def test_nli_pairs_codes_and_dash(write_jsonl, write):
-    rows = [{"premise": "p", "hypothesis": "h1", "label": 0}, {"premise": "p", "hypothesis": "h2", "label": 2},
-            {"premise": "p", "hypothesis": "h3", "label": "-"}, {"premise": "q", "hypothesis": "h4", "label": "neutral"}]
+    rows = [
+        {"premise": "p", "hypothesis": "h1", "label": 0},
+        {"premise": "p", "hypothesis": "h2", "label": 2},
+        {"premise": "p", "hypothesis": "h3", "label": "-"},
+        {"premise": "q", "hypothesis": "h4", "label": "neutral"},
+    ]
     ds = load_file(write_jsonl("nli.jsonl", rows))
     assert isinstance(ds, NliPairs) and ds.labels == ["entailment", "contradiction", "neutral"]
     assert "dropped 1 pairs without a gold label ('-')" in ds.warnings
-    with pytest.raises(DataError, match=r"bad.csv: column 'label' has labels that are not NLI labels \('maybe'\)"):
+    with pytest.raises(
+        DataError, match=r"bad.csv: column 'label' has labels that are not NLI labels \('maybe'\)"
+    ):
         load_file(write("bad.csv", "premise,hypothesis,label\na,b,entailment\nc,d,maybe\n"), kind="nli")
     with pytest.raises(DataError, match="dash.csv: no usable rows: all 2 rows have an empty label"):
         load_file(write("dash.csv", "premise,hypothesis,label\na,b,-\nc,d,-\n"), kind="nli-pairs")
 
 
-@pytest.mark.parametrize("header", ["sent0,sent1,hard_neg", "anchor,positive,negative",
-                                    "premise,entailment,contradiction"])
+@pytest.mark.parametrize(
+    "header", ["sent0,sent1,hard_neg", "anchor,positive,negative", "premise,entailment,contradiction"]
+)
 def test_triples(write, header):
     ds = load_file(write("t.csv", f"{header}\na,b,c\nd,e,f\n"))
     assert isinstance(ds, NliTriples) and ds.anchors == ["a", "d"] and ds.negatives == ["c", "f"]
@@ -69,7 +76,9 @@ def test_triples(write, header):
 def test_multilabel_cells(write_jsonl, write):
     ds = load_file(write("m.csv", 'text,labels\na,x|y\nb,"[""y"", ""z""]"\nc,x\n'))
     assert ds.labels == [("x", "y"), ("y", "z"), ("x",)] and ds.is_multilabel
-    jl = load_file(write_jsonl("m.jsonl", [{"text": "a", "label": ["b", "a", "a"]}, {"text": "b", "label": "c"}]))
+    jl = load_file(
+        write_jsonl("m.jsonl", [{"text": "a", "label": ["b", "a", "a"]}, {"text": "b", "label": "c"}])
+    )
     assert jl.labels == [("a", "b"), ("c",)]
     assert parse_labels(["a", 1, None]) == ["a", "1", ""]
 
@@ -84,10 +93,15 @@ def test_kind_aliases():
 # -------------------------------------------------------------------------------------- bad input
 def test_missing_or_misnamed_column_lists_columns(write):
     path = write("cols.csv", "sentence,klass\na,x\nb,y\n")
-    with pytest.raises(DataError, match=r"cols.csv: no label column found \(columns: 'sentence', 'klass'\); "
-                                        "choose one with label_col"):
+    with pytest.raises(
+        DataError,
+        match=r"cols.csv: no label column found \(columns: 'sentence', 'klass'\); "
+        "choose one with label_col",
+    ):
         load_file(path, kind="labelled")
-    with pytest.raises(DataError, match=r"cols.csv: no column 'lable' for the label \(columns: 'sentence', 'klass'\)"):
+    with pytest.raises(
+        DataError, match=r"cols.csv: no column 'lable' for the label \(columns: 'sentence', 'klass'\)"
+    ):
         load_file(path, label_col="lable")
     with pytest.raises(DataError, match="cols.csv: no column 'txt' for the text"):
         load_file(path, text_col="txt", label_col="klass")
@@ -97,8 +111,11 @@ def test_missing_or_misnamed_column_lists_columns(write):
 
 def test_wrong_delimiter_single_column(write):
     path = write("wrong.tsv", "text:label\nhello:x\nbye:y\n")
-    with pytest.raises(DataError, match="wrong.tsv: no label column found .*only one column was found when "
-                                        "splitting on tab: is the delimiter right"):
+    with pytest.raises(
+        DataError,
+        match="wrong.tsv: no label column found .*only one column was found when "
+        "splitting on tab: is the delimiter right",
+    ):
         load_file(path, kind="labelled")
 
 
@@ -108,14 +125,22 @@ def test_empty_texts_dropped_or_error(write):
     assert "dropped 3 of 5 rows with an empty text ('text') or label ('label')" in ds.warnings
     with pytest.raises(DataError, match=r"blank.csv: no usable rows: all 2 rows have an empty text"):
         load_file(write("blank.csv", "text,label\n,x\n  ,y\n"))
-    jl = load_file(write("nan.jsonl", '{"text": null, "label": "a"}\n{"text": NaN, "label": "b"}\n'
-                                      '{"text": "ok", "label": "a"}\n{"text": "fine", "label": "b"}\n'))
+    jl = load_file(
+        write(
+            "nan.jsonl",
+            '{"text": null, "label": "a"}\n{"text": NaN, "label": "b"}\n'
+            '{"text": "ok", "label": "a"}\n{"text": "fine", "label": "b"}\n',
+        )
+    )
     assert jl.texts == ["ok", "fine"]
 
 
 def test_single_class_is_an_error(write):
-    with pytest.raises(DataError, match=r"one.csv: column 'label' has a single class \('pos'\); a classifier "
-                                        "needs at least 2"):
+    with pytest.raises(
+        DataError,
+        match=r"one.csv: column 'label' has a single class \('pos'\); a classifier "
+        "needs at least 2",
+    ):
         load_file(write("one.csv", "text,label\na,pos\nb,pos\n"))
 
 
@@ -131,14 +156,18 @@ def test_singletons_duplicates_and_long_texts_are_warnings(write):
 
 
 def test_non_numeric_scores(write):
-    with pytest.raises(DataError, match=r"s.csv: column 'score' has non-numeric scores \(e.g. 'high' in row 2\)"):
+    with pytest.raises(
+        DataError, match=r"s.csv: column 'score' has non-numeric scores \(e.g. 'high' in row 2\)"
+    ):
         load_file(write("s.csv", "sentence1,sentence2,score\na,b,1\nc,d,high\n"), kind="pairs")
 
 
 def test_100k_rows_load_whole(tmp_path):
     path = tmp_path / "big.csv"
     rng = np.random.default_rng(0)
-    lines = [f"sentence number {i} about {w},{'abc'[i % 3]}" for i, w in enumerate(rng.integers(0, 1000, 100_000))]
+    lines = [
+        f"sentence number {i} about {w},{'abc'[i % 3]}" for i, w in enumerate(rng.integers(0, 1000, 100_000))
+    ]
     path.write_text("text,label\n" + "\n".join(lines) + "\n", encoding="utf-8")
     ds = load_file(path)
     assert len(ds) == 100_000 and ds.classes == ["a", "b", "c"]
@@ -148,8 +177,11 @@ def test_100k_rows_load_whole(tmp_path):
 
 
 # -------------------------------------------------------------------------- property: full loader
-TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(list(',;|"\t\n')),
-               min_size=1, max_size=30).filter(lambda t: t.strip() != "")
+TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(list(',;|"\t\n')),
+    min_size=1,
+    max_size=30,
+).filter(lambda t: t.strip() != "")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -162,8 +194,12 @@ def test_loader_round_trips_texts(tmp_path, texts, fmt):
 
         pd.DataFrame({"text": texts, "label": labels}).to_csv(path, index=False)
     else:
-        path.write_text("".join(json.dumps({"text": t, "label": lab}) + "\n" for t, lab in zip(texts, labels, strict=True)),
-                        encoding="utf-8")
+        path.write_text(
+            "".join(
+                json.dumps({"text": t, "label": lab}) + "\n" for t, lab in zip(texts, labels, strict=True)
+            ),
+            encoding="utf-8",
+        )
     ds = load_file(path)
     assert ds.texts == [t.strip() for t in texts] and ds.labels == labels
 

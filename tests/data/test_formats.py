@@ -62,18 +62,21 @@ def test_unknown_extension_is_sniffed(write):
 
 
 # -------------------------------------------------------------------------------------- bad files
-@pytest.mark.parametrize("name, content, message", [
-    ("empty.csv", b"", "empty"),
-    ("blank.csv", b"  \n\n ", "empty"),
-    ("header.csv", b"text,label\n", "no data rows"),
-    ("junk.csv", bytes(range(256)) * 40, "binary"),
-    ("utf16.csv", "text,label\nhé,x\n".encode("utf-16"), "binary"),
-    ("latin.csv", "text,label\ncaf\u00e9,x\n".encode("latin-1"), "not UTF-8.*0xe9"),
-    ("broken.jsonl", b'{"text": "a"}\n{"text": \n', "line 2 is not valid JSON"),
-    ("list.jsonl", b'["a", "b"]\n', "line 1 is not a JSON object"),
-    ("ragged.csv", b"text,label\na,b\nc,d,e,f\n", "not a valid comma-separated table"),
-    ("scalar.json", b'"just a string"', "JSON list of objects"),
-])
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("empty.csv", b"", "empty"),
+        ("blank.csv", b"  \n\n ", "empty"),
+        ("header.csv", b"text,label\n", "no data rows"),
+        ("junk.csv", bytes(range(256)) * 40, "binary"),
+        ("utf16.csv", "text,label\nhé,x\n".encode("utf-16"), "binary"),
+        ("latin.csv", "text,label\ncaf\u00e9,x\n".encode("latin-1"), "not UTF-8.*0xe9"),
+        ("broken.jsonl", b'{"text": "a"}\n{"text": \n', "line 2 is not valid JSON"),
+        ("list.jsonl", b'["a", "b"]\n', "line 1 is not a JSON object"),
+        ("ragged.csv", b"text,label\na,b\nc,d,e,f\n", "not a valid comma-separated table"),
+        ("scalar.json", b'"just a string"', "JSON list of objects"),
+    ],
+)
 def test_bad_files_name_the_file(write, name, content, message):
     with pytest.raises(DataError, match=message) as err:
         read_table(write(name, content))
@@ -103,16 +106,27 @@ def test_row_and_byte_caps(write, monkeypatch):
 
 
 # ------------------------------------------------------------------------------------------ guesses
-@pytest.mark.parametrize("columns, kind, roles", [
-    (["text", "label"], "labelled", {"text": "text", "label": "label"}),
-    (["Sentence", "Category"], "labelled", {"text": "Sentence", "label": "Category"}),
-    (["review"], "sentences", {"text": "review"}),
-    (["sentence1", "sentence2", "score"], "pairs", {"left": "sentence1", "right": "sentence2", "score": "score"}),
-    (["premise", "hypothesis", "label"], "nli-pairs", {"premise": "premise", "label": "label"}),
-    (["sent0", "sent1", "hard_neg"], "triples", {"anchor": "sent0", "positive": "sent1", "negative": "hard_neg"}),
-    (["premise", "entailment", "contradiction"], "triples", {"anchor": "premise"}),
-    (["anchor", "positive", "negative"], "triples", {"negative": "negative"}),
-])
+@pytest.mark.parametrize(
+    "columns, kind, roles",
+    [
+        (["text", "label"], "labelled", {"text": "text", "label": "label"}),
+        (["Sentence", "Category"], "labelled", {"text": "Sentence", "label": "Category"}),
+        (["review"], "sentences", {"text": "review"}),
+        (
+            ["sentence1", "sentence2", "score"],
+            "pairs",
+            {"left": "sentence1", "right": "sentence2", "score": "score"},
+        ),
+        (["premise", "hypothesis", "label"], "nli-pairs", {"premise": "premise", "label": "label"}),
+        (
+            ["sent0", "sent1", "hard_neg"],
+            "triples",
+            {"anchor": "sent0", "positive": "sent1", "negative": "hard_neg"},
+        ),
+        (["premise", "entailment", "contradiction"], "triples", {"anchor": "premise"}),
+        (["anchor", "positive", "negative"], "triples", {"negative": "negative"}),
+    ],
+)
 def test_guess_columns(columns, kind, roles):
     values = {"score": "3.5", "label": "entailment", "Category": "x"}
     frame = pd.DataFrame([{c: values.get(c, f"words of {c}") for c in columns}] * 3)
@@ -124,7 +138,9 @@ def test_guess_columns(columns, kind, roles):
 
 
 def test_guess_nli_with_codes_and_original_snli_names():
-    frame = pd.DataFrame({"premise": ["a", "b", "c"], "hypothesis": ["d", "e", "f"], "label": ["0", "1", "2"]})
+    frame = pd.DataFrame(
+        {"premise": ["a", "b", "c"], "hypothesis": ["d", "e", "f"], "label": ["0", "1", "2"]}
+    )
     assert guess_columns(frame).kind == "nli-pairs"
     snli = pd.DataFrame({"gold_label": ["neutral", "-"], "sentence1": ["a", "b"], "sentence2": ["c", "d"]})
     g = guess_columns(snli)
@@ -142,10 +158,15 @@ def test_guess_single_string_column():
 
 
 # --------------------------------------------------------------------------- property round trips
-TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(list(',;|"\t\n\'')),
-               min_size=1, max_size=40)
+TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(list(",;|\"\t\n'")),
+    min_size=1,
+    max_size=40,
+)
 ROWS = st.lists(st.tuples(TEXT, st.sampled_from(["pos", "neg", "a|b"])), min_size=1, max_size=15)
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @SETTINGS
@@ -185,7 +206,9 @@ def test_tsv_quoted_cell_holding_tabs_and_newlines(tmp_path, cell):
 @given(rows=ROWS)
 def test_jsonl_round_trip(tmp_path, rows):
     path = tmp_path / "prop.jsonl"
-    path.write_text("".join(json.dumps({"text": t, "label": lab}, ensure_ascii=False) + "\n" for t, lab in rows),
-                    encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"text": t, "label": lab}, ensure_ascii=False) + "\n" for t, lab in rows),
+        encoding="utf-8",
+    )
     frame = read_table(path)
     assert list(zip(frame["text"], frame["label"], strict=True)) == rows

@@ -6,12 +6,29 @@ from engine.errors import ConfigError, DataError
 
 
 def test_registry_lists_the_built_ins():
-    assert list(DATASETS) == ["demo", "demo-pairs", "demo-nli", "rt-polarity", "snli", "stsb", "wiki1m",
-                              "wordnet-pos", "wordnet-supersenses"]
+    assert list(DATASETS) == [
+        "demo",
+        "demo-pairs",
+        "demo-nli",
+        "rt-polarity",
+        "snli",
+        "stsb",
+        "wiki1m",
+        "wordnet-pos",
+        "wordnet-supersenses",
+    ]
     kinds = {name: spec.kind for name, spec in DATASETS.items()}
-    assert kinds == {"demo": "labelled", "demo-pairs": "pairs", "demo-nli": "triples", "rt-polarity": "labelled",
-                     "snli": "nli-pairs", "stsb": "pairs", "wiki1m": "sentences", "wordnet-pos": "labelled",
-                     "wordnet-supersenses": "labelled"}
+    assert kinds == {
+        "demo": "labelled",
+        "demo-pairs": "pairs",
+        "demo-nli": "triples",
+        "rt-polarity": "labelled",
+        "snli": "nli-pairs",
+        "stsb": "pairs",
+        "wiki1m": "sentences",
+        "wordnet-pos": "labelled",
+        "wordnet-supersenses": "labelled",
+    }
     assert all(spec.description and callable(spec.loader) for spec in DATASETS.values())
     assert describe()[4]["splits"] == ["validation", "test", "train"]
 
@@ -30,7 +47,11 @@ def test_nli_conversions_via_kind(write):
     path = write("n.csv", "premise,hypothesis,label\np,e,entailment\np,c,contradiction\np,n,neutral\n")
     assert isinstance(load_dataset(path), NliPairs)
     tri = load_dataset(path, kind="triples")
-    assert isinstance(tri, NliTriples) and (tri.anchors, tri.positives, tri.negatives) == (["p"], ["e"], ["c"])
+    assert isinstance(tri, NliTriples) and (tri.anchors, tri.positives, tri.negatives) == (
+        ["p"],
+        ["e"],
+        ["c"],
+    )
 
 
 def test_real_sets_through_the_registry(shared_data, monkeypatch):
@@ -42,7 +63,9 @@ def test_real_sets_through_the_registry(shared_data, monkeypatch):
 
 
 def test_registry_errors(tmp_path, write):
-    with pytest.raises(DataError, match="'nope.csv' is neither a built-in data set .*demo, .* nor an existing file"):
+    with pytest.raises(
+        DataError, match="'nope.csv' is neither a built-in data set .*demo, .* nor an existing file"
+    ):
         load_dataset("nope.csv")
     with pytest.raises(DataError, match="is a folder"):
         load_dataset(str(tmp_path))
@@ -62,7 +85,9 @@ def test_registry_errors(tmp_path, write):
 
 
 def test_built_in_of_the_wrong_kind(shared_data):
-    with pytest.raises(DataError, match=r"rt-polarity: cannot make NLI triples from a labelled data set \(need NLI pairs\)"):
+    with pytest.raises(
+        DataError, match=r"rt-polarity: cannot make NLI triples from a labelled data set \(need NLI pairs\)"
+    ):
         load_dataset("rt-polarity", data_dir=shared_data, kind="triples")
     with pytest.raises(DataError, match="stsb-dev: a pairs data set cannot be used as labelled"):
         load_dataset("stsb", data_dir=shared_data, kind="labelled")

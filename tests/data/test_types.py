@@ -11,7 +11,13 @@ def test_kinds_len_and_frames():
     nli = NliPairs("x", ["p"], ["h"], ["neutral"])
     tri = NliTriples("x", ["a"], ["p"], ["n"])
     sen = Sentences("x", ["a", "b"])
-    assert [d.kind for d in (lab, pairs, nli, tri, sen)] == ["labelled", "pairs", "nli-pairs", "triples", "sentences"]
+    assert [d.kind for d in (lab, pairs, nli, tri, sen)] == [
+        "labelled",
+        "pairs",
+        "nli-pairs",
+        "triples",
+        "sentences",
+    ]
     assert set(KINDS) == {"labelled", "pairs", "nli-pairs", "triples", "sentences"}
     assert [len(d) for d in (lab, pairs, nli, tri, sen)] == [3, 2, 1, 1, 2]
     assert list(lab.to_frame().columns) == ["text", "label"]
@@ -29,13 +35,16 @@ def test_multilabel_helpers():
     assert label_text("z") == "z"
 
 
-@pytest.mark.parametrize("make", [
-    lambda: LabelledTexts("bad", ["a"], ["x", "y"]),
-    lambda: ScoredPairs("bad", ["a"], ["b", "c"], [1.0]),
-    lambda: ScoredPairs("bad", ["a"], ["b"], [float("nan")]),
-    lambda: NliPairs("bad", ["a"], ["b"], ["maybe"]),
-    lambda: NliTriples("bad", ["a"], [], ["c"]),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: LabelledTexts("bad", ["a"], ["x", "y"]),
+        lambda: ScoredPairs("bad", ["a"], ["b", "c"], [1.0]),
+        lambda: ScoredPairs("bad", ["a"], ["b"], [float("nan")]),
+        lambda: NliPairs("bad", ["a"], ["b"], ["maybe"]),
+        lambda: NliTriples("bad", ["a"], [], ["c"]),
+    ],
+)
 def test_inconsistent_columns_raise(make):
     with pytest.raises(DataError, match="bad"):
         make()

@@ -32,10 +32,23 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"  # ignored by git
 SHOTS = ARTIFACTS / "screenshots"
 SCREENSHOTS = ("overview.png", "isotropy.png", "compare.png", "simcse.png")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 STEPS = 1000  # long enough to watch the charts grow
-TITLES = ["Overview", "SimCSE training", "Isotropy vs clusters", "Compare runs", "Data & encoders", "Glossary"]
+TITLES = [
+    "Overview",
+    "SimCSE training",
+    "Isotropy vs clusters",
+    "Compare runs",
+    "Data & encoders",
+    "Glossary",
+]
 
 
 @dataclass(frozen=True)
@@ -69,19 +82,42 @@ def healthy(url: str, proc: subprocess.Popen, server: Server) -> bool:
 def streamlit_server(cache: Path) -> Iterator[Server]:
     """``streamlit run app.py`` writing into ``cache``, until the block ends."""
     port = free_port()
-    env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "EMBEDLAB_APP_DATA_DIR": "none"}
+    env = {
+        **os.environ,
+        "EMBEDLAB_CACHE_DIR": str(cache),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "EMBEDLAB_APP_DATA_DIR": "none",
+    }
     env.pop("EMBEDLAB_DATA_DIR", None)
     with open(cache / "server.log", "w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true", f"--server.port={port}",
-             "--server.address=127.0.0.1", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
-            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless=true",
+                f"--server.port={port}",
+                "--server.address=127.0.0.1",
+                "--browser.gatherUsageStats=false",
+                "--server.fileWatcherType=none",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         server = Server(f"http://127.0.0.1:{port}", cache, proc.pid)
         try:
-            wait_for(lambda: healthy(server.url, proc, server), 120, "streamlit to answer its health check",
-                     interval=0.5, describe=server.log_tail)
+            wait_for(
+                lambda: healthy(server.url, proc, server),
+                120,
+                "streamlit to answer its health check",
+                interval=0.5,
+                describe=server.log_tail,
+            )
             yield server
         finally:
             proc.terminate()
@@ -111,7 +147,11 @@ def nice_of(pid: int) -> int:
 
 def child_processes(pid: int) -> list[int]:
     """The children of every thread of ``pid`` (the run's child and the warm spare)."""
-    return [int(child) for task in Path(f"/proc/{pid}/task").glob("*/children") for child in task.read_text().split()]
+    return [
+        int(child)
+        for task in Path(f"/proc/{pid}/task").glob("*/children")
+        for child in task.read_text().split()
+    ]
 
 
 def step_shown(page) -> int:
@@ -138,7 +178,10 @@ def idle(page) -> bool:
 
 def sidebar_pages(page) -> list[str]:
     """The page titles of the sidebar's navigation."""
-    return [text.strip() for text in page.locator("[data-testid='stSidebarNavLink'] span[label]").all_inner_texts()]
+    return [
+        text.strip()
+        for text in page.locator("[data-testid='stSidebarNavLink'] span[label]").all_inner_texts()
+    ]
 
 
 def explain(page, server: Server):
@@ -178,8 +221,12 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     why = explain(page, server)
     page.goto(server.url)
     page.get_by_text("watch sentence embeddings take shape").wait_for(timeout=90_000)
-    wait_for(lambda: page.locator("[data-testid='stGraphVizChart'] svg").count() > 0 and idle(page), 60,
-             "the overview's diagram", describe=why)
+    wait_for(
+        lambda: page.locator("[data-testid='stGraphVizChart'] svg").count() > 0 and idle(page),
+        60,
+        "the overview's diagram",
+        describe=why,
+    )
     page.screenshot(path=str(shots / "overview.png"), full_page=True)
 
     go(page, "Isotropy vs clusters")
@@ -189,24 +236,40 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     page.get_by_role("button", name="▶ Start").click()
 
     # curves grow while the run goes
-    wait_for(lambda: points_in_first_chart(page) >= 2, 120, "the first chart points", interval=0.5, describe=why)
+    wait_for(
+        lambda: points_in_first_chart(page) >= 2, 120, "the first chart points", interval=0.5, describe=why
+    )
     before, step_before = last_step_in_first_chart(page), step_shown(page)
-    wait_for(lambda: last_step_in_first_chart(page) > before and step_shown(page) > step_before, 60,
-             "the charts to grow", interval=0.5, describe=why)
+    wait_for(
+        lambda: last_step_in_first_chart(page) > before and step_shown(page) > step_before,
+        60,
+        "the charts to grow",
+        interval=0.5,
+        describe=why,
+    )
     label = page.evaluate(PROGRESS_TEXTS)[0].split(" — ")[0].strip()
     assert label.startswith("probe·"), label
     # the canvas grows from the live feed, not from page reruns: three feed paints, at most one rerun meanwhile
     renders, feeds = page.evaluate(LIVE_COUNTS)
-    wait_for(lambda: page.evaluate(LIVE_COUNTS)[1] >= feeds + 3, 60, "three paints from the live feed",
-             interval=0.5, describe=why)
+    wait_for(
+        lambda: page.evaluate(LIVE_COUNTS)[1] >= feeds + 3,
+        60,
+        "three paints from the live feed",
+        interval=0.5,
+        describe=why,
+    )
     assert page.evaluate(LIVE_COUNTS)[0] <= renders + 1, (renders, page.evaluate(LIVE_COUNTS))
     # the covariance spectrum is drawn live too (on the canvas), one line per logged spectrum so far
-    wait_for(lambda: page.evaluate(SPECTRUM_LINES) >= 1, 60, "the live spectrum chart", interval=0.5, describe=why)
+    wait_for(
+        lambda: page.evaluate(SPECTRUM_LINES) >= 1, 60, "the live spectrum chart", interval=0.5, describe=why
+    )
 
     # training first: the server's event loop yields to the run's child (engine.priority)
     normal = os.getpriority(os.PRIO_PROCESS, 0)  # the server started with this process's priority
     children = child_processes(server.pid)
-    assert children and all(nice_of(pid) == normal for pid in children), {pid: nice_of(pid) for pid in children}
+    assert children and all(nice_of(pid) == normal for pid in children), {
+        pid: nice_of(pid) for pid in children
+    }
     assert nice_of(server.pid) == max(normal, settings.default("ui_nice"))
 
     # switch pages and come back: the same run, still going or done
@@ -222,8 +285,13 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     # wait for the end (the page reruns itself when the run ends), then download its CSV
     run_dirs = list((server.cache / "runs").glob("probe-*"))
     assert len(run_dirs) == 1
-    wait_for(lambda: '"finished"' in (run_dirs[0] / "status.json").read_text(), 240, "the run to finish",
-             interval=0.5, describe=why)
+    wait_for(
+        lambda: '"finished"' in (run_dirs[0] / "status.json").read_text(),
+        240,
+        "the run to finish",
+        interval=0.5,
+        describe=why,
+    )
     page.get_by_role("button", name=f"⬇ {label}.csv").wait_for(timeout=30_000)
     wait_for(lambda: film_shown(page), 240, "the run's UMAP film", interval=0.5, describe=why)
     assert page.evaluate(SPECTRUM_LINES) >= 2  # after the run: Plotly, several steps coloured over training
@@ -240,16 +308,24 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     wait_for(lambda: film_shown(page), 60, "the compared run's charts and film", interval=0.5, describe=why)
     page.screenshot(path=str(shots / "compare.png"), full_page=True)
     go(page, "SimCSE training")
-    wait_for(lambda: page.get_by_text("No SimCSE runs yet").count() > 0 and idle(page), 60,
-             "the SimCSE page", interval=0.5, describe=why)
+    wait_for(
+        lambda: page.get_by_text("No SimCSE runs yet").count() > 0 and idle(page),
+        60,
+        "the SimCSE page",
+        interval=0.5,
+        describe=why,
+    )
     page.screenshot(path=str(shots / "simcse.png"), full_page=False)
     page.close()
 
 
 def hidden(page, selector: str) -> bool:
     """Whether no element matching ``selector`` is displayed."""
-    return page.evaluate("(sel) => [...document.querySelectorAll(sel)].every(e => getComputedStyle(e).display === 'none'"
-                         " || e.getBoundingClientRect().width === 0)", selector)
+    return page.evaluate(
+        "(sel) => [...document.querySelectorAll(sel)].every(e => getComputedStyle(e).display === 'none'"
+        " || e.getBoundingClientRect().width === 0)",
+        selector,
+    )
 
 
 def projector_mode(browser, server: Server, shots: Path) -> dict:
@@ -260,21 +336,39 @@ def projector_mode(browser, server: Server, shots: Path) -> dict:
     why = explain(page, server)
     page.goto(f"{server.url}/isotropy")
     page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=90_000)
-    wait_for(lambda: page.locator(".js-plotly-plot").count() > 0 and idle(page), 90, "the run's charts", describe=why)
+    wait_for(
+        lambda: page.locator(".js-plotly-plot").count() > 0 and idle(page),
+        90,
+        "the run's charts",
+        describe=why,
+    )
     page.get_by_text("Projector mode", exact=True).first.click()
     page.get_by_role("button", name="✕ Leave projector mode").wait_for(timeout=30_000)
-    wait_for(lambda: page.locator(".js-plotly-plot").count() >= 2 and idle(page), 60, "the projector charts",
-             describe=why)
-    sizes = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map(g =>"  # as rendered
-                          " [...g.querySelectorAll('svg text')].filter(t => t.textContent.trim())"
-                          ".map(t => parseFloat(getComputedStyle(t).fontSize)))")
-    measured = {"font": min(min(s) for s in sizes if s), "charts": len(sizes),
-                "sidebar_hidden": hidden(page, "[data-testid='stSidebar']"),
-                "header_hidden": hidden(page, "header[data-testid='stHeader']")}
+    wait_for(
+        lambda: page.locator(".js-plotly-plot").count() >= 2 and idle(page),
+        60,
+        "the projector charts",
+        describe=why,
+    )
+    sizes = page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].map(g =>"  # as rendered
+        " [...g.querySelectorAll('svg text')].filter(t => t.textContent.trim())"
+        ".map(t => parseFloat(getComputedStyle(t).fontSize)))"
+    )
+    measured = {
+        "font": min(min(s) for s in sizes if s),
+        "charts": len(sizes),
+        "sidebar_hidden": hidden(page, "[data-testid='stSidebar']"),
+        "header_hidden": hidden(page, "header[data-testid='stHeader']"),
+    }
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / "projector.png"), full_page=False)
     page.get_by_role("button", name="✕ Leave projector mode").click()
-    wait_for(lambda: not hidden(page, "[data-testid='stSidebar']") and idle(page), 30, "the sidebar back",
-             describe=why)
+    wait_for(
+        lambda: not hidden(page, "[data-testid='stSidebar']") and idle(page),
+        30,
+        "the sidebar back",
+        describe=why,
+    )
     page.close()
     return measured

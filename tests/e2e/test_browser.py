@@ -50,8 +50,12 @@ def test_a_page_opened_first_after_a_start_lists_the_apps_pages(server, browser)
     page = browser.new_page(viewport={"width": 1300, "height": 900})
     page.goto(f"{server.url}/compare")
     page.get_by_role("heading", name="Compare runs").first.wait_for(timeout=90_000)
-    wait_for(lambda: sidebar_pages(page) == TITLES, 30, f"the sidebar to list {TITLES}",
-             describe=lambda: f"sidebar: {sidebar_pages(page)}\n{explain(page, server)()}")
+    wait_for(
+        lambda: sidebar_pages(page) == TITLES,
+        30,
+        f"the sidebar to list {TITLES}",
+        describe=lambda: f"sidebar: {sidebar_pages(page)}\n{explain(page, server)()}",
+    )
     page.close()
 
 
@@ -82,20 +86,36 @@ def test_two_sessions_start_runs_at_once_and_both_finish_with_their_own_logs(ser
         set_number(page, "Limit (items, 0 = all)", 120)
     for page in pages:
         page.get_by_role("button", name="▶ Start").click()
-    wait_for(lambda: len(set(runs.glob("probe-*")) - before) == 2, 60, "two run folders", interval=0.5,
-             describe=explain(pages[0], server))
+    wait_for(
+        lambda: len(set(runs.glob("probe-*")) - before) == 2,
+        60,
+        "two run folders",
+        interval=0.5,
+        describe=explain(pages[0], server),
+    )
     new = sorted(set(runs.glob("probe-*")) - before)
-    wait_for(lambda: all('"finished"' in (d / "status.json").read_text() for d in new), 300,
-             "both runs to finish", interval=0.5, describe=explain(pages[1], server))
+    wait_for(
+        lambda: all('"finished"' in (d / "status.json").read_text() for d in new),
+        300,
+        "both runs to finish",
+        interval=0.5,
+        describe=explain(pages[1], server),
+    )
     for run_dir in new:
         table = pd.read_csv(run_dir / "metrics.csv")
         assert table["step"].tolist() == list(range(steps + 1)), run_dir.name
     labels = {f"probe·{d.name[-4:]}" for d in new}
     shown = []
     for page in pages:  # each session shows the run it started in its run picker
-        wait_for(lambda page=page: any(lb in page.locator("[data-testid='stMultiSelect']").first.inner_text()
-                                       for lb in labels), 30, "the session's run in its picker", interval=0.5,
-                 describe=explain(page, server))
+        wait_for(
+            lambda page=page: any(
+                lb in page.locator("[data-testid='stMultiSelect']").first.inner_text() for lb in labels
+            ),
+            30,
+            "the session's run in its picker",
+            interval=0.5,
+            describe=explain(page, server),
+        )
         picker = page.locator("[data-testid='stMultiSelect']").first.inner_text()
         shown.append({lb for lb in labels if lb in picker})
     assert shown[0] != shown[1] and all(len(s) == 1 for s in shown), shown

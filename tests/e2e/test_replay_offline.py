@@ -86,10 +86,20 @@ def xy(transform: str) -> tuple[float, float]:
 def test_the_lesson_renders_offline_with_no_error_and_no_request(browser, lessons) -> None:
     view = Offline(browser, lessons["both"])
     page = view.page
-    metrics = ["loss", "accuracy", "isoscore", "silhouette", "alignment", "uniformity", "sts_spearman",
-               "class_alignment", "effective_rank"]
-    assert sorted(page.evaluate("() => Array.from(document.querySelectorAll('.curve')).map(d => d.dataset.metric)")) \
-        == sorted(metrics)
+    metrics = [
+        "loss",
+        "accuracy",
+        "isoscore",
+        "silhouette",
+        "alignment",
+        "uniformity",
+        "sts_spearman",
+        "class_alignment",
+        "effective_rank",
+    ]
+    assert sorted(
+        page.evaluate("() => Array.from(document.querySelectorAll('.curve')).map(d => d.dataset.metric)")
+    ) == sorted(metrics)
     assert page.locator(".curve .main-svg").count() >= len(metrics)
     assert page.locator(".curve .scatterlayer .trace").count() >= len(metrics)
     assert page.locator("#film path.point").count() == 90
@@ -97,7 +107,9 @@ def test_the_lesson_renders_offline_with_no_error_and_no_request(browser, lesson
     assert page.locator("#relation-align_uniform .scatterlayer .trace").count() >= 2  # the probe and SimCSE
     legend = page.locator("#relation-align_uniform .legendtext").all_text_contents()
     assert "probe-run (class alignment)" in legend and "simcse-run" in legend, legend
-    assert page.locator("#spectrum .scatterlayer .trace").count() >= 12  # a line per logged spectrum (5, ..., 60)
+    assert (
+        page.locator("#spectrum .scatterlayer .trace").count() >= 12
+    )  # a line per logged spectrum (5, ..., 60)
     assert page.locator("#step-label").inner_text() == "step 10"
     assert page.locator("#film-run option").count() == 1
     assert "simcse-run kept no embedding snapshots" in page.locator("#film-notes").inner_text()
@@ -138,7 +150,9 @@ def test_the_slider_moves_the_points_every_cursor_and_the_ring(browser, lessons)
     expect(label).to_have_text("step 60")
     for cursor in page.evaluate(CURSORS):
         assert cursor["x0"] == cursor["x1"] == 60, cursor
-        assert abs(cursor["drawn"] - cursor["expected"]) < 1.5, cursor  # the line drawn is where the layout says
+        assert abs(cursor["drawn"] - cursor["expected"]) < 1.5, (
+            cursor
+        )  # the line drawn is where the layout says
     ring = page.evaluate(RING)
     assert ring["visible"] and ring != before_ring
     iso_sil_at_60 = page.evaluate("""() => { const gd = document.querySelector('#relation-iso_sil');
@@ -146,11 +160,20 @@ def test_the_slider_moves_the_points_every_cursor_and_the_ring(browser, lessons)
     assert [ring["x"], ring["y"]] == iso_sil_at_60
     moved = page.evaluate(POINTS)
     assert moved != before_points
-    page.evaluate("window.lesson.fast = false; window.lesson.seek(0); window.lesson.seek(5)")  # Plotly.restyle
+    page.evaluate(
+        "window.lesson.fast = false; window.lesson.seek(0); window.lesson.seek(5)"
+    )  # Plotly.restyle
     by_plotly = page.evaluate(POINTS)
     assert [len(t) for t in by_plotly] == [len(t) for t in moved]
-    assert max(abs(a - b) for ours, theirs in zip(moved, by_plotly) for p, q in zip(ours, theirs)
-               for a, b in zip(xy(p), xy(q))) < 0.011  # the fast move put every point where Plotly puts it
+    assert (
+        max(
+            abs(a - b)
+            for ours, theirs in zip(moved, by_plotly)
+            for p, q in zip(ours, theirs)
+            for a, b in zip(xy(p), xy(q))
+        )
+        < 0.011
+    )  # the fast move put every point where Plotly puts it
     page.keyboard.press("Home")
     expect(label).to_have_text("step 10")
     assert all(c["x0"] == 10 for c in page.evaluate(CURSORS))

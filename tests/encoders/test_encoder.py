@@ -142,7 +142,9 @@ def test_pretokenized_texts_encode_like_encode(bundled) -> None:
     tokenized = bundled.pretokenize(TEXTS, batch_size=2)
     assert tokenized.count == len(TEXTS) and len(tokenized.batches) == 3
     widths = [batch["input_ids"].shape[1] for _, batch in tokenized.batches]
-    assert widths == sorted(widths, reverse=True)  # sorted by token count, each batch padded to its own longest
+    assert widths == sorted(
+        widths, reverse=True
+    )  # sorted by token count, each batch padded to its own longest
     assert sorted(int(i) for idx, _ in tokenized.batches for i in idx) == list(range(len(TEXTS)))
     assert np.abs(bundled.encode_tokenized(tokenized) - bundled.encode(TEXTS)).max() < 1e-5
     assert bundled.encode_tokenized(tokenized, should_stop=lambda: True) is None

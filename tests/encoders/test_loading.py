@@ -103,7 +103,9 @@ def test_unknown_hub_id_offline_fails_without_a_probe(probes: list[str]) -> None
     assert probes == []  # HF_HUB_OFFLINE (conftest): no network at all
 
 
-def test_unreachable_hub_fails_after_one_bounded_probe(monkeypatch: pytest.MonkeyPatch, probes: list[str]) -> None:
+def test_unreachable_hub_fails_after_one_bounded_probe(
+    monkeypatch: pytest.MonkeyPatch, probes: list[str]
+) -> None:
     monkeypatch.setattr(hub, "is_offline", lambda: False)
     monkeypatch.delenv("HTTPS_PROXY", raising=False)
     monkeypatch.delenv("https_proxy", raising=False)

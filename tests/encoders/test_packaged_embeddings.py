@@ -14,7 +14,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("ship_demo_embeddings", REPO / "scripts" / "ship_demo_embeddings.py")
+    spec = importlib.util.spec_from_file_location(
+        "ship_demo_embeddings", REPO / "scripts" / "ship_demo_embeddings.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -26,15 +28,17 @@ def test_the_shipped_file_is_the_bundled_encoders_demo_embeddings() -> None:
     encoder = load_encoder()
     texts = _script().demo_texts()
     shipped = sorted(cache.PACKAGED.glob("*.npy"))
-    assert [path.name for path in shipped] == [f"{cache.cache_key(encoder, texts)}.npy"], \
+    assert [path.name for path in shipped] == [f"{cache.cache_key(encoder, texts)}.npy"], (
         "stale: run python scripts/ship_demo_embeddings.py"
+    )
     array = np.load(shipped[0], allow_pickle=False)
     assert array.dtype == np.float32 and array.shape == (600, 384)
     np.testing.assert_allclose(array, encoder.encode(texts), rtol=0, atol=1e-5)
 
 
-def test_a_miss_with_a_shipped_entry_copies_it_without_encoding(own_cache: Path, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_miss_with_a_shipped_entry_copies_it_without_encoding(
+    own_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     encoder = load_encoder()
     texts = ["a first sentence", "a second one", "and a third"]
     shipped = np.arange(3 * 384, dtype=np.float32).reshape(3, 384) / 1000
@@ -51,7 +55,9 @@ def test_a_miss_with_a_shipped_entry_copies_it_without_encoding(own_cache: Path,
         encode_cached(encoder, ["another text"])  # no shipped entry: encodes
 
 
-def test_a_damaged_shipped_entry_is_ignored(own_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_damaged_shipped_entry_is_ignored(
+    own_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     encoder = load_encoder()
     texts = ["one", "two"]
     monkeypatch.setattr(cache, "PACKAGED", tmp_path)

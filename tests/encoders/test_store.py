@@ -181,7 +181,9 @@ while True:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("moment", ["after-saves", "mid-save"])
-def test_killed_saves_never_leave_a_loadable_half_encoder(tiny_dir: Path, own_cache: Path, moment: str) -> None:
+def test_killed_saves_never_leave_a_loadable_half_encoder(
+    tiny_dir: Path, own_cache: Path, moment: str
+) -> None:
     """SIGKILL a process that keeps saving: right after a random number of finished saves (the next save
     has just begun), or while a temp folder already holds the weights (mid-save); every listed encoder must
     load whole."""

@@ -31,8 +31,12 @@ save_encoder(load_encoder(sys.argv[1], device="cpu"), "keep", {"steps": int(sys.
 
 def _save_in_child(tiny_dir: Path, cache: Path, steps: int, mode: str) -> int:
     env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache)}
-    return subprocess.run([sys.executable, "-c", SAVER, str(tiny_dir), str(steps), mode], env=env,
-                          capture_output=True, timeout=300).returncode
+    return subprocess.run(
+        [sys.executable, "-c", SAVER, str(tiny_dir), str(steps), mode],
+        env=env,
+        capture_output=True,
+        timeout=300,
+    ).returncode
 
 
 def _steps_of(name: str) -> int:

@@ -23,13 +23,17 @@ def _copy_with(tiny_dir: Path, tmp_path: Path, edit) -> Path:
 
 
 def test_missing_weights_are_an_error_naming_them(tiny_dir: Path, tmp_path: Path) -> None:
-    folder = _copy_with(tiny_dir, tmp_path, lambda state: {k: v for k, v in state.items() if "layer.1." not in k})
+    folder = _copy_with(
+        tiny_dir, tmp_path, lambda state: {k: v for k, v in state.items() if "layer.1." not in k}
+    )
     with pytest.raises(EncoderError, match=r"missing weights \(e\.g\. .*layer\.1\..*\).*would be random"):
         load_encoder(str(folder), device="cpu")
 
 
 def test_weights_of_another_model_are_an_error(tiny_dir: Path, tmp_path: Path) -> None:
-    folder = _copy_with(tiny_dir, tmp_path, lambda state: {**state, "decoder.extra.weight": torch.zeros(2, 2)})
+    folder = _copy_with(
+        tiny_dir, tmp_path, lambda state: {**state, "decoder.extra.weight": torch.zeros(2, 2)}
+    )
     with pytest.raises(EncoderError, match="weights of another model"):
         load_encoder(str(folder), device="cpu")
 
@@ -40,6 +44,8 @@ def test_a_pretraining_head_is_fine(tiny_dir: Path, tmp_path: Path) -> None:
 
 
 def test_the_user_may_allow_partial_weights(tiny_dir: Path, tmp_path: Path, monkeypatch) -> None:
-    folder = _copy_with(tiny_dir, tmp_path, lambda state: {k: v for k, v in state.items() if "layer.1." not in k})
+    folder = _copy_with(
+        tiny_dir, tmp_path, lambda state: {k: v for k, v in state.items() if "layer.1." not in k}
+    )
     monkeypatch.setenv("EMBEDLAB_ALLOW_PARTIAL_WEIGHTS", "1")
     assert load_encoder(str(folder), device="cpu").encode(["x"]).shape == (1, 16)

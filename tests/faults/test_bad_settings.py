@@ -21,8 +21,10 @@ def _main(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str]:
         (["probe", "--steps", "-3"], "steps must be an integer"),
         (["probe", "--lr", "100"], "learning rate must be a number in"),
         (["probe", "--metric-every", "0"], "metric_every must be an integer"),
-        (["probe", "--data", "demo", "--limit", "60", "--steps", "2", "--sample-size", "100000"],
-         "sample_size 100000 is larger than the data"),
+        (
+            ["probe", "--data", "demo", "--limit", "60", "--steps", "2", "--sample-size", "100000"],
+            "sample_size 100000 is larger than the data",
+        ),
         (["probe", "--device", "cuda:7"], "cuda"),
         (["probe", "--device", "tpu-9000"], "device"),
         (["simcse", "--steps", "0"], "steps must be an integer"),
@@ -32,11 +34,15 @@ def _main(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str]:
         (["simcse", "--dropout", "1.5"], "dropout must be a number"),
         (["simcse", "--same-mask", "--augment", "crop"], "cannot be combined"),
         (["simcse", "--save-encoder", "../.."], "no usable characters"),
-        (["simcse", "--train", "demo", "--eval", "demo-pairs", "--batch-size", "100000", "--steps", "1"],
-         "batch"),
+        (
+            ["simcse", "--train", "demo", "--eval", "demo-pairs", "--batch-size", "100000", "--steps", "1"],
+            "batch",
+        ),
     ],
 )
-def test_bad_setting_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture, args: list[str], message: str) -> None:
+def test_bad_setting_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture, args: list[str], message: str
+) -> None:
     code, err = _main(capsys, *args, "--out", str(tmp_path / "run"))
     lines = err.strip().splitlines()
     assert code == 2, err
@@ -51,8 +57,20 @@ def test_bad_setting_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture, 
 def test_unknown_encoder_offline_fails_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture, encoder: str, message: str
 ) -> None:
-    code, err = _main(capsys, "probe", "--data", "demo", "--limit", "60", "--steps", "2", "--encoder", encoder,
-                      "--out", str(tmp_path / "run"))
+    code, err = _main(
+        capsys,
+        "probe",
+        "--data",
+        "demo",
+        "--limit",
+        "60",
+        "--steps",
+        "2",
+        "--encoder",
+        encoder,
+        "--out",
+        str(tmp_path / "run"),
+    )
     assert code == 2 and err.startswith("error: ") and message in err and len(err.strip().splitlines()) == 1
 
 
@@ -60,6 +78,18 @@ def test_folder_that_is_not_a_model(tmp_path: Path, capsys: pytest.CaptureFixtur
     folder = tmp_path / "not-a-model"
     folder.mkdir()
     (folder / "weights.bin").write_bytes(b"\x00" * 16)
-    code, err = _main(capsys, "probe", "--data", "demo", "--limit", "60", "--steps", "2", "--encoder", str(folder),
-                      "--out", str(tmp_path / "run"))
+    code, err = _main(
+        capsys,
+        "probe",
+        "--data",
+        "demo",
+        "--limit",
+        "60",
+        "--steps",
+        "2",
+        "--encoder",
+        str(folder),
+        "--out",
+        str(tmp_path / "run"),
+    )
     assert code == 2 and "not a model" in err and len(err.strip().splitlines()) == 1

@@ -22,8 +22,24 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _start_probe(out: Path) -> subprocess.Popen:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
-    args = [sys.executable, "-m", "engine", "probe", "--data", "demo", "--limit", "120", "--steps", "100000",
-            "--snapshot-every", "3", "--snapshot-limit", "50", "--out", str(out)]
+    args = [
+        sys.executable,
+        "-m",
+        "engine",
+        "probe",
+        "--data",
+        "demo",
+        "--limit",
+        "120",
+        "--steps",
+        "100000",
+        "--snapshot-every",
+        "3",
+        "--snapshot-limit",
+        "50",
+        "--out",
+        str(out),
+    ]
     return subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -87,8 +103,14 @@ def test_sigkill_of_the_app_server_ends_its_run_cleanly_with_rows_kept(tmp_path:
     """The server (here: a process holding the job registry) is SIGKILLed mid-run: its run's child notices
     that its parent is gone, ends after its step and records the end; every row written stays whole."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    server = subprocess.Popen([sys.executable, "-c", SERVER, str(tmp_path / "runs")], cwd=REPO, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(tmp_path / "runs")],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         run_dir = Path(server.stdout.readline().strip())
         _wait_for_rows(run_dir, server, rows=random.Random(7).randint(1, 6))
@@ -97,8 +119,10 @@ def test_sigkill_of_the_app_server_ends_its_run_cleanly_with_rows_kept(tmp_path:
     finally:
         if server.poll() is None:
             server.kill()
-    info = wait_for(lambda: (found := runlog.load_run_info(run_dir)).state != "running" and found,
-                    what="the run's end after the server's death")
+    info = wait_for(
+        lambda: (found := runlog.load_run_info(run_dir)).state != "running" and found,
+        what="the run's end after the server's death",
+    )
     assert info.state in {"stopped", "interrupted"}, info.state
     child = Path(f"/proc/{runlog.read_json(run_dir / runlog.STATUS)['pid']}")
     wait_for(lambda: not child.exists(), what="the end of the run's process (it must not outlive the server)")

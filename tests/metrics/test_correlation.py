@@ -65,7 +65,9 @@ def test_bad_inputs() -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.integers(-5, 5), st.floats(-1e3, 1e3)), min_size=3, max_size=40))
-@example([(0, 341.58320785089415), (0, 341.58320785089415), (1, 341.58320785089415)])  # constant y, mean rounds
+@example(
+    [(0, 341.58320785089415), (0, 341.58320785089415), (1, 341.58320785089415)]
+)  # constant y, mean rounds
 @example([(0, 0.0), (0, 0.0), (1, 5.705856286113812e-190)])  # squares of the deviations underflow
 def test_property_matches_scipy(pairs: list[tuple[int, float]]) -> None:
     x = np.array([p[0] for p in pairs], dtype=float)

@@ -104,14 +104,20 @@ def test_participation_ratio_form_equals_the_spectral_recipe(seed: int) -> None:
     also for rank-deficient covariances and spread-out spectra."""
     rng = np.random.default_rng(seed)
     n, d = [(500, 20), (30, 64), (2000, 384), (100, 3), (64, 64), (1000, 50)][seed]
-    x = rng.normal(size=(n, d)) * rng.lognormal(sigma=2.0, size=d) @ special_ortho_group.rvs(d, random_state=seed)
+    x = (
+        rng.normal(size=(n, d))
+        * rng.lognormal(sigma=2.0, size=d)
+        @ special_ortho_group.rvs(d, random_state=seed)
+    )
     assert _quiet(isoscore, x) == pytest.approx(_spectral(x), abs=1e-12)
 
 
 def test_float32_products_keep_float64_accuracy_far_from_the_origin() -> None:
     """Centring is done in float64 before the float32 products, so a large common offset costs nothing."""
     x = np.random.default_rng(3).normal(size=(3000, 384)) * np.linspace(0.1, 1, 384) + 1e4
-    assert isoscore(x.astype(np.float32)) == pytest.approx(isoscore(x.astype(np.float32).astype(np.float64)), abs=1e-6)
+    assert isoscore(x.astype(np.float32)) == pytest.approx(
+        isoscore(x.astype(np.float32).astype(np.float64)), abs=1e-6
+    )
 
 
 def test_constant_points_give_nan_like_reference() -> None:

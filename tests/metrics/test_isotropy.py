@@ -341,14 +341,19 @@ def test_cuda_matches_cpu() -> None:
                     # I(W) reads eigenvectors, and those of low_rank's clustered noise eigenvalues are only
                     # determined to ~eps * lambda_max / gap (~1e-7 here): two correct float64 solvers
                     # (LAPACK, cuSOLVER) differ by that much, so REL, as against the explicit reference above
-                    assert gpu["partition_isotropy"] == pytest.approx(cpu["partition_isotropy"], rel=max(tol, REL))
+                    assert gpu["partition_isotropy"] == pytest.approx(
+                        cpu["partition_isotropy"], rel=max(tol, REL)
+                    )
                     assert gpu["average_cosine"] == pytest.approx(cpu["average_cosine"], abs=tol)
                     big = cpu["spectrum"] > 1e-8 * cpu["spectrum"][0]
                     # a backward-stable solver's eigenvalues are right to ~eps * lambda_max (Weyl), not relatively
-                    np.testing.assert_allclose(gpu["spectrum"][big], cpu["spectrum"][big], rtol=tol,
-                                               atol=1e-12 * cpu["spectrum"][0])
+                    np.testing.assert_allclose(
+                        gpu["spectrum"][big], cpu["spectrum"][big], rtol=tol, atol=1e-12 * cpu["spectrum"][0]
+                    )
                     assert spectrum(xt)[0] == pytest.approx(cpu["spectrum"][0], rel=tol)
-                    assert partition_isotropy(xt) == pytest.approx(cpu["partition_isotropy"], rel=max(tol, REL))
+                    assert partition_isotropy(xt) == pytest.approx(
+                        cpu["partition_isotropy"], rel=max(tol, REL)
+                    )
 
 
 @pytest.mark.parametrize(("n", "d"), [(500, 60), (20, 60)])

@@ -48,26 +48,57 @@ def errors(at: AppTest) -> list[str]:
     return [str(e.value) for e in at.error]
 
 
-def run_on_disk(name: str, kind: str = "probe", *, rows: list[dict] | None = None, config: dict | None = None,
-                snapshot: tuple[int, int] | None = None, state: str = "finished", summary: dict | None = None,
-                error: str | None = None) -> str:
+def run_on_disk(
+    name: str,
+    kind: str = "probe",
+    *,
+    rows: list[dict] | None = None,
+    config: dict | None = None,
+    snapshot: tuple[int, int] | None = None,
+    state: str = "finished",
+    summary: dict | None = None,
+    error: str | None = None,
+) -> str:
     """A run folder written as a run writes it (``cache/runs/<name>``): its rows, snapshots of ``snapshot``
     (items, dims) shape at each row's step, and its end state. Returns the run's id (its folder name)."""
     import numpy as np
 
     from engine import paths, runlog
 
-    rows = rows if rows is not None else [
-        {"step": s, "loss": 1.0 / (s + 1), "accuracy": 0.5, "isoscore": 0.5 - s / 10, "silhouette": s / 10,
-         "seconds": float(s)} for s in range(4)]
+    rows = (
+        rows
+        if rows is not None
+        else [
+            {
+                "step": s,
+                "loss": 1.0 / (s + 1),
+                "accuracy": 0.5,
+                "isoscore": 0.5 - s / 10,
+                "silhouette": s / 10,
+                "seconds": float(s),
+            }
+            for s in range(4)
+        ]
+    )
     columns = list(dict.fromkeys(key for row in rows for key in row)) or ["step", "loss"]
-    base = {"kind": kind, "data": "demo", "steps": 3, "snapshot_every": 1 if snapshot else 0, "snapshot_limit": 2000,
-            "limit": None} if kind == "probe" else \
-        {"kind": kind, "mode": "unsup", "steps": 3, "data_dir": None, "eval": None, "snapshot_every": 0}
+    base = (
+        {
+            "kind": kind,
+            "data": "demo",
+            "steps": 3,
+            "snapshot_every": 1 if snapshot else 0,
+            "snapshot_limit": 2000,
+            "limit": None,
+        }
+        if kind == "probe"
+        else {"kind": kind, "mode": "unsup", "steps": 3, "data_dir": None, "eval": None, "snapshot_every": 0}
+    )
     writer = runlog.RunWriter(paths.runs_dir() / name, columns, {**base, **(config or {})})
     if snapshot:
-        writer.save_points([f"sentence {i}" for i in range(snapshot[0])], ["a", "b"] * (snapshot[0] // 2) +
-                           ["a"] * (snapshot[0] % 2))
+        writer.save_points(
+            [f"sentence {i}" for i in range(snapshot[0])],
+            ["a", "b"] * (snapshot[0] // 2) + ["a"] * (snapshot[0] % 2),
+        )
     for row in rows:
         if snapshot:
             writer.save_snapshot(row["step"], np.random.default_rng(row["step"]).normal(size=snapshot))

@@ -47,7 +47,9 @@ def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
 
     def record(self, path_or_data, mimetype, kind, filename=None):
         file_id = original(self, path_or_data, mimetype, kind, filename)
-        captured[file_id] = path_or_data if isinstance(path_or_data, bytes) else Path(path_or_data).read_bytes()
+        captured[file_id] = (
+            path_or_data if isinstance(path_or_data, bytes) else Path(path_or_data).read_bytes()
+        )
         return file_id
 
     def record_deferred(self, data_callable, *args, **kwargs):

@@ -13,12 +13,22 @@ COLUMNS = ["step", "loss", "accuracy", "isoscore", "silhouette", "seconds"]
 
 def _probe_run(name: str) -> str:
     folder = paths.runs_dir() / name
-    writer = runlog.RunWriter(folder, COLUMNS, {"kind": "probe", "data": "demo", "steps": 2, "snapshot_every": 1})
+    writer = runlog.RunWriter(
+        folder, COLUMNS, {"kind": "probe", "data": "demo", "steps": 2, "snapshot_every": 1}
+    )
     writer.save_points([f"sentence {i}" for i in range(8)], ["a", "b"] * 4)
     for step in range(3):
         writer.save_snapshot(step, np.random.default_rng(step).normal(size=(8, 4)))
-        writer.append({"step": step, "loss": 1.0 / (step + 1), "accuracy": 0.5, "isoscore": 0.5 - step / 10,
-                       "silhouette": step / 10, "seconds": step})
+        writer.append(
+            {
+                "step": step,
+                "loss": 1.0 / (step + 1),
+                "accuracy": 0.5,
+                "isoscore": 0.5 - step / 10,
+                "silhouette": step / 10,
+                "seconds": step,
+            }
+        )
     writer.finish("finished")
     return name
 

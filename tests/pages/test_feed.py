@@ -15,8 +15,12 @@ from ui import feed
 
 
 def payload(step: int, live: bool = True, signature: str = "s") -> dict:
-    return {"panels": [{"key": "loss", "series": [{"x": [0, step], "y": [1.0, math.nan]}]}], "progress": [],
-            "signature": signature, "live": live}
+    return {
+        "panels": [{"key": "loss", "series": [{"x": [0, step], "y": [1.0, math.nan]}]}],
+        "progress": [],
+        "signature": signature,
+        "live": live,
+    }
 
 
 def read(root: Path, token: str) -> dict:
@@ -114,7 +118,9 @@ def test_the_feed_folders_of_servers_that_ended_are_swept(tmp_path: Path) -> Non
     import subprocess
     import sys
 
-    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     dead, alive = tmp_path / ended.stdout.strip(), tmp_path / str(os.getppid())
     for folder in (dead, alive, tmp_path / "notes"):
         folder.mkdir()
@@ -155,7 +161,9 @@ def test_a_running_runs_canvas_is_fed_what_a_rerun_paints_until_it_stops(app) ->
         assert [p["key"] for p in fed["panels"]] == [p["key"] for p in drawn["panels"]]
         assert fed["progress"][0]["text"].startswith(runs.run_label(job))
         # the server's feed thread goes on painting the growing curves, with no rerun of the page
-        wait_for(lambda: last_x(json.loads(file.read_text())) > last_x(drawn) + 2, 60, "the fed curve to grow")
+        wait_for(
+            lambda: last_x(json.loads(file.read_text())) > last_x(drawn) + 2, 60, "the fed curve to grow"
+        )
         assert json.loads(file.read_text())["signature"] == drawn["feed"]["signature"]
         job.stop()
         wait_idle(30)

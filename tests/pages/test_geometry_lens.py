@@ -21,15 +21,33 @@ def lens_run(name: str, kind: str) -> tuple[str, pd.DataFrame]:
     rows = []
     for s in range(STEPS):
         t = s / (STEPS - 1)
-        row = {"step": s, "loss": 1.0 / (s + 1), "isoscore": 0.5 - 0.3 * t + 0.01 * rng.random(),
-               "effective_rank": 5 - 3 * t + 0.1 * np.sin(s), "average_cosine": 0.1 + 0.5 * t ** 2,
-               "uniformity": -3 + 2 * t if kind == "probe" else -2 - t, "alignment": 1.2 - t if kind == "probe" else 0.2}
-        row.update({"accuracy": 0.5 + t / 2, "silhouette": 0.6 * t + 0.01 * rng.random()} if kind == "probe"
-                   else {"sts_spearman": 0.6 + 0.1 * t})
+        row = {
+            "step": s,
+            "loss": 1.0 / (s + 1),
+            "isoscore": 0.5 - 0.3 * t + 0.01 * rng.random(),
+            "effective_rank": 5 - 3 * t + 0.1 * np.sin(s),
+            "average_cosine": 0.1 + 0.5 * t**2,
+            "uniformity": -3 + 2 * t if kind == "probe" else -2 - t,
+            "alignment": 1.2 - t if kind == "probe" else 0.2,
+        }
+        row.update(
+            {"accuracy": 0.5 + t / 2, "silhouette": 0.6 * t + 0.01 * rng.random()}
+            if kind == "probe"
+            else {"sts_spearman": 0.6 + 0.1 * t}
+        )
         rows.append({**row, "seconds": float(s)})
-    config = ({"kind": "probe", "data": "demo", "steps": STEPS - 1, "snapshot_every": 0, "limit": None} if kind == "probe"
-              else {"kind": "simcse", "mode": "unsup", "steps": STEPS - 1, "data_dir": None, "eval": None,
-                    "snapshot_every": 0})
+    config = (
+        {"kind": "probe", "data": "demo", "steps": STEPS - 1, "snapshot_every": 0, "limit": None}
+        if kind == "probe"
+        else {
+            "kind": "simcse",
+            "mode": "unsup",
+            "steps": STEPS - 1,
+            "data_dir": None,
+            "eval": None,
+            "snapshot_every": 0,
+        }
+    )
     writer = runlog.RunWriter(paths.runs_dir() / name, list(rows[0]), config)
     for row in rows:
         if row["step"] % 3 == 0:
@@ -76,7 +94,9 @@ def test_isotropy_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
     assert paper["data"][0]["name"].endswith(legend_of(rows, "isoscore", "silhouette"))
     plane = found["Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)"]
     assert plane["data"][0]["name"].endswith("(class alignment)")
-    assert "Training loss" in found and "Class alignment (lower is better)" not in found  # not picked at first
+    assert (
+        "Training loss" in found and "Class alignment (lower is better)" not in found
+    )  # not picked at first
 
     at.multiselect(key="probe.measures").set_value(["isoscore", "class_alignment"]).run()
     found = figures(at)
@@ -96,7 +116,9 @@ def test_simcse_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
     at = page_with("pages/simcse.py", "simcse.shown", [name])
     found = figures(at)
     assert len([t for t in spectrum_of(found)["data"] if t["mode"] == "lines"]) == 4
-    assert found["Uniformity vs STS Spearman ρ"]["data"][0]["name"].endswith(legend_of(rows, "uniformity", "sts_spearman"))
+    assert found["Uniformity vs STS Spearman ρ"]["data"][0]["name"].endswith(
+        legend_of(rows, "uniformity", "sts_spearman")
+    )
     at.multiselect(key="simcse.measures").set_value(["effective_rank", "average_cosine"]).run()
     assert {"Effective rank", "Average cosine"} <= set(figures(at)) and "Training loss" not in figures(at)
     at.selectbox(key="simcse.relx").set_value("isoscore")
@@ -116,9 +138,14 @@ def test_compare_puts_a_probe_and_a_simcse_run_on_one_plane_and_one_spectrum(fre
     assert any(n.startswith("probe-cmp") and n.endswith("(class alignment)") for n in names), names
     assert any(n.startswith("simcse-cmp") and "class" not in n for n in names), names
     assert plane["layout"]["yaxis"]["title"]["text"] == "l_align (probe runs: class alignment)"
-    assert "Alignment (lower is better)" in found and "Class alignment (lower is better)" in found  # never mixed
+    assert (
+        "Alignment (lower is better)" in found and "Class alignment (lower is better)" in found
+    )  # never mixed
     spectrum = spectrum_of(found)
-    assert len(spectrum["data"]) == 4 and {t["name"].split(" · ")[1] for t in spectrum["data"]} == {"step 0", "step 9"}
+    assert len(spectrum["data"]) == 4 and {t["name"].split(" · ")[1] for t in spectrum["data"]} == {
+        "step 0",
+        "step 9",
+    }
     at.selectbox(key="compare.relx").set_value("effective_rank")
     at.selectbox(key="compare.rely").set_value("uniformity").run()
     pair = figures(at)["Effective rank vs Uniformity"]
@@ -150,8 +177,13 @@ def test_isotropy_sidebar_geometry_sample_fixed_sample_objective_and_margin(app)
     job = runs.registry().jobs()[-1]
     try:
         config = job.config
-        assert (config.objective, config.margin, config.sample_size, config.fixed_sample, config.geometry_every) == \
-            ("triplet", 0.5, 200, True, 3)
+        assert (
+            config.objective,
+            config.margin,
+            config.sample_size,
+            config.fixed_sample,
+            config.geometry_every,
+        ) == ("triplet", 0.5, 200, True, 3)
     finally:
         job.stop()
         wait_idle(120)

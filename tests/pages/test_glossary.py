@@ -9,8 +9,20 @@ from apphelpers import elements_in_order, errors
 from engine import lessons
 from engine.metrics import METRICS
 
-MEASURES = {"isoscore", "isoscore_star", "silhouette", "alignment", "uniformity", "sts_spearman", "loss", "accuracy",
-            "effective_rank", "average_cosine", "partition_isotropy", "spectrum"}
+MEASURES = {
+    "isoscore",
+    "isoscore_star",
+    "silhouette",
+    "alignment",
+    "uniformity",
+    "sts_spearman",
+    "loss",
+    "accuracy",
+    "effective_rank",
+    "average_cosine",
+    "partition_isotropy",
+    "spectrum",
+}
 
 
 def test_every_measure_has_formula_range_direction_watch_and_source_from_the_registry() -> None:
@@ -22,7 +34,9 @@ def test_every_measure_has_formula_range_direction_watch_and_source_from_the_reg
         spec = METRICS.get(name)
         if spec is not None:
             assert term.range == lessons.range_text(*spec.range), name
-            assert term.better.lower().startswith({"higher": "higher", "lower": "lower", "neither": "neither"}[spec.better])
+            assert term.better.lower().startswith(
+                {"higher": "higher", "lower": "lower", "neither": "neither"}[spec.better]
+            )
             if name != "partition_isotropy":
                 assert term.label == spec.label, name
     assert "SimCSE#" not in lessons.SAME_MASK and "issue 36" in lessons.SAME_MASK

@@ -9,11 +9,20 @@ from ui import navigation, painter
 
 
 def test_pages_folder_holds_exactly_the_navigation_pages() -> None:
-    found = sorted(p.relative_to(REPO_ROOT).as_posix() for p in (REPO_ROOT / "pages").iterdir()
-                   if p.name != "__pycache__")
+    found = sorted(
+        p.relative_to(REPO_ROOT).as_posix()
+        for p in (REPO_ROOT / "pages").iterdir()
+        if p.name != "__pycache__"
+    )
     assert found == sorted(script for script, _, _ in navigation.PAGES)
     assert [title for _, title, _ in navigation.PAGES] == [
-        "Overview", "SimCSE training", "Isotropy vs clusters", "Compare runs", "Data & encoders", "Glossary"]
+        "Overview",
+        "SimCSE training",
+        "Isotropy vs clusters",
+        "Compare runs",
+        "Data & encoders",
+        "Glossary",
+    ]
 
 
 def test_the_live_canvas_component_files_are_there() -> None:

@@ -48,14 +48,19 @@ def test_a_failed_start_shows_only_its_error_in_the_pages_words(app) -> None:
 def test_errors_speak_of_fields_and_never_repeat_their_prefix() -> None:
     from ui.text import message, ui_words
 
-    cli = ("rt-polarity: not found (no --data-dir given and EMBEDLAB_DATA_DIR unset) (expected rt-polarity/"
-           "rt-polarity.pos) and the Hugging Face hub is offline (HF_HUB_OFFLINE=1); pass --data-dir DIR, a folder "
-           "holding rt-polarity/rt-polarity.pos")
+    cli = (
+        "rt-polarity: not found (no --data-dir given and EMBEDLAB_DATA_DIR unset) (expected rt-polarity/"
+        "rt-polarity.pos) and the Hugging Face hub is offline (HF_HUB_OFFLINE=1); pass --data-dir DIR, a folder "
+        "holding rt-polarity/rt-polarity.pos"
+    )
     words = ui_words(cli)
     assert "set the “Data folder” field to a folder holding rt-polarity/rt-polarity.pos" in words
     assert "(the Data folder field is empty)" in words
     assert not any(flag in words for flag in ("--data-dir", "EMBEDLAB", "HF_HUB", "DIR,"))
-    assert ui_words("sample_size 700 is larger than the data") == "“Geometry sample size” 700 is larger than the data"
+    assert (
+        ui_words("sample_size 700 is larger than the data")
+        == "“Geometry sample size” 700 is larger than the data"
+    )
     assert ui_words("limit must be an integer in [2, 10], got 1").startswith("“Limit” must")
     assert message("rt-polarity: ", "rt-polarity: rt-polarity: gone") == "rt-polarity: gone"
 
@@ -64,15 +69,30 @@ def test_errors_speak_of_fields_and_never_repeat_their_prefix() -> None:
 
 
 def test_simcse_charts_name_the_demo_pairs_when_there_is_no_data_folder(fresh_registry) -> None:
-    rows = [{"step": s, "loss": 1.0 - s / 10 if s else None, "alignment": 0.2, "uniformity": -2.0 - s / 10,
-             "sts_spearman": 0.7 + s / 100, "isoscore": 0.3, "seconds": float(s)} for s in range(4)]
+    rows = [
+        {
+            "step": s,
+            "loss": 1.0 - s / 10 if s else None,
+            "alignment": 0.2,
+            "uniformity": -2.0 - s / 10,
+            "sts_spearman": 0.7 + s / 100,
+            "isoscore": 0.3,
+            "seconds": float(s),
+        }
+        for s in range(4)
+    ]
     run = run_on_disk("simcse-nofolder", "simcse", rows=rows)
     at = _fresh()
     at.switch_page("pages/simcse.py").run()
     at.multiselect(key="simcse.shown").set_value([run]).run()
     assert not at.exception and not errors(at)
     titles = {spec["layout"]["title"]["text"] for spec in plotly_specs(at)}
-    for title in ("STS Spearman ρ", "Alignment (lower is better)", "Uniformity (lower is better)", "Alignment vs uniformity"):
+    for title in (
+        "STS Spearman ρ",
+        "Alignment (lower is better)",
+        "Uniformity (lower is better)",
+        "Alignment vs uniformity",
+    ):
         assert any(t.startswith(title) and "on built-in demo pairs" in t for t in titles), (title, titles)
     assert not any("STS-B" in t for t in titles)
     assert any("built-in demo pairs" in c.value for c in at.sidebar.caption)  # where Start would evaluate
@@ -129,7 +149,9 @@ def test_the_trained_encoder_can_be_saved_and_a_taken_name_is_refused_before_sta
 # -------------------------------------------------------------------------------------------- compare
 
 
-def test_compare_says_no_steps_yet_offers_the_figure_as_html_and_deletes_a_run(fresh_registry, downloads) -> None:
+def test_compare_says_no_steps_yet_offers_the_figure_as_html_and_deletes_a_run(
+    fresh_registry, downloads
+) -> None:
     kept = run_on_disk("kept-run")
     gone = run_on_disk("failed-run", rows=[], state="failed", error="demo: broken on purpose")
     at = _fresh()
@@ -141,7 +163,11 @@ def test_compare_says_no_steps_yet_offers_the_figure_as_html_and_deletes_a_run(f
     at.multiselect(key="all.shown").set_value([kept]).run()
     html = {b.label: b for b in at.get("download_button")}["⬇ figure (HTML)"]
     page = button_bytes(html, downloads).decode()
-    assert page.lstrip().lower().startswith("<!doctype html>") and "Training loss" in page and "plotly" in page.lower()
+    assert (
+        page.lstrip().lower().startswith("<!doctype html>")
+        and "Training loss" in page
+        and "plotly" in page.lower()
+    )
 
     assert at.button(key="compare.delete").proto.disabled is True  # nothing picked, not confirmed
     at.multiselect(key="compare.delete.pick").set_value([gone]).run()
@@ -171,7 +197,9 @@ def test_a_running_run_is_never_offered_for_deletion_and_stop_shows_the_run_with
     assert queued.state == "stopped" and queued.last_step is None  # cancelled while queued
     fresh = _fresh()
     fresh.switch_page("pages/compare.py").run()
-    assert fresh.multiselect(key="all.shown").value == [going.id]  # the newest run with rows, not the cancelled one
+    assert fresh.multiselect(key="all.shown").value == [
+        going.id
+    ]  # the newest run with rows, not the cancelled one
     assert not [i for i in fresh.info if "No metrics yet" in i.value]
 
 
@@ -184,13 +212,20 @@ def test_the_data_page_tells_how_to_get_each_set_and_says_it_is_offline(app) -> 
     app.switch_page("pages/data.py").run()
     assert not app.exception and not errors(app)
     labels = [e.label for e in app.get("expander")]
-    assert [any(GUIDES[name].title in label for label in labels) for name in ("rt-polarity", "snli", "stsb", "wiki1m")] \
-        == [True] * 4
+    assert [
+        any(GUIDES[name].title in label for label in labels)
+        for name in ("rt-polarity", "snli", "stsb", "wiki1m")
+    ] == [True] * 4
     assert any("works offline" in i.value for i in app.info)
     buttons = [b for b in app.button if str(b.key).startswith("guide.download.")]
     assert len(buttons) == 4 and all(b.proto.disabled for b in buttons)
     layouts = " ".join(c.value for c in app.code)
-    assert "rt-polarity.pos" in layouts and "validation.tsv" in layouts and "sts-dev.csv" in layouts and "wiki/" in layouts
+    assert (
+        "rt-polarity.pos" in layouts
+        and "validation.tsv" in layouts
+        and "sts-dev.csv" in layouts
+        and "wiki/" in layouts
+    )
     text = " ".join(str(m.value) for m in app.markdown)
     assert "cs.cornell.edu" in text and "nlp.stanford.edu" in text and "stswiki" in text
 
@@ -201,7 +236,9 @@ def test_one_click_downloads_a_set_when_the_hub_is_reachable(app, monkeypatch, t
     fetched: list[tuple[str, str]] = []
     monkeypatch.setattr(guide, "offline", lambda: False)
     monkeypatch.setattr(download, "hub_reachable", lambda repo, timeout=None: True)
-    monkeypatch.setattr(download, "fetch", lambda repo, name, what: fetched.append((repo, name)) or tmp_path / name)
+    monkeypatch.setattr(
+        download, "fetch", lambda repo, name, what: fetched.append((repo, name)) or tmp_path / name
+    )
     app.switch_page("pages/data.py").run()
     assert not any("works offline" in i.value for i in app.info)
     app.button(key="guide.download.stsb").click().run()
@@ -261,8 +298,17 @@ def test_numeric_fields_state_their_range_and_show_invalid_values(app) -> None:
 
 
 def test_a_diverging_loss_is_warned_about_in_the_run_panel(fresh_registry) -> None:
-    rows = [{"step": s, "loss": [1.8, 2.5, 40.0, None][s], "accuracy": 0.5, "isoscore": 0.3, "silhouette": 0.1,
-             "seconds": float(s)} for s in range(4)]
+    rows = [
+        {
+            "step": s,
+            "loss": [1.8, 2.5, 40.0, None][s],
+            "accuracy": 0.5,
+            "isoscore": 0.3,
+            "silhouette": 0.1,
+            "seconds": float(s),
+        }
+        for s in range(4)
+    ]
     run = run_on_disk("lr-ten", rows=rows, config={"lr": 10.0})
     at = _fresh()
     at.switch_page("pages/isotropy.py").run()
@@ -281,13 +327,23 @@ def test_the_demo_is_at_the_top_and_the_isotropy_sidebar_shows_its_settings(app)
 
     order = elements_in_order(app)
     demo = next(i for i, e in enumerate(order) if getattr(e, "key", None) == "overview.demo")
-    headings = [i for i, e in enumerate(order) if type(e).__name__ in ("Subheader", "Header", "Markdown", "GraphvizChart")]
+    headings = [
+        i
+        for i, e in enumerate(order)
+        if type(e).__name__ in ("Subheader", "Header", "Markdown", "GraphvizChart")
+    ]
     assert headings and demo < min(headings)  # above the explanations: no scrolling for the one click
     app.button(key="overview.demo").click().run()
     assert not app.exception and app.title[0].value == "Isotropy vs clusters"
-    (_, demo), = presets()["Demo: clusters form"].configs()
-    shown = {"probe.steps": demo["steps"], "probe.snap": demo["snapshot_every"], "probe.every": demo["metric_every"],
-             "probe.limit": 0, "probe.data": "demo", "probe.snaplimit": demo["snapshot_limit"]}
+    ((_, demo),) = presets()["Demo: clusters form"].configs()
+    shown = {
+        "probe.steps": demo["steps"],
+        "probe.snap": demo["snapshot_every"],
+        "probe.every": demo["metric_every"],
+        "probe.limit": 0,
+        "probe.data": "demo",
+        "probe.snaplimit": demo["snapshot_limit"],
+    }
     assert {key: _value(app, key) for key in shown} == shown
     runs.registry().jobs()[0].stop()
     wait_idle(120)

@@ -18,7 +18,9 @@ def test_preview_builtin_demo(app) -> None:
 
 def test_upload_csv_pick_columns_and_offer_it_to_the_probe(app) -> None:
     app.switch_page("pages/data.py").run()
-    rows = "\n".join(f"sentence number {i} about {'cats' if i % 2 else 'dogs'},{'a' if i % 2 else 'b'}" for i in range(40))
+    rows = "\n".join(
+        f"sentence number {i} about {'cats' if i % 2 else 'dogs'},{'a' if i % 2 else 'b'}" for i in range(40)
+    )
     app.get("file_uploader")[0].upload("my data.csv", f"sentence,animal\n{rows}\n".encode(), "text/csv")
     app.run()
     assert not app.exception and not errors(app)

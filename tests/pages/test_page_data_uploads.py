@@ -25,7 +25,9 @@ def test_a_second_upload_is_the_one_shown(app) -> None:
     _upload(app, "second.csv", _csv(lambda i: "x" if i % 2 else "y"))
     assert not app.exception and not errors(app)
     assert app.selectbox(key="data.file").value == "second.csv"
-    (preview,) = [df.value for df in app.dataframe if "label" in df.value.columns and "text" in df.value.columns]
+    (preview,) = [
+        df.value for df in app.dataframe if "label" in df.value.columns and "text" in df.value.columns
+    ]
     assert sorted(preview["label"].unique()) == ["x", "y"]
 
 
@@ -57,7 +59,9 @@ def test_labels_are_shown_as_text_not_markdown(app) -> None:
     assert not app.exception
     shown = " ".join(w.value for w in app.warning)
     assert "single example" in shown
-    assert "![" not in shown and "[click]" not in shown  # escaped: rendered as the plain text, no image, no link
+    assert (
+        "![" not in shown and "[click]" not in shown
+    )  # escaped: rendered as the plain text, no image, no link
     assert r"\!\[x\](http" in shown
 
 
@@ -76,8 +80,11 @@ def test_an_npz_of_embeddings_is_previewed_and_offered_to_the_probe(app) -> None
 
     rng = np.random.default_rng(0)
     labels = np.arange(40) % 2
-    content = _npz(embeddings=rng.normal(size=(40, 8)).astype(np.float32) + labels[:, None], labels=labels,
-                   label_names=np.array(["neg", "pos"]))
+    content = _npz(
+        embeddings=rng.normal(size=(40, 8)).astype(np.float32) + labels[:, None],
+        labels=labels,
+        label_names=np.array(["neg", "pos"]),
+    )
     app.switch_page("pages/data.py").run()
     app.get("file_uploader")[0].upload("my vectors.npz", content, "application/octet-stream")
     app.run()
@@ -95,11 +102,15 @@ def test_a_bad_npz_is_one_line_in_the_pages_words_and_never_stored(app) -> None:
 
     bad = {
         "rows.npz": (_npz(embeddings=np.ones((4, 3)), labels=np.arange(5) % 2), "4 embeddings but 5 labels"),
-        "nan.npz": (_npz(embeddings=np.where(np.eye(4, 3) > 0, np.nan, 1.0), labels=np.arange(4) % 2),
-                    "3 NaN or infinite values"),
+        "nan.npz": (
+            _npz(embeddings=np.where(np.eye(4, 3) > 0, np.nan, 1.0), labels=np.arange(4) % 2),
+            "3 NaN or infinite values",
+        ),
         "shape.npz": (_npz(embeddings=np.ones(12), labels=np.arange(12) % 2), "2-D array"),
-        "pickle.npz": (_npz(embeddings=np.ones((4, 3)), labels=np.array([{"a": 1}, 0, 1, 0], dtype=object)),
-                       "pickled object array"),
+        "pickle.npz": (
+            _npz(embeddings=np.ones((4, 3)), labels=np.array([{"a": 1}, 0, 1, 0], dtype=object)),
+            "pickled object array",
+        ),
         "text.npz": (b"embeddings,labels\n1,2\n", "not a NumPy .npz archive"),
     }
     app.switch_page("pages/data.py").run()

@@ -38,7 +38,9 @@ def test_the_switch_enlarges_the_charts_and_shows_the_film_beside_one_curve(fres
     curve = next(spec for spec in shown if spec["data"][0]["type"] == "scatter")
     assert all(trace["line"]["width"] >= 4 for trace in curve["data"])
     assert curve["layout"]["height"] >= 500
-    assert [css for css in at.get("html") if "stSidebar" in css.proto.body and "display: none" in css.proto.body]
+    assert [
+        css for css in at.get("html") if "stSidebar" in css.proto.body and "display: none" in css.proto.body
+    ]
     assert not [s for s in at.get("slider") if s.key == "probe.smooth"]  # the chart settings are hidden
     assert not at.get("download_button")
     at.selectbox(key="probe.projcurve").set_value("silhouette").run()

@@ -20,17 +20,24 @@ def start_tiny_run(app) -> None:
     wait_idle()
 
 
-def test_the_first_start_lowers_the_event_loop_and_the_script_thread_once(app, monkeypatch: pytest.MonkeyPatch):
+def test_the_first_start_lowers_the_event_loop_and_the_script_thread_once(
+    app, monkeypatch: pytest.MonkeyPatch
+):
     calls: list[list[int | None]] = []
-    monkeypatch.setattr(priority, "yield_to_training", lambda thread_ids: calls.append(list(thread_ids)) or 10)
+    monkeypatch.setattr(
+        priority, "yield_to_training", lambda thread_ids: calls.append(list(thread_ids)) or 10
+    )
     assert calls == []  # opening pages leaves them alone (start-up: JIT warm-up and the warm spare)
     start_tiny_run(app)
     start_tiny_run(app)
-    assert calls == [[threading.main_thread().native_id, None]]  # the server's event loop, then this script thread
+    assert calls == [
+        [threading.main_thread().native_id, None]
+    ]  # the server's event loop, then this script thread
 
 
-def test_a_bad_ui_nice_setting_is_logged_and_the_run_still_starts(app, monkeypatch: pytest.MonkeyPatch,
-                                                                 caplog: pytest.LogCaptureFixture):
+def test_a_bad_ui_nice_setting_is_logged_and_the_run_still_starts(
+    app, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+):
     from ui import runs
 
     monkeypatch.setenv("EMBEDLAB_UI_NICE", "fast")
@@ -51,16 +58,23 @@ def test_the_live_projection_panel_is_built_once_per_frame(monkeypatch: pytest.M
 
     built: list[str] = []
     real = charts.projection_figure
-    monkeypatch.setattr(charts, "projection_figure", lambda *a, **k: built.append(k["title"]) or real(*a, **k))
+    monkeypatch.setattr(
+        charts, "projection_figure", lambda *a, **k: built.append(k["title"]) or real(*a, **k)
+    )
     monkeypatch.setattr(st, "session_state", {})
-    coords, points = np.arange(10.0).reshape(5, 2), pd.DataFrame({"label": list("aabbb"), "text": list("vwxyz")})
+    coords, points = (
+        np.arange(10.0).reshape(5, 2),
+        pd.DataFrame({"label": list("aabbb"), "text": list("vwxyz")}),
+    )
     run, other = types.SimpleNamespace(id="run-1"), types.SimpleNamespace(id="run-2")
     first = live.live_projection_panel(run, "umap-10", coords, points, "UMAP · step 10", "p")
     assert live.live_projection_panel(run, "umap-10", coords, points, "UMAP · step 10", "p") is first
     newer = live.live_projection_panel(run, "umap-20", coords, points, "UMAP · step 20", "p")
     switched = live.live_projection_panel(other, "umap-20", coords, points, "UMAP · step 20", "p")
     assert built == ["UMAP · step 10", "UMAP · step 20", "UMAP · step 20"]
-    assert first["version"] == "run-1-umap-10-0" and newer["version"] == "run-1-umap-20-0"  # -0: projector off
+    assert (
+        first["version"] == "run-1-umap-10-0" and newer["version"] == "run-1-umap-20-0"
+    )  # -0: projector off
     assert switched["version"] == "run-2-umap-20-0" and first["series"][0]["text"] == ["v", "w"]
     st.session_state["projector"] = True  # projector mode: the same frame is built anew, in large type
     large = live.live_projection_panel(other, "umap-20", coords, points, "UMAP · step 20", "p")

@@ -17,8 +17,16 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = sorted([*REPO.glob("engine/**/*.py"), *REPO.glob("pages/*.py"), *REPO.glob("ui/**/*.py"), REPO / "app.py",
-                  *REPO.glob("benchmarks/*.py"), *REPO.glob("scripts/*.py")])
+SOURCES = sorted(
+    [
+        *REPO.glob("engine/**/*.py"),
+        *REPO.glob("pages/*.py"),
+        *REPO.glob("ui/**/*.py"),
+        REPO / "app.py",
+        *REPO.glob("benchmarks/*.py"),
+        *REPO.glob("scripts/*.py"),
+    ]
+)
 
 
 def _calls(tree: ast.AST, name: str) -> list[ast.Call]:
@@ -60,13 +68,18 @@ def test_source_file_follows_the_safety_rules(path: Path) -> None:
             spread = [k.value.id for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)]
             value = next((shared[name] for name in spread if name in shared), None)
         assert isinstance(value, ast.Constant) and value.value is False, (
-            f"{path}:{call.lineno}: from_pretrained without trust_remote_code=False")
+            f"{path}:{call.lineno}: from_pretrained without trust_remote_code=False"
+        )
     for call in _calls(tree, "load"):
         func = call.func
-        owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+        owner = (
+            func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+        )
         if owner == "torch":
             value = _keyword(call, "weights_only")
-            assert isinstance(value, ast.Constant) and value.value is True, f"{path}:{call.lineno}: torch.load"
+            assert isinstance(value, ast.Constant) and value.value is True, (
+                f"{path}:{call.lineno}: torch.load"
+            )
         if owner in ("np", "numpy"):
             value = _keyword(call, "allow_pickle")
             assert isinstance(value, ast.Constant) and value.value is False, f"{path}:{call.lineno}: np.load"
@@ -76,7 +89,9 @@ def test_source_file_follows_the_safety_rules(path: Path) -> None:
             names = [alias.name.split(".")[0] for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
             names = [node.module.split(".")[0]]
-        assert not set(names) & {"pickle", "cPickle", "dill", "joblib", "cloudpickle"}, f"{path}: imports {names}"
+        assert not set(names) & {"pickle", "cPickle", "dill", "joblib", "cloudpickle"}, (
+            f"{path}: imports {names}"
+        )
         rel = path.relative_to(REPO).parts
         if rel[0] == "engine":
             assert "streamlit" not in names, f"{path}: engine/ must not import streamlit"

@@ -23,8 +23,14 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("tiny-bert")
     tokenizer = AutoTokenizer.from_pretrained(bundled_path(), trust_remote_code=False)
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=37, max_position_embeddings=64)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=37,
+        max_position_embeddings=64,
+    )
     BertModel(config).save_pretrained(folder, safe_serialization=True)
     tokenizer.save_pretrained(folder)
     return folder
@@ -36,8 +42,18 @@ def tiny_config(tiny_dir: Path):
     from engine.simcse.train import SimCSEConfig
 
     def make(**overrides):
-        values = dict(encoder=str(tiny_dir), train="demo", eval="demo-pairs", eval_limit=40, eval_every=5,
-                      steps=6, batch_size=8, lr=1e-3, device="cpu", data_dir=None)
+        values = dict(
+            encoder=str(tiny_dir),
+            train="demo",
+            eval="demo-pairs",
+            eval_limit=40,
+            eval_every=5,
+            steps=6,
+            batch_size=8,
+            lr=1e-3,
+            device="cpu",
+            data_dir=None,
+        )
         values.update(overrides)
         return SimCSEConfig(**values)
 

@@ -25,22 +25,79 @@ def _parse(*argv: str) -> argparse.Namespace:
 def test_defaults_match_the_paper() -> None:
     config = config_from_args(_parse())
     assert (config.mode, config.dropout, config.same_mask, config.augment, config.pooler) == (
-        "unsup", 0.1, False, "none", "cls")
-    assert (config.batch_size, config.lr, config.max_len, config.temp, config.eval_every) == (64, 3e-5, 32, 0.05, 10)
+        "unsup",
+        0.1,
+        False,
+        "none",
+        "cls",
+    )
+    assert (config.batch_size, config.lr, config.max_len, config.temp, config.eval_every) == (
+        64,
+        3e-5,
+        32,
+        0.05,
+        10,
+    )
 
 
 def test_every_flag_reaches_the_config() -> None:
-    config = config_from_args(_parse(
-        "--mode", "sup", "--train", "demo-nli", "--data-dir", "/data", "--dropout", "0.2", "--pooler", "cls-mlp",
-        "--encoder", "enc", "--steps", "7", "--batch-size", "16", "--lr", "1e-4", "--max-len", "48",
-        "--temp", "0.1", "--hard-negative-weight", "2", "--eval", "demo-pairs", "--eval-limit", "0",
-        "--eval-every", "3", "--probe", "demo", "--seed", "5", "--device", "cpu", "--save-encoder", "mine",
-    ))
+    config = config_from_args(
+        _parse(
+            "--mode",
+            "sup",
+            "--train",
+            "demo-nli",
+            "--data-dir",
+            "/data",
+            "--dropout",
+            "0.2",
+            "--pooler",
+            "cls-mlp",
+            "--encoder",
+            "enc",
+            "--steps",
+            "7",
+            "--batch-size",
+            "16",
+            "--lr",
+            "1e-4",
+            "--max-len",
+            "48",
+            "--temp",
+            "0.1",
+            "--hard-negative-weight",
+            "2",
+            "--eval",
+            "demo-pairs",
+            "--eval-limit",
+            "0",
+            "--eval-every",
+            "3",
+            "--probe",
+            "demo",
+            "--seed",
+            "5",
+            "--device",
+            "cpu",
+            "--save-encoder",
+            "mine",
+        )
+    )
     assert (config.mode, config.train, config.data_dir, config.dropout, config.pooler, config.encoder) == (
-        "sup", "demo-nli", "/data", 0.2, "cls-mlp", "enc")
+        "sup",
+        "demo-nli",
+        "/data",
+        0.2,
+        "cls-mlp",
+        "enc",
+    )
     assert (config.steps, config.batch_size, config.lr, config.max_len, config.temp) == (7, 16, 1e-4, 48, 0.1)
-    assert (config.hard_negative_weight, config.eval, config.eval_limit, config.eval_every) == (2.0, "demo-pairs",
-                                                                                                None, 3)
+    assert (config.hard_negative_weight, config.eval, config.eval_limit, config.eval_every) == (
+        2.0,
+        "demo-pairs",
+        None,
+        3,
+    )
     assert (config.probe, config.seed, config.device, config.save_encoder) == ("demo", 5, "cpu", "mine")
     unsup = config_from_args(_parse("--same-mask", "--augment", "none", "--dropout", "0.1"))
     assert unsup.same_mask
@@ -61,25 +118,67 @@ def test_cli_run_writes_the_issue_columns(tiny_dir: Path, tmp_path: Path) -> Non
     from engine.cli import main
 
     out = tmp_path / "run"
-    code = main(["simcse", "--encoder", str(tiny_dir), "--train", "demo", "--eval", "demo-pairs", "--eval-limit",
-                 "20", "--eval-every", "2", "--steps", "3", "--batch-size", "8", "--device", "cpu", "--probe",
-                 "demo", "--out", str(out)])
+    code = main(
+        [
+            "simcse",
+            "--encoder",
+            str(tiny_dir),
+            "--train",
+            "demo",
+            "--eval",
+            "demo-pairs",
+            "--eval-limit",
+            "20",
+            "--eval-every",
+            "2",
+            "--steps",
+            "3",
+            "--batch-size",
+            "8",
+            "--device",
+            "cpu",
+            "--probe",
+            "demo",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     frame = read_metrics(out)
     family = ["effective_rank", "average_cosine", "partition_isotropy"]
-    assert list(frame.columns) == ["step", "loss", "alignment", "uniformity", "sts_spearman", "isoscore", *family,
-                                   "probe_silhouette", "probe_isoscore", *(f"probe_{name}" for name in family),
-                                   "seconds", "eval_seconds"]
+    assert list(frame.columns) == [
+        "step",
+        "loss",
+        "alignment",
+        "uniformity",
+        "sts_spearman",
+        "isoscore",
+        *family,
+        "probe_silhouette",
+        "probe_isoscore",
+        *(f"probe_{name}" for name in family),
+        "seconds",
+        "eval_seconds",
+    ]
     assert frame["sts_spearman"].notna().tolist() == [True, False, True, True]
     assert frame["probe_partition_isotropy"].notna().tolist() == [True, False, True, True]
-    assert read_spectrum(out).steps.tolist() == [0, 2, 3]  # the evaluation sentences' spectrum, each evaluation
+    assert read_spectrum(out).steps.tolist() == [
+        0,
+        2,
+        3,
+    ]  # the evaluation sentences' spectrum, each evaluation
     summary = read_json(out / "summary.json")
     assert summary["state"] == "finished" and "sts_spearman_best" in summary
     assert read_json(out / "config.json")["kind"] == "simcse"
 
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "engine", "simcse", "--lr", "0", "--out", str(tmp_path / "x")],
-                            cwd=REPO, capture_output=True, text=True, timeout=570)
+    result = subprocess.run(
+        [sys.executable, "-m", "engine", "simcse", "--lr", "0", "--out", str(tmp_path / "x")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=570,
+    )
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "lr" in result.stderr

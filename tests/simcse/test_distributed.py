@@ -33,24 +33,71 @@ def test_single_process_helpers_are_identities() -> None:
 
 
 def _args(tiny_dir: Path, out: Path) -> list[str]:
-    return ["simcse", "--encoder", str(tiny_dir), "--train", "demo", "--eval", "demo-pairs", "--eval-limit", "20",
-            "--eval-every", "2", "--steps", "4", "--batch-size", "8", "--dropout", "0", "--lr", "1e-3",
-            "--device", "cpu", "--precision", "fp32", "--out", str(out)]  # float32: the sums must match to 1e-4
+    return [
+        "simcse",
+        "--encoder",
+        str(tiny_dir),
+        "--train",
+        "demo",
+        "--eval",
+        "demo-pairs",
+        "--eval-limit",
+        "20",
+        "--eval-every",
+        "2",
+        "--steps",
+        "4",
+        "--batch-size",
+        "8",
+        "--dropout",
+        "0",
+        "--lr",
+        "1e-3",
+        "--device",
+        "cpu",
+        "--precision",
+        "fp32",
+        "--out",
+        str(out),
+    ]  # float32: the sums must match to 1e-4
 
 
 @pytest.mark.slow
 def test_two_gloo_processes_match_one_process(tiny_dir: Path, tmp_path: Path) -> None:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "EMBEDLAB_NO_PROGRESS": "1", "HF_HUB_OFFLINE": "1",
-           "PYTHONPATH": str(REPO)}
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "EMBEDLAB_NO_PROGRESS": "1",
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONPATH": str(REPO),
+    }
     env.pop("WORLD_SIZE", None)
     single, double = tmp_path / "single", tmp_path / "double"
-    one = subprocess.run([sys.executable, "-m", "engine", *_args(tiny_dir, single)], env=env, cwd=REPO,
-                         capture_output=True, text=True, timeout=570)
+    one = subprocess.run(
+        [sys.executable, "-m", "engine", *_args(tiny_dir, single)],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=570,
+    )
     assert one.returncode == 0, one.stderr[-2000:]
     two = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "-m", "engine",
-         *_args(tiny_dir, double)],
-        env=env, cwd=REPO, capture_output=True, text=True, timeout=570,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node=2",
+            "-m",
+            "engine",
+            *_args(tiny_dir, double),
+        ],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=570,
     )
     assert two.returncode == 0, two.stderr[-3000:]
     a, b = read_metrics(single), read_metrics(double)

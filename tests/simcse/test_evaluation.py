@@ -22,19 +22,26 @@ CPU = torch.device("cpu")
 
 def _family(points: np.ndarray) -> dict[str, float]:
     """The single functions, each on its own (what the evaluation's one-pass profile must equal)."""
-    return {"isoscore": metrics.isoscore(points), "effective_rank": metrics.effective_rank(points),
-            "average_cosine": metrics.average_cosine(points), "partition_isotropy": metrics.partition_isotropy(points)}
+    return {
+        "isoscore": metrics.isoscore(points),
+        "effective_rank": metrics.effective_rank(points),
+        "average_cosine": metrics.average_cosine(points),
+        "partition_isotropy": metrics.partition_isotropy(points),
+    }
 
 
 def test_geometry_equals_the_single_metric_functions() -> None:
     rng = np.random.default_rng(0)
-    points = (rng.standard_normal((300, 24)) * np.linspace(3.0, 0.1, 24) + 0.5).astype(np.float32)  # anisotropic
+    points = (rng.standard_normal((300, 24)) * np.linspace(3.0, 0.1, 24) + 0.5).astype(
+        np.float32
+    )  # anisotropic
     values, spectrum = geometry(points)
     assert set(values) == {"isoscore", *GEOMETRY_COLUMNS}
     for name, want in _family(points).items():
         assert values[name] == pytest.approx(want, rel=1e-4, abs=1e-6), name
-    np.testing.assert_allclose(spectrum, np.sort(np.linalg.eigvalsh(np.cov(points.T.astype(np.float64))))[::-1],
-                               rtol=1e-4, atol=1e-9)
+    np.testing.assert_allclose(
+        spectrum, np.sort(np.linalg.eigvalsh(np.cov(points.T.astype(np.float64))))[::-1], rtol=1e-4, atol=1e-9
+    )
 
 
 def test_each_evaluation_logs_the_family_on_the_eval_sentences_and_the_probe(tiny_config) -> None:
@@ -54,7 +61,9 @@ def test_each_evaluation_logs_the_family_on_the_eval_sentences_and_the_probe(tin
     assert without["isoscore"] == pytest.approx(got["isoscore"], abs=1e-5)
 
 
-def test_the_run_folder_holds_the_columns_and_the_spectrum_of_each_evaluation(tiny_config, tmp_path: Path) -> None:
+def test_the_run_folder_holds_the_columns_and_the_spectrum_of_each_evaluation(
+    tiny_config, tmp_path: Path
+) -> None:
     """Snapshots without a probe are the evaluation sentences' embeddings: the logged values and the spectrum
     must be those of the metric functions on each snapshot."""
     config = tiny_config(steps=4, eval_every=2, snapshot_every=2)
@@ -73,7 +82,10 @@ def test_the_run_folder_holds_the_columns_and_the_spectrum_of_each_evaluation(ti
     assert table[table["step"] == 1][list(GEOMETRY_COLUMNS)].isna().all(axis=None)  # no evaluation at step 1
     with_probe = tiny_config(probe="demo", probe_limit=40)
     assert [c for c in with_probe.metric_columns() if c.startswith("probe_")] == [
-        "probe_silhouette", "probe_isoscore", *(f"probe_{name}" for name in GEOMETRY_COLUMNS)]
+        "probe_silhouette",
+        "probe_isoscore",
+        *(f"probe_{name}" for name in GEOMETRY_COLUMNS),
+    ]
 
 
 def test_evaluation_forwards_run_in_the_runs_precision(tiny_config, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -100,5 +112,7 @@ def test_evaluation_forwards_run_in_the_runs_precision(tiny_config, monkeypatch:
     if device.autocast_dtype(CPU, "auto") is None:  # no native bf16 here: auto is float32
         np.testing.assert_array_equal(mixed["_points"], fp32["_points"])
     else:
-        np.testing.assert_allclose(mixed["_points"], fp32["_points"], atol=0.05 * np.abs(fp32["_points"]).max())
+        np.testing.assert_allclose(
+            mixed["_points"], fp32["_points"], atol=0.05 * np.abs(fp32["_points"]).max()
+        )
         assert mixed["sts_spearman"] == pytest.approx(fp32["sts_spearman"], abs=0.05)

@@ -72,7 +72,9 @@ def test_training_step_matches_a_plain_pytorch_loop(tiny_config) -> None:
     data = load_training(config)
     trainer = make_trainer(config, data, device=CPU)
     tokenizer = AutoTokenizer.from_pretrained(config.encoder)
-    model = AutoModel.from_pretrained(config.encoder, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0).train()
+    model = AutoModel.from_pretrained(
+        config.encoder, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0
+    ).train()
     model.load_state_dict(trainer.encoder.model.state_dict())
     mlp = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.Tanh())
     mlp.load_state_dict(trainer.encoder.mlp.state_dict())
@@ -81,28 +83,39 @@ def test_training_step_matches_a_plain_pytorch_loop(tiny_config) -> None:
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1.0 - s / config.steps))
     grads: list[dict[str, torch.Tensor]] = []
     trainer.optimizer.register_step_pre_hook(
-        lambda opt, args, kwargs: grads.append({n: p.grad.clone() for n, p in trainer.encoder.model.named_parameters()
-                                  if p.grad is not None}))  # the unused pooler has none
+        lambda opt, args, kwargs: grads.append(
+            {n: p.grad.clone() for n, p in trainer.encoder.model.named_parameters() if p.grad is not None}
+        )
+    )  # the unused pooler has none
     bucketed_steps = 0
     for step in range(1, config.steps + 1):
         texts = [data[i] for i in trainer.sampler(step)]
-        inputs = tokenizer(texts + texts, padding=True, truncation=True, max_length=config.max_len, return_tensors="pt")
+        inputs = tokenizer(
+            texts + texts, padding=True, truncation=True, max_length=config.max_len, return_tensors="pt"
+        )
         bucketed_steps += length_buckets(inputs["attention_mask"]) is not None
         z = mlp(model(**inputs).last_hidden_state[:, 0])
-        z1, z2 = F.normalize(z[: len(texts)], dim=-1), F.normalize(z[len(texts):], dim=-1)
+        z1, z2 = F.normalize(z[: len(texts)], dim=-1), F.normalize(z[len(texts) :], dim=-1)
         loss = F.cross_entropy(z1 @ z2.T / config.temp, torch.arange(len(texts)))
         loss.backward()
         got = trainer.step(step)  # the hook keeps our gradients of this step before the update
         assert got == pytest.approx(float(loss.detach()), rel=1e-5)
         if step == 1:  # the first gradients, before the weights drift apart by rounding
-            assert set(grads[0]) == {name for name, param in model.named_parameters() if param.grad is not None}
+            assert set(grads[0]) == {
+                name for name, param in model.named_parameters() if param.grad is not None
+            }
             for name, param in model.named_parameters():
                 if param.grad is None:
                     continue
                 # atol 1e-6: a row such as [CLS]'s sums 96 positions' gradients, in another order here (length
                 # buckets against one padded batch, and whatever thread count earlier tests left): a few 1e-7
-                torch.testing.assert_close(grads[0][name], param.grad, rtol=1e-3, atol=1e-6,
-                                           msg=lambda text, name=name: f"{name}: {text}")
+                torch.testing.assert_close(
+                    grads[0][name],
+                    param.grad,
+                    rtol=1e-3,
+                    atol=1e-6,
+                    msg=lambda text, name=name: f"{name}: {text}",
+                )
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         schedule.step()
@@ -111,7 +124,9 @@ def test_training_step_matches_a_plain_pytorch_loop(tiny_config) -> None:
     # gradient is ~0 float rounding can flip that step's sign; the weights agree on average, and nowhere by
     # more than those flips allow (2 · lr · steps)
     ours = dict(trainer.encoder.model.named_parameters())
-    diffs = torch.cat([(ours[name] - param).detach().abs().flatten() for name, param in model.named_parameters()])
+    diffs = torch.cat(
+        [(ours[name] - param).detach().abs().flatten() for name, param in model.named_parameters()]
+    )
     assert float(diffs.mean()) < 1e-6 and float(diffs.max()) <= 2 * config.lr * config.steps
 
 
@@ -127,7 +142,9 @@ def test_autocast_dtype_per_device_and_precision(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(device_mod, "cpu_has_native_bf16", lambda: False)  # emulated bf16 would be slower
     assert device_mod.autocast_dtype(CPU, "auto") is None
     assert device_mod.precision_name(CPU, "auto") == "float32"
-    assert isinstance(device_mod.autocast(CPU, precision="auto"), type(device_mod.autocast(CPU, enabled=False)))
+    assert isinstance(
+        device_mod.autocast(CPU, precision="auto"), type(device_mod.autocast(CPU, enabled=False))
+    )
     with pytest.raises(device_mod.ConfigError, match="precision"):
         device_mod.autocast_dtype(CPU, "fp16")
 
@@ -137,7 +154,8 @@ def _losses(config: SimCSEConfig, steps: int) -> tuple[list[float], set[torch.dt
     trainer = make_trainer(config, load_training(config), device=CPU)
     dtypes: set[torch.dtype] = set()
     hook = trainer.encoder.model.encoder.layer[0].intermediate.dense.register_forward_hook(
-        lambda module, args, out: dtypes.add(out.dtype))
+        lambda module, args, out: dtypes.add(out.dtype)
+    )
     try:
         return [trainer.step(step) for step in range(1, steps + 1)], dtypes
     finally:
@@ -184,7 +202,9 @@ def test_evaluator_equals_encoding_the_sentences_each_time(tiny_config) -> None:
     evaluator = Evaluator(encoder, evalset, probe)
     got = evaluator(threading.Event())
     emb = encoder.encode(evalset.sentences, batch_size=128)
-    np.testing.assert_allclose(evaluator.encoder.encode_tokenized(evaluator.tokens), emb, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        evaluator.encoder.encode_tokenized(evaluator.tokens), emb, rtol=1e-5, atol=1e-6
+    )
     np.testing.assert_allclose(got["_points"], encoder.encode(list(probe.texts)), rtol=1e-5, atol=1e-6)
     from engine.metrics import sts_spearman
 
@@ -207,7 +227,11 @@ def test_summary_names_the_demo_pairs_when_there_is_no_data_folder(tiny_config, 
 
 
 def test_stsb_dev_is_named_with_its_size(tiny_config, shared_data) -> None:
-    assert eval_set_label(tiny_config(eval="stsb", data_dir=str(shared_data), eval_limit=250)) == \
-        "stsb-dev (250 of 1,500 pairs)"
-    assert eval_set_label(tiny_config(eval="stsb", data_dir=str(shared_data), eval_limit=None)) == \
-        "stsb-dev (1,500 pairs)"
+    assert (
+        eval_set_label(tiny_config(eval="stsb", data_dir=str(shared_data), eval_limit=250))
+        == "stsb-dev (250 of 1,500 pairs)"
+    )
+    assert (
+        eval_set_label(tiny_config(eval="stsb", data_dir=str(shared_data), eval_limit=None))
+        == "stsb-dev (1,500 pairs)"
+    )

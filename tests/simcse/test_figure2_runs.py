@@ -17,7 +17,9 @@ def test_figure2_presets_are_four_valid_configs() -> None:
     configs = figure2_configs({"data_dir": "/d", "steps": 5})
     assert list(configs) == ["unsup-simcse", "no-dropout", "fixed-0.1", "delete-one-word"]
     assert configs["no-dropout"].dropout == 0.0 and configs["fixed-0.1"].same_mask
-    assert configs["delete-one-word"].augment == "delete-one-word" and configs["delete-one-word"].dropout == 0.1
+    assert (
+        configs["delete-one-word"].augment == "delete-one-word" and configs["delete-one-word"].dropout == 0.1
+    )
     assert all(c.steps == 5 for c in configs.values())
 
 
@@ -42,12 +44,26 @@ def test_the_same_mask_run_goes_last() -> None:
     assert order[:3] == ["unsup-simcse", "no-dropout", "delete-one-word"]  # stable among equals
 
 
-def test_runs_side_by_side_give_the_runs_one_after_another(tmp_path: Path, shared_data: Path,
-                                                           capfd: pytest.CaptureFixture) -> None:
+def test_runs_side_by_side_give_the_runs_one_after_another(
+    tmp_path: Path, shared_data: Path, capfd: pytest.CaptureFixture
+) -> None:
     """Two worker processes (one thread each) against one process: every run's rows, to float rounding
     (thread counts change the order of sums), and every run finished."""
-    common = ["--data-dir", str(shared_data), "--steps", "2", "--eval-every", "2", "--eval-limit", "24",
-              "--batch-size", "8", "--runs", "fixed-0.1", "delete-one-word"]
+    common = [
+        "--data-dir",
+        str(shared_data),
+        "--steps",
+        "2",
+        "--eval-every",
+        "2",
+        "--eval-limit",
+        "24",
+        "--batch-size",
+        "8",
+        "--runs",
+        "fixed-0.1",
+        "delete-one-word",
+    ]
     assert main([*common, "--out", str(tmp_path / "apart"), "--workers", "1"]) == 0
     alone = json.loads(capfd.readouterr().out)
     assert main([*common, "--out", str(tmp_path / "together"), "--workers", "2"]) == 0
@@ -62,8 +78,13 @@ def test_runs_side_by_side_give_the_runs_one_after_another(tmp_path: Path, share
         b = pd.read_csv(tmp_path / "together" / name / "metrics.csv")
         assert list(a.columns) == list(b.columns) and len(a) == len(b) == 3
         for column in ("loss", "sts_spearman", "alignment", "uniformity", "isoscore"):
-            np.testing.assert_allclose(b[column].to_numpy(float), a[column].to_numpy(float), rtol=1e-3, atol=1e-3,
-                                       err_msg=f"{name}: {column}")
+            np.testing.assert_allclose(
+                b[column].to_numpy(float),
+                a[column].to_numpy(float),
+                rtol=1e-3,
+                atol=1e-3,
+                err_msg=f"{name}: {column}",
+            )
 
 
 def test_a_run_takes_the_cpus_the_others_leave(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,4 +111,7 @@ def test_a_run_takes_the_cpus_the_others_leave(monkeypatch: pytest.MonkeyPatch) 
 
 def test_negative_workers_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["--data-dir", str(tmp_path), "--out", str(tmp_path / "o"), "--workers", "-1"]) == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1] == "error: --workers must be 0 (one per CPU) or more, got -1"
+    assert (
+        capsys.readouterr().err.strip().splitlines()[-1]
+        == "error: --workers must be 0 (one per CPU) or more, got -1"
+    )

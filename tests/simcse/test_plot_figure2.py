@@ -14,8 +14,9 @@ SCRIPT = REPO / "scripts" / "plot_figure2.py"
 
 
 def _plot(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=570)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], cwd=REPO, capture_output=True, text=True, timeout=570
+    )
 
 
 def test_figure2_script_draws_a_png(tmp_path: Path) -> None:
@@ -24,9 +25,15 @@ def test_figure2_script_draws_a_png(tmp_path: Path) -> None:
         folder = tmp_path / name
         folder.mkdir()
         steps = np.arange(0, 30, 10)
-        pd.DataFrame({"step": steps, "loss": 1.0, "alignment": 0.2 + 0.01 * k * steps,
-                      "uniformity": -2 - 0.01 * steps, "sts_spearman": 0.8 - 0.001 * steps}).to_csv(
-            folder / "metrics.csv", index=False)
+        pd.DataFrame(
+            {
+                "step": steps,
+                "loss": 1.0,
+                "alignment": 0.2 + 0.01 * k * steps,
+                "uniformity": -2 - 0.01 * steps,
+                "sts_spearman": 0.8 - 0.001 * steps,
+            }
+        ).to_csv(folder / "metrics.csv", index=False)
         runs.append(str(folder))
     out = tmp_path / "fig.png"
     result = _plot(*runs, "--out", str(out))

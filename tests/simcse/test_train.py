@@ -140,8 +140,11 @@ def test_stop_during_evaluation_returns_promptly(tiny_config) -> None:
 
 
 def test_sup_run_on_demo_triples(tiny_config) -> None:
-    rows = [e for e in train_simcse(tiny_config(mode="sup", train="demo-nli", steps=3, hard_negative_weight=2.0))
-            if isinstance(e, Row)]
+    rows = [
+        e
+        for e in train_simcse(tiny_config(mode="sup", train="demo-nli", steps=3, hard_negative_weight=2.0))
+        if isinstance(e, Row)
+    ]
     assert len(rows) == 4 and all(np.isfinite(r.get("loss")) for r in rows[1:])
 
 

@@ -26,7 +26,7 @@ def test_delete_one_word_removes_exactly_one(seed: int) -> None:
     out = views.delete_one_word(SENTENCE, 0.0, np.random.default_rng(seed))
     assert len(out) == len(SENTENCE) - 1
     # removing one word: out is SENTENCE with one position skipped
-    assert any(SENTENCE[:i] + SENTENCE[i + 1:] == out for i in range(len(SENTENCE)))
+    assert any(SENTENCE[:i] + SENTENCE[i + 1 :] == out for i in range(len(SENTENCE)))
 
 
 def test_delete_one_word_keeps_single_word() -> None:
@@ -38,7 +38,7 @@ def test_crop_keeps_a_contiguous_span(rate: float, kept: int) -> None:
     for seed in range(10):
         out = views.crop(SENTENCE, rate, np.random.default_rng(seed))
         assert len(out) == kept
-        starts = [i for i in range(len(SENTENCE)) if SENTENCE[i:i + kept] == out]
+        starts = [i for i in range(len(SENTENCE)) if SENTENCE[i : i + kept] == out]
         assert starts, out
 
 
@@ -70,9 +70,16 @@ def _tiny_bert(p: float = 0.1) -> nn.Module:
     from transformers import BertConfig, BertModel
 
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=20, max_position_embeddings=16, hidden_dropout_prob=p,
-                        attention_probs_dropout_prob=p)
+    config = BertConfig(
+        vocab_size=50,
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=20,
+        max_position_embeddings=16,
+        hidden_dropout_prob=p,
+        attention_probs_dropout_prob=p,
+    )
     return BertModel(config).train()
 
 

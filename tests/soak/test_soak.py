@@ -54,8 +54,9 @@ def test_twenty_queued_runs_keep_memory_and_handles_flat(tmp_path: Path) -> None
     samples: list[tuple[int, float, int]] = []
     try:
         for index in range(RUNS):
-            config = ProbeConfig(data="demo", limit=120, steps=30, snapshot_every=10, snapshot_limit=120,
-                                 seed=index)
+            config = ProbeConfig(
+                data="demo", limit=120, steps=30, snapshot_every=10, snapshot_limit=120, seed=index
+            )
             job = registry.submit("probe", config, name=f"soak-{index}")
             assert registry.wait_idle(timeout=600), "a soak run did not finish in 10 minutes"
             assert job.state == "finished", job.error
@@ -63,8 +64,10 @@ def test_twenty_queued_runs_keep_memory_and_handles_flat(tmp_path: Path) -> None
             gc.collect()
             samples.append((index + 1, rss_mib(), open_fds()))
             children = child_processes()
-            print(f"after run {index + 1:2d}: RSS {samples[-1][1]:7.1f} MiB, open fds {samples[-1][2]}, "
-                  f"child processes {len(children)}")
+            print(
+                f"after run {index + 1:2d}: RSS {samples[-1][1]:7.1f} MiB, open fds {samples[-1][2]}, "
+                f"child processes {len(children)}"
+            )
             assert len(children) <= 1, f"children left behind: {children}"
     finally:
         registry.shutdown()
