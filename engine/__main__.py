@@ -6,19 +6,34 @@ and transformers, outside the run's own handling, and a traceback there would on
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 
 EXIT_INTERRUPTED = 130
+NOTHING_RECORDED = "interrupted before the run started: nothing was recorded"
+
+
+def _interrupted_while_importing(signum: int, frame: object) -> None:
+    """SIGINT while the CLI imports: a KeyboardInterrupt raised inside a C extension's import (numpy's, say)
+    comes out as an ImportError with a traceback, so end at once instead: nothing is written yet."""
+    print(NOTHING_RECORDED, file=sys.stderr, flush=True)
+    os._exit(EXIT_INTERRUPTED)
 
 
 def run() -> None:
     """Entry point of ``python -m engine`` and the ``embedlab`` command."""
+    quiet_imports = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if quiet_imports:
+        signal.signal(signal.SIGINT, _interrupted_while_importing)
     try:
         from engine.cli import main
 
+        if quiet_imports:  # from here on Ctrl-C is the run's own KeyboardInterrupt (stopped between steps)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         code = main()
     except KeyboardInterrupt:
-        print("interrupted before the run started: nothing was recorded", file=sys.stderr)
+        print(NOTHING_RECORDED, file=sys.stderr)
         code = EXIT_INTERRUPTED
     sys.exit(code)
 
