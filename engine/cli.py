@@ -23,7 +23,8 @@ from typing import Any
 from engine import events, settings
 from engine.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.events import Event, Finished, Progress, Row
-from engine.runner import EXPERIMENTS, run_experiment
+from engine.experiments import EXPERIMENTS
+from engine.runner import run_experiment
 
 EXIT_USER_ERROR, EXIT_FAILURE, EXIT_INTERRUPTED = 2, 1, 130
 

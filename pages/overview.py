@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import lessons, paths
+from engine import experiments, lessons, paths
 from ui import controls, navigation, runs
 
 navigation.ensure_app()
@@ -13,13 +13,13 @@ st.title("embedlab — watch sentence embeddings take shape")
 cols = st.columns([1, 3], vertical_alignment="center")
 if cols[0].button("▶ Start the demo", type="primary", key="overview.demo", width="stretch"):
     with runs.guard("Demo: "):
-        from engine.presets import presets
+        from engine.presets import demo
 
-        preset = presets()["Demo: clusters form"]
+        preset = demo()
         configs = preset.configs()
         runs.submit_runs(preset.kind, configs)
         controls.show_settings(preset.kind, configs[0][1])  # the Isotropy page's sidebar shows what runs
-        st.switch_page("pages/isotropy.py")
+        st.switch_page(experiments.EXPERIMENTS[preset.kind].section.page)
 cols[1].write(
     "One click queues a small probe run on the built-in demo corpus (600 sentences, 6 topics) and opens "
     "*Isotropy vs clusters*: the silhouette climbs, IsoScore drops and the topics pull apart in the "

@@ -23,8 +23,8 @@ import pandas as pd
 from engine import runlog, settings
 from engine.errors import DataError
 from engine.events import Event, Finished, Points, Progress, Row, Tick, WireEvent
+from engine.experiments import EXPERIMENTS
 from engine.jobs.film import Film
-from engine.runner import EXPERIMENTS
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +40,10 @@ def config_dict(config: Any) -> dict[str, Any]:
 
 def declared_columns(kind: str, config: Any) -> tuple[str, ...]:
     """The columns a run of ``kind`` will write, before its ``metrics.csv`` header can be read."""
-    if hasattr(config, "metric_columns"):
-        return tuple(config.metric_columns())
     experiment = EXPERIMENTS.get(kind)
-    return experiment.columns if experiment else ("step",)
+    if experiment is None:
+        return tuple(config.metric_columns()) if hasattr(config, "metric_columns") else ("step",)
+    return experiment.columns_for(config)
 
 
 class Job:

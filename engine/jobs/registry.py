@@ -21,11 +21,13 @@ from typing import Any
 
 from engine import events, paths, runlog, settings
 from engine.errors import ConfigError, one_line
-from engine.jobs.children import ChildRun, child_argv, default_child_threads, plan_workers, usable_cpus
+from engine.experiments import EXPERIMENTS
+from engine.jobs.children import ChildRun, child_argv, default_child_threads
 from engine.jobs.job import Job
 from engine.jobs.projector import ProjectionWorker
 from engine.jobs.spare import SparePool
-from engine.runner import EXPERIMENTS, run_experiment
+from engine.lanes import plan_workers, usable_cpus
+from engine.runner import run_experiment
 
 log = logging.getLogger(__name__)
 

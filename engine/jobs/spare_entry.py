@@ -15,7 +15,7 @@ import sys
 
 from engine import settings
 from engine.errors import one_line
-from engine.runner import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 
 log = logging.getLogger(__name__)
 

@@ -19,29 +19,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine import charts, settings
+from engine import charts, measures, settings
 from engine.replay.frames import FilmFrames
 from engine.replay.source import RunData
 
 #: the relation figures: (x column, y column, title, x title, y title); the alignment–uniformity plane takes a
-#: probe run's class alignment where a SimCSE run has its alignment (:data:`engine.charts.ALIGNMENT_COLUMNS`)
+#: class alignment (a probe run's) where a run has no alignment (:data:`engine.charts.ALIGNMENT_COLUMNS`)
 RELATIONS: dict[str, tuple[str, str, str, str, str]] = {
     "iso_sil": (
         "isoscore",
         "silhouette",
         "IsoScore vs silhouette (Mickus et al. 2024, Fig. 3)",
-        "IsoScore",
-        "Silhouette",
+        measures.get("isoscore").label,
+        measures.get("silhouette").label,
     ),
     "align_uniform": (
         "uniformity",
         "alignment",
         "Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)",
-        "l_uniform",
-        "l_align",
+        str(measures.get("uniformity").symbol),
+        str(measures.get("alignment").symbol),
     ),
 }
-CLASS_ALIGN_TITLE = "l_align (probe runs: class alignment)"
 FRAME_MS = 400  # a film frame's time at 1× speed
 #: points of a film in the page: more make the file large and each frame slow to draw (SVG); a seeded sample
 #: of this many is shown instead, and the page says so
@@ -215,9 +214,8 @@ def payload(runs: Sequence[RunData], films: Sequence[FilmFrames | None]) -> dict
                 "kind": kind,
                 "title": plotly_text(RELATIONS[kind][2]),
                 "x": RELATIONS[kind][3],
-                "y": CLASS_ALIGN_TITLE
-                if kind == "align_uniform"
-                and any(run.kind == "probe" for run in runs if kind in relations_of(run))
+                "y": charts.CLASS_ALIGN_TITLE
+                if any(y_column(run, kind) == "class_alignment" for run in runs if kind in relations_of(run))
                 else RELATIONS[kind][4],
             }
             for kind in sorted(relations)

@@ -37,7 +37,7 @@ settings.apply_openmp_wait_policy()  # before torch is imported (see the module 
 
 from engine.device import PRECISIONS  # noqa: E402 - after the OpenMP policy
 from engine.errors import EmbedlabError, one_line  # noqa: E402
-from engine.jobs.children import plan_workers, usable_cpus  # noqa: E402 - the app's lanes share this plan
+from engine.lanes import plan_workers, usable_cpus  # noqa: E402 - the app's lanes share this plan
 from engine.simcse.train import SimCSEConfig  # noqa: E402
 from engine.simcse.views import FIGURE2_RUNS  # noqa: E402
 
