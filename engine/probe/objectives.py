@@ -30,13 +30,10 @@ from engine.errors import ConfigError, DataError
 from engine.probe.model import EmbeddingClassifier, loss_and_accuracy, micro_f1
 
 OBJECTIVES = ("classifier", "triplet")
-DEFAULT_MARGIN = 1.0
 
 
 class ClassifierObjective:
     """The paper's objective: cross-entropy or per-label BCE of the linear classifier."""
-
-    needs_classifier = True
 
     def __init__(self, targets: torch.Tensor, multi_label: bool):
         self.targets, self.multi_label = targets, multi_label
@@ -123,8 +120,6 @@ def triplet_loss(
 
 class TripletObjective:
     """Appendix B's triplet loss on the embeddings themselves, triples drawn afresh at every update."""
-
-    needs_classifier = False
 
     def __init__(self, clusters: torch.Tensor, margin: float, seed: int):
         generator = torch.Generator().manual_seed(seed)  # on the CPU: the same triples on every device
