@@ -76,7 +76,8 @@ class Experiment:
       measures it logs beside (the spectrum, in ``spectrum.csv``);
     - ``measured_on`` ``(config, summary, metric=None) -> str | None``: the data a measure (None: the run's
       measures) was measured on, in words; ``describe`` ``(config, summary) -> [(label, text)]``: the data
-      a run used (the replay's settings block);
+      a run used (the replay's settings block); ``warm_up`` ``(encode) -> None``: what a spare child
+      encodes ahead (through the embedding cache) so that the experiment's first run starts warm;
     - ``presets`` ``(settings) -> list[Preset]``; ``lesson`` and ``section``: plain data;
     - ``task_parallel``: its loop parallelises by whole tasks, not by op threads
       (``engine.metrics._parallel.tasks_not_ops``), so in the app it may use every core.
@@ -97,6 +98,7 @@ class Experiment:
     presets: str | None = None
     measured_on: str | None = None
     describe: str | None = None
+    warm_up: str | None = None
 
     def load(self, ref: str) -> Any:
         module, _, name = ref.partition(":")

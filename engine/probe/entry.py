@@ -96,4 +96,5 @@ EXPERIMENT = Experiment(
     presets="engine.probe.presets:presets",
     measured_on="engine.probe.facts:measured_on",
     describe="engine.probe.facts:describe",
+    warm_up="engine.probe.warm:warm_demo",
 )
