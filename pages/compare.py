@@ -71,7 +71,8 @@ def figure_download(jobs: list) -> None:
         on_click="ignore",
     )
     st.caption(
-        "PNG: the camera icon in each chart's toolbar. The HTML keeps the figure interactive and works offline."
+        "PNG: the camera icon in each chart's toolbar. The HTML keeps the figure interactive and works "
+        "offline."
     )
 
 

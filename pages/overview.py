@@ -39,19 +39,21 @@ st.markdown(
     "- **SimCSE training**: contrastive learning with dropout as the only noise (Gao et al. 2021). Flip an "
     "ablation (no dropout, same mask, delete one word, …) and watch *alignment* and *uniformity* move as in "
     "the paper's Figure 2.\n"
-    "- **Isotropy vs clusters**: turn embeddings into parameters of a linear classifier and watch the classes "
-    "form clusters while the space becomes *anisotropic* (Mickus et al. 2024).\n"
+    "- **Isotropy vs clusters**: turn embeddings into parameters of a linear classifier and watch the "
+    "classes form clusters while the space becomes *anisotropic* (Mickus et al. 2024).\n"
     "- Every run writes its metrics to `cache/runs/` as it goes; downloads give CSV, zip and figures. "
     "**Projector mode** (sidebar) shows a run large, for a lecture room."
 )
 st.graphviz_chart(
     """
-    digraph lab { rankdir=LR; node [shape=box, style="rounded,filled", fillcolor="#eef1fb", fontname="sans-serif"];
+    digraph lab { rankdir=LR;
+      node [shape=box, style="rounded,filled", fillcolor="#eef1fb", fontname="sans-serif"];
       data [label="sentences\\n(demo, rt-polarity, STS-B, wiki, your CSV)"];
       enc [label="encoder\\n(MiniLM, BERT, saved)"];
       emb [label="embeddings", fillcolor="#dbe4ff"];
       train [label="training step\\n(SimCSE loss / linear classifier)"];
-      curves [label="curves: loss, IsoScore, silhouette,\\nalignment (probe: class alignment),\\nuniformity, STS, spectrum"];
+      curves [label="curves: loss, IsoScore, silhouette,\\nalignment (probe: class alignment),\\n\
+uniformity, STS, spectrum"];
       umap [label="UMAP frames\\n(clusters moving)"];
       data -> enc -> emb -> train -> emb; emb -> curves; emb -> umap; }
     """

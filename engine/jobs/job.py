@@ -181,7 +181,8 @@ class Job:
             return list(self._tail.rows)
 
     def metrics(self) -> pd.DataFrame:
-        """The metrics so far: the rows of ``metrics.csv``, parsed as :func:`engine.runlog.read_metrics` does."""
+        """The metrics so far: the rows of ``metrics.csv``, parsed as :func:`engine.runlog.read_metrics`
+        does."""
         self._sync()
         with self._tail_lock:
             if self._tail.columns is None:
@@ -272,7 +273,8 @@ class Job:
         return self.film.nearest(step)
 
     def missing_film_step(self, max_frames: int | None = None) -> int | None:
-        """After the run: the first of ``film_frames`` evenly spaced snapshot steps on disk without a frame."""
+        """After the run: the first of ``film_frames`` evenly spaced snapshot steps on disk without a
+        frame."""
         if self.active or self.from_disk:
             return None
         steps = [step for step, _ in runlog.list_snapshots(self.run_dir)]

@@ -1,7 +1,8 @@
 """What the probe minimises: the paper's classification losses, or (Appendix B) a triplet loss.
 
 - ``classifier`` (the paper, section 3): a linear classifier on the embeddings; cross-entropy for single
-  labels, mean per-label binary cross-entropy for multi-label sets (:func:`engine.probe.model.loss_and_accuracy`).
+  labels, mean per-label binary cross-entropy for multi-label sets
+  (:func:`engine.probe.model.loss_and_accuracy`).
   Logged: ``loss``, ``accuracy`` (exact match; multi-label: the whole label set) and ``micro_f1``.
 - ``triplet`` (Appendix B, an open question): no classifier; the embeddings alone minimise
       L = mean over anchors a of max(0, ||x_a - x_p|| - ||x_a - x_n|| + margin)

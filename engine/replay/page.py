@@ -1,10 +1,11 @@
 """The lesson as one HTML file: the texts written out (HTML-escaped), the data as JSON, plotly.js inlined.
 
-Sections: the lesson of each experiment shown (:func:`engine.lessons.lesson`: introduction and what to watch),
-the UMAP film with Play/Pause, a step slider and the ``step N`` text, beside it the relation figure, then every
-metric curve with the film's cursor, then each run's data, encoder, start and end values and settings. The
-page loads nothing: plotly.js, the script and the data are inside it, and its Content-Security-Policy
-forbids any request (``default-src 'none'``), so it works from a USB stick with no network.
+Sections: the lesson of each experiment shown (:func:`engine.lessons.lesson`: introduction and what to
+watch), the UMAP film with Play/Pause, a step slider and the ``step N`` text, beside it the relation figure,
+then every metric curve with the film's cursor, then each run's data, encoder, start and end values and
+settings. The page loads nothing: plotly.js, the script and the data are inside it, and its
+Content-Security-Policy forbids any request (``default-src 'none'``), so it works from a USB stick with no
+network.
 """
 
 from __future__ import annotations

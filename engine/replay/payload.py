@@ -53,8 +53,9 @@ def b64(values: Any, dtype: str) -> str:
 
 
 def script_json(value: Any) -> str:
-    """JSON that can sit inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and the two JavaScript
-    line separators as ``\\u`` escapes, so no text (``</script>``, ``<!--``) can end or change the element."""
+    """JSON that can sit inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and the two
+    JavaScript line separators as ``\\u`` escapes, so no text (``</script>``, ``<!--``) can end or change the
+    element."""
     text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     for char in "<>&\u2028\u2029":
         text = text.replace(char, f"\\u{ord(char):04x}")
@@ -67,7 +68,8 @@ def plotly_text(value: object) -> str:
 
 
 def y_column(run: RunData, kind: str) -> str:
-    """The y column of relation ``kind`` in ``run`` (a probe's class alignment on the alignment–uniformity plane)."""
+    """The y column of relation ``kind`` in ``run`` (a class alignment on the alignment–uniformity plane where
+    the run has no alignment)."""
     y = RELATIONS[kind][1]
     if kind == "align_uniform" and y not in run.metrics:
         return next((c for c in charts.ALIGNMENT_COLUMNS if c in run.metrics), y)
@@ -94,9 +96,9 @@ def curves_of(run: RunData, max_points: int | None = None) -> dict[str, dict[str
 
 
 def relation_payload(run: RunData, kind: str) -> dict[str, Any] | None:
-    """The run's points of the relation figure (steps where both are logged); for IsoScore vs silhouette, Pearson r
-    and Spearman ρ of the two series (:func:`engine.charts.correlations`), as the paper reports them. ``legend``
-    names the run, and a probe's class alignment as such."""
+    """The run's points of the relation figure (steps where both are logged); for IsoScore vs silhouette,
+    Pearson r and Spearman ρ of the two series (:func:`engine.charts.correlations`), as the paper reports
+    them. ``legend`` names the run, and a class alignment as such."""
     x, y = RELATIONS[kind][0], y_column(run, kind)
     if x not in run.metrics or y not in run.metrics:
         return None
@@ -119,8 +121,8 @@ def relation_payload(run: RunData, kind: str) -> dict[str, Any] | None:
 
 
 def spectrum_payload(runs: Sequence[RunData]) -> dict[str, Any] | None:
-    """The covariance spectrum figure of the runs that logged one (:func:`engine.charts.spectrum_figure`: at most
-    :data:`engine.charts.MAX_SPECTRA` lines a run, its numbers as base64 typed arrays), without Plotly's
+    """The covariance spectrum figure of the runs that logged one (:func:`engine.charts.spectrum_figure`: at
+    most :data:`engine.charts.MAX_SPECTRA` lines a run, its numbers as base64 typed arrays), without Plotly's
     template (the page sets its own fonts); None when no run logged a spectrum."""
     found = {
         plotly_text(run.name): run.spectra for run in runs if run.spectra is not None and len(run.spectra)
@@ -169,8 +171,8 @@ def film_note(run: RunData, film: FilmFrames | None) -> str | None:
     """Why a run's film is missing or partial (plain text), None when it is whole."""
     if film is None:
         return (
-            f"{run.name} kept no embedding snapshots, so it has no UMAP film: the film needs snapshots. Start the "
-            "run with --snapshot-every N (the app keeps them by itself)."
+            f"{run.name} kept no embedding snapshots, so it has no UMAP film: the film needs snapshots. "
+            "Start the run with --snapshot-every N (the app keeps them by itself)."
         )
     if not film.steps:
         return f"{run.name}: the film's UMAP frames are not made yet. " + " ".join(film.notes)
@@ -184,7 +186,8 @@ def film_note(run: RunData, film: FilmFrames | None) -> str | None:
 
 
 def payload(runs: Sequence[RunData], films: Sequence[FilmFrames | None]) -> dict[str, Any]:
-    """The page's data: the runs with their curves, relation points and films, the metrics and relation figures."""
+    """The page's data: the runs with their curves, relation points and films, the metrics and relation
+    figures."""
     metrics: list[str] = []
     relations: list[str] = []
     out_runs = []
