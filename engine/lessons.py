@@ -47,6 +47,8 @@ class Term:
     formula: str
     range: str
     better: str
+    higher_means: str
+    unit: str
     watch: dict[str, str]
     source: str
 
@@ -85,6 +87,8 @@ def glossary() -> list[Term]:
                 formula=measure.formula,
                 range=range_text(*measure.range),
                 better=_BETTER[measure.better],
+                higher_means=measure.higher_means,
+                unit=measure.unit,
                 watch=watch,
                 source=measure.source,
             )

@@ -262,7 +262,7 @@ _MEASURES = (
         r"\lambda_1 \ge \lambda_2 \ge \dots \ge \lambda_d \ \text{(the eigenvalues of } C\text{)}",
         _SIMCSE + " (Section 5)",
         "neither",
-        "read its shape: a flatter line uses more directions",
+        "more variance along that principal direction (read the shape: flatter uses more directions)",
         (0.0, None),
         unit="variance",
         kind="vector",

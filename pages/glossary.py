@@ -24,8 +24,9 @@ for term in terms:  # the texts are the lab's own, escaped all the same (an aste
     st.markdown(plain(term.plain))
     st.latex(term.formula)
     cols = st.columns(2)
-    cols[0].markdown(f"**Range:** {plain(term.range)}")
-    cols[1].markdown(f"**Better:** {plain(term.better)}")
+    unit = f" ({term.unit})" if term.unit else ""
+    cols[0].markdown(f"**Range:** {plain(term.range + unit)}")
+    cols[1].markdown(f"**Better:** {plain(term.better)}; higher means {plain(term.higher_means)}")
     for kind, note in term.watch.items():
         st.markdown(f"**Watch in {plain(experiments.title(kind))}:** {plain(note)}")
     st.caption(f"Source: {plain(term.source)}")

@@ -110,16 +110,17 @@ def metric_json(
     *,
     x: str = "step",
     smoothing: float = 0.0,
-    log_y: bool = False,
+    log_y: bool | None = None,
     max_points: int | None = None,
     height: int = 300,
     measured_on: str | None = None,
 ) -> dict[str, Any]:
     """:func:`metric_figure`'s figure, unstyled, as plain Plotly JSON (``{"data": [...], "layout": {...}}``,
     NumPy arrays for the series). ``measured_on`` names the data the metric was measured on (in the title,
-    e.g. "on the built-in demo pairs"); a log y axis gets tick labels that read as numbers
-    (:func:`log_ticks`). The live canvas paints it every second (``ui.painter.paint_spec``), where making and
-    validating the Plotly objects took most of the figure's time."""
+    e.g. "on the built-in demo pairs"); ``log_y`` None: the measure's scale in the registry; a log y axis
+    gets tick labels that read as numbers (:func:`log_ticks`). The live canvas paints it every second
+    (``ui.painter.paint_spec``), where making and validating the Plotly objects took most of the figure's
+    time."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
         steps, values = _xy(frame, metric, x)
@@ -157,6 +158,8 @@ def metric_json(
             )
         )
     layout = titled_layout(LAYOUT, titled(label(metric), measured_on), X_AXES.get(x, x), height=height)
+    if log_y is None:  # the measure's own scale (engine.measures)
+        log_y = metric in measures.MEASURES and measures.get(metric).scale == "log"
     if log_y:
         layout["yaxis"] = {**layout["yaxis"], "type": "log", **log_axis(_positive([t["y"] for t in traces]))}
     return {"data": traces, "layout": layout}

@@ -39,7 +39,7 @@ from engine.charts.figures import (
     titled,
     titled_layout,
 )
-from engine.measures import SPECTRUM  # noqa: F401 - the measure pickers' name of the spectrum chart
+from engine.measures import SPECTRUM, get
 
 #: at most this many spectra drawn for one run (evenly spaced over its logged steps)
 MAX_SPECTRA = 12
@@ -183,7 +183,7 @@ def spectrum_json(
         "rank k",
         "share of variance λₖ / Σλ" if share else "eigenvalue λₖ",
         showlegend=True,
-        y={"type": "log", **log_axis(values[np.isfinite(values) & (values > 0)])},
+        y={"type": get(SPECTRUM).scale, **log_axis(values[np.isfinite(values) & (values > 0)])},
     )
     return {"data": traces, "layout": layout}
 
