@@ -1,5 +1,6 @@
-"""Command line: ``python -m engine probe|simcse ... --out DIR``, one subcommand per registered experiment;
-``settings`` lists the settings, ``replay RUN --out lesson.html`` makes a lesson to take home (:mod:`engine.replay`).
+"""Command line: ``python -m engine KIND ... --out DIR``, one subcommand per registered experiment
+(:mod:`engine.experiments`); ``settings`` lists the settings, ``replay RUN --out lesson.html`` makes a
+lesson to take home (:mod:`engine.replay`).
 
 Errors a user can cause print one line on stderr and exit 2; any other failure prints one line and exits 1;
 Ctrl-C stops the run between steps (exit 130). Nothing is ever lost: rows are on disk as they are produced.
@@ -23,7 +24,8 @@ from typing import Any
 from engine import events, settings
 from engine.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.events import Event, Finished, Progress, Row
-from engine.runner import EXPERIMENTS, run_experiment
+from engine.experiments import EXPERIMENTS
+from engine.runner import run_experiment
 
 EXIT_USER_ERROR, EXIT_FAILURE, EXIT_INTERRUPTED = 2, 1, 130
 

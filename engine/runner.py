@@ -1,158 +1,40 @@
-"""Execute an experiment (a generator of :mod:`engine.events`) into a run folder. Shared by the CLI and the jobs.
+"""Execute an experiment (a generator of :mod:`engine.events`) into a run folder. Shared by the CLI and the
+jobs.
 
-An experiment is registered once in :data:`EXPERIMENTS` and is then available to the CLI, the job registry
-and the UI. Its generator yields :class:`~engine.events.Progress`, :class:`~engine.events.Points` and
-:class:`~engine.events.Row` events; the runner writes every row (and its snapshot and spectrum) and the points
-to the run folder before it passes the event on, so a reader of the folder never sees an event before its data.
+An experiment is registered once in :data:`engine.experiments.EXPERIMENTS` and is then available to the CLI,
+the job registry and the UI. Its generator yields :class:`~engine.events.Progress`,
+:class:`~engine.events.Points` and :class:`~engine.events.Row` events; the runner writes every row (and its
+snapshot and spectrum) and the points to the run folder before it passes the event on, so a reader of the
+folder never sees an event before its data.
 The generator checks ``stop`` (a :class:`threading.Event`) between steps and returns early when it is set.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 import threading
 import time
 import traceback
-import types
-import typing
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from engine import runlog
-from engine.errors import ConfigError, EmbedlabError, RunFailed, one_line
+from engine.errors import EmbedlabError, RunFailed, one_line
 from engine.events import Event, Points, Row
+from engine.experiment import Experiment
+from engine.experiments import EXPERIMENTS
 from engine.runlog import RunWriter
+
+__all__ = ["EXPERIMENTS", "Experiment", "config_to_dict", "failure_message", "final_values", "run_experiment"]
 
 log = logging.getLogger(__name__)
 
 EventCallback = Callable[[Event], None]
-
-
-@dataclass(frozen=True)
-class Experiment:
-    """How to run one kind of experiment: ``module:function`` names keep imports lazy."""
-
-    kind: str
-    title: str
-    config_class: str  # "engine.probe:ProbeConfig"
-    generator: str  # "engine.probe:run_probe"  (config, stop) -> Iterator[Event]
-    columns: tuple[str, ...]
-    summarize: str | None = None  # "engine.probe:summarize" (rows, config) -> dict
-    cli: str | None = (
-        None  # module with add_arguments(parser), config_from_args(args) [, run_cli(args, config)]
-    )
-    #: its loop parallelises by whole tasks, not by op threads (``engine.metrics._parallel.tasks_not_ops``), so
-    #: in the app it may use every core: it slows in proportion when the browser takes one, never stalls
-    task_parallel: bool = False
-
-    def load(self, ref: str) -> Any:
-        module, _, name = ref.partition(":")
-        return getattr(importlib.import_module(module), name)
-
-    def make_config(self, **values: Any) -> Any:
-        """The config dataclass from its fields; unknown or missing fields, or a value of the wrong type (a
-        list where text is due, ``--config-json`` from a hand-edited file), raise a one-line ConfigError."""
-        config_class = self.load(self.config_class)
-        check_types(config_class, values, what=f"{self.kind} settings")
-        try:
-            return config_class(**values)
-        except TypeError as err:
-            raise ConfigError(f"{self.kind} settings: {one_line(err)}") from err
-
-
-_TYPE_WORDS = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
-
-
-def check_types(config_class: type, values: dict[str, Any], *, what: str) -> None:
-    """Each value must fit its field's annotation (``str``, ``int``, ``float``, ``bool``, or one of them
-    ``| None``); an int is a fine float, a bool is not a number."""
-    hints = typing.get_type_hints(config_class)
-    for name, value in values.items():
-        wanted = hints.get(name)
-        if wanted is None:
-            continue
-        allowed = (
-            typing.get_args(wanted)
-            if typing.get_origin(wanted) in (types.UnionType, typing.Union)
-            else (wanted,)
-        )
-        if value is None and type(None) in allowed:
-            continue
-        if any(_fits(value, kind) for kind in allowed):
-            continue
-        words = " or ".join(
-            _TYPE_WORDS.get(kind, getattr(kind, "__name__", str(kind)))
-            for kind in allowed
-            if kind is not type(None)
-        )
-        raise ConfigError(f"{what}: {name} must be {words}, got {value!r}"[:300])
-
-
-def _fits(value: Any, kind: Any) -> bool:
-    if kind is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, kind) if isinstance(kind, type) else True
-
-
-EXPERIMENTS: dict[str, Experiment] = {
-    "probe": Experiment(
-        kind="probe",
-        title="Isotropy vs clusters (linear-classifier embedding optimisation)",
-        config_class="engine.probe:ProbeConfig",
-        generator="engine.probe:run_probe",
-        columns=(
-            "step",
-            "loss",
-            "accuracy",
-            "micro_f1",
-            "isoscore",
-            "silhouette",
-            "effective_rank",
-            "average_cosine",
-            "partition_isotropy",
-            "uniformity",
-            "alignment",
-            "seconds",
-        ),  # the measures: engine.probe.measure.COLUMNS; the spectrum goes to spectrum.csv (Row.spectrum)
-        summarize="engine.probe:summarize",
-        cli="engine.probe",
-        task_parallel=True,
-    ),
-    "simcse": Experiment(
-        kind="simcse",
-        title="SimCSE training",
-        config_class="engine.simcse.train:SimCSEConfig",
-        generator="engine.simcse.train:train_simcse",
-        columns=(
-            "step",
-            "loss",
-            "alignment",
-            "uniformity",
-            "sts_spearman",
-            "isoscore",
-            "effective_rank",
-            "average_cosine",
-            "partition_isotropy",
-            "probe_silhouette",
-            "probe_isoscore",
-            "probe_effective_rank",
-            "probe_average_cosine",
-            "probe_partition_isotropy",
-            "seconds",
-            "eval_seconds",
-        ),  # the fallback of a config without metric_columns(); the spectrum goes to spectrum.csv
-        summarize="engine.simcse.train:summarize",
-        cli="engine.simcse.cli",
-    ),
-}
 
 
 def config_to_dict(config: Any) -> dict[str, Any]:
@@ -189,7 +71,7 @@ def run_experiment(
     experiment = EXPERIMENTS[kind]
     stop = stop or threading.Event()
     settings = {"kind": kind, **config_to_dict(config)}
-    columns = tuple(config.metric_columns()) if hasattr(config, "metric_columns") else experiment.columns
+    columns = experiment.columns_for(config)
     writer = RunWriter(run_dir, columns, settings)
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()

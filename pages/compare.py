@@ -5,31 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import charts, export
+from engine import charts, experiments, export
 from ui import lens, live, live_state, navigation, projector, runs
 from ui.downloads import downloads
 from ui.experiment import glossary_link
 from ui.text import ui_words
 
-METRICS = [
-    "loss",
-    "accuracy",
-    "micro_f1",
-    "isoscore",
-    "silhouette",
-    "sts_spearman",
-    "alignment",
-    "class_alignment",
-    "uniformity",
-    "probe_silhouette",
-    "probe_isoscore",
-    "effective_rank",
-    "average_cosine",
-    "partition_isotropy",
-    "probe_effective_rank",
-    "probe_average_cosine",
-    "probe_partition_isotropy",
-]
+#: every measure the experiments' pages offer (engine.experiments), each experiment's in its order
+METRICS = experiments.all_metrics()
 #: drawn at first (the measure picker), and the relation figure's first pair
 DRAWN = [
     "loss",
@@ -88,7 +71,8 @@ def figure_download(jobs: list) -> None:
         on_click="ignore",
     )
     st.caption(
-        "PNG: the camera icon in each chart's toolbar. The HTML keeps the figure interactive and works offline."
+        "PNG: the camera icon in each chart's toolbar. The HTML keeps the figure interactive and works "
+        "offline."
     )
 
 

@@ -1,11 +1,12 @@
 """Glossary: every measure the lab shows, with its formula, range, direction, what to watch and its source.
-The texts live in :mod:`engine.lessons` (the HTML lecture replay reads the same); this page only draws them."""
+The texts live in the measure registry and the experiments' lessons (:func:`engine.lessons.glossary`; the
+HTML lecture replay reads the same); this page only draws them."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from engine import lessons
+from engine import experiments, lessons
 from ui import navigation
 from ui.text import plain
 
@@ -23,9 +24,9 @@ for term in terms:  # the texts are the lab's own, escaped all the same (an aste
     st.markdown(plain(term.plain))
     st.latex(term.formula)
     cols = st.columns(2)
-    cols[0].markdown(f"**Range:** {plain(term.range)}")
-    cols[1].markdown(f"**Better:** {plain(term.better)}")
+    unit = f" ({term.unit})" if term.unit else ""
+    cols[0].markdown(f"**Range:** {plain(term.range + unit)}")
+    cols[1].markdown(f"**Better:** {plain(term.better)}; higher means {plain(term.higher_means)}")
     for kind, note in term.watch.items():
-        title = lessons.LESSONS[kind].title if kind in lessons.LESSONS else kind
-        st.markdown(f"**Watch in {plain(title)}:** {plain(note)}")
+        st.markdown(f"**Watch in {plain(experiments.title(kind))}:** {plain(note)}")
     st.caption(f"Source: {plain(term.source)}")

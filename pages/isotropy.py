@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import charts, lessons, paths
+from engine import charts, experiments, lessons, paths
 from engine.errors import ConfigError
 from ui import experiment, navigation
 from ui.controls import KEEP, device_and_seed, encoder_dims, number, snapshot_every, sources
@@ -198,28 +198,16 @@ def relation(runs: dict, where=None, style=None):
     return charts.align_uniform_figure(runs, measured_on=where("uniformity") if where else None, style=style)
 
 
-#: the probe's measures (engine.probe.measure.COLUMNS; its ``alignment`` is the class alignment, charted as
-#: ``class_alignment``; effective rank, I(W), uniformity and the spectrum every few logged steps)
-METRICS = [
-    "loss",
-    "accuracy",
-    "micro_f1",
-    "isoscore",
-    "silhouette",
-    "effective_rank",
-    "average_cosine",
-    "partition_isotropy",
-    "uniformity",
-    "class_alignment",
-]
-DRAWN = ["loss", "accuracy", "isoscore", "silhouette", "effective_rank", charts.SPECTRUM]
+#: the probe's measures and those drawn at first: its page section (engine.probe.entry.SECTION)
+SECTION = experiments.EXPERIMENTS[P].section
+METRICS, DRAWN = list(SECTION.metrics), list(SECTION.drawn)
 experiment.run_panel(
     P,
     sidebar,
     METRICS,
     relation,
-    "No probe runs yet. Press ▶ Start in the sidebar, or a preset.",
+    SECTION.empty,
     check=check,
     drawn=DRAWN,
-    pair=("isoscore", "silhouette"),
+    pair=SECTION.pair,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import lessons, paths
+from engine import experiments, lessons, paths
 from ui import controls, navigation, runs
 
 navigation.ensure_app()
@@ -13,13 +13,13 @@ st.title("embedlab — watch sentence embeddings take shape")
 cols = st.columns([1, 3], vertical_alignment="center")
 if cols[0].button("▶ Start the demo", type="primary", key="overview.demo", width="stretch"):
     with runs.guard("Demo: "):
-        from engine.presets import presets
+        from engine.presets import demo
 
-        preset = presets()["Demo: clusters form"]
+        preset = demo()
         configs = preset.configs()
         runs.submit_runs(preset.kind, configs)
         controls.show_settings(preset.kind, configs[0][1])  # the Isotropy page's sidebar shows what runs
-        st.switch_page("pages/isotropy.py")
+        st.switch_page(experiments.EXPERIMENTS[preset.kind].section.page)
 cols[1].write(
     "One click queues a small probe run on the built-in demo corpus (600 sentences, 6 topics) and opens "
     "*Isotropy vs clusters*: the silhouette climbs, IsoScore drops and the topics pull apart in the "
@@ -39,19 +39,21 @@ st.markdown(
     "- **SimCSE training**: contrastive learning with dropout as the only noise (Gao et al. 2021). Flip an "
     "ablation (no dropout, same mask, delete one word, …) and watch *alignment* and *uniformity* move as in "
     "the paper's Figure 2.\n"
-    "- **Isotropy vs clusters**: turn embeddings into parameters of a linear classifier and watch the classes "
-    "form clusters while the space becomes *anisotropic* (Mickus et al. 2024).\n"
+    "- **Isotropy vs clusters**: turn embeddings into parameters of a linear classifier and watch the "
+    "classes form clusters while the space becomes *anisotropic* (Mickus et al. 2024).\n"
     "- Every run writes its metrics to `cache/runs/` as it goes; downloads give CSV, zip and figures. "
     "**Projector mode** (sidebar) shows a run large, for a lecture room."
 )
 st.graphviz_chart(
     """
-    digraph lab { rankdir=LR; node [shape=box, style="rounded,filled", fillcolor="#eef1fb", fontname="sans-serif"];
+    digraph lab { rankdir=LR;
+      node [shape=box, style="rounded,filled", fillcolor="#eef1fb", fontname="sans-serif"];
       data [label="sentences\\n(demo, rt-polarity, STS-B, wiki, your CSV)"];
       enc [label="encoder\\n(MiniLM, BERT, saved)"];
       emb [label="embeddings", fillcolor="#dbe4ff"];
       train [label="training step\\n(SimCSE loss / linear classifier)"];
-      curves [label="curves: loss, IsoScore, silhouette,\\nalignment (probe: class alignment),\\nuniformity, STS, spectrum"];
+      curves [label="curves: loss, IsoScore, silhouette,\\nalignment (probe: class alignment),\\n\
+uniformity, STS, spectrum"];
       umap [label="UMAP frames\\n(clusters moving)"];
       data -> enc -> emb -> train -> emb; emb -> curves; emb -> umap; }
     """

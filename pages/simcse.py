@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import charts, lessons
+from engine import charts, experiments, lessons
 from engine.presets import sts_evaluation
 from ui import experiment, navigation
 from ui.controls import KEEP, device_and_seed, encoder_dims, number, snapshot_every, sources
@@ -169,39 +169,16 @@ def relation(runs: dict, where=None, style=None):
     return charts.align_uniform_figure(runs, measured_on=where("alignment") if where else None, style=style)
 
 
-#: SimCSE's measures (engine.simcse: at each evaluation; the isotropy family on the evaluation sentences)
-METRICS = [
-    "loss",
-    "sts_spearman",
-    "alignment",
-    "uniformity",
-    "isoscore",
-    "effective_rank",
-    "average_cosine",
-    "partition_isotropy",
-    "probe_silhouette",
-    "probe_isoscore",
-    "probe_effective_rank",
-    "probe_average_cosine",
-    "probe_partition_isotropy",
-]
-DRAWN = [
-    "loss",
-    "sts_spearman",
-    "alignment",
-    "uniformity",
-    "isoscore",
-    "probe_silhouette",
-    "probe_isoscore",
-    charts.SPECTRUM,
-]
+#: SimCSE's measures and those drawn at first: its page section (engine.simcse.entry.SECTION)
+SECTION = experiments.EXPERIMENTS[P].section
+METRICS, DRAWN = list(SECTION.metrics), list(SECTION.drawn)
 experiment.run_panel(
     P,
     sidebar,
     METRICS,
     relation,
-    "No SimCSE runs yet. Press ▶ Start in the sidebar, or the preset “SimCSE Figure 2”.",
+    SECTION.empty,
     check=check,
     drawn=DRAWN,
-    pair=("uniformity", "sts_spearman"),
+    pair=SECTION.pair,
 )

@@ -29,12 +29,11 @@ from ui.controls import KEEP
 from ui.runs import run_label
 
 SPECTRUM = charts.SPECTRUM
-NAMES = {SPECTRUM: "Covariance spectrum"}
 
 
 def name_of(measure: str) -> str:
-    """A measure's name in the pickers (the spectrum chart's too)."""
-    return NAMES.get(measure) or charts.label(measure)
+    """A measure's name in the pickers (the spectrum chart's too), from the measure registry."""
+    return charts.label(measure)
 
 
 _TAILS: dict[

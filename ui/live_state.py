@@ -80,16 +80,7 @@ class Figures:
 
 def measured_of(job: Job, metric: str) -> str | None:
     """The data ``metric`` of ``job`` was measured on, in words (None for the training loss)."""
-    config = job.config_dict
-    if job.kind == "simcse":
-        if metric in charts.EVALUATED:
-            return charts.measured_on("simcse", config, job.summary)
-        if metric.startswith("probe_") and config.get("probe"):
-            return charts.measured_on("probe", {"data": config["probe"]})
-        return None
-    if metric in ("loss", "accuracy", "seconds"):
-        return None
-    return charts.measured_on(job.kind, config, job.summary)
+    return charts.measured_of(job.kind, metric, job.config_dict, job.summary)
 
 
 def where(jobs: list[Job], runs: dict[str, pd.DataFrame]) -> Callable[[str], str | None]:

@@ -31,9 +31,7 @@ Modules: :mod:`~engine.charts.figures` (curves, relations, style), :mod:`~engine
 from engine.charts.figures import (
     ALIGNMENT_COLUMNS,
     AXIS,
-    EVAL_SETS,
-    EVALUATED,
-    LABELS,
+    CLASS_ALIGN_TITLE,
     LAYOUT,
     LEGEND,
     PALETTE,
@@ -76,18 +74,17 @@ from engine.charts.projection import (
 from engine.charts.run_facts import (
     divergence,
     isoscore_star_series,
+    measured_of,
     measured_on,
 )
 
 __all__ = [
     "ALIGNMENT_COLUMNS",
+    "CLASS_ALIGN_TITLE",
     "AXIS",
     "ChartStyle",
-    "EVALUATED",
     "MAX_SPECTRA",
     "SPECTRUM",
-    "EVAL_SETS",
-    "LABELS",
     "LAYOUT",
     "LEGEND",
     "PALETTE",
@@ -110,6 +107,7 @@ __all__ = [
     "label",
     "log_axis",
     "log_ticks",
+    "measured_of",
     "measured_on",
     "metric_figure",
     "metric_json",

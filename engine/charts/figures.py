@@ -1,4 +1,5 @@
-"""Curves and relation figures of runs, their style (colours, labels, log axes, projector sizes)."""
+"""Curves and relation figures of runs, their style (colours, log axes, projector sizes); the measures' titles
+come from the measure registry (:mod:`engine.measures`)."""
 
 from __future__ import annotations
 
@@ -12,32 +13,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from engine import settings
+from engine import measures, settings
 
 PALETTE = qualitative.Plotly + qualitative.D3
 X_AXES = {"step": "step", "seconds": "seconds"}
-LABELS = {
-    "loss": "Training loss",
-    "accuracy": "Accuracy",
-    "micro_f1": "Micro-F1",
-    "isoscore": "IsoScore",
-    "silhouette": "Silhouette",
-    "alignment": "Alignment (lower is better)",
-    "uniformity": "Uniformity (lower is better)",
-    "sts_spearman": "STS Spearman ρ",
-    "probe_silhouette": "Probe silhouette",
-    "probe_isoscore": "Probe IsoScore",
-    "isoscore_star": "IsoScore*",
-    "effective_rank": "Effective rank",
-    "average_cosine": "Average cosine",
-    "partition_isotropy": "Partition isotropy I(W)",
-    "probe_effective_rank": "Probe effective rank",
-    "probe_average_cosine": "Probe average cosine",
-    "probe_partition_isotropy": "Probe partition isotropy I(W)",
-    "class_alignment": "Class alignment (lower is better)",
-    "seconds": "Seconds",
-    "eval_seconds": "Evaluation seconds",
-}
 # Live charts are redrawn every second: let Plotly skip measuring every tick label (overflow checks and
 # y-axis automargin, which Streamlit's theme turns on): a large share of its drawing time (CDP profile);
 # the right margin leaves room for the last x label, which may now overflow the plot area.
@@ -47,10 +26,6 @@ AXIS = dict(ticklabeloverflow="allow", automargin=False)
 LEGEND = dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0, xanchor="left")
 LAYOUT = dict(margin=dict(l=50, r=25, t=40, b=72), height=300, legend=LEGEND, xaxis=AXIS, yaxis=AXIS)
 TITLED = {**LAYOUT, "margin": dict(l=70, r=25, t=40, b=82), "height": 400}  # room for the axis titles
-#: metrics measured on a SimCSE run's evaluation pairs (the others: on its training batches or probe set)
-EVALUATED = ("alignment", "uniformity", "sts_spearman", "isoscore")
-#: display names of evaluation sets (engine.simcse.train.default_sets)
-EVAL_SETS = {"stsb": "STS-B dev", "stsb-dev": "STS-B dev", "demo-pairs": "built-in demo pairs"}
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -70,8 +45,8 @@ PROJECTOR = ChartStyle(font=20, title=26, scale=2.0, height=560)
 
 
 def label(metric: str) -> str:
-    """Display name of a metric column."""
-    return LABELS.get(metric, metric.replace("_", " ").capitalize())
+    """A column's title on charts, from the measure registry (:func:`engine.measures.chart_title`)."""
+    return measures.chart_title(metric)
 
 
 def color(index: int) -> str:
@@ -135,16 +110,17 @@ def metric_json(
     *,
     x: str = "step",
     smoothing: float = 0.0,
-    log_y: bool = False,
+    log_y: bool | None = None,
     max_points: int | None = None,
     height: int = 300,
     measured_on: str | None = None,
 ) -> dict[str, Any]:
     """:func:`metric_figure`'s figure, unstyled, as plain Plotly JSON (``{"data": [...], "layout": {...}}``,
     NumPy arrays for the series). ``measured_on`` names the data the metric was measured on (in the title,
-    e.g. "on the built-in demo pairs"); a log y axis gets tick labels that read as numbers
-    (:func:`log_ticks`). The live canvas paints it every second (``ui.painter.paint_spec``), where making and
-    validating the Plotly objects took most of the figure's time."""
+    e.g. "on the built-in demo pairs"); ``log_y`` None: the measure's scale in the registry; a log y axis
+    gets tick labels that read as numbers (:func:`log_ticks`). The live canvas paints it every second
+    (``ui.painter.paint_spec``), where making and validating the Plotly objects took most of the figure's
+    time."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
         steps, values = _xy(frame, metric, x)
@@ -182,6 +158,8 @@ def metric_json(
             )
         )
     layout = titled_layout(LAYOUT, titled(label(metric), measured_on), X_AXES.get(x, x), height=height)
+    if log_y is None:  # the measure's own scale (engine.measures)
+        log_y = metric in measures.MEASURES and measures.get(metric).scale == "log"
     if log_y:
         layout["yaxis"] = {**layout["yaxis"], "type": "log", **log_axis(_positive([t["y"] for t in traces]))}
     return {"data": traces, "layout": layout}
@@ -316,6 +294,8 @@ def available_metrics(runs: Mapping[str, pd.DataFrame], candidates: list[str]) -
 
 #: the y column of the alignment–uniformity plane: SimCSE's alignment, else a probe's class alignment
 ALIGNMENT_COLUMNS = ("alignment", "class_alignment")
+#: the plane's y title when a run on it draws its class alignment
+CLASS_ALIGN_TITLE = f"{measures.get('alignment').symbol} (probe runs: class alignment)"
 
 
 def align_uniform_figure(
@@ -375,8 +355,8 @@ def align_uniform_figure(
     layout = titled_layout(
         TITLED,
         titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
-        "l_uniform",
-        "l_align (probe runs: class alignment)" if classes else "l_align",
+        measures.get("uniformity").symbol,
+        CLASS_ALIGN_TITLE if classes else measures.get("alignment").symbol,
     )
     return styled(go.Figure(data=traces, layout=layout), style)
 

@@ -14,9 +14,9 @@
   still reads in greyscale. Numerically zero eigenvalues (rank > n − 1 when n ≤ d, or below
   λ₁ · :data:`FLOOR`, float32 round-off) are left out: on a log axis they would only stretch it.
   ``share=True`` draws λₖ / Σλ (the share of the variance), comparable across steps whose scale grows.
-- :func:`charted` — a run's metrics as the charts name them: the probe's ``alignment`` column is its
-  *class* alignment (Wang & Isola's alignment with same-label pairs as positives), shown as
-  ``class_alignment`` so that it is never read as SimCSE's alignment of positive pairs.
+- :func:`charted` — a run's metrics as the charts name them (its experiment's ``charted_as``): the probe's
+  ``alignment`` column is its *class* alignment (Wang & Isola's alignment with same-label pairs as
+  positives), shown as ``class_alignment`` so that it is never read as SimCSE's alignment of positive pairs.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
+from engine import experiments
 from engine.charts.figures import (
     TITLED,
     ChartStyle,
@@ -38,6 +39,7 @@ from engine.charts.figures import (
     titled,
     titled_layout,
 )
+from engine.measures import SPECTRUM, get
 
 #: at most this many spectra drawn for one run (evenly spaced over its logged steps)
 MAX_SPECTRA = 12
@@ -46,14 +48,15 @@ FLOOR = 1e-7
 #: the colours of the steps: a light-to-dark part of Plotly's "Blues" (the newest step darkest)
 STEP_SCALE = "Blues"
 STEP_RANGE = (0.35, 1.0)
-SPECTRUM = "spectrum"  # the measure picker's name of the spectrum chart
 
 
 def charted(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """``frame`` with the probe's ``alignment`` named ``class_alignment`` (other kinds unchanged)."""
-    if kind == "probe" and "alignment" in frame.columns and "class_alignment" not in frame.columns:
-        return frame.rename(columns={"alignment": "class_alignment"})
-    return frame
+    """``frame`` with its columns named as the charts name them for a ``kind`` run
+    (:attr:`engine.experiment.Experiment.charted_as`: the probe's ``alignment`` is ``class_alignment``); a
+    column is not renamed onto one the frame already has."""
+    names = {column: experiments.charted(kind, column) for column in frame.columns}
+    renames = {old: new for old, new in names.items() if new != old and new not in frame.columns}
+    return frame.rename(columns=renames) if renames else frame
 
 
 def shown_rows(steps: np.ndarray, most: int = MAX_SPECTRA) -> np.ndarray:
@@ -180,7 +183,7 @@ def spectrum_json(
         "rank k",
         "share of variance λₖ / Σλ" if share else "eigenvalue λₖ",
         showlegend=True,
-        y={"type": "log", **log_axis(values[np.isfinite(values) & (values > 0)])},
+        y={"type": get(SPECTRUM).scale, **log_axis(values[np.isfinite(values) & (values > 0)])},
     )
     return {"data": traces, "layout": layout}
 

@@ -8,37 +8,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine import paths
-from engine.charts.figures import EVAL_SETS, label
+from engine import experiments
+from engine.charts.figures import label
 
 
 def measured_on(kind: str, config: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> str:
-    """The data a run's measures come from, in words. SimCSE: its evaluation pairs, from the run's summary
-    (``eval_set``, else ``train_and_eval``) or, before the summary exists, as the run resolves them (the
-    config's ``eval``, else STS-B dev when the data folder holds ``stsb/``, else the built-in demo pairs).
-    The probe: its data set (and the demo's labels)."""
-    summary = summary or {}
-    if kind == "simcse":
-        name = summary.get("eval_set")
-        if (
-            not name
-            and isinstance(summary.get("train_and_eval"), list | tuple)
-            and len(summary["train_and_eval"]) > 1
-        ):
-            name = summary["train_and_eval"][1]
-        if not name:
-            name = config.get("eval")
-        if not name:
-            folder = paths.data_dir(config.get("data_dir"))
-            name = "stsb" if folder is not None and (folder / "stsb").is_dir() else "demo-pairs"
-        head, _, rest = str(name).strip().partition(" ")  # "stsb-dev (250 of 1,500 pairs)"
-        return " ".join(part for part in (EVAL_SETS.get(head.lower(), head), rest) if part)
-    data = str(config.get("data") or "")
-    if data == "demo":
-        return "the demo sentiment labels" if config.get("label_col") == "sentiment" else "the demo topics"
-    if data == "snli":
-        return f"SNLI {config.get('split') or 'validation'}"
-    return data.replace("\\", "/").rsplit("/", 1)[-1] or kind
+    """The data a run's measures come from, in words, as its experiment says
+    (:attr:`engine.experiment.Experiment.measured_on`; e.g. SimCSE: its evaluation pairs; the probe: its data
+    set); the kind when the experiment does not say."""
+    return experiments.measured_on(kind, config, summary) or kind
+
+
+def measured_of(
+    kind: str, metric: str, config: Mapping[str, Any], summary: Mapping[str, Any] | None = None
+) -> str | None:
+    """The data ``metric`` of a ``kind`` run was measured on, in words; None for one not measured on a data
+    set (the training loss)."""
+    return experiments.measured_on(kind, config, summary, metric)
 
 
 def divergence(frame: pd.DataFrame, column: str = "loss", factor: float = 10.0) -> str | None:

@@ -29,7 +29,6 @@ DELIMITERS = (",", "\t", ";", "|")
 DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 EXT_DELIMITER = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".psv": "|"}
 JSONL_EXTS = (".jsonl", ".ndjson")
-SUPPORTED = (".csv", ".tsv", ".tab", ".psv", ".jsonl", ".ndjson", ".json", ".txt", ".parquet")
 _SAMPLE = 64 * 1024
 
 

@@ -26,7 +26,6 @@ class DatasetSpec:
     loader: Callable[..., Dataset]
     splits: tuple[str, ...] = ()
     default_split: str | None = None
-    label_cols: tuple[str, ...] = ()
     needs_data_dir: bool = False
     expected: str = ""
 
@@ -40,7 +39,6 @@ DATASETS: dict[str, DatasetSpec] = {
             "Built-in demo corpus: short sentences on 6+ topics "
             "(label_col 'sentiment' for positive/negative)",
             builtin.load_demo,
-            label_cols=builtin.DEMO_LABELS,
         ),
         DatasetSpec(
             "demo-pairs",

@@ -11,7 +11,6 @@ embeddings with their labels (a ``.npz`` file, :mod:`engine.data.vectors`).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar, Union
 
@@ -63,10 +62,6 @@ class LabelledTexts:
         for label in self.labels:
             seen.update(label if isinstance(label, tuple) else (label,))
         return sorted(seen)
-
-    def label_counts(self) -> Counter:
-        """Examples per distinct label value (tuples count as one value each)."""
-        return Counter(self.labels)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"text": self.texts, "label": [label_text(lab) for lab in self.labels]})

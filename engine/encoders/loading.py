@@ -30,6 +30,7 @@ import torch
 from engine import hub, paths, settings
 from engine.device import resolve_device
 from engine.encoders.encoder import Encoder
+from engine.encoders.layout import META_FILE, META_FORMAT, MLP_FILE, recover
 from engine.encoders.pooling import check_pooling, make_mlp
 from engine.errors import ConfigError, EmbedlabError, EncoderError, one_line
 
@@ -38,9 +39,6 @@ log = logging.getLogger(__name__)
 BUNDLED_NAME = "all-MiniLM-L6-v2"
 BUNDLED_ID = "sentence-transformers/all-MiniLM-L6-v2"
 BUNDLED_ALIASES = {"", "bundled", "default", BUNDLED_NAME.lower(), BUNDLED_ID.lower()}
-META_FILE = "embedlab.json"
-MLP_FILE = "pooler.safetensors"
-META_FORMAT = "embedlab-encoder"
 DEFAULT_POOLING = "avg"
 
 
@@ -196,8 +194,6 @@ def resolve_source(name_or_dir: str | os.PathLike | None) -> Source:
         except ConfigError:
             safe = ""
         if safe and safe == text and not (paths.encoders_dir() / safe).is_dir():
-            from engine.encoders.store import recover  # lazy: store imports this module
-
             recover()  # a replacement of this encoder cut short by a kill is finished first
         if safe == text and (paths.encoders_dir() / safe).is_dir():
             return _saved_source(paths.encoders_dir() / safe)

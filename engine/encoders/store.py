@@ -23,6 +23,7 @@ from pathlib import Path
 
 from engine import paths
 from engine.encoders.encoder import Encoder
+from engine.encoders.layout import recover
 from engine.encoders.loading import (
     BUNDLED_ID,
     BUNDLED_NAME,
@@ -145,46 +146,6 @@ def _write_text(path: Path, text: str) -> None:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
-
-
-def _complete(folder: Path) -> bool:
-    """A written encoder folder: its metadata file is written last, just before the rename into place."""
-    return (folder / META_FILE).is_file() and (folder / "config.json").is_file()
-
-
-def recover(root: Path | None = None) -> list[str]:
-    """Finish replacements cut short between their two renames; returns the names recovered.
-
-    For every ``.old-NAME-*`` beside a missing ``NAME``: the newest complete ``.tmp-NAME-*`` is moved into
-    place (the replacement the user asked for), else the old copy is put back. An ``.old-*`` whose ``NAME``
-    exists is the leftover of a finished replacement and is removed.
-    """
-    root = root or paths.encoders_dir()
-    recovered = []
-    for old in sorted(root.glob(".old-*")):
-        name = old.name[len(".old-") :].rsplit("-", 1)[0]
-        target = root / name
-        if target.exists():
-            shutil.rmtree(old, ignore_errors=True)
-            continue
-        fresh = sorted(
-            (tmp for tmp in root.glob(f".tmp-{name}-*") if _complete(tmp)),
-            key=lambda tmp: tmp.stat().st_mtime,
-        )
-        try:
-            os.replace(fresh[-1] if fresh else old, target)
-        except OSError as err:
-            log.warning("cannot recover encoder %s: %s", name, one_line(err))
-            continue
-        log.warning(
-            "encoder %s: an interrupted replacement was %s",
-            name,
-            "completed" if fresh else "undone (the previous copy is back)",
-        )
-        recovered.append(name)
-        if fresh:
-            shutil.rmtree(old, ignore_errors=True)
-    return recovered
 
 
 def _remove_stale_tmp(root: Path) -> None:

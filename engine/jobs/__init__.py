@@ -18,12 +18,13 @@ The spare is started as ``python -c "from engine.jobs import serve_one; serve_on
 ready pipe, :func:`engine.jobs.spare.spare_command`).
 """
 
-from engine.jobs.children import ChildRun, default_child_threads, popen_child, usable_cpus
+from engine.jobs.children import ChildRun, default_child_threads, popen_child
 from engine.jobs.job import ACTIVE_STATES, Job
 from engine.jobs.projector import ProjectionWorker
 from engine.jobs.registry import ISOLATIONS, JobRegistry
 from engine.jobs.spare import SparePool
 from engine.jobs.spare_entry import preload, serve_one, warm_default_encoder
+from engine.lanes import usable_cpus
 
 __all__ = [
     "ACTIVE_STATES",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import signal
 import subprocess
 import threading
@@ -21,7 +20,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from engine import events, paths, runlog, settings
-from engine.runner import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
+from engine.lanes import usable_cpus
 
 if TYPE_CHECKING:
     from engine.jobs.job import Job
@@ -96,22 +96,6 @@ def default_child_threads(kind: str | None = None) -> int | None:
         return None
     cpus = usable_cpus()
     return max(1, cpus - 1) if cpus <= settings.get("small_machine_cpus") else None
-
-
-def plan_workers(runs: int, requested: int, cpus: int) -> tuple[int, int]:
-    """``(processes, torch threads each)`` for runs side by side: ``requested`` processes (0: one per CPU),
-    at most one per run, the CPUs shared out evenly (at least one thread each). Used by the registry's lanes
-    and by ``python -m engine.simcse.figure2_runs``."""
-    workers = max(1, min(runs, requested or cpus))
-    return workers, max(1, cpus // workers)
-
-
-def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity mask; all CPUs where that is unknown)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _signal_name(number: int) -> str:

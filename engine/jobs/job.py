@@ -23,8 +23,8 @@ import pandas as pd
 from engine import runlog, settings
 from engine.errors import DataError
 from engine.events import Event, Finished, Points, Progress, Row, Tick, WireEvent
+from engine.experiments import EXPERIMENTS
 from engine.jobs.film import Film
-from engine.runner import EXPERIMENTS
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +40,10 @@ def config_dict(config: Any) -> dict[str, Any]:
 
 def declared_columns(kind: str, config: Any) -> tuple[str, ...]:
     """The columns a run of ``kind`` will write, before its ``metrics.csv`` header can be read."""
-    if hasattr(config, "metric_columns"):
-        return tuple(config.metric_columns())
     experiment = EXPERIMENTS.get(kind)
-    return experiment.columns if experiment else ("step",)
+    if experiment is None:
+        return tuple(config.metric_columns()) if hasattr(config, "metric_columns") else ("step",)
+    return experiment.columns_for(config)
 
 
 class Job:
@@ -181,7 +181,8 @@ class Job:
             return list(self._tail.rows)
 
     def metrics(self) -> pd.DataFrame:
-        """The metrics so far: the rows of ``metrics.csv``, parsed as :func:`engine.runlog.read_metrics` does."""
+        """The metrics so far: the rows of ``metrics.csv``, parsed as :func:`engine.runlog.read_metrics`
+        does."""
         self._sync()
         with self._tail_lock:
             if self._tail.columns is None:
@@ -272,7 +273,8 @@ class Job:
         return self.film.nearest(step)
 
     def missing_film_step(self, max_frames: int | None = None) -> int | None:
-        """After the run: the first of ``film_frames`` evenly spaced snapshot steps on disk without a frame."""
+        """After the run: the first of ``film_frames`` evenly spaced snapshot steps on disk without a
+        frame."""
         if self.active or self.from_disk:
             return None
         steps = [step for step, _ in runlog.list_snapshots(self.run_dir)]

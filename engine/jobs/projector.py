@@ -11,17 +11,23 @@ import logging
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from engine import priority, runlog, settings
 from engine.errors import one_line
-from engine.jobs.children import usable_cpus
+from engine.lanes import usable_cpus
 
 if TYPE_CHECKING:
     from engine.jobs.job import Job
-    from engine.jobs.registry import JobRegistry
+
+
+class JobSource(Protocol):
+    """Where the projector finds its work: the job registry (:class:`engine.jobs.JobRegistry`)."""
+
+    def jobs(self) -> list[Job]: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +60,7 @@ class ProjectionWorker:
 
     def __init__(
         self,
-        registry: JobRegistry,
+        registry: JobSource,
         *,
         nice: int = 10,
         prewarm: bool = True,

@@ -21,11 +21,13 @@ from typing import Any
 
 from engine import events, paths, runlog, settings
 from engine.errors import ConfigError, one_line
-from engine.jobs.children import ChildRun, child_argv, default_child_threads, plan_workers, usable_cpus
+from engine.experiments import EXPERIMENTS
+from engine.jobs.children import ChildRun, child_argv, default_child_threads
 from engine.jobs.job import Job
 from engine.jobs.projector import ProjectionWorker
 from engine.jobs.spare import SparePool
-from engine.runner import EXPERIMENTS, run_experiment
+from engine.lanes import plan_workers, usable_cpus
+from engine.runner import run_experiment
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +163,8 @@ class JobRegistry:
         return added
 
     def projecting(self, job: Job) -> bool:
-        """Whether UMAP frames of ``job`` are still to come (live snapshot pending or the film back-filling)."""
+        """Whether UMAP frames of ``job`` are still to come (live snapshot pending or the film
+        back-filling)."""
         if self.projector is None or not self.projector.alive:
             return False
         return job.pending_snapshot() is not None or job.missing_film_step() is not None
@@ -246,9 +249,9 @@ class JobRegistry:
         return None
 
     def _run_group(self, first: Job) -> None:
-        """``first`` and the queued runs of its group in lanes (:func:`plan_workers`: ``group_width`` at
-        most, one per run), each child with its share of the CPUs: a lane takes the group's next run as soon as
-        its own ends. Returns when every lane is done."""
+        """``first`` and the queued runs of its group in lanes (:func:`engine.lanes.plan_workers`:
+        ``group_width`` at most, one per run), each child with its share of the CPUs: a lane takes the group's
+        next run as soon as its own ends. Returns when every lane is done."""
         with self._lock:
             runs = 1 + sum(other.group == first.group and other.state == "queued" for other in self._queue)
         width, threads = plan_workers(runs, self.group_width(), usable_cpus())

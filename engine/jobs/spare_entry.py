@@ -15,7 +15,7 @@ import sys
 
 from engine import settings
 from engine.errors import one_line
-from engine.runner import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 
 log = logging.getLogger(__name__)
 
@@ -42,16 +42,18 @@ def preload() -> None:
 
 
 def warm_default_encoder() -> None:
-    """Load the bundled encoder and put the demo corpus's embeddings in the embedding cache (once per cache
-    folder), then hand the loaded encoder to this process's next ``load_encoder()`` of the same settings:
-    the overview's one-click demo (and any run on the bundled encoder) then skips loading and encoding.
+    """Load the bundled encoder and let each experiment encode ahead what its first run needs (its
+    ``warm_up``: the probe's demo corpus, into the embedding cache, once per cache folder), then hand the
+    loaded encoder to this process's next ``load_encoder()`` of the same settings: the overview's one-click
+    demo (and any run on the bundled encoder) then skips loading and encoding.
     The setting ``warm_encoder`` (``EMBEDLAB_WARM_ENCODER=0``) turns it off (spares then only import)."""
     from engine.encoders import encode_cached, load_encoder
     from engine.encoders.loading import hand_over
-    from engine.probe import ProbeConfig, build_problem
 
     encoder = load_encoder()
-    build_problem(ProbeConfig(data="demo"), lambda texts: encode_cached(encoder, texts))
+    for experiment in EXPERIMENTS.values():
+        if experiment.warm_up:
+            experiment.load(experiment.warm_up)(lambda texts: encode_cached(encoder, texts))
     hand_over(encoder)
 
 

@@ -19,27 +19,39 @@ parameters after s Adam updates.
 
 The package: :mod:`~engine.probe.config` (settings), :mod:`~engine.probe.problem` (data → what is optimised),
 :mod:`~engine.probe.model` (embeddings + classifier, losses), :mod:`~engine.probe.loop` (the optimisation),
-:mod:`~engine.probe.measure` (a step's measures), :mod:`~engine.probe.summary`, :mod:`~engine.probe.cli`.
+:mod:`~engine.probe.measure` (a step's measures), :mod:`~engine.probe.summary`, :mod:`~engine.probe.cli`;
+its registry entry :mod:`~engine.probe.entry` (with :mod:`~engine.probe.presets` and
+:mod:`~engine.probe.facts`).
+
+The names below are imported on first use (PEP 562), so that reading the experiment registry (the entry)
+does not import torch.
 """
 
-from engine.probe.cli import add_arguments, config_from_args
-from engine.probe.config import MAX_STEPS, ProbeConfig
-from engine.probe.loop import run_probe
-from engine.probe.measure import measure
-from engine.probe.model import EmbeddingClassifier, loss_and_accuracy
-from engine.probe.problem import ProbeProblem, build_problem
-from engine.probe.summary import summarize
+from __future__ import annotations
 
-__all__ = [
-    "MAX_STEPS",
-    "EmbeddingClassifier",
-    "ProbeConfig",
-    "ProbeProblem",
-    "add_arguments",
-    "build_problem",
-    "config_from_args",
-    "loss_and_accuracy",
-    "measure",
-    "run_probe",
-    "summarize",
-]
+import importlib
+from typing import Any
+
+#: public name -> the module that defines it
+_LAZY = {
+    "add_arguments": "engine.probe.cli",
+    "config_from_args": "engine.probe.cli",
+    "MAX_STEPS": "engine.probe.config",
+    "ProbeConfig": "engine.probe.config",
+    "run_probe": "engine.probe.loop",
+    "EmbeddingClassifier": "engine.probe.model",
+    "loss_and_accuracy": "engine.probe.model",
+    "ProbeProblem": "engine.probe.problem",
+    "build_problem": "engine.probe.problem",
+    "summarize": "engine.probe.summary",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'engine.probe' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value

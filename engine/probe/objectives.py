@@ -1,7 +1,8 @@
 """What the probe minimises: the paper's classification losses, or (Appendix B) a triplet loss.
 
 - ``classifier`` (the paper, section 3): a linear classifier on the embeddings; cross-entropy for single
-  labels, mean per-label binary cross-entropy for multi-label sets (:func:`engine.probe.model.loss_and_accuracy`).
+  labels, mean per-label binary cross-entropy for multi-label sets
+  (:func:`engine.probe.model.loss_and_accuracy`).
   Logged: ``loss``, ``accuracy`` (exact match; multi-label: the whole label set) and ``micro_f1``.
 - ``triplet`` (Appendix B, an open question): no classifier; the embeddings alone minimise
       L = mean over anchors a of max(0, ||x_a - x_p|| - ||x_a - x_n|| + margin)
@@ -30,13 +31,10 @@ from engine.errors import ConfigError, DataError
 from engine.probe.model import EmbeddingClassifier, loss_and_accuracy, micro_f1
 
 OBJECTIVES = ("classifier", "triplet")
-DEFAULT_MARGIN = 1.0
 
 
 class ClassifierObjective:
     """The paper's objective: cross-entropy or per-label BCE of the linear classifier."""
-
-    needs_classifier = True
 
     def __init__(self, targets: torch.Tensor, multi_label: bool):
         self.targets, self.multi_label = targets, multi_label
@@ -123,8 +121,6 @@ def triplet_loss(
 
 class TripletObjective:
     """Appendix B's triplet loss on the embeddings themselves, triples drawn afresh at every update."""
-
-    needs_classifier = False
 
     def __init__(self, clusters: torch.Tensor, margin: float, seed: int):
         generator = torch.Generator().manual_seed(seed)  # on the CPU: the same triples on every device

@@ -1,10 +1,11 @@
 """The lesson as one HTML file: the texts written out (HTML-escaped), the data as JSON, plotly.js inlined.
 
-Sections: the lesson of each experiment shown (:func:`engine.lessons.lesson`: introduction and what to watch),
-the UMAP film with Play/Pause, a step slider and the ``step N`` text, beside it the relation figure, then every
-metric curve with the film's cursor, then each run's data, encoder, start and end values and settings. The
-page loads nothing: plotly.js, the script and the data are inside it, and its Content-Security-Policy
-forbids any request (``default-src 'none'``), so it works from a USB stick with no network.
+Sections: the lesson of each experiment shown (:func:`engine.lessons.lesson`: introduction and what to
+watch), the UMAP film with Play/Pause, a step slider and the ``step N`` text, beside it the relation figure,
+then every metric curve with the film's cursor, then each run's data, encoder, start and end values and
+settings. The page loads nothing: plotly.js, the script and the data are inside it, and its
+Content-Security-Policy forbids any request (``default-src 'none'``), so it works from a USB stick with no
+network.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from engine import charts, lessons
+from engine import charts, experiments, lessons
 from engine.replay.frames import FilmFrames
 from engine.replay.payload import payload, relations_of, script_json
 from engine.replay.script import CSS, SCRIPT
@@ -45,7 +46,7 @@ def plotly_js() -> tuple[str, str]:
 
 def default_title(runs: Sequence[RunData]) -> str:
     kinds = list(dict.fromkeys(run.kind for run in runs))
-    names = [lessons.LESSONS[kind].title for kind in kinds if kind in lessons.LESSONS]
+    names = [experiments.title(kind) for kind in kinds if kind in lessons.LESSONS]
     subject = " and ".join(names) if names else "a training run"
     return f"{subject}: " + (runs[0].name if len(runs) == 1 else f"{len(runs)} runs")
 
@@ -69,42 +70,9 @@ def _setting(value: Any) -> str:
 def describe(run: RunData, film: FilmFrames | None) -> list[tuple[str, str]]:
     """The data and encoder a run used, and what its film shows, as (label, plain text) rows."""
     config, summary = run.config, run.summary or {}
-    rows: list[tuple[str, str]] = [
-        (
-            "Experiment",
-            f"{run.kind} ({lessons.LESSONS[run.kind].title})" if run.kind in lessons.LESSONS else run.kind,
-        )
-    ]
-    if run.kind == "simcse":
-        sets = summary.get("train_and_eval") if isinstance(summary.get("train_and_eval"), list) else []
-        mode = {"unsup": "unsupervised", "sup": "supervised (NLI triples)"}.get(
-            str(config.get("mode")), config.get("mode")
-        )
-        rows += [
-            ("Mode", str(mode)),
-            (
-                "Training data",
-                str(sets[0] if sets else config.get("train") or "default (wiki1m / snli, else the demo)"),
-            ),
-            (
-                "Evaluation",
-                str(
-                    sets[1] if len(sets) > 1 else config.get("eval") or "default (STS-B dev, else demo pairs)"
-                ),
-            ),
-        ]
-        if summary.get("views"):
-            rows.append(("Views", str(summary["views"])))
-        if config.get("probe"):
-            rows.append(("Probe set", str(config["probe"])))
-    elif config.get("data") or config.get("train"):
-        data = str(config.get("data") or config.get("train"))
-        extra = [
-            f"{key.replace('_', ' ')} {config[key]}"
-            for key in ("split", "text_col", "label_col", "limit")
-            if config.get(key) not in (None, "")
-        ]
-        rows.append(("Data", data + (f" ({', '.join(extra)})" if extra else "")))
+    title = experiments.title(run.kind)
+    rows: list[tuple[str, str]] = [("Experiment", f"{run.kind} ({title})" if title != run.kind else run.kind)]
+    rows += experiments.describe(run.kind, config, summary)
     encoder = config.get("encoder") or "all-MiniLM-L6-v2 (bundled)"
     pooling = config.get("pooling") or config.get("pooler")
     rows.append(("Encoder", f"{encoder}" + (f", pooling {pooling}" if pooling else "")))

@@ -19,29 +19,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine import charts, settings
+from engine import charts, measures, settings
 from engine.replay.frames import FilmFrames
 from engine.replay.source import RunData
 
 #: the relation figures: (x column, y column, title, x title, y title); the alignment–uniformity plane takes a
-#: probe run's class alignment where a SimCSE run has its alignment (:data:`engine.charts.ALIGNMENT_COLUMNS`)
+#: class alignment (a probe run's) where a run has no alignment (:data:`engine.charts.ALIGNMENT_COLUMNS`)
 RELATIONS: dict[str, tuple[str, str, str, str, str]] = {
     "iso_sil": (
         "isoscore",
         "silhouette",
         "IsoScore vs silhouette (Mickus et al. 2024, Fig. 3)",
-        "IsoScore",
-        "Silhouette",
+        measures.get("isoscore").label,
+        measures.get("silhouette").label,
     ),
     "align_uniform": (
         "uniformity",
         "alignment",
         "Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)",
-        "l_uniform",
-        "l_align",
+        str(measures.get("uniformity").symbol),
+        str(measures.get("alignment").symbol),
     ),
 }
-CLASS_ALIGN_TITLE = "l_align (probe runs: class alignment)"
 FRAME_MS = 400  # a film frame's time at 1× speed
 #: points of a film in the page: more make the file large and each frame slow to draw (SVG); a seeded sample
 #: of this many is shown instead, and the page says so
@@ -54,8 +53,9 @@ def b64(values: Any, dtype: str) -> str:
 
 
 def script_json(value: Any) -> str:
-    """JSON that can sit inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and the two JavaScript
-    line separators as ``\\u`` escapes, so no text (``</script>``, ``<!--``) can end or change the element."""
+    """JSON that can sit inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and the two
+    JavaScript line separators as ``\\u`` escapes, so no text (``</script>``, ``<!--``) can end or change the
+    element."""
     text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     for char in "<>&\u2028\u2029":
         text = text.replace(char, f"\\u{ord(char):04x}")
@@ -68,7 +68,8 @@ def plotly_text(value: object) -> str:
 
 
 def y_column(run: RunData, kind: str) -> str:
-    """The y column of relation ``kind`` in ``run`` (a probe's class alignment on the alignment–uniformity plane)."""
+    """The y column of relation ``kind`` in ``run`` (a class alignment on the alignment–uniformity plane where
+    the run has no alignment)."""
     y = RELATIONS[kind][1]
     if kind == "align_uniform" and y not in run.metrics:
         return next((c for c in charts.ALIGNMENT_COLUMNS if c in run.metrics), y)
@@ -95,9 +96,9 @@ def curves_of(run: RunData, max_points: int | None = None) -> dict[str, dict[str
 
 
 def relation_payload(run: RunData, kind: str) -> dict[str, Any] | None:
-    """The run's points of the relation figure (steps where both are logged); for IsoScore vs silhouette, Pearson r
-    and Spearman ρ of the two series (:func:`engine.charts.correlations`), as the paper reports them. ``legend``
-    names the run, and a probe's class alignment as such."""
+    """The run's points of the relation figure (steps where both are logged); for IsoScore vs silhouette,
+    Pearson r and Spearman ρ of the two series (:func:`engine.charts.correlations`), as the paper reports
+    them. ``legend`` names the run, and a class alignment as such."""
     x, y = RELATIONS[kind][0], y_column(run, kind)
     if x not in run.metrics or y not in run.metrics:
         return None
@@ -120,8 +121,8 @@ def relation_payload(run: RunData, kind: str) -> dict[str, Any] | None:
 
 
 def spectrum_payload(runs: Sequence[RunData]) -> dict[str, Any] | None:
-    """The covariance spectrum figure of the runs that logged one (:func:`engine.charts.spectrum_figure`: at most
-    :data:`engine.charts.MAX_SPECTRA` lines a run, its numbers as base64 typed arrays), without Plotly's
+    """The covariance spectrum figure of the runs that logged one (:func:`engine.charts.spectrum_figure`: at
+    most :data:`engine.charts.MAX_SPECTRA` lines a run, its numbers as base64 typed arrays), without Plotly's
     template (the page sets its own fonts); None when no run logged a spectrum."""
     found = {
         plotly_text(run.name): run.spectra for run in runs if run.spectra is not None and len(run.spectra)
@@ -170,8 +171,8 @@ def film_note(run: RunData, film: FilmFrames | None) -> str | None:
     """Why a run's film is missing or partial (plain text), None when it is whole."""
     if film is None:
         return (
-            f"{run.name} kept no embedding snapshots, so it has no UMAP film: the film needs snapshots. Start the "
-            "run with --snapshot-every N (the app keeps them by itself)."
+            f"{run.name} kept no embedding snapshots, so it has no UMAP film: the film needs snapshots. "
+            "Start the run with --snapshot-every N (the app keeps them by itself)."
         )
     if not film.steps:
         return f"{run.name}: the film's UMAP frames are not made yet. " + " ".join(film.notes)
@@ -185,7 +186,8 @@ def film_note(run: RunData, film: FilmFrames | None) -> str | None:
 
 
 def payload(runs: Sequence[RunData], films: Sequence[FilmFrames | None]) -> dict[str, Any]:
-    """The page's data: the runs with their curves, relation points and films, the metrics and relation figures."""
+    """The page's data: the runs with their curves, relation points and films, the metrics and relation
+    figures."""
     metrics: list[str] = []
     relations: list[str] = []
     out_runs = []
@@ -215,9 +217,8 @@ def payload(runs: Sequence[RunData], films: Sequence[FilmFrames | None]) -> dict
                 "kind": kind,
                 "title": plotly_text(RELATIONS[kind][2]),
                 "x": RELATIONS[kind][3],
-                "y": CLASS_ALIGN_TITLE
-                if kind == "align_uniform"
-                and any(run.kind == "probe" for run in runs if kind in relations_of(run))
+                "y": charts.CLASS_ALIGN_TITLE
+                if any(y_column(run, kind) == "class_alignment" for run in runs if kind in relations_of(run))
                 else RELATIONS[kind][4],
             }
             for kind in sorted(relations)

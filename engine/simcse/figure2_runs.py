@@ -8,9 +8,9 @@ summary.json), evaluated every 10 steps on STS-B dev as in the paper (alignment 
 uniformity over all evaluation sentences). The presets are :data:`engine.simcse.views.FIGURE2_RUNS`.
 ``--probe demo --snapshot-every 10`` adds what the app's "SimCSE Figure 2" preset adds.
 
-The runs train side by side, ``--workers`` processes at once (setting ``figure2_workers``; default one per CPU,
-at most one per run), each with ``CPUs // runs going`` torch threads (:class:`CpuShare`: the last run takes
-the CPUs the others leave), the longest runs first. On this project's
+The runs train side by side, ``--workers`` processes at once (setting ``figure2_workers``; default one per
+CPU, at most one per run; :func:`engine.lanes.plan_workers`), each with ``CPUs // runs going`` torch threads
+(:class:`CpuShare`: the last run takes the CPUs the others leave), the longest runs first. On this project's
 2-core machine two single-thread runs do 1.3x the steps of one two-thread run: a step's small ops (dropout
 masks, layer norms, the optimiser) use one core of two poorly, two processes keep both busy
 (docs/performance.md). Each run's folder and numbers are those it has alone (same seed, same batches).
@@ -37,7 +37,7 @@ settings.apply_openmp_wait_policy()  # before torch is imported (see the module 
 
 from engine.device import PRECISIONS  # noqa: E402 - after the OpenMP policy
 from engine.errors import EmbedlabError, one_line  # noqa: E402
-from engine.jobs.children import plan_workers, usable_cpus  # noqa: E402 - the app's lanes share this plan
+from engine.lanes import plan_workers, usable_cpus  # noqa: E402 - the app's lanes share this plan
 from engine.simcse.train import SimCSEConfig  # noqa: E402
 from engine.simcse.views import FIGURE2_RUNS  # noqa: E402
 
@@ -129,7 +129,8 @@ def run_one(name: str, config: SimCSEConfig, out: Path, cpus: int | None = None)
 
 
 def run_all(configs: dict[str, SimCSEConfig], out: Path, workers: int, cpus: int) -> dict[str, Any]:
-    """Every run, ``workers`` at a time (1: in this process, one after another); results in ``configs`` order."""
+    """Every run, ``workers`` at a time (1: in this process, one after another); results in ``configs``
+    order."""
     if workers <= 1:
         return {name: run_one(name, config, out / name) for name, config in configs.items()}
     from engine.simcse import figure2_runs as module  # by its module's name, also under python -m

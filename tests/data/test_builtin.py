@@ -167,7 +167,5 @@ def test_demo_missing_file(demo_dir):
     ],
 )
 def test_shipped_demo_corpus(name, loader, kind, minimum):
-    if not (builtin.DEMO_DIR / name).is_file():
-        pytest.skip(f"engine/data/demo/{name} not written yet")
     ds = loader()
     assert ds.kind == kind and len(ds) >= minimum

@@ -1,13 +1,13 @@
 """The Glossary page (in the navigation, linked from every experiment page) draws engine.lessons' terms: each
-measure with rendered math, range, direction, what to watch and its source; label, range and direction come
-from the metrics registry. The Overview defines alignment, uniformity and anisotropy before it uses them."""
+measure with rendered math, range, direction, what to watch and its source, all from the measure registry
+(what to watch: from the experiments' lessons). The Overview defines alignment, uniformity and anisotropy
+before it uses them."""
 
 from __future__ import annotations
 
 from apphelpers import elements_in_order, errors
 
-from engine import lessons
-from engine.metrics import METRICS
+from engine import lessons, measures
 
 MEASURES = {
     "isoscore",
@@ -18,6 +18,7 @@ MEASURES = {
     "sts_spearman",
     "loss",
     "accuracy",
+    "micro_f1",
     "effective_rank",
     "average_cosine",
     "partition_isotropy",
@@ -31,14 +32,10 @@ def test_every_measure_has_formula_range_direction_watch_and_source_from_the_reg
     for name, term in terms.items():
         assert term.formula and term.plain and term.watch and term.source and term.range and term.better, name
         assert set(term.watch) <= set(lessons.LESSONS), name
-        spec = METRICS.get(name)
-        if spec is not None:
-            assert term.range == lessons.range_text(*spec.range), name
-            assert term.better.lower().startswith(
-                {"higher": "higher", "lower": "lower", "neither": "neither"}[spec.better]
-            )
-            if name != "partition_isotropy":
-                assert term.label == spec.label, name
+        measure = measures.get(name)
+        assert term.range == lessons.range_text(*measure.range), name
+        assert term.better.lower().startswith(measure.better), name
+        assert term.label == measure.label, name
     assert "SimCSE#" not in lessons.SAME_MASK and "issue 36" in lessons.SAME_MASK
 
 

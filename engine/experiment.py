@@ -1,0 +1,170 @@
+"""What an experiment declares: its :class:`Experiment` entry, and the plain data inside it (:class:`Lesson`,
+:class:`Preset`, :class:`Section`).
+
+Each experiment is one package (``engine/probe``, ``engine/simcse``) whose ``entry`` module holds one
+:class:`Experiment`; :mod:`engine.experiments` registers them in one place. Code is named by
+``module:function`` references, loaded on use, so that reading the registry imports neither torch nor plotly.
+Nothing here imports streamlit: a page reads its :class:`Section` and draws it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import ConfigError, one_line
+from engine.measures import MEASURES
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What an experiment page (and its replay) says: a title, a short introduction, what to watch, and what
+    to watch in each measure (the glossary's "Watch in …" line, by measure name)."""
+
+    title: str
+    intro: str
+    watch: tuple[str, ...]
+    measures: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Runs to queue: ``runs`` maps a run name to the config fields it sets on top of ``base``; ``demo``
+    marks the Overview's one-click demo."""
+
+    name: str
+    kind: str
+    description: str
+    base: dict[str, Any] = field(default_factory=dict)
+    runs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    demo: bool = False
+
+    def configs(self, settings: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """``(run name, config fields)`` per run: the user's ``settings``, then the preset, then the run."""
+        return [
+            (name, {**(settings or {}), **self.base, **overrides}) for name, overrides in self.runs.items()
+        ]
+
+
+@dataclass(frozen=True)
+class Section:
+    """An experiment's page section, as plain data: the measures its charts offer (as charted), those drawn
+    at first (the spectrum chart is :data:`engine.measures.SPECTRUM`), the relation figure's first pair,
+    what the page says before the first run, and the page script that shows it."""
+
+    page: str
+    metrics: tuple[str, ...]
+    drawn: tuple[str, ...]
+    pair: tuple[str, str]
+    empty: str
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One kind of experiment. ``module:function`` references keep imports lazy:
+
+    - ``config_class`` the config dataclass; ``generator`` ``(config, stop) -> Iterator[Event]``;
+      ``summarize`` ``(rows, config) -> dict``; ``cli`` a module with ``add_arguments(parser)``,
+      ``config_from_args(args)`` [, ``run_cli(args, config)``];
+    - ``columns`` the ``metrics.csv`` header (the fallback of a config without ``metric_columns()``): the
+      step, the measures of :data:`engine.measures.MEASURES` and bookkeeping columns; ``charted_as`` renames
+      a column for the charts (the probe's ``alignment`` is its class alignment); ``vectors`` the vector
+      measures it logs beside (the spectrum, in ``spectrum.csv``);
+    - ``measured_on`` ``(config, summary, metric=None) -> str | None``: the data a measure (None: the run's
+      measures) was measured on, in words; ``describe`` ``(config, summary) -> [(label, text)]``: the data
+      a run used (the replay's settings block); ``warm_up`` ``(encode) -> None``: what a spare child
+      encodes ahead (through the embedding cache) so that the experiment's first run starts warm;
+    - ``presets`` ``(settings) -> list[Preset]``; ``lesson`` and ``section``: plain data;
+    - ``task_parallel``: its loop parallelises by whole tasks, not by op threads
+      (``engine.metrics._parallel.tasks_not_ops``), so in the app it may use every core.
+    """
+
+    kind: str
+    title: str
+    config_class: str
+    generator: str
+    columns: tuple[str, ...]
+    summarize: str | None = None
+    cli: str | None = None
+    task_parallel: bool = False
+    charted_as: Mapping[str, str] = field(default_factory=dict)
+    vectors: tuple[str, ...] = ()
+    lesson: Lesson | None = None
+    section: Section | None = None
+    presets: str | None = None
+    measured_on: str | None = None
+    describe: str | None = None
+    warm_up: str | None = None
+
+    def load(self, ref: str) -> Any:
+        module, _, name = ref.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def make_config(self, **values: Any) -> Any:
+        """The config dataclass from its fields; unknown or missing fields, or a value of the wrong type (a
+        list where text is due, ``--config-json`` from a hand-edited file), raise a one-line ConfigError."""
+        config_class = self.load(self.config_class)
+        check_types(config_class, values, what=f"{self.kind} settings")
+        try:
+            return config_class(**values)
+        except TypeError as err:
+            raise ConfigError(f"{self.kind} settings: {one_line(err)}") from err
+
+    def columns_for(self, config: Any) -> tuple[str, ...]:
+        """The ``metrics.csv`` header of a run with ``config``: its ``metric_columns()`` where the config
+        has one (SimCSE's probe columns only with a probe set), else :attr:`columns`."""
+        if hasattr(config, "metric_columns"):
+            return tuple(config.metric_columns())
+        return self.columns
+
+    def charted(self, column: str) -> str:
+        """The name the charts give ``column``."""
+        return self.charted_as.get(column, column)
+
+    def measures(self) -> tuple[str, ...]:
+        """The measures it logs: its columns' (by their charted names, in column order), then its vectors."""
+        return tuple(self.charted(c) for c in self.columns if self.charted(c) in MEASURES) + self.vectors
+
+    def column_of(self, measure: str) -> str | None:
+        """The ``metrics.csv`` column that holds ``measure`` (None: not a column, e.g. the spectrum)."""
+        return next((c for c in self.columns if self.charted(c) == measure), None)
+
+
+_TYPE_WORDS = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
+
+
+def check_types(config_class: type, values: dict[str, Any], *, what: str) -> None:
+    """Each value must fit its field's annotation (``str``, ``int``, ``float``, ``bool``, or one of them
+    ``| None``); an int is a fine float, a bool is not a number."""
+    hints = typing.get_type_hints(config_class)
+    for name, value in values.items():
+        wanted = hints.get(name)
+        if wanted is None:
+            continue
+        allowed = (
+            typing.get_args(wanted)
+            if typing.get_origin(wanted) in (types.UnionType, typing.Union)
+            else (wanted,)
+        )
+        if value is None and type(None) in allowed:
+            continue
+        if any(_fits(value, kind) for kind in allowed):
+            continue
+        words = " or ".join(
+            _TYPE_WORDS.get(kind, getattr(kind, "__name__", str(kind)))
+            for kind in allowed
+            if kind is not type(None)
+        )
+        raise ConfigError(f"{what}: {name} must be {words}, got {value!r}"[:300])
+
+
+def _fits(value: Any, kind: Any) -> bool:
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind) if isinstance(kind, type) else True

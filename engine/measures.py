@@ -1,0 +1,338 @@
+"""The measure registry: every measure the lab logs or draws, declared once.
+
+A :class:`Measure` holds what every reader needs: its name (the ``metrics.csv`` column), its label (glossary,
+pickers) and chart title, its unit, which way is better and what a higher value means, its natural range, its
+formula (LaTeX, as KaTeX renders it) with the paper it comes from, its glossary text, and how to chart it (a
+linear or log axis; one number per step, or a vector per step such as the spectrum). The charts
+(:mod:`engine.charts`), the glossary (:func:`engine.lessons.glossary`, the Glossary page), the replay, Compare
+and the lessons read it from here. Which experiments log a measure is not declared here but read from the
+experiments' columns (:func:`engine.experiments.logging`), so that it cannot drift.
+
+Adding a measure: one entry in :data:`MEASURES`, its function in :mod:`engine.metrics` and its test; an
+experiment that logs it lists its column (:mod:`engine.experiments`).
+
+This module imports nothing heavy (no torch, no plotly): the replay, the CLI and the pages read it cheaply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+BETTER = ("higher", "lower", "neither")
+KINDS = ("scalar", "vector")
+SCALES = ("linear", "log")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure. ``better`` is "higher", "lower" or "neither" (a profile to read, such as the spectrum);
+    ``range`` is its natural (low, high), None = open; ``kind`` is "scalar" (one number per logged step) or
+    "vector" (an array per step: the spectrum's d eigenvalues, in ``spectrum.csv``); ``scale`` is the axis
+    it is charted on; ``title`` the chart's title where it differs from the label; ``symbol`` the paper's
+    name of it on an axis; ``explained_by`` the glossary entry that explains it (None: its own)."""
+
+    name: str
+    label: str
+    plain: str
+    formula: str
+    source: str
+    better: str
+    higher_means: str
+    range: tuple[float | None, float | None]
+    unit: str = ""
+    title: str | None = None
+    symbol: str | None = None
+    kind: str = "scalar"
+    scale: str = "linear"
+    explained_by: str | None = None
+
+    @property
+    def chart_title(self) -> str:
+        """The title of its chart and axis (e.g. "Alignment (lower is better)")."""
+        return self.title or self.label
+
+    @property
+    def in_glossary(self) -> bool:
+        """Whether the glossary has an entry of its own for it (else: its ``explained_by``'s)."""
+        return self.explained_by is None
+
+
+@dataclass(frozen=True)
+class Column:
+    """A bookkeeping column of ``metrics.csv`` that is not a measure (the step, timings)."""
+
+    name: str
+    label: str
+    unit: str = ""
+
+
+_ISOSCORE = (
+    "Rudman, Gillman, Rayne & Eickhoff (2022), “IsoScore: Measuring the Uniformity of Embedding Space "
+    "Utilization”, Findings of ACL 2022"
+)
+_WANG_ISOLA = (
+    "Wang & Isola (2020), “Understanding Contrastive Representation Learning through Alignment and "
+    "Uniformity on the Hypersphere”, ICML 2020"
+)
+_SIMCSE = "Gao, Yao & Chen (2021), “SimCSE: Simple Contrastive Learning of Sentence Embeddings”, EMNLP 2021"
+_MICKUS = "Mickus, Grönroos & Attieh (2024), “Isotropy, Clusters, and Classifiers”, ACL 2024"
+
+_MEASURES = (
+    Measure(
+        "isoscore",
+        "IsoScore",
+        "How evenly the embeddings use all the directions of their space. 1: every direction carries the "
+        "same variance; 0: all the variance lies along one direction; k equally used directions out of d "
+        "score (k − 1)/(d − 1).",
+        r"\mathrm{IsoScore}(X) = \frac{\mathrm{PR}(C) - 1}{d - 1},\qquad "
+        r"\mathrm{PR}(C) = \frac{(\operatorname{tr} C)^2}{\lVert C \rVert_F^2},\qquad "
+        r"C = \operatorname{cov}(X)",
+        _ISOSCORE + " (PyPI IsoScore 2.0.1)",
+        "higher",
+        "the variance is spread over more directions (more isotropic)",
+        (0.0, 1.0),
+    ),
+    Measure(
+        "isoscore_star",
+        "IsoScore*",
+        "IsoScore of a shrunk covariance: a share ζ of a reference covariance C₀ (the identity by default) "
+        "is mixed into the sample's covariance, so that a small sample (fewer points than dimensions) still "
+        "gets a stable score.",
+        r"C_\zeta = (1 - \zeta)\,\operatorname{cov}(X) + \zeta\, C_0,\qquad "
+        r"\mathrm{IsoScore}^{\star}_{\zeta}(X) = \frac{\mathrm{PR}(C_\zeta) - 1}{d - 1}",
+        "Rudman & Eickhoff (2024), “Stable Anisotropic Regularization”, ICLR 2024",
+        "higher",
+        "the shrunk covariance spreads its variance over more directions",
+        (0.0, 1.0),
+    ),
+    Measure(
+        "silhouette",
+        "Silhouette",
+        "How well the labelled classes form separate clusters: for each point, how much closer it is to its "
+        "own class (mean distance a) than to the nearest other class (mean distance b).",
+        r"s(i) = \frac{b(i) - a(i)}{\max\{a(i),\, b(i)\}},\qquad S = \frac{1}{n}\sum_{i=1}^{n} s(i)",
+        "Rousseeuw (1987), “Silhouettes: a graphical aid to the interpretation and validation of cluster "
+        "analysis”, J. Comput. Appl. Math. 20 (as scikit-learn's silhouette_score)",
+        "higher",
+        "tighter, farther-apart classes",
+        (-1.0, 1.0),
+    ),
+    Measure(
+        "alignment",
+        "Alignment",
+        "How close the two embeddings of a positive pair land on the unit sphere (here: evaluation pairs "
+        "rated above 4 of 5, near-paraphrases).",
+        r"\ell_{\text{align}} = \mathbb{E}_{(x,\,x^{+}) \sim p_{\text{pos}}} "
+        r"\bigl\lVert f(x) - f(x^{+}) \bigr\rVert^{2}",
+        _WANG_ISOLA,
+        "lower",
+        "the two sentences of a positive pair land farther apart",
+        (0.0, 4.0),
+        unit="squared distance",
+        title="Alignment (lower is better)",
+        symbol="l_align",
+    ),
+    Measure(
+        "uniformity",
+        "Uniformity",
+        "How evenly all the sentences spread over the unit sphere: the log of the mean Gaussian similarity "
+        "of all pairs.",
+        r"\ell_{\text{uniform}} = \log\, \mathbb{E}_{x,\,y \,\overset{\text{i.i.d.}}{\sim}\, "
+        r"p_{\text{data}}}\, e^{-2 \lVert f(x) - f(y) \rVert^{2}}",
+        _WANG_ISOLA,
+        "lower",
+        "the sentences crowd together on the sphere",
+        (-4.0, 0.0),
+        title="Uniformity (lower is better)",
+        symbol="l_uniform",
+    ),
+    Measure(
+        "class_alignment",
+        "Class alignment",
+        "Alignment with sentences of the same class as the positives: how tightly each class sits on the "
+        "sphere.",
+        r"\ell^{\text{class}}_{\text{align}} = \mathbb{E}_{i \ne j,\; y_i = y_j} "
+        r"\bigl\lVert f(x_i) - f(x_j) \bigr\rVert^{2}",
+        _WANG_ISOLA,
+        "lower",
+        "the points of a class sit farther apart (2: no closer than random directions)",
+        (0.0, 4.0),
+        unit="squared distance",
+        title="Class alignment (lower is better)",
+        symbol="l_align",
+    ),
+    Measure(
+        "sts_spearman",
+        "STS Spearman",
+        "How well the cosine similarities of sentence pairs rank the pairs as people scored them (0: "
+        "unrelated, 5: same meaning). SimCSE reports it × 100.",
+        r"\rho = \operatorname{corr}\Bigl(\operatorname{rank}\bigl(\cos(f(s_i), f(s'_i))\bigr),\; "
+        r"\operatorname{rank}(g_i)\Bigr)",
+        "Cer, Diab, Agirre, Lopez-Gazpio & Specia (2017), “SemEval-2017 Task 1” (the STS Benchmark); used "
+        "as in " + _SIMCSE,
+        "higher",
+        "the cosines rank the pairs more as people do",
+        (-1.0, 1.0),
+        title="STS Spearman ρ",
+    ),
+    Measure(
+        "loss",
+        "Loss",
+        "The training objective. SimCSE: InfoNCE, each sentence must pick its own positive out of the batch "
+        "(temperature τ). Probe: the cross-entropy of the linear classifier.",
+        r"\begin{gathered}\text{SimCSE: } \ell_i = -\log \frac{e^{\operatorname{sim}(h_i, h_i^{+})/\tau}}"
+        r"{\sum_{j=1}^{N} e^{\operatorname{sim}(h_i, h_j^{+})/\tau}} \\ "
+        r"\text{probe: } \mathcal{L} = -\frac{1}{n} \sum_{i=1}^{n} "
+        r"\log \operatorname{softmax}(W e_i + b)_{y_i}"
+        r"\end{gathered}",
+        _SIMCSE + "; " + _MICKUS,
+        "lower",
+        "the model meets its objective less well",
+        (0.0, None),
+        unit="nats",
+        title="Training loss",
+    ),
+    Measure(
+        "accuracy",
+        "Accuracy",
+        "Share of the training sentences the linear classifier labels correctly.",
+        r"\mathrm{acc} = \frac{1}{n} \sum_{i=1}^{n} \mathbf{1}\bigl[\arg\max_c\,(W e_i + b)_c = y_i\bigr]",
+        _MICKUS,
+        "higher",
+        "more items labelled correctly",
+        (0.0, 1.0),
+    ),
+    Measure(
+        "micro_f1",
+        "Micro-F1",
+        "The F1 score of the classifier's label decisions pooled over every (item, label) cell: with one "
+        "label per item it equals the accuracy; with label sets (multi-label) a partly right set still "
+        "counts its right labels. Empty for the triplet objective (no classifier).",
+        r"F_1^{\text{micro}} = \frac{2\,\mathrm{TP}}{2\,\mathrm{TP} + \mathrm{FP} + \mathrm{FN}}",
+        'as scikit-learn\'s f1_score(average="micro"); the multi-label setups of ' + _MICKUS,
+        "higher",
+        "more labels predicted right and fewer wrong",
+        (0.0, 1.0),
+    ),
+    Measure(
+        "effective_rank",
+        "Effective rank",
+        "About how many directions the embeddings really use: the exponential of the entropy of their "
+        "normalised singular values (RankMe).",
+        r"p_k = \frac{\sigma_k}{\sum_j \sigma_j} + \varepsilon,\qquad "
+        r"\operatorname{RankMe}(X) = \exp\Bigl(-\sum_{k} p_k \log p_k\Bigr)",
+        "Garrido, Balestriero, Najman & LeCun (2023), “RankMe: Assessing the downstream performance of "
+        "pretrained self-supervised representations by their rank”, ICML 2023; after Roy & Vetterli (2007)",
+        "higher",
+        "the embeddings use more directions",
+        (1.0, None),
+        unit="directions",
+    ),
+    Measure(
+        "average_cosine",
+        "Average cosine",
+        "The mean cosine similarity of two different embeddings: near 0 when they point every way, near 1 "
+        "when they share a common direction (a large mean vector). Unlike IsoScore it sees the mean.",
+        r"\overline{\cos} = \frac{1}{n(n-1)} \sum_{i \ne j} "
+        r"\frac{x_i^{\top} x_j}{\lVert x_i \rVert\, \lVert x_j \rVert}",
+        "Ethayarajh (2019), “How Contextual are Contextualized Word Representations?”, EMNLP 2019",
+        "lower",
+        "the embeddings share a common direction more",
+        (-1.0, 1.0),
+    ),
+    Measure(
+        "partition_isotropy",
+        "Partition isotropy I(W)",
+        "Whether the partition function Z(c) looks the same in every principal direction c: its smallest "
+        "value over its largest, over the eigenvectors of WᵀW taken with both signs.",
+        r"I(W) = \frac{\min_{c \in C} Z(c)}{\max_{c \in C} Z(c)},\qquad "
+        r"Z(c) = \sum_{i=1}^{n} e^{c^{\top} w_i}",
+        "Mu & Viswanath (2018), “All-but-the-Top: Simple and Effective Postprocessing for Word "
+        "Representations”, ICLR 2018",
+        "higher",
+        "every principal direction looks more alike",
+        (0.0, 1.0),
+    ),
+    Measure(
+        "spectrum",
+        "Covariance spectrum",
+        "The variances along the principal directions, largest first: a flat spectrum spreads the variance "
+        "over many directions (isotropic), a steep one puts it into a few.",
+        r"C = \frac{1}{n-1} \sum_{i=1}^{n} (x_i - \bar{x})(x_i - \bar{x})^{\top},\qquad "
+        r"\lambda_1 \ge \lambda_2 \ge \dots \ge \lambda_d \ \text{(the eigenvalues of } C\text{)}",
+        _SIMCSE + " (Section 5)",
+        "neither",
+        "more variance along that principal direction (read the shape: flatter uses more directions)",
+        (0.0, None),
+        unit="variance",
+        kind="vector",
+        scale="log",
+    ),
+)
+
+#: measured again on SimCSE's labelled probe set, as ``probe_<name>``
+ON_PROBE_SET = ("silhouette", "isoscore", "effective_rank", "average_cosine", "partition_isotropy")
+
+
+def on_probe_set(base: Measure) -> Measure:
+    """``base`` measured on a labelled probe set beside the training (column ``probe_<name>``); its glossary
+    entry is ``base``'s."""
+    first_word = base.label.split()[0]
+    keep = any(char.isupper() for char in first_word[1:])  # a name such as "IsoScore" keeps its capitals
+    label = base.label if keep else base.label[0].lower() + base.label[1:]
+    return replace(
+        base,
+        name=f"probe_{base.name}",
+        label=f"Probe {label}",
+        title=None,
+        plain=f"{base.label} measured on the probe set (a labelled set beside the training). {base.plain}",
+        explained_by=base.name,
+    )
+
+
+MEASURES: dict[str, Measure] = {measure.name: measure for measure in _MEASURES}
+MEASURES.update({f"probe_{name}": on_probe_set(MEASURES[name]) for name in ON_PROBE_SET})
+
+#: the columns of ``metrics.csv`` that are not measures
+BOOKKEEPING: dict[str, Column] = {
+    column.name: column
+    for column in (
+        Column("step", "step"),
+        Column("seconds", "Seconds", "s"),
+        Column("eval_seconds", "Evaluation seconds", "s"),
+    )
+}
+
+SPECTRUM = "spectrum"  # the vector measure that has a chart of its own (rank on x, one line per step)
+
+
+def get(name: str) -> Measure:
+    """The measure ``name``; a KeyError that lists the known names otherwise."""
+    try:
+        return MEASURES[name]
+    except KeyError:
+        raise KeyError(f"unknown measure {name!r} (known: {', '.join(MEASURES)})") from None
+
+
+def chart_title(name: str) -> str:
+    """A column's title on charts: the measure's (or bookkeeping column's) own, else the name in words."""
+    if name in MEASURES:
+        return MEASURES[name].chart_title
+    if name in BOOKKEEPING:
+        return BOOKKEEPING[name].label
+    return name.replace("_", " ").capitalize()
+
+
+def range_text(low: float | None, high: float | None) -> str:
+    """A natural range ``(low, high)`` (None: open) in words, e.g. ``0 to 1``, ``1 or more``."""
+
+    def number(value: float) -> str:
+        return f"{value:g}".replace("-", "−")
+
+    if low is not None and high is not None:
+        return f"{number(low)} to {number(high)}"
+    if low is not None:
+        return f"{number(low)} or more"
+    if high is not None:
+        return f"up to {number(high)}"
+    return "any number"

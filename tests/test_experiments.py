@@ -1,0 +1,82 @@
+"""The experiment registry (engine/experiments.py): each experiment one package whose entry declares its
+config, run, columns, presets, lesson and page section; every reference resolves, and what the entries say
+agrees with the measure registry, the pages and each other."""
+
+from __future__ import annotations
+
+from dataclasses import is_dataclass
+from pathlib import Path
+
+import pytest
+
+from engine import experiments, presets
+from engine.experiment import Experiment
+from engine.measures import BOOKKEEPING, MEASURES
+
+REPO = Path(experiments.__file__).resolve().parent.parent
+KINDS = list(experiments.EXPERIMENTS)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_reference_of_an_entry_resolves(kind) -> None:
+    experiment = experiments.EXPERIMENTS[kind]
+    assert isinstance(experiment, Experiment) and experiment.kind == kind
+    refs = (
+        experiment.config_class,
+        experiment.generator,
+        experiment.summarize,
+        experiment.presets,
+        experiment.measured_on,
+        experiment.describe,
+        experiment.warm_up,
+    )
+    for ref in filter(None, refs):
+        assert callable(experiment.load(ref)), ref
+    module = __import__(experiment.cli, fromlist=["add_arguments"])
+    assert callable(module.add_arguments) and callable(module.config_from_args)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_entry_agrees_with_the_measure_registry_and_its_page(kind) -> None:
+    experiment = experiments.EXPERIMENTS[kind]
+    assert experiment.columns[0] == "step"
+    assert all(experiment.charted(c) in MEASURES or c in BOOKKEEPING for c in experiment.columns)
+    assert is_dataclass(experiment.make_config())  # the defaults make a valid config
+    assert set(experiment.lesson.measures) <= set(MEASURES)
+    assert experiment.lesson.title and experiment.lesson.intro and experiment.lesson.watch
+    section = experiment.section
+    assert section.empty
+    assert "experiments.EXPERIMENTS[P].section" in (REPO / section.page).read_text(encoding="utf-8")
+
+
+def test_presets_belong_to_their_experiment_and_one_is_the_demo() -> None:
+    found = presets.presets()
+    assert all(preset.kind in experiments.EXPERIMENTS for preset in found.values())
+    assert [p.name for p in found.values() if p.demo] == [presets.demo().name]
+    assert presets.demo().kind == "probe"
+
+
+def test_measured_on_and_describe_go_through_the_entry_and_an_unknown_kind_is_named_as_is() -> None:
+    assert experiments.measured_on("probe", {"data": "demo"}, None, "loss") is None
+    assert experiments.measured_on("probe", {"data": "demo"}, None, "isoscore") == "the demo topics"
+    assert experiments.measured_on("simcse", {"probe": "snli"}, None, "probe_silhouette") == "SNLI validation"
+    assert experiments.measured_on("simcse", {"eval": "stsb"}, None, "sts_spearman") == "STS-B dev"
+    assert experiments.measured_on("simcse", {}, None, "loss") is None
+    assert (
+        experiments.measured_on("other", {}) == "other"
+        and experiments.measured_on("other", {}, None, "x") is None
+    )
+    assert experiments.describe("probe", {"data": "demo", "limit": 50}) == [("Data", "demo (limit 50)")]
+    assert ("Probe set", "demo") in experiments.describe("simcse", {"mode": "unsup", "probe": "demo"})
+    assert experiments.describe("other", {}) == [] and experiments.title("other") == "other"
+
+
+def test_the_probe_alignment_is_charted_as_class_alignment() -> None:
+    import pandas as pd
+
+    from engine import charts
+
+    frame = pd.DataFrame({"step": [0], "alignment": [1.0]})
+    assert list(charts.charted(frame, "probe").columns) == ["step", "class_alignment"]
+    assert list(charts.charted(frame, "simcse").columns) == ["step", "alignment"]
+    assert experiments.EXPERIMENTS["probe"].column_of("class_alignment") == "alignment"
