@@ -10,8 +10,8 @@ from waiting import wait_for
 def small_settings(at, steps: int = 6) -> None:
     at.number_input(key="probe.steps").set_value(steps)
     at.number_input(key="probe.limit").set_value(120)
-    at.number_input(key="probe.snap").set_value(2)
-    at.number_input(key="probe.snaplimit").set_value(60)
+    at.number_input(key="probe.snapshot_every").set_value(2)
+    at.number_input(key="probe.snapshot_limit").set_value(60)
     at.run()
 
 
@@ -45,7 +45,7 @@ def test_a_running_run_without_snapshots_says_how_to_get_frames(app) -> None:
 
     app.switch_page("pages/isotropy.py").run()
     small_settings(app, steps=100_000)
-    app.number_input(key="probe.snap").set_value(0).run()
+    app.number_input(key="probe.snapshot_every").set_value(0).run()
     app.button(key="probe.start").click().run()
     try:
         assert not app.exception and not errors(app)
