@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import lessons, paths
-from ui import fields, navigation, runs
+from ui import controls, navigation, runs
 
 navigation.ensure_app()
 st.title("embedlab — watch sentence embeddings take shape")
@@ -18,7 +18,7 @@ if cols[0].button("▶ Start the demo", type="primary", key="overview.demo", wid
         preset = presets()["Demo: clusters form"]
         configs = preset.configs()
         runs.submit_runs(preset.kind, configs)
-        fields.show_settings(preset.kind, configs[0][1])  # the Isotropy page's sidebar shows what runs
+        controls.show_settings(preset.kind, configs[0][1])  # the Isotropy page's sidebar shows what runs
         st.switch_page("pages/isotropy.py")
 cols[1].write(
     "One click queues a small probe run on the built-in demo corpus (600 sentences, 6 topics) and opens "

@@ -13,7 +13,7 @@ import streamlit as st
 from engine import settings
 from engine.jobs import Job
 from ui import fields
-from ui.fields import KEEP
+from ui.fields import KEEP, show_settings
 from ui.runs import guard, progress_text, registry, run_label, submit_runs
 
 BUNDLED_CHOICE = "bundled (all-MiniLM-L6-v2)"
@@ -104,7 +104,7 @@ def preset_buttons(kind: str, current: dict[str, Any]) -> None:
             with guard(f"{name}: "):
                 runs = preset.configs(current)
                 submit_runs(kind, runs)
-                fields.show_settings(kind, runs[0][1] if len(runs) == 1 else {**current, **preset.base})
+                show_settings(kind, runs[0][1] if len(runs) == 1 else {**current, **preset.base})
                 st.rerun()
 
 

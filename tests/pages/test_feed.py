@@ -1,6 +1,6 @@
-"""The live feed (ui/feed.py): the server writes each following session's canvas payload to its file, only when
-due and changed, stops after the last live payload, and drops sessions that ended; a running run's page feeds
-its canvas what a rerun would paint."""
+"""The live feed (ui/feed.py): the server writes each following session's canvas payload to its file, only
+when due and changed, stops after the last live payload, and drops sessions that ended; a running run's page
+feeds its canvas what a rerun would paint."""
 
 from __future__ import annotations
 

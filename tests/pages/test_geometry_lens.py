@@ -16,7 +16,8 @@ STEPS = 10
 
 
 def lens_run(name: str, kind: str) -> tuple[str, pd.DataFrame]:
-    """A finished run of ``kind`` with the isotropy family every step and a spectrum every 3rd step (d = 5)."""
+    """A finished run of ``kind`` with the isotropy family every step and a spectrum every 3rd step
+    (d = 5)."""
     rng = np.random.default_rng(len(name))
     rows = []
     for s in range(STEPS):

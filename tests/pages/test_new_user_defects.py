@@ -50,8 +50,8 @@ def test_errors_speak_of_fields_and_never_repeat_their_prefix() -> None:
 
     cli = (
         "rt-polarity: not found (no --data-dir given and EMBEDLAB_DATA_DIR unset) (expected rt-polarity/"
-        "rt-polarity.pos) and the Hugging Face hub is offline (HF_HUB_OFFLINE=1); pass --data-dir DIR, a folder "
-        "holding rt-polarity/rt-polarity.pos"
+        "rt-polarity.pos) and the Hugging Face hub is offline (HF_HUB_OFFLINE=1); pass --data-dir DIR, a "
+        "folder holding rt-polarity/rt-polarity.pos"
     )
     words = ui_words(cli)
     assert "set the “Data folder” field to a folder holding rt-polarity/rt-polarity.pos" in words

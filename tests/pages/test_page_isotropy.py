@@ -84,7 +84,8 @@ def test_out_of_memory_inside_a_run_is_a_failed_run_shown_and_the_app_goes_on(
 ) -> None:
     """A CUDA out-of-memory error raised inside the training loop (after 3 rows) becomes a failed run whose
     message is shown; the rows stay on disk and the next run works. (In-process jobs, so the error can be
-    injected into the real probe; a child killed by the kernel's OOM killer is tested in test_jobs_process.)"""
+    injected into the real probe; a child killed by the kernel's OOM killer is tested in
+    test_jobs_process.)"""
     import streamlit as st
     import torch
 
