@@ -188,8 +188,8 @@ class SimCSEConfig:
         None,
         metavar="NAME",
         help="When the run finishes, save the trained encoder as cache/encoders/NAME: pick it as Encoder on "
-        "either page, rename or delete it on the Data & encoders page (an existing one is replaced only "
-        "with --force).",
+        "either page, rename or delete it on the Data & encoders page; an existing encoder of that name is "
+        "kept unless replacing it is allowed.",
         label="Save the trained encoder as",
         widget="text",
         placeholder="a name (optional)",
