@@ -1,6 +1,8 @@
 """Command line: ``python -m engine KIND ... --out DIR``, one subcommand per registered experiment
-(:mod:`engine.experiments`); ``settings`` lists the settings, ``replay RUN --out lesson.html`` makes a
-lesson to take home (:mod:`engine.replay`).
+(:mod:`engine.experiments`); ``settings`` lists the settings (``--knobs``: every experiment's knobs),
+``replay RUN --out lesson.html`` makes a lesson to take home (:mod:`engine.replay`). The run plumbing (run
+folder, progress, ``--events``) is in :mod:`engine.cli_run`; an experiment's flags come from its config's
+declarations (:mod:`engine.flags`).
 
 Errors a user can cause print one line on stderr and exit 2; any other failure prints one line and exits 1;
 Ctrl-C stops the run between steps (exit 130). Nothing is ever lost: rows are on disk as they are produced.
@@ -15,19 +17,26 @@ import argparse
 import importlib
 import json
 import os
-import signal
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-from engine import events, settings
+from engine import knobs, settings
+from engine.cli_run import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_USER_ERROR,
+    EventStream,
+    ProgressBar,
+    prepare_out_dir,
+    set_threads,
+    stop_on_sigterm,
+)
 from engine.errors import ConfigError, EmbedlabError, RunFailed, one_line
-from engine.events import Event, Finished, Progress, Row
+from engine.events import Event, Finished
 from engine.experiments import EXPERIMENTS
 from engine.runner import run_experiment
-
-EXIT_USER_ERROR, EXIT_FAILURE, EXIT_INTERRUPTED = 2, 1, 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,9 +73,15 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser(
         "settings",
         help="list every setting and its environment variable",
-        description="Every knob of the lab, its environment variable, type and default.",
+        description="Every setting of the lab, its environment variable, type and default; with --knobs, "
+        "every experiment's knobs (flag, type, default, range and meaning).",
     )
     listing.add_argument("--markdown", action="store_true", help="print a Markdown table (for the README)")
+    listing.add_argument(
+        "--knobs",
+        action="store_true",
+        help="list the knobs of each experiment (its config's fields, their flags and ranges) instead",
+    )
     from engine.replay import cli as replay_cli
 
     replay = commands.add_parser(
@@ -80,103 +95,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def print_settings(markdown: bool) -> int:
-    """``python -m engine settings``: the table of :mod:`engine.settings`."""
-    if markdown:
-        print(settings.markdown_table())
+def print_settings(markdown: bool, with_knobs: bool = False) -> int:
+    """``python -m engine settings``: the table of :mod:`engine.settings`; with ``--knobs``, one table per
+    experiment of its config's knobs (:func:`engine.knobs.table`)."""
+    if not with_knobs:
+        print(settings.markdown_table() if markdown else _columns(settings.table(), "meaning"))
         return 0
-    rows = settings.table()
-    widths = {key: max(len(key), *(len(row[key]) for row in rows)) for key in ("variable", "type", "default")}
-    for row in [{key: key for key in rows[0]}, *rows]:
-        print("  ".join(row[key].ljust(widths[key]) for key in widths) + "  " + row["meaning"])
+    for kind, experiment in EXPERIMENTS.items():
+        config_class = experiment.load(experiment.config_class)
+        if markdown:
+            print(
+                f"### `python -m engine {kind}`: {experiment.title}\n\n{knobs.markdown_table(config_class)}\n"
+            )
+        else:
+            print(f"{kind}: {experiment.title}\n{_columns(knobs.table(config_class), 'meaning')}\n")
     return 0
+
+
+def _columns(rows: list[dict[str, str]], last: str) -> str:
+    """Rows as aligned plain-text columns under a header, the ``last`` column unpadded."""
+    keys = [key for key in rows[0] if key != last]
+    widths = {key: max(len(key), *(len(row[key]) for row in rows)) for key in keys}
+    lines = [{key: key for key in rows[0]}, *rows]
+    return "\n".join(
+        "  ".join(row[key].ljust(widths[key]) for key in keys) + "  " + row[last] for row in lines
+    )
 
 
 def _cli_module(kind: str) -> Any:
     return importlib.import_module(EXPERIMENTS[kind].cli)
-
-
-def prepare_out_dir(out: str, force: bool) -> Path:
-    """The run folder; an existing run is never overwritten silently."""
-    path = Path(out).expanduser()
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"--out {out}: exists and is not a folder")
-    if (path / "metrics.csv").exists() and not force:
-        raise ConfigError(
-            f"--out {out}: already holds a run (metrics.csv); choose another folder or pass --force"
-        )
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-class ProgressBar:
-    """A stderr progress bar over steps (tqdm), fed by the runner's events."""
-
-    def __init__(self, total: int | None, enabled: bool = True):
-        from tqdm import tqdm
-
-        self.bar = tqdm(
-            total=total,
-            file=sys.stderr,
-            unit="step",
-            disable=not enabled,
-            mininterval=0.5,
-            dynamic_ncols=True,
-        )
-        self.last_step = 0
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, Progress):
-            self.bar.set_description_str(event.phase)
-        elif isinstance(event, Row):
-            self.bar.update(max(0, event.step - self.last_step))
-            self.last_step = event.step
-            shown = {
-                k: event.get(k)
-                for k in ("loss", "isoscore", "silhouette", "sts_spearman")
-                if event.get(k) is not None
-            }
-            self.bar.set_postfix({k: f"{v:.4f}" for k, v in shown.items()}, refresh=False)
-
-    def close(self) -> None:
-        self.bar.close()
-
-
-class EventStream:
-    """``--events``: liveness for :mod:`engine.jobs`, one :mod:`engine.events` JSON line per event, flushed.
-
-    :class:`~engine.events.Progress` as yielded, a :class:`~engine.events.Tick` per row (the row and its
-    snapshot are on disk already: the server reads them from the run folder) and
-    :class:`~engine.events.Finished` at the end. The stream owns the original stdout; anything else printed
-    goes to stderr. When the reader is gone (broken pipe) or the parent process ended, ``stop`` is set: the
-    run ends cleanly after its step.
-    """
-
-    def __init__(self, stop: threading.Event):
-        self.stop = stop
-        self.out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
-        sys.stdout.flush()
-        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the stream
-        self._parent = os.getppid()
-        threading.Thread(target=self._watch_parent, name="events-parent", daemon=True).start()
-
-    def _watch_parent(self) -> None:
-        while not self.stop.wait(0.5):
-            if os.getppid() != self._parent:
-                self.stop.set()
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, Progress):
-            self.send(event)
-        elif isinstance(event, Row):
-            self.send(events.tick_of(event))
-
-    def send(self, event: events.WireEvent) -> None:
-        try:
-            self.out.write(events.to_line(event) + "\n")
-            self.out.flush()
-        except (OSError, ValueError):  # the reader is gone: end the run cleanly
-            self.stop.set()
 
 
 def load_config_json(kind: str, text: str) -> Any:
@@ -197,17 +144,6 @@ def load_config_json(kind: str, text: str) -> Any:
     return EXPERIMENTS[kind].make_config(**values)
 
 
-def set_threads(threads: int | None) -> None:
-    """``--threads N``: torch's intra-op threads (e.g. one core left to a web UI on a small machine)."""
-    if threads is None:
-        return
-    if threads < 1:
-        raise ConfigError(f"--threads must be >= 1, got {threads}")
-    import torch
-
-    torch.set_num_threads(threads)
-
-
 def execute(kind: str, args: argparse.Namespace) -> int:
     set_threads(getattr(args, "threads", None))
     cli = _cli_module(kind)
@@ -218,7 +154,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
         return int(cli.run_cli(args, config))
     out_dir = prepare_out_dir(args.out, args.force)
     stop = threading.Event()
-    _stop_on_sigterm(stop)
+    stop_on_sigterm(stop)
     stream = EventStream(stop) if events else None
     progress = ProgressBar(getattr(config, "steps", None), enabled=not settings.get("no_progress"))
 
@@ -238,12 +174,6 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0
 
 
-def _stop_on_sigterm(stop: threading.Event) -> None:
-    """SIGTERM ends the run cleanly between steps (SIGKILL cannot be caught: the log is already safe)."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -260,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args: argparse.Namespace) -> int:
     try:
         if args.command == "settings":
-            return print_settings(args.markdown)
+            return print_settings(args.markdown, args.knobs)
         if args.command == "replay":
             from engine.replay.cli import run as replay
 

@@ -16,14 +16,18 @@ def require_choice(name: str, value: Any, allowed: Sequence[str]) -> None:
         raise ConfigError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
 
 
-def require_number(name: str, value: Any, low: float, high: float, open_low: bool = False) -> float:
-    """A finite real in ``[low, high]`` (``(low, high]`` with ``open_low``), returned as float."""
+def require_number(
+    name: str, value: Any, low: float, high: float, open_low: bool = False, open_high: bool = False
+) -> float:
+    """A finite real in ``[low, high]`` (``(low, …`` with ``open_low``, ``…, high)`` with ``open_high``),
+    returned as float."""
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
     ok = ok and math.isfinite(value)
-    if ok and (low < value <= high if open_low else low <= value <= high):
+    if ok and (low < value if open_low else low <= value) and (value < high if open_high else value <= high):
         return float(value)
-    bracket = "(" if open_low else "["
-    raise ConfigError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {value!r}")
+    left = "(" if open_low else "["
+    right = ")" if open_high else "]"
+    raise ConfigError(f"{name} must be a number in {left}{low:g}, {high:g}{right}, got {value!r}")
 
 
 def require_int(name: str, value: Any, low: int, high: int) -> None:

@@ -7,8 +7,8 @@ import streamlit as st
 
 from engine import charts, experiments, lessons, paths
 from engine.errors import ConfigError
-from ui import experiment, navigation
-from ui.controls import KEEP, device_and_seed, encoder_dims, number, snapshot_every, sources
+from ui import experiment, fields, navigation
+from ui.controls import KEEP, device_and_seed, encoder_dims, sources
 from ui.live import capped_note
 
 P = "probe"
@@ -18,9 +18,9 @@ st.title("Isotropy vs clusters")
 st.caption(lessons.lesson(P).intro)
 
 
-def sidebar() -> dict:
+def data_choice() -> dict:
+    """The data of the run: a built-in set or an upload (with its columns), and the demo's labels."""
     sb = st.sidebar
-    sb.header("Probe settings")
     uploads = sorted(
         p.name for p in paths.uploads_dir().glob("*") if p.is_file() and not p.name.startswith(".")
     )
@@ -32,12 +32,13 @@ def sidebar() -> dict:
         "wordnet-supersenses",
         *[f"upload: {name}" for name in uploads],
     ]
-    if st.session_state.get(f"{P}.data") not in (None, *data_options):
-        st.session_state.pop(f"{P}.data")  # a deleted upload
+    data_key = fields.key(P, "data")
+    if st.session_state.get(data_key) not in (None, *data_options):
+        st.session_state.pop(data_key)  # a deleted upload
     data = sb.selectbox(
         "Data",
         data_options,
-        key=f"{P}.data",
+        key=data_key,
         **KEEP,
         help="demo: built-in topics corpus; rt-polarity, snli and the WordNet word sets (the isotropy "
         "paper's setups iii and iv) need the data folder; uploads (tables or .npz embeddings) "
@@ -53,103 +54,31 @@ def sidebar() -> dict:
     else:
         settings["data"] = data
     if data == "demo":
-        label_col = sb.radio("Demo labels", ["topic", "sentiment"], horizontal=True, key=f"{P}.label", **KEEP)
+        labels = ["topic", "sentiment"]
+        label_col = sb.radio("Demo labels", labels, horizontal=True, key=fields.key(P, "label_col"), **KEEP)
         settings["label_col"] = None if label_col == "topic" else "sentiment"
+    return settings
+
+
+def sidebar() -> dict:
+    """The run's settings: the data (page choices), then every knob from its declaration."""
+    sb = st.sidebar
+    sb.header("Probe settings")
+    settings = data_choice()
     settings.update(sources(P))
-    limit = number(
-        "Limit (items, 0 = all)",
-        f"{P}.limit",
-        0,
-        10_000_000,
-        0,
-        step=100,
-        help="A stratified, seeded subset of the data; it must leave more items than classes.",
-    )
-    settings["limit"] = int(limit) or None
+    settings["limit"] = fields.draw(P, "limit")
     dims = encoder_dims(settings["encoder"])
     if settings["limit"] and dims and 2 <= settings["limit"] <= dims:
         sb.caption(capped_note(settings["limit"], dims))
-    settings["steps"] = int(number("Steps (Adam updates)", f"{P}.steps", 1, 1_000_000, 200, step=50))
-    settings["lr"] = float(
-        number(
-            "Learning rate",
-            f"{P}.lr",
-            1e-6,
-            10.0,
-            1e-3,
-            fmt="%.0e",
-            help="Adam's step size (the paper: 1e-3). Too high and the loss diverges.",
-        )
-    )
-    settings["metric_every"] = int(number("Metrics every k steps", f"{P}.every", 1, 100_000, 1))
-    sample = number(
-        "Geometry sample size (0 = all items)",
-        f"{P}.sample",
-        0,
-        10_000_000,
-        0,
-        step=500,
-        help="0: every measure (IsoScore, silhouette, spectrum, effective rank, average cosine, I(W), "
-        "alignment, uniformity) on all items, exactly; else on a seeded sample of this many items "
-        "(at least 2), a fresh one at each logged step.",
-    )
-    settings["sample_size"] = int(sample) or None
+    settings.update(fields.draw_all(P, ["steps", "lr", "metric_every", "sample_size"]))
     if settings["sample_size"] and dims and 2 <= settings["sample_size"] <= dims:
         sb.caption(capped_note(settings["sample_size"], dims, " on a sample this small"))
-    fixed = sb.checkbox(
-        "Fixed sample",
-        key=f"{P}.fixed",
-        **KEEP,
-        disabled=not settings["sample_size"],
-        help="One sample (step 0's) for the whole run instead of a fresh one per logged step: the "
-        "measures then follow the same items. Needs a geometry sample size.",
-    )
+    fixed = fields.draw(P, "fixed_sample", disabled=not settings["sample_size"])
     settings["fixed_sample"] = bool(fixed and settings["sample_size"])
-    settings["geometry_every"] = int(
-        number(
-            "Spectrum every k logged steps (0 = never)",
-            f"{P}.geomevery",
-            0,
-            1_000_000,
-            10,
-            help="The spectrum, effective rank, I(W) and uniformity on every k-th logged step (and the first and "
-            "last): 1 measures them at every logged step, at a cost.",
-        )
-    )
-    objective = sb.selectbox(
-        "Objective",
-        ["classifier", "triplet"],
-        key=f"{P}.objective",
-        **KEEP,
-        help="classifier: a linear classifier on the embeddings (the paper). triplet: no "
-        "classifier; a same-label positive must be closer than a negative by the margin "
-        "(the paper's Appendix B).",
-    )
-    settings["objective"] = objective
-    if objective == "triplet":
-        settings["margin"] = float(
-            number(
-                "Triplet margin",
-                f"{P}.margin",
-                0.0,
-                1_000_000.0,
-                1.0,
-                step=0.1,
-                help="How much closer (Euclidean distance) the positive must be than the negative.",
-            )
-        )
-    settings["snapshot_every"] = snapshot_every(P)
-    settings["snapshot_limit"] = int(
-        number(
-            "Points projected",
-            f"{P}.snaplimit",
-            10,
-            20_000,
-            2000,
-            step=500,
-            help="A seeded subset of the items kept in the snapshots and the film.",
-        )
-    )
+    settings.update(fields.draw_all(P, ["geometry_every", "objective"]))
+    if settings["objective"] == "triplet":
+        settings["margin"] = fields.draw(P, "margin")
+    settings.update(fields.draw_all(P, ["snapshot_every", "snapshot_limit"]))
     settings.update(device_and_seed(P))
     return settings
 

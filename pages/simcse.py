@@ -6,8 +6,8 @@ import streamlit as st
 
 from engine import charts, experiments, lessons
 from engine.presets import sts_evaluation
-from ui import experiment, navigation
-from ui.controls import KEEP, device_and_seed, encoder_dims, number, snapshot_every, sources
+from ui import experiment, fields, navigation
+from ui.controls import KEEP, device_and_seed, encoder_dims, sources
 from ui.live import capped_note
 from ui.text import readable_references
 
@@ -18,17 +18,12 @@ st.caption(lessons.lesson(P).intro)
 
 
 def sidebar() -> dict:
-    from engine.simcse.views import VIEWS
-
+    """The run's settings: the training data and the probe set (page choices), every knob from its
+    declaration, the ablations last with what each one does."""
     sb = st.sidebar
     sb.header("SimCSE settings")
-    supervised = sb.toggle(
-        "Supervised (NLI triples)",
-        key=f"{P}.sup",
-        **KEEP,
-        help="Entailment as positive, contradiction as hard negative (weight α).",
-    )
-    settings: dict = {"mode": "sup" if supervised else "unsup"}
+    settings: dict = {"mode": fields.draw(P, "mode")}
+    supervised = settings["mode"] == "sup"
     train_options = [
         "auto (wiki1m / snli from the data folder, else demo)",
         "demo-nli" if supervised else "demo",
@@ -37,119 +32,51 @@ def sidebar() -> dict:
     settings["train"] = None if train.startswith("auto") else train
     settings.update(sources(P))
     sb.caption(f"Evaluation (STS Spearman, alignment, uniformity): on {sts_evaluation(settings)}.")
-    settings["steps"] = int(number("Steps", f"{P}.steps", 1, 10_000_000, 100, step=50))
-    settings["lr"] = float(
-        number(
-            "Learning rate",
-            f"{P}.lr",
-            1e-7,
-            1.0,
-            3e-5,
-            fmt="%.0e",
-            help="AdamW's step size, decayed linearly to 0 (the paper: 3e-5).",
-        )
-    )
-    settings["batch_size"] = int(
-        number(
-            "Batch size",
-            f"{P}.batch",
-            2,
-            4096,
-            32,
-            help="Sentences per step; the other sentences of the batch are the negatives.",
-        )
-    )
-    settings["eval_every"] = int(number("Evaluate every k steps", f"{P}.every", 1, 100_000, 10))
-    eval_limit = number(
-        "STS pairs evaluated (0 = all)",
-        f"{P}.evlimit",
-        0,
-        100_000,
-        250,
-        step=50,
-        help="A seeded subset of the evaluation pairs (0: all of them; otherwise at least 2).",
-    )
-    settings["eval_limit"] = int(eval_limit) or None
+    settings.update(fields.draw_all(P, ["steps", "lr", "batch_size", "eval_every", "eval_limit"]))
     dims = encoder_dims(settings["encoder"])
     if settings["eval_limit"] and dims and 2 * settings["eval_limit"] <= dims:
         sb.caption(
             capped_note(2 * settings["eval_limit"], dims, " on at most that many evaluation sentences")
         )
-    settings["probe"] = (
-        "demo" if sb.toggle("Silhouette on the demo topics", value=True, key=f"{P}.probe", **KEEP) else None
-    )
-    settings["snapshot_every"] = snapshot_every(P)
+    probe = sb.toggle("Silhouette on the demo topics", value=True, key=fields.key(P, "probe"), **KEEP)
+    settings["probe"] = "demo" if probe else None
+    settings["snapshot_every"] = fields.draw(P, "snapshot_every")
     settings.update(device_and_seed(P))
-    save = sb.text_input(
-        "Save the trained encoder as",
-        key=f"{P}.save",
-        **KEEP,
-        placeholder="a name (optional)",
-        help="When the run finishes, the encoder is saved under this name: pick it as Encoder on "
-        "either page, and rename or delete it on the Data & encoders page.",
-    )
-    settings["save_encoder"] = save.strip() or None
-    settings["replace_encoder"] = bool(
-        sb.checkbox(
-            "Replace an existing one",
-            key=f"{P}.replace",
-            **KEEP,
-            help="Allow overwriting a saved encoder of that name.",
-        )
-    )
+    settings.update(fields.draw_all(P, ["save_encoder", "replace_encoder"]))
+    settings.update(ablations(supervised))
+    return settings
 
+
+def ablations(supervised: bool) -> dict:
+    """The views: same mask, dropout p, and the supervised α or the positive's augmentation."""
+    from engine.simcse.views import VIEWS
+
+    sb = st.sidebar
     sb.subheader("Ablations (views)")
-    dropout = VIEWS["dropout"]
-    p = dropout.params[0]
     same = False
     if not supervised:
-        same = sb.toggle(
-            "Same mask (fixed 0.1)",
-            key=f"{P}.same",
-            **KEEP,
-            help="One dropout mask for both views (the paper's “fixed 0.1”).",
-        )
+        same = fields.draw(P, "same_mask")
         issue = "GitHub issue 36"
         sb.caption(
             lessons.SAME_MASK.replace(issue, f"[{issue}]({lessons.SAME_MASK_LINK})")
             if same
             else readable_references(VIEWS["same-mask"].explanation)
         )
-    rate = sb.slider(
-        "Dropout p (0 = off)",
-        p.low,
-        p.high,
-        p.default,
-        0.01,
-        key=f"{P}.dropout",
-        **KEEP,
-        disabled=same,
-        help="Off while “Same mask” is on: that ablation fixes the rate at 0.1." if same else None,
-    )
-    settings["dropout"] = lessons.SAME_MASK_DROPOUT if same else float(rate)
+    off = "Off while “Same mask” is on: that ablation fixes the rate at 0.1."
+    rate = fields.draw(P, "dropout", disabled=same, help=off if same else None)
+    settings: dict = {"dropout": lessons.SAME_MASK_DROPOUT if same else rate}
     if not same:
-        sb.caption(readable_references(dropout.explanation))
+        sb.caption(readable_references(VIEWS["dropout"].explanation))
     if supervised:
-        alpha = number("Hard-negative weight α", f"{P}.alpha", 0.01, 100.0, 1.0)
-        settings["hard_negative_weight"] = float(alpha)
+        settings["hard_negative_weight"] = fields.draw(P, "hard_negative_weight")
         sb.caption("log α is added to each anchor's own contradiction logit (paper Table 7: α = 1 is best).")
-    else:
-        augment = sb.radio(
-            "Augmentation of the positive",
-            ["none", "delete-one-word", "crop", "word-deletion"],
-            key=f"{P}.augment",
-            **KEEP,
-        )
-        if augment != "none":
-            sb.caption(readable_references(VIEWS[augment].explanation))
-        if augment in ("crop", "word-deletion"):
-            rate = VIEWS[augment].params[0]
-            settings["augment_rate"] = float(
-                sb.slider(
-                    "k (fraction of words)", rate.low, rate.high, rate.default, 0.05, key=f"{P}.rate", **KEEP
-                )
-            )
-        settings["same_mask"], settings["augment"] = bool(same), augment
+        return settings
+    augment = fields.draw(P, "augment")
+    if augment != "none":
+        sb.caption(readable_references(VIEWS[augment].explanation))
+    if augment in ("crop", "word-deletion"):
+        settings["augment_rate"] = fields.draw(P, "augment_rate")
+    settings["same_mask"], settings["augment"] = bool(same), augment
     return settings
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from engine import cli, events, runlog
+from engine import cli, cli_run, events, runlog
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -102,8 +102,8 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(tmp_path: Path, args: list[s
 def test_existing_run_is_never_overwritten_without_force(tmp_path: Path) -> None:
     (tmp_path / "metrics.csv").write_text("step\n0\n")
     with pytest.raises(cli.ConfigError, match="already holds a run"):
-        cli.prepare_out_dir(str(tmp_path), force=False)
-    assert cli.prepare_out_dir(str(tmp_path), force=True) == tmp_path
+        cli_run.prepare_out_dir(str(tmp_path), force=False)
+    assert cli_run.prepare_out_dir(str(tmp_path), force=True) == tmp_path
 
 
 def test_every_registered_experiment_has_a_subcommand() -> None:

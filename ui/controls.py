@@ -1,171 +1,34 @@
-"""Sidebar controls shared by the experiment pages: inputs, presets, Stop and the progress footer.
-
-Numeric fields (:func:`number`) state their range in their help and take any number typed: a value outside
-the range (or an empty field) is shown as a message under the field and keeps the run from starting
-(:func:`problems`), instead of being silently refused by the browser. A preset, or the Overview's demo, shows
-its settings in the sidebar: :func:`show_settings` queues the config's values for the page's widgets, which
-:func:`apply_shown` writes into their keys before the page draws them.
+"""Sidebar controls shared by the experiment pages: the data folder, the encoder, device and seed, presets,
+Stop and the progress footer. The knobs' own widgets are drawn from their declarations by :mod:`ui.fields`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from engine import settings
 from engine.jobs import Job
+from ui import fields
+from ui.fields import KEEP, show_settings
 from ui.runs import guard, progress_text, registry, run_label, submit_runs
 
-KEEP = {"persist_state": "session"}  # widget values survive page switches
 BUNDLED_CHOICE = "bundled (all-MiniLM-L6-v2)"
-
-_PROBLEMS = "_fields.problems"  # session key: {page prefix: [problem line, ...]} of the current run
-_SHOWN = "_fields.shown"  # session key: {page prefix: {widget key: value}} to write before the widgets
-
-#: config field -> (widget key suffix, value of the widget) per experiment: what a preset shows in the sidebar
-WIDGETS: dict[str, dict[str, tuple[str, Callable[[Any], Any]]]] = {
-    "probe": {
-        "data": ("data", str),
-        "label_col": ("label", lambda v: "sentiment" if v == "sentiment" else "topic"),
-        "limit": ("limit", lambda v: int(v or 0)),
-        "steps": ("steps", int),
-        "lr": ("lr", float),
-        "metric_every": ("every", int),
-        "sample_size": ("sample", lambda v: int(v or 0)),
-        "fixed_sample": ("fixed", bool),
-        "geometry_every": ("geomevery", int),
-        "objective": ("objective", str),
-        "margin": ("margin", float),
-        "snapshot_every": ("snap", int),
-        "snapshot_limit": ("snaplimit", int),
-        "seed": ("seed", int),
-        "device": ("device", str),
-    },
-    "simcse": {
-        "mode": ("sup", lambda v: v == "sup"),
-        "steps": ("steps", int),
-        "lr": ("lr", float),
-        "batch_size": ("batch", int),
-        "eval_every": ("every", int),
-        "eval_limit": ("evlimit", lambda v: int(v or 0)),
-        "probe": ("probe", bool),
-        "snapshot_every": ("snap", int),
-        "dropout": ("dropout", float),
-        "same_mask": ("same", bool),
-        "augment": ("augment", str),
-        "augment_rate": ("rate", float),
-        "hard_negative_weight": ("alpha", float),
-        "seed": ("seed", int),
-        "device": ("device", str),
-    },
-}
-
-
-# ------------------------------------------------------------------------------------------ fields
-
-
-def _fmt(value: float) -> str:
-    if float(value).is_integer() and abs(value) >= 1:
-        return f"{int(value):,}"
-    return f"{value:g}"
-
-
-def begin_fields(prefix: str) -> None:
-    """Forget the field problems of the last run of the page ``prefix`` (its fields are drawn anew)."""
-    st.session_state.setdefault(_PROBLEMS, {})[prefix] = []
-
-
-def problems(prefix: str) -> list[str]:
-    """The field problems of the page ``prefix`` in this run (values outside their range, empty fields)."""
-    return list(st.session_state.get(_PROBLEMS, {}).get(prefix, []))
-
-
-def add_problem(prefix: str, text: str) -> None:
-    st.session_state.setdefault(_PROBLEMS, {}).setdefault(prefix, []).append(text)
-
-
-def number(
-    label: str,
-    key: str,
-    low: float,
-    high: float,
-    default: float,
-    *,
-    step: float | None = None,
-    fmt: str | None = None,
-    help: str = "",
-    box: Any = None,
-) -> Any:
-    """A number field that accepts what is typed and says when it is out of range: its help ends with the
-    range; a value outside it (or an empty field) shows a message under the field, is recorded as a problem
-    of the page (no Start while there is one) and is replaced by ``default`` in the returned config value."""
-    box = box if box is not None else st.sidebar
-    text = f"{help} Range: {_fmt(low)} to {_fmt(high)}.".strip()
-    value = box.number_input(label, value=default, step=step, format=fmt, key=key, help=text, **KEEP)
-    problem = None
-    if value is None:
-        problem = f"“{label}” is empty: enter a number from {_fmt(low)} to {_fmt(high)}."
-    elif not low <= value <= high:
-        problem = (
-            f"“{label}” must be from {_fmt(low)} to {_fmt(high)}: {value:g} is outside that range, so the "
-            f"run cannot start."
-        )
-    if problem is None:
-        return value
-    box.error(problem, icon="⚠️")
-    add_problem(key.split(".", 1)[0], problem)
-    return default
-
-
-# ----------------------------------------------------------------------------- presets in the sidebar
-
-
-def show_settings(kind: str, config: dict[str, Any]) -> None:
-    """Queue a config's values for the sidebar of experiment ``kind`` (its page writes them into its widgets
-    before drawing them, :func:`apply_shown`): after a preset or the demo, the sidebar shows what ran."""
-    values = {}
-    for field, (suffix, convert) in WIDGETS.get(kind, {}).items():
-        if field in config:
-            with contextlib.suppress(TypeError, ValueError):
-                values[f"{kind}.{suffix}"] = convert(config[field])
-    st.session_state.setdefault(_SHOWN, {})[kind] = values
-
-
-def apply_shown(kind: str) -> None:
-    """Write the values queued by :func:`show_settings` into the widget keys of ``kind`` (before its widgets
-    are drawn in this run)."""
-    values = st.session_state.get(_SHOWN, {}).pop(kind, None)
-    for key, value in (values or {}).items():
-        st.session_state[key] = value
 
 
 # ------------------------------------------------------------------------------------------ inputs
 
 
-def device_and_seed(prefix: str) -> dict[str, Any]:
+def device_and_seed(kind: str) -> dict[str, Any]:
+    """The seed and the device of a run, side by side."""
     cols = st.sidebar.columns(2)
-    seed = number(
-        "Seed",
-        f"{prefix}.seed",
-        0,
-        2**31 - 1,
-        0,
-        step=1,
-        box=cols[0],
-        help="Fixes the random choices (subsets, initialisation, dropout masks).",
-    )
-    device = cols[1].selectbox(
-        "Device",
-        ["auto", "cpu", "cuda"],
-        key=f"{prefix}.device",
-        **KEEP,
-        help="auto: the GPU when there is one, else the CPU.",
-    )
-    return {"seed": int(seed), "device": device}
+    return {
+        "seed": fields.draw(kind, "seed", box=cols[0]),
+        "device": fields.draw(kind, "device", box=cols[1]),
+    }
 
 
 def encoder_choice(prefix: str) -> str | None:
@@ -225,21 +88,6 @@ def data_dir_input(prefix: str) -> str | None:
 def sources(prefix: str) -> dict[str, Any]:
     """The data folder and the encoder of a run (in this order in the sidebar)."""
     return {"data_dir": data_dir_input(prefix), "encoder": encoder_choice(prefix)}
-
-
-def snapshot_every(prefix: str) -> int:
-    """The UMAP frame interval of a run (0: no snapshots, no projection)."""
-    return int(
-        number(
-            "UMAP frame every k steps (0 = off)",
-            f"{prefix}.snap",
-            0,
-            100_000,
-            10,
-            step=1,
-            help="Keeps the embeddings every k steps for the projection and its film.",
-        )
-    )
 
 
 def preset_buttons(kind: str, current: dict[str, Any]) -> None:

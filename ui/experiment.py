@@ -10,7 +10,7 @@ import streamlit as st
 from engine import charts
 from engine.errors import ConfigError
 from engine.jobs import Job
-from ui import controls, downloads, lens, live, projector, runs
+from ui import controls, downloads, fields, lens, live, projector, runs
 
 GLOSSARY = "pages/glossary.py"
 
@@ -25,9 +25,9 @@ def glossary_link() -> None:
 
 
 def check_start(kind: str, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None) -> None:
-    """Before a run is queued: no field out of its range (:func:`ui.controls.problems`), then the page's own
+    """Before a run is queued: no field out of its range (:func:`ui.fields.problems`), then the page's own
     checks (``check`` raises a one-line error in the pages' words)."""
-    found = controls.problems(kind)
+    found = fields.problems(kind)
     if found:
         raise ConfigError(" ".join(found))
     if check is not None:
@@ -62,8 +62,8 @@ def run_panel(
     name and the prefix of the widget keys. ``check(config)`` runs before a run is queued. ``drawn``: the
     measures drawn at first (the measure picker, default all of ``metrics``); ``pair``: the any-pair relation
     figure's first x and y (drawn before ``relation``'s figure, and the figure the HTML download gives)."""
-    controls.apply_shown(kind)  # a preset's or the demo's settings, shown in the sidebar
-    controls.begin_fields(kind)
+    fields.apply_shown(kind)  # a preset's or the demo's settings, shown in the sidebar
+    fields.begin_fields(kind)
     with runs.guard():
         config = sidebar()
         if st.sidebar.button("▶ Start", type="primary", key=f"{kind}.start", width="stretch"):

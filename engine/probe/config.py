@@ -1,68 +1,179 @@
-"""Settings of one probe run (``python -m engine probe``), checked when made."""
+"""Settings of one probe run (``python -m engine probe``), each declared once (:mod:`engine.knobs`): the CLI
+flags, the Isotropy page's sidebar, the checks and the settings table are made from these declarations."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.validate import require_int, require_number
+from engine.errors import ConfigError
+from engine.knobs import knob, validate
 
 MAX_STEPS = 1_000_000
+OBJECTIVES = ("classifier", "triplet")
 
 
 @dataclass
 class ProbeConfig:
     """Settings of one probe run (CLI: ``python -m engine probe``)."""
 
-    data: str = "demo"
-    data_dir: str | None = None
-    text_col: str | None = None
-    label_col: str | None = None
-    split: str | None = None
-    encoder: str | None = None
-    pooling: str | None = None
-    steps: int = 1000
-    lr: float = 1e-3
-    metric_every: int = 1
-    sample_size: int | None = None
-    limit: int | None = None
-    seed: int = 0
-    device: str = "auto"
-    snapshot_every: int = 0
-    snapshot_limit: int = 2000
-    #: word2vec/GloVe text file of static word vectors for word-level data (default: the encoder's input table)
-    vectors: str | None = None
-    #: "classifier" (the paper: linear classifier, CE / per-label BCE) or "triplet" (Appendix B, no classifier)
-    objective: str = "classifier"
-    #: the triplet objective's margin (Euclidean distances; PyTorch's TripletMarginLoss default)
-    margin: float = 1.0
-    #: uniformity, effective rank, partition isotropy and the spectrum every k-th logged step (and at the first
-    #: and last); 0: never. 10 keeps them under 10 % of the probe's metric work (engine.probe.measure)
-    geometry_every: int = 10
-    #: with sample_size: one sample (step 0's) for the whole run instead of a fresh one per logged step
-    fixed_sample: bool = False
+    data: str = knob(
+        "demo",
+        help="built-in name (demo, rt-polarity, snli, wordnet-pos, wordnet-supersenses, ...), a file, "
+        "or an .npz of embeddings and labels",
+        widget="page",
+    )
+    data_dir: str | None = knob(
+        None, help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)", preset=False, widget="page"
+    )
+    text_col: str | None = knob(None, help="text column of a user file", widget="page")
+    label_col: str | None = knob(
+        None, help="label column (demo: 'sentiment' for polarity labels)", widget="page"
+    )
+    split: str | None = knob(None, help="split of the data set where it has several (e.g. snli: validation)")
+    encoder: str | None = knob(
+        None,
+        help="encoder: bundled (default), a cached name, a folder or a hub id",
+        preset=False,
+        widget="page",
+    )
+    pooling: str | None = knob(None, help="override the encoder's pooling (cls, cls_before_pooler, avg, ...)")
+    steps: int = knob(
+        1000,
+        low=1,
+        high=MAX_STEPS,
+        unit="updates",
+        help="Full-batch Adam updates of the embeddings and the classifier.",
+        label="Steps (Adam updates)",
+        widget="number",
+        step=50,
+    )
+    lr: float = knob(
+        1e-3,
+        low=0.0,
+        high=10.0,
+        open_low=True,
+        what="learning rate",
+        help="Adam's step size (the paper: 1e-3). Too high and the loss diverges.",
+        label="Learning rate",
+        widget="number",
+        fmt="%.0e",
+    )
+    metric_every: int = knob(
+        1,
+        low=1,
+        high=MAX_STEPS,
+        unit="steps",
+        help="Measure every k steps (and at the first and last).",
+        label="Metrics every k steps",
+        widget="number",
+    )
+    sample_size: int | None = knob(
+        None,
+        low=2,
+        high=10_000_000,
+        zero="all items",
+        unit="items",
+        help="Every geometry measure (IsoScore, silhouette, spectrum, effective rank, average cosine, I(W), "
+        "alignment, uniformity) on a seeded sample of this many items, a fresh one at each logged step; "
+        "0: on all items, exactly.",
+        label="Geometry sample size (0 = all items)",
+        widget="number",
+        step=500,
+    )
+    limit: int | None = knob(
+        None,
+        low=2,
+        high=10_000_000,
+        zero="all",
+        unit="items",
+        help="A stratified, seeded subset of the data of this many items; it must leave more items than "
+        "classes.",
+        label="Limit (items, 0 = all)",
+        widget="number",
+        step=100,
+    )
+    seed: int = knob(
+        0,
+        low=0,
+        high=2**63 - 1,
+        help="Fixes the random choices (subsets, initialisation, samples).",
+        label="Seed",
+        widget="number",
+        step=1,
+        preset=False,
+    )
+    device: str = knob(
+        "auto",
+        help="auto (CUDA, else Apple MPS, else CPU), cpu, mps or cuda[:N]",
+        label="Device",
+        widget="select",
+        options=("auto", "cpu", "cuda"),
+        preset=False,
+    )
+    snapshot_every: int = knob(
+        0,
+        low=0,
+        high=MAX_STEPS,
+        unit="steps",
+        help="Keeps the embeddings every k steps for the projection and its film (0: never).",
+        label="UMAP frame every k steps (0 = off)",
+        widget="number",
+        step=1,
+    )
+    snapshot_limit: int = knob(
+        2000,
+        low=2,
+        high=1_000_000,
+        unit="items",
+        help="A seeded subset of the items kept in the snapshots and the film.",
+        label="Points projected",
+        widget="number",
+        step=500,
+    )
+    vectors: str | None = knob(
+        None,
+        help="word2vec/GloVe text file of word vectors for word-level data (default: the encoder's input "
+        "embedding table, one-piece words)",
+    )
+    objective: str = knob(
+        "classifier",
+        choices=OBJECTIVES,
+        help="classifier: a linear classifier on the embeddings (the paper; CE, or per-label BCE). "
+        "triplet: no classifier; a same-label positive must be closer than a negative by the margin, "
+        "triples drawn afresh every update (the paper's Appendix B).",
+        label="Objective",
+        widget="select",
+    )
+    margin: float = knob(
+        1.0,
+        low=0.0,
+        high=1e6,
+        help="The triplet margin: how much closer (Euclidean distance) the positive must be than the "
+        "negative (PyTorch's TripletMarginLoss default: 1).",
+        label="Triplet margin",
+        widget="number",
+        step=0.1,
+    )
+    #: 10 keeps them under 10 % of the probe's metric work (engine.probe.measure)
+    geometry_every: int = knob(
+        10,
+        low=0,
+        high=MAX_STEPS,
+        unit="logged steps",
+        help="The spectrum, effective rank, I(W) and uniformity on every k-th logged step (and the first and "
+        "last); 0: never; 1: at every logged step, at a cost.",
+        label="Spectrum every k logged steps (0 = never)",
+        widget="number",
+    )
+    fixed_sample: bool = knob(
+        False,
+        help="With a geometry sample size: one sample (step 0's) for the whole run instead of a fresh one "
+        "per logged step, so that the measures follow the same items.",
+        label="Fixed sample",
+        widget="checkbox",
+    )
 
     def __post_init__(self) -> None:
-        require_int("steps", self.steps, 1, MAX_STEPS)
-        require_int("metric_every", self.metric_every, 1, MAX_STEPS)
-        require_int("snapshot_every", self.snapshot_every, 0, MAX_STEPS)
-        require_int("snapshot_limit", self.snapshot_limit, 2, 1_000_000)
-        if self.sample_size is not None:
-            require_int("sample_size", self.sample_size, 2, 10_000_000)
-        if self.limit is not None:
-            require_int("limit", self.limit, 2, 10_000_000)
-        require_int("seed", self.seed, 0, 2**63 - 1)
-        self.lr = require_number("learning rate", self.lr, 0.0, 10.0, open_low=True)
-        self.margin = require_number("margin", self.margin, 0.0, 1e6)
-        if self.objective not in ("classifier", "triplet"):
-            from engine.errors import ConfigError
-
-            raise ConfigError(f"objective must be classifier or triplet, got {self.objective!r}")
-        require_int("geometry_every", self.geometry_every, 0, MAX_STEPS)
-        if not isinstance(self.fixed_sample, bool):
-            from engine.errors import ConfigError
-
-            raise ConfigError(f"fixed_sample must be true or false, got {self.fixed_sample!r}")
+        validate(self)
         if self.fixed_sample and self.sample_size is None:
-            from engine.errors import ConfigError
-
             raise ConfigError("fixed_sample keeps one sample for the whole run: it needs a sample_size")

@@ -1,6 +1,6 @@
-"""The live feed (ui/feed.py): the server writes each following session's canvas payload to its file, only when
-due and changed, stops after the last live payload, and drops sessions that ended; a running run's page feeds
-its canvas what a rerun would paint."""
+"""The live feed (ui/feed.py): the server writes each following session's canvas payload to its file, only
+when due and changed, stops after the last live payload, and drops sessions that ended; a running run's page
+feeds its canvas what a rerun would paint."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def test_a_running_runs_canvas_is_fed_what_a_rerun_paints_until_it_stops(app) ->
     app.switch_page("pages/isotropy.py").run()
     app.number_input(key="probe.steps").set_value(100_000)
     app.number_input(key="probe.limit").set_value(120)
-    app.number_input(key="probe.snap").set_value(0)
+    app.number_input(key="probe.snapshot_every").set_value(0)
     app.run()
     app.button(key="probe.start").click().run()
     job = runs.registry().jobs()[-1]

@@ -16,7 +16,8 @@ STEPS = 10
 
 
 def lens_run(name: str, kind: str) -> tuple[str, pd.DataFrame]:
-    """A finished run of ``kind`` with the isotropy family every step and a spectrum every 3rd step (d = 5)."""
+    """A finished run of ``kind`` with the isotropy family every step and a spectrum every 3rd step
+    (d = 5)."""
     rng = np.random.default_rng(len(name))
     rows = []
     for s in range(STEPS):
@@ -156,9 +157,12 @@ def test_isotropy_sidebar_geometry_sample_fixed_sample_objective_and_margin(app)
     from ui import runs
 
     app.switch_page("pages/isotropy.py").run()
-    sample = app.number_input(key="probe.sample")
-    assert sample.label == "Geometry sample size (0 = all items)" and "Range: 0 to 10,000,000" in sample.help
-    assert app.checkbox(key="probe.fixed").proto.disabled  # no sample, nothing to fix
+    sample = app.number_input(key="probe.sample_size")
+    assert (
+        sample.label == "Geometry sample size (0 = all items)"
+        and "Range: 0 (all items) or 2 to 10,000,000" in sample.help
+    )
+    assert app.checkbox(key="probe.fixed_sample").proto.disabled  # no sample, nothing to fix
     assert not [box for box in app.number_input if box.key == "probe.margin"]  # the classifier has no margin
     app.selectbox(key="probe.objective").set_value("triplet").run()
     margin = app.number_input(key="probe.margin")
@@ -168,10 +172,10 @@ def test_isotropy_sidebar_geometry_sample_fixed_sample_objective_and_margin(app)
     assert any("“Triplet margin” must be from 0 to 1,000,000" in line for line in errors(app))
     assert not runs.registry().jobs()  # nothing started
     app.number_input(key="probe.margin").set_value(0.5)
-    app.number_input(key="probe.sample").set_value(200)
-    app.number_input(key="probe.geomevery").set_value(3)
+    app.number_input(key="probe.sample_size").set_value(200)
+    app.number_input(key="probe.geometry_every").set_value(3)
     app.number_input(key="probe.steps").set_value(100_000).run()
-    app.checkbox(key="probe.fixed").check().run()
+    app.checkbox(key="probe.fixed_sample").check().run()
     app.button(key="probe.start").click().run()
     assert not errors(app)
     job = runs.registry().jobs()[-1]

@@ -50,8 +50,8 @@ def test_errors_speak_of_fields_and_never_repeat_their_prefix() -> None:
 
     cli = (
         "rt-polarity: not found (no --data-dir given and EMBEDLAB_DATA_DIR unset) (expected rt-polarity/"
-        "rt-polarity.pos) and the Hugging Face hub is offline (HF_HUB_OFFLINE=1); pass --data-dir DIR, a folder "
-        "holding rt-polarity/rt-polarity.pos"
+        "rt-polarity.pos) and the Hugging Face hub is offline (HF_HUB_OFFLINE=1); pass --data-dir DIR, a "
+        "folder holding rt-polarity/rt-polarity.pos"
     )
     words = ui_words(cli)
     assert "set the “Data folder” field to a folder holding rt-polarity/rt-polarity.pos" in words
@@ -109,7 +109,7 @@ def test_same_mask_turns_the_dropout_slider_off_and_says_why(app) -> None:
     app.switch_page("pages/simcse.py").run()
     assert app.slider(key="simcse.dropout").proto.disabled is False
     app.slider(key="simcse.dropout").set_value(0.3).run()
-    app.toggle(key="simcse.same").set_value(True).run()
+    app.toggle(key="simcse.same_mask").set_value(True).run()
     assert app.slider(key="simcse.dropout").proto.disabled is True
     captions = " ".join(c.value for c in app.sidebar.caption)
     assert "slider is off" in captions and "https://github.com/princeton-nlp/SimCSE/issues/36" in captions
@@ -131,12 +131,12 @@ def test_the_trained_encoder_can_be_saved_and_a_taken_name_is_refused_before_sta
 
     (paths.encoders_dir() / "taken").mkdir(parents=True)
     app.switch_page("pages/simcse.py").run()
-    app.text_input(key="simcse.save").set_value("taken").run()
+    app.text_input(key="simcse.save_encoder").set_value("taken").run()
     app.button(key="simcse.start").click().run()
     (line,) = errors(app)
     assert "already exists" in line and "“Replace an existing one”" in line and "\n" not in line
     assert runs.registry().jobs() == []
-    app.text_input(key="simcse.save").set_value("my encoder")
+    app.text_input(key="simcse.save_encoder").set_value("my encoder")
     app.number_input(key="simcse.steps").set_value(100_000).run()
     app.button(key="simcse.start").click().run()
     assert not errors(app)
@@ -282,7 +282,7 @@ def test_numeric_fields_state_their_range_and_show_invalid_values(app) -> None:
 
     app.switch_page("pages/isotropy.py").run()
     assert "Range: 1 to 1,000,000." in app.number_input(key="probe.steps").help
-    assert "Range: 1e-06 to 10." in app.number_input(key="probe.lr").help
+    assert "Range: 0 (excluded) to 10." in app.number_input(key="probe.lr").help
     app.number_input(key="probe.steps").set_value(0).run()
     shown = [e.value for e in app.sidebar.error]
     assert any("“Steps (Adam updates)” must be from 1 to 1,000,000: 0 is outside" in e for e in shown), shown
@@ -338,11 +338,11 @@ def test_the_demo_is_at_the_top_and_the_isotropy_sidebar_shows_its_settings(app)
     ((_, demo),) = presets()["Demo: clusters form"].configs()
     shown = {
         "probe.steps": demo["steps"],
-        "probe.snap": demo["snapshot_every"],
-        "probe.every": demo["metric_every"],
+        "probe.snapshot_every": demo["snapshot_every"],
+        "probe.metric_every": demo["metric_every"],
         "probe.limit": 0,
         "probe.data": "demo",
-        "probe.snaplimit": demo["snapshot_limit"],
+        "probe.snapshot_limit": demo["snapshot_limit"],
     }
     assert {key: _value(app, key) for key in shown} == shown
     runs.registry().jobs()[0].stop()

@@ -10,8 +10,8 @@ from waiting import wait_for
 def small_settings(at, steps: int = 6) -> None:
     at.number_input(key="probe.steps").set_value(steps)
     at.number_input(key="probe.limit").set_value(120)
-    at.number_input(key="probe.snap").set_value(2)
-    at.number_input(key="probe.snaplimit").set_value(60)
+    at.number_input(key="probe.snapshot_every").set_value(2)
+    at.number_input(key="probe.snapshot_limit").set_value(60)
     at.run()
 
 
@@ -45,7 +45,7 @@ def test_a_running_run_without_snapshots_says_how_to_get_frames(app) -> None:
 
     app.switch_page("pages/isotropy.py").run()
     small_settings(app, steps=100_000)
-    app.number_input(key="probe.snap").set_value(0).run()
+    app.number_input(key="probe.snapshot_every").set_value(0).run()
     app.button(key="probe.start").click().run()
     try:
         assert not app.exception and not errors(app)
@@ -84,7 +84,8 @@ def test_out_of_memory_inside_a_run_is_a_failed_run_shown_and_the_app_goes_on(
 ) -> None:
     """A CUDA out-of-memory error raised inside the training loop (after 3 rows) becomes a failed run whose
     message is shown; the rows stay on disk and the next run works. (In-process jobs, so the error can be
-    injected into the real probe; a child killed by the kernel's OOM killer is tested in test_jobs_process.)"""
+    injected into the real probe; a child killed by the kernel's OOM killer is tested in
+    test_jobs_process.)"""
     import streamlit as st
     import torch
 

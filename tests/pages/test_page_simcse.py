@@ -13,10 +13,10 @@ def test_switches_and_a_tiny_simcse_run(app, downloads) -> None:
     assert any("dropout" in c.value.lower() for c in app.sidebar.caption)
     app.text_input(key="simcse.data_dir").set_value("")
     app.number_input(key="simcse.steps").set_value(2)
-    app.number_input(key="simcse.batch").set_value(8)
-    app.number_input(key="simcse.every").set_value(1)
-    app.number_input(key="simcse.evlimit").set_value(24)
-    app.number_input(key="simcse.snap").set_value(0)
+    app.number_input(key="simcse.batch_size").set_value(8)
+    app.number_input(key="simcse.eval_every").set_value(1)
+    app.number_input(key="simcse.eval_limit").set_value(24)
+    app.number_input(key="simcse.snapshot_every").set_value(0)
     app.toggle(key="simcse.probe").set_value(False)
     app.radio(key="simcse.augment").set_value("delete-one-word")
     app.slider(key="simcse.dropout").set_value(0.0)
@@ -38,7 +38,7 @@ def test_switches_and_a_tiny_simcse_run(app, downloads) -> None:
 
 def test_same_mask_with_augmentation_is_one_error_line(app) -> None:
     app.switch_page("pages/simcse.py").run()
-    app.toggle(key="simcse.same").set_value(True)
+    app.toggle(key="simcse.same_mask").set_value(True)
     app.radio(key="simcse.augment").set_value("crop")
     app.run()
     app.button(key="simcse.start").click().run()
@@ -48,6 +48,6 @@ def test_same_mask_with_augmentation_is_one_error_line(app) -> None:
 
 def test_supervised_shows_alpha(app) -> None:
     app.switch_page("pages/simcse.py").run()
-    app.toggle(key="simcse.sup").set_value(True).run()
-    assert app.number_input(key="simcse.alpha").value == 1.0
+    app.toggle(key="simcse.mode").set_value(True).run()
+    assert app.number_input(key="simcse.hard_negative_weight").value == 1.0
     assert not app.exception

@@ -1,0 +1,217 @@
+"""The sidebar widgets of an experiment's knobs, made from their declarations (:mod:`engine.knobs`).
+
+:func:`draw` draws one knob as the widget its declaration names (number, checkbox, toggle, select, radio,
+slider, text) with its label, help, default and range, under the key ``<kind>.<field>``, and returns the
+config's value. A number field states its range at the end of its help and takes any number typed: a value
+outside the range (or an empty field) is shown as a message under the field and keeps the run from starting
+(:func:`problems`) instead of being silently refused by the browser; where 0 means None (``zero=``) the field
+shows 0. A preset, or the Overview's demo, shows its settings in the sidebar: :func:`show_settings` queues a
+config's values for the page's widgets (the generated ones, and the data choices a page draws itself,
+:data:`COMPOSED`), which :func:`apply_shown` writes into their keys before the page draws them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from engine.experiments import EXPERIMENTS
+from engine.knobs import Knob, knob_of, knobs
+
+KEEP = {"persist_state": "session"}  # widget values survive page switches
+
+_PROBLEMS = "_fields.problems"  # session key: {page prefix: [problem line, ...]} of the current run
+_SHOWN = "_fields.shown"  # session key: {page prefix: {widget key: value}} to write before the widgets
+
+#: the data choices a page draws itself (``widget="page"`` knobs that a preset may set): field -> the
+#: widget's value for a config value, per experiment
+COMPOSED: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "probe": {"data": str, "label_col": lambda v: "sentiment" if v == "sentiment" else "topic"},
+    "simcse": {"probe": bool},
+}
+
+
+def config_class(kind: str) -> type:
+    experiment = EXPERIMENTS[kind]
+    return experiment.load(experiment.config_class)
+
+
+def key(kind: str, name: str) -> str:
+    """The session key of the widget of field ``name`` on the page of ``kind``."""
+    return f"{kind}.{name}"
+
+
+def drawn_knobs(kind: str) -> list[Knob]:
+    """The knobs of ``kind`` that the app draws from their declaration."""
+    return [item for item in knobs(config_class(kind)) if item.widget not in (None, "page")]
+
+
+# ------------------------------------------------------------------------------------ the widget spec
+
+
+@dataclass(frozen=True)
+class WidgetSpec:
+    """How a knob is drawn: the widget, its key, label, help, first value, range or options."""
+
+    widget: str
+    key: str
+    label: str
+    help: str
+    value: Any
+    low: float | None = None
+    high: float | None = None
+    options: tuple[str, ...] | None = None
+
+
+def spec(kind: str, name: str) -> WidgetSpec:
+    """The widget of the knob ``name`` of ``kind`` (no Streamlit: the field-walking test reads it)."""
+    item = knob_of(config_class(kind), name)
+    if item.widget in (None, "page"):
+        raise KeyError(f"{kind}.{name} is not drawn from its declaration")
+    help_text = item.help
+    if item.widget == "number":
+        help_text = f"{item.help} Range: {item.range_text()}."
+    options = (item.choices or item.options) if item.widget in ("select", "radio") else None
+    return WidgetSpec(
+        widget=item.widget,
+        key=key(kind, name),
+        label=item.label,
+        help=help_text,
+        value=widget_value(item, item.default),
+        low=item.low,
+        high=item.high,
+        options=options,
+    )
+
+
+def widget_value(item: Knob, value: Any) -> Any:
+    """A config value as its widget holds it (0 for None where 0 means None; a toggle's on/off)."""
+    if item.widget == "toggle" and item.type is not bool:
+        return value == item.on
+    if item.widget == "text":
+        return "" if value is None else str(value)
+    if item.widget == "number":
+        value = item.shown_default() if value is None else value
+        return item.type(value)
+    if item.widget == "slider":
+        return float(value)
+    return value
+
+
+def config_value(item: Knob, value: Any) -> Any:
+    """A widget's value as the config's value (the inverse of :func:`widget_value`)."""
+    if item.widget == "toggle" and item.type is not bool:
+        return item.on if value else next(choice for choice in item.choices if choice != item.on)
+    if item.widget == "text":
+        return str(value or "").strip() or None
+    if item.widget == "number":
+        return item.from_shown(item.type(value))
+    if item.type is bool:
+        return bool(value)
+    return item.type(value)
+
+
+def problem(item: Knob, value: float | None) -> str | None:
+    """Why a number typed into the field of ``item`` cannot start a run (None: it can)."""
+    zero = f"0 ({item.zero}) or " if item.zero else ""
+    if value is None:
+        return f"“{item.label}” is empty: enter {zero}a number from {item.bounds_text()}."
+    if item.in_range(value):
+        return None
+    return (
+        f"“{item.label}” must be {zero}from {item.bounds_text()}: {value:g} is outside that range, so the "
+        "run cannot start."
+    )
+
+
+# ------------------------------------------------------------------------------------------ drawing
+
+
+def draw(kind: str, name: str, *, box: Any = None, disabled: bool = False, help: str | None = None) -> Any:
+    """Draw the knob ``name`` of ``kind`` in ``box`` (default the sidebar) and return the config's value: a
+    number outside its range is recorded as a problem of the page and its default returned; ``help``
+    replaces the declared help (e.g. why a widget is off)."""
+    item = knob_of(config_class(kind), name)
+    shown = spec(kind, name)
+    box = box if box is not None else st.sidebar
+    text = shown.help if help is None else help
+    common = {"key": shown.key, "help": text, "disabled": disabled, **KEEP}
+    if item.widget == "number":
+        step = None if item.step is None else item.type(item.step)
+        value = box.number_input(shown.label, value=shown.value, step=step, format=item.fmt, **common)
+        found = problem(item, value)
+        if found is None:
+            return config_value(item, value)
+        box.error(found, icon="⚠️")
+        add_problem(kind, found)
+        return item.default
+    if item.widget in ("select", "radio"):
+        options = list(shown.options)
+        draw_choice = box.selectbox if item.widget == "select" else box.radio
+        value = draw_choice(shown.label, options, index=options.index(shown.value), **common)
+    elif item.widget == "slider":
+        value = box.slider(shown.label, float(item.low), float(item.high), shown.value, item.step, **common)
+    elif item.widget == "toggle":
+        value = box.toggle(shown.label, value=shown.value, **common)
+    elif item.widget == "checkbox":
+        value = box.checkbox(shown.label, value=shown.value, **common)
+    else:
+        value = box.text_input(shown.label, placeholder=item.placeholder, **common)
+    return config_value(item, value)
+
+
+def draw_all(kind: str, names: list[str], box: Any = None) -> dict[str, Any]:
+    """Draw several knobs in order; their config values by field name."""
+    return {name: draw(kind, name, box=box) for name in names}
+
+
+# ---------------------------------------------------------------------------- problems of the fields
+
+
+def begin_fields(prefix: str) -> None:
+    """Forget the field problems of the last run of the page ``prefix`` (its fields are drawn anew)."""
+    st.session_state.setdefault(_PROBLEMS, {})[prefix] = []
+
+
+def problems(prefix: str) -> list[str]:
+    """The field problems of the page ``prefix`` in this run (values outside their range, empty fields)."""
+    return list(st.session_state.get(_PROBLEMS, {}).get(prefix, []))
+
+
+def add_problem(prefix: str, text: str) -> None:
+    st.session_state.setdefault(_PROBLEMS, {}).setdefault(prefix, []).append(text)
+
+
+# ----------------------------------------------------------------------------- presets in the sidebar
+
+
+def shown_values(kind: str, config: dict[str, Any]) -> dict[str, Any]:
+    """The widget values (by key) that show ``config`` in the sidebar of ``kind``."""
+    values = {}
+    for item in drawn_knobs(kind):
+        if item.name in config:
+            with contextlib.suppress(TypeError, ValueError):
+                values[key(kind, item.name)] = widget_value(item, config[item.name])
+    for name, convert in COMPOSED.get(kind, {}).items():
+        if name in config:
+            with contextlib.suppress(TypeError, ValueError):
+                values[key(kind, name)] = convert(config[name])
+    return values
+
+
+def show_settings(kind: str, config: dict[str, Any]) -> None:
+    """Queue a config's values for the sidebar of experiment ``kind`` (its page writes them into its widgets
+    before drawing them, :func:`apply_shown`): after a preset or the demo, the sidebar shows what ran."""
+    st.session_state.setdefault(_SHOWN, {})[kind] = shown_values(kind, config)
+
+
+def apply_shown(kind: str) -> None:
+    """Write the values queued by :func:`show_settings` into the widget keys of ``kind`` (before its widgets
+    are drawn in this run)."""
+    values = st.session_state.get(_SHOWN, {}).pop(kind, None)
+    for name, value in (values or {}).items():
+        st.session_state[name] = value
