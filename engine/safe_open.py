@@ -68,11 +68,13 @@ def read_regular(path: str | os.PathLike, label: str | None = None) -> bytes:
         return handle.read()
 
 
-def check_regular(path: str | os.PathLike, label: str | None = None) -> None:
-    """Raise :class:`NotRegularFile` when ``path`` exists and is not a regular file (follows links)."""
+def check_regular(path: str | os.PathLike, label: str | None = None, hint: str = "") -> None:
+    """Raise :class:`NotRegularFile` when ``path`` exists and is not a regular file (follows links);
+    ``hint`` ends its line (what to give instead)."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return
     if not stat.S_ISREG(mode):
-        raise refusal(path, mode, label)
+        err = refusal(path, mode, label)
+        raise NotRegularFile(f"{err}; {hint}") if hint else err

@@ -47,14 +47,16 @@ def test_a_kill_before_the_swap_leaves_the_old_run_whole(tmp_path: Path, monkeyp
     before = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
 
     def killed(*_args):
-        raise KeyboardInterrupt  # the process dies between writing aside and swapping
+        raise KeyboardInterrupt  # SIGKILL between writing aside and swapping: no clean-up runs either
 
     monkeypatch.setattr(writer_module, "exchange", killed)
+    monkeypatch.setattr(writer_module, "remove_tree", lambda path: None)
     with pytest.raises(KeyboardInterrupt):
         runlog.RunWriter(run, ["step", "loss"], {"kind": "probe", "which": "new"})
     after = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
     assert after == before
     assert [info.name for info in runlog.list_runs(tmp_path)] == ["run"]
+    assert len(list(tmp_path.iterdir())) == 2  # the new run's start, hidden aside
     monkeypatch.undo()
     again = runlog.RunWriter(run, ["step"], {"kind": "probe", "which": "again"})  # and a later run works
     again.finish("finished")
@@ -64,7 +66,7 @@ def test_a_kill_before_the_swap_leaves_the_old_run_whole(tmp_path: Path, monkeyp
 def test_a_kill_after_the_swap_leaves_the_new_run_whole(tmp_path: Path, monkeypatch) -> None:
     run = tmp_path / "run"
     _old_run(run)
-    monkeypatch.setattr(writer_module, "_remove_tree", lambda path: None)  # killed before the old is removed
+    monkeypatch.setattr(writer_module, "remove_tree", lambda path: None)  # killed before the old is removed
     new = runlog.RunWriter(run, ["step", "loss"], {"kind": "probe", "which": "new"})
     new.append({"step": 0, "loss": 1.0})
     new.finish("finished")

@@ -23,11 +23,12 @@ skipped and counted; a binary word2vec file is refused with how to convert it.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -36,11 +37,20 @@ import numpy as np
 
 from engine.data.types import LabelledVectors
 from engine.errors import DataError, one_line
+from engine.safe_open import check_regular, open_regular
 
 NPZ_REQUIRED = ("embeddings", "labels")
 NPZ_OPTIONAL = ("texts", "label_names")
 SAVE_HINT = "save it with np.savez(FILE, embeddings=E, labels=y)"
 _CHECK_ROWS = 65_536  # finiteness is checked in row blocks: no full-size boolean temporary
+#: an archive whose arrays unpack to more than this many times its own size, and to more than
+#: :data:`BOMB_FLOOR` bytes, is refused before anything is unpacked (a few MB of zeros can unpack to many GB;
+#: embeddings, being noise-like floats, compress less than 2 times)
+BOMB_RATIO = 8
+BOMB_FLOOR = 256 * 2**20
+#: a word-vector line longer than this is skipped as malformed without being held whole (a 50,000-dimension
+#: vector fits)
+MAX_VECTOR_LINE = 1 << 20
 
 
 # --------------------------------------------------------------------------------------------- .npz
@@ -61,6 +71,7 @@ def load_npz(source: str | os.PathLike | bytes | IO[bytes], *, name: str | None 
             f"{label}: a single .npy array, not an .npz archive of embeddings and labels; {SAVE_HINT}"
         )
     with archive:
+        _refuse_bomb(label, archive, handle)
         present = list(archive.files)
         missing = [key for key in NPZ_REQUIRED if key not in present]
         if missing:
@@ -101,10 +112,34 @@ def _npz_source(source: Any, name: str | None) -> tuple[str, Any]:
         path = Path(source).expanduser()
         if path.is_dir():
             raise DataError(f"{name or path.name}: is a folder, not an .npz file")
+        check_regular(path, name or path.name)  # a named pipe would block np.load
         return name or path.name, str(path)
     if hasattr(source, "read"):
         return name or str(getattr(source, "name", "upload.npz")), source
     raise DataError(f"an .npz source must be a path, bytes or a binary file, got {type(source).__name__}")
+
+
+def _refuse_bomb(label: str, archive: Any, handle: Any) -> None:
+    """DataError when the archive's members unpack to far more than the archive (see :data:`BOMB_RATIO`)."""
+    unpacked = sum(info.file_size for info in archive.zip.infolist())
+    packed = _size_of(handle)
+    if packed is not None and unpacked > max(BOMB_RATIO * packed, BOMB_FLOOR):
+        raise DataError(
+            f"{label}: its arrays unpack to {unpacked / 2**20:,.0f} MB from {packed / 2**20:,.1f} MB, more "
+            f"than {BOMB_RATIO} times its size: refused unread (save embeddings with np.savez, uncompressed)"
+        )
+
+
+def _size_of(handle: Any) -> int | None:
+    if isinstance(handle, str):
+        return os.path.getsize(handle)
+    try:
+        position = handle.tell()
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(position)
+        return int(size)
+    except (OSError, AttributeError, ValueError):
+        return None
 
 
 def _array(archive: Any, key: str, label: str) -> np.ndarray:
@@ -221,7 +256,8 @@ def _multi_hot(
     if not binary.all():
         row, col = np.argwhere(~binary)[0]
         raise DataError(
-            f"{label}: a multi-label matrix must hold only 0 and 1, got {raw[row, col].item()!r} at row {row}, "
+            f"{label}: a multi-label matrix must hold only 0 and 1, got {raw[row, col].item()!r} "
+            f"at row {row}, "
             f"column {col}"
         )
     if names is not None and len(names) != width:
@@ -258,14 +294,33 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _open_text(path: Path) -> IO[bytes]:
-    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+@contextlib.contextmanager
+def _open_text(path: Path) -> Iterator[IO[bytes]]:
+    """The file's bytes (``.gz``: decompressed as read); only a regular file is opened."""
+    with open_regular(path, f"--vectors {path.name}") as handle:
+        if path.suffix != ".gz":
+            yield handle
+            return
+        with gzip.GzipFile(fileobj=handle, mode="rb") as unpacked:
+            yield unpacked
+
+
+def _lines(handle: IO[bytes]) -> Iterable[bytes | None]:
+    """The file's lines; None for one longer than :data:`MAX_VECTOR_LINE` (read past, never held whole)."""
+    while raw := handle.readline(MAX_VECTOR_LINE + 1):
+        if len(raw) > MAX_VECTOR_LINE and not raw.endswith(b"\n"):
+            while (rest := handle.readline(MAX_VECTOR_LINE)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+        else:
+            yield raw
 
 
 def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVectors:
     """The vectors of ``words`` in a word2vec/GloVe text file (see the module docstring)."""
     path = Path(path).expanduser()
     words = list(words)
+    check_regular(path, f"--vectors {path.name}")
     if not path.is_file():
         raise DataError(f"--vectors {path}: no such file")
     wanted = {w: i for i, w in reversed(list(enumerate(words)))}  # first position of each word
@@ -279,7 +334,10 @@ def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVec
     first_bad: int | None = None
     try:
         with _open_text(path) as handle:
-            for number, raw in enumerate(handle, start=1):
+            for number, raw in enumerate(_lines(handle), start=1):
+                if raw is None:
+                    lines, bad, first_bad = lines + 1, bad + 1, first_bad or number
+                    continue
                 try:
                     line = raw.decode("utf-8").rstrip("\r\n").rstrip(" ")
                 except UnicodeDecodeError:

@@ -1,5 +1,5 @@
-"""A text far longer than the encoder's window is cut before tokenising (issue 24, item 4): the tokenizer never
-sees more than a bounded number of characters, and the embedding is exactly that of the whole text."""
+"""A text far longer than the encoder's window is cut before tokenising (issue 24, item 4): the tokenizer
+never sees more than a bounded number of characters, and the embedding is exactly that of the whole text."""
 
 from __future__ import annotations
 
