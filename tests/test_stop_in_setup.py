@@ -20,7 +20,24 @@ from engine.encoders.encoder import Encoder
 from engine.probe import ProbeConfig
 
 REPO = Path(__file__).resolve().parent.parent
-WORDS = "a calm film with a warm heart and a dull ending that drags for an hour".split()
+WORDS = [
+    "a",
+    "calm",
+    "film",
+    "with",
+    "a",
+    "warm",
+    "heart",
+    "and",
+    "a",
+    "dull",
+    "ending",
+    "that",
+    "drags",
+    "for",
+    "an",
+    "hour",
+]
 
 
 def _corpus(path: Path, rows: int) -> Path:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine import settings
+from engine import settings, stopping
 from engine.errors import DataError
 from engine.safe_open import check_regular, open_regular, read_regular
 
@@ -119,6 +119,7 @@ def _head_lines(path: Path, lines: int, chunk: int = 1 << 20) -> tuple[bytes, bo
     parts, seen = [], 0
     with open_regular(path) as handle:
         while block := handle.read(chunk):
+            stopping.check()  # a run stopped while it reads a large file ends here (see engine.stopping)
             count = block.count(b"\n")
             if seen + count >= lines:
                 cut = -1

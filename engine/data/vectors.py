@@ -35,6 +35,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from engine import stopping
 from engine.data.types import LabelledVectors
 from engine.errors import DataError, one_line
 from engine.safe_open import check_regular, open_regular
@@ -335,6 +336,8 @@ def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVec
     try:
         with _open_text(path) as handle:
             for number, raw in enumerate(_lines(handle), start=1):
+                if number % 65_536 == 0:
+                    stopping.check()  # a run stopped while it reads a large vectors file ends here
                 if raw is None:
                     lines, bad, first_bad = lines + 1, bad + 1, first_bad or number
                     continue

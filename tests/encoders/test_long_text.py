@@ -8,7 +8,22 @@ import pytest
 
 from engine.encoders.encoder import CHARS_PER_TOKEN, cut_for_window
 
-WORDS = "the film was a quiet delight although its second half drags on and on".split()
+WORDS = [
+    "the",
+    "film",
+    "was",
+    "a",
+    "quiet",
+    "delight",
+    "although",
+    "its",
+    "second",
+    "half",
+    "drags",
+    "on",
+    "and",
+    "on",
+]
 
 
 def _long_text(words: int, seed: int = 0) -> str:
