@@ -382,7 +382,8 @@ def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVec
                 if not (is_exact or is_folded):
                     continue
                 try:
-                    vector = np.array(parts[-dim:], dtype=np.float32)
+                    with np.errstate(over="ignore"):  # beyond float32's range: inf, counted below
+                        vector = np.array(parts[-dim:], dtype=np.float32)
                 except ValueError:
                     bad, first_bad = bad + 1, first_bad or number
                     continue
