@@ -164,3 +164,21 @@ def test_a_cache_folder_that_cannot_be_written_is_one_line(tmp_path: Path, monke
 
     with pytest.raises(ConfigError, match=r"the cache folder .*read-only.* is not writable"):
         paths.runs_dir()
+
+
+def test_a_read_only_cache_still_encodes_without_caching(tmp_path: Path, monkeypatch, caplog) -> None:
+    from engine import paths
+    from engine.encoders import cache
+
+    class Tiny:
+        hidden_size = 2
+
+        def encode(self, items, batch_size=64, progress=None):
+            return np.ones((len(items), 2), dtype=np.float32)
+
+    def refused():
+        raise ConfigError(f"the cache folder {tmp_path} is not writable (Read-only file system)")
+
+    monkeypatch.setattr(paths, "embeddings_dir", refused)
+    assert cache.encode_cached(Tiny(), ["a", "b"]).shape == (2, 2)
+    assert "is not writable" in caplog.text
