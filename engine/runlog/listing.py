@@ -123,6 +123,9 @@ def _candidates(root: Path) -> Iterator[tuple[Path, str | None]]:
         children = sorted(root.iterdir())
     except FileNotFoundError:
         return
+    except OSError as err:  # the runs folder itself cannot be read: no run to list, said once in the log
+        log.warning("cannot list the runs folder %s: %s", root, err)
+        return
     real_root = root.resolve()
     seen: set[Path] = set()
     for link in (False, True):
