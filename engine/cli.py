@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from engine import events, settings
+from engine import events, paths, settings
 from engine.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.events import Event, Finished, Progress, Row
 from engine.runner import EXPERIMENTS, run_experiment
@@ -103,7 +103,13 @@ def prepare_out_dir(out: str, force: bool) -> Path:
         raise ConfigError(
             f"--out {out}: already holds a run (metrics.csv); choose another folder or pass --force"
         )
-    path.mkdir(parents=True, exist_ok=True)
+    try:  # with --force the old run stays until the new one is swapped in whole (engine.runlog.swap)
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        refusal = paths.not_writable(err, Path(err.filename or path))
+        if refusal is None:
+            raise
+        raise ConfigError(f"--out {out}: {refusal}") from None
     return path
 
 

@@ -182,3 +182,16 @@ def test_a_read_only_cache_still_encodes_without_caching(tmp_path: Path, monkeyp
     monkeypatch.setattr(paths, "embeddings_dir", refused)
     assert cache.encode_cached(Tiny(), ["a", "b"]).shape == (2, 2)
     assert "is not writable" in caplog.text
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_line(tmp_path: Path, monkeypatch) -> None:
+    from engine.cli import prepare_out_dir
+
+    def refuse(self, *args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    with pytest.raises(
+        ConfigError, match=r"^--out .*: the folder .* is not writable \(Read-only file system\)"
+    ):
+        prepare_out_dir(str(tmp_path / "run"), force=False)
