@@ -11,7 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
-from engine import events
+from engine import events, paths
 from engine.errors import ConfigError
 from engine.events import Event, Progress, Row
 
@@ -27,7 +27,13 @@ def prepare_out_dir(out: str, force: bool) -> Path:
         raise ConfigError(
             f"--out {out}: already holds a run (metrics.csv); choose another folder or pass --force"
         )
-    path.mkdir(parents=True, exist_ok=True)
+    try:  # with --force the old run stays until the new one is swapped in whole (engine.runlog.swap)
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        refusal = paths.not_writable(err, Path(err.filename or path))
+        if refusal is None:
+            raise
+        raise ConfigError(f"--out {out}: {refusal}") from None
     return path
 
 

@@ -1,9 +1,9 @@
 """Downloads: a run's metrics as CSV, several runs as one CSV (``run`` column) or a zip with their configs,
 UMAP frames as CSV, a figure as standalone HTML. Everything returns bytes; nothing touches streamlit.
 
-Text cells that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
-return, and not a plain number) are written with a leading ``'`` (OWASP's advice on CSV injection): a
-sentence or label from a user's file never becomes a live ``=HYPERLINK(...)`` when the CSV is opened.
+Text cells that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or
+carriage return, and not a plain number) are written with a leading ``'`` (OWASP's advice on CSV injection):
+a sentence or label from a user's file never becomes a live ``=HYPERLINK(...)`` when the CSV is opened.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from engine import runlog
+from engine.errors import ConfigError
 from engine.paths import safe_name
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -85,15 +86,17 @@ def frames_csv(frames: Mapping[int, np.ndarray], points: pd.DataFrame | None = N
 
 
 def runs_zip(runs: Mapping[str, tuple[pd.DataFrame, Mapping[str, Any], Path | None]]) -> bytes:
-    """A zip with ``all_runs.csv`` and, per run, ``<run>/metrics.csv``, ``config.json`` (and ``summary.json``).
+    """A zip with ``all_runs.csv`` and, per run, ``<run>/metrics.csv``, ``config.json`` (and
+    ``summary.json``); one folder a run, never two entries of one name (:func:`_folder_names`).
 
     ``runs`` maps a run name to ``(metrics, config, run_dir or None)``.
     """
     buffer = io.BytesIO()
+    folders = _folder_names(list(runs))
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("all_runs.csv", runs_csv({name: item[0] for name, item in runs.items()}))
         for name, (frame, config, run_dir) in runs.items():
-            folder = safe_name(name, what="run name")
+            folder = folders[name]
             archive.writestr(f"{folder}/metrics.csv", metrics_csv(frame))
             archive.writestr(
                 f"{folder}/config.json", json.dumps(runlog.jsonable(dict(config)), indent=2, sort_keys=True)
@@ -102,6 +105,26 @@ def runs_zip(runs: Mapping[str, tuple[pd.DataFrame, Mapping[str, Any], Path | No
             if summary is not None and summary.is_file():
                 archive.writestr(f"{folder}/summary.json", summary.read_bytes())
     return buffer.getvalue()
+
+
+def _folder_names(names: list[str]) -> dict[str, str]:
+    """One distinct folder of the zip per run: its safe name (``run`` when nothing usable is left), with
+    ``-2``, ``-3``, ... when two runs' names make the same one (``a b`` and ``a-b``): never two entries of
+    one name in the zip."""
+    taken: set[str] = {"all_runs.csv"}
+    folders: dict[str, str] = {}
+    for name in names:
+        try:
+            base = safe_name(name, what="run name")
+        except ConfigError:
+            base = "run"
+        folder, number = base, 1
+        while folder in taken:
+            number += 1
+            folder = f"{base}-{number}"
+        taken.add(folder)
+        folders[name] = folder
+    return folders
 
 
 def figure_html(fig: Any) -> bytes:

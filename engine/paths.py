@@ -1,29 +1,53 @@
 """Where the lab writes (``cache/``) and reads data from; sanitising of user-given names.
 
 Every path built from user text goes through :func:`safe_name` or :func:`inside`, so nothing escapes
-the cache folder.
+the cache folder. A folder the lab cannot write is one :class:`ConfigError` line that names it
+(:func:`not_writable`).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import time
+import unicodedata
 from pathlib import Path
 
 from engine import settings
 from engine.errors import ConfigError
 
 REPO_ROOT = settings.REPO_ROOT
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_NAME = 80
+_KEPT_PUNCTUATION = "._-"
+_UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def not_writable(err: OSError, folder: str | os.PathLike, what: str = "folder") -> ConfigError | None:
+    """The one line for a write refused by permissions or a read-only file system, else None."""
+    if err.errno not in _UNWRITABLE:
+        return None
+    hint = (
+        "set EMBEDLAB_CACHE_DIR to a writable folder" if what == "cache folder" else "choose a writable one"
+    )
+    return ConfigError(f"the {what} {folder} is not writable ({err.strerror or err}); {hint}")
 
 
 def cache_dir() -> Path:
     """The lab's cache root (setting ``cache_dir``, default ``<repo>/cache``); created on demand."""
     root = (settings.get("cache_dir") or settings.default("cache_dir")).resolve()
-    root.mkdir(parents=True, exist_ok=True)
+    _make(root, root)
     return root
+
+
+def _make(path: Path, root: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        refusal = not_writable(err, root, "cache folder")
+        if refusal is None:
+            raise
+        raise refusal from None
 
 
 def runs_dir() -> Path:
@@ -43,8 +67,9 @@ def uploads_dir() -> Path:
 
 
 def _sub(name: str) -> Path:
-    path = cache_dir() / name
-    path.mkdir(parents=True, exist_ok=True)
+    root = cache_dir()
+    path = root / name
+    _make(path, root)
     return path
 
 
@@ -56,7 +81,8 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path | None:
 
 
 def app_data_dir() -> Path | None:
-    """The app's data folder: the setting ``data_dir``, else ``app_data_dir`` (``../shared/data``) if it exists."""
+    """The app's data folder: the setting ``data_dir``, else ``app_data_dir`` (``../shared/data``) if it
+    exists."""
     chosen = settings.get("data_dir")
     if chosen is not None:
         return chosen
@@ -64,13 +90,33 @@ def app_data_dir() -> Path | None:
     return fallback if fallback is not None and fallback.is_dir() else None
 
 
-def safe_name(text: str, *, what: str = "name") -> str:
-    """Turn user text into a file name of ``[A-Za-z0-9._-]`` (no leading dot, at most 80 chars).
+def _kept(char: str) -> bool:
+    """Letters and digits of any script (and their combining marks), ``.``, ``_`` and ``-``."""
+    return char in _KEPT_PUNCTUATION or unicodedata.category(char)[0] in "LNM"
 
-    Raises :class:`ConfigError` when nothing usable is left (e.g. ``'../..'``).
+
+def _cleaned(text: str) -> str:
+    """Each run of characters that are not kept becomes one ``-``; no ``..``; no dot, dash or underscore at
+    either end."""
+    cleaned = "".join(ch if _kept(ch) else "\0" for ch in text)
+    cleaned = re.sub(r"\x00+", "-", cleaned)
+    return re.sub(r"\.{2,}", ".", cleaned).strip(".-_")
+
+
+def safe_name(text: str, *, what: str = "name") -> str:
+    """Turn user text into one file name: letters and digits of any script (NFC), ``.``, ``_`` and ``-``;
+    every other run of characters (separators, spaces, control and format characters) becomes one ``-``;
+    no leading dot, no ``..``, at most 80 characters, the extension kept (``日本語.csv`` stays so).
+
+    Raises :class:`ConfigError` when nothing usable is left (e.g. ``'../..'``, ``'???.csv'``).
     """
-    cleaned = _SAFE.sub("-", str(text).strip()).strip(".-_")
-    cleaned = re.sub(r"\.{2,}", ".", cleaned)[:MAX_NAME].strip(".-_")
+    normal = unicodedata.normalize("NFC", str(text).rstrip())
+    stem, dot, ext = normal.rpartition(".")
+    if dot and stem and 0 < len(ext) <= 10 and ext.isalnum():
+        base = _cleaned(stem)[: MAX_NAME - len(ext) - 1].rstrip(".-_")
+        cleaned = f"{base}.{ext}" if base else ""
+    else:
+        cleaned = _cleaned(normal)[:MAX_NAME].rstrip(".-_")
     if not cleaned:
         raise ConfigError(f"{what} {text!r} has no usable characters (use letters, digits, '.', '_' or '-')")
     return cleaned

@@ -134,6 +134,14 @@ _ALL: tuple[Setting, ...] = (
         "embedding snapshots of a running run kept in memory for the projector",
         env=False,
     ),
+    _s(
+        "snapshot_cap_mb",
+        "float",
+        500.0,
+        "embedding snapshots a run may write, in MB; past it (or on a full disk) a run keeps its rows "
+        "and stops writing snapshots, with a warning",
+        low=1.0,
+    ),
     _s("film_frames", "int", 40, "frames a finished run's UMAP film gets (missing ones back-filled)", low=1),
     _s(
         "live_frame_share",

@@ -1,5 +1,6 @@
-"""Data & encoders: preview built-in and folder data sets, upload a CSV/TSV and pick its columns (or an .npz of
-embeddings and labels), list / rename / delete the encoders saved in cache/encoders."""
+"""Data & encoders: preview built-in and folder data sets, upload a CSV/TSV and pick its columns (or an .npz
+of embeddings and labels), list / rename / delete the encoders saved in cache/encoders, and delete the run
+folders that cannot be read as runs (after a confirmation)."""
 
 from __future__ import annotations
 
@@ -102,7 +103,8 @@ def preview_table(path, chosen: str) -> None:
 
 
 def preview_vectors(path, chosen: str) -> None:
-    """An uploaded .npz of embeddings and labels: its size, classes, notes and first rows (no columns to pick)."""
+    """An uploaded .npz of embeddings and labels: its size, classes, notes and first rows (no columns to
+    pick)."""
     from engine.data import load_npz
 
     dataset = load_npz(path, name=chosen)
@@ -119,6 +121,24 @@ def preview_vectors(path, chosen: str) -> None:
             "(no encoder runs)."
         )
     )
+
+
+def damaged_runs() -> None:
+    """Folders under cache/runs that cannot be read as runs, each with its reason and a confirmed delete."""
+    from engine import runlog
+
+    found = runlog.damaged_runs(paths.runs_dir())
+    if not found:
+        return
+    with st.expander(f"⚠ {len(found)} damaged run folder(s) in cache/runs"):
+        for item in found:
+            cols = st.columns([3, 1, 1])
+            cols[0].markdown(f"**{plain(item.name)}**: {plain(item.reason)}")
+            sure = cols[1].checkbox("Really delete", key=f"damaged.confirm.{item.name}")
+            if cols[2].button("Delete", key=f"damaged.delete.{item.name}", disabled=not sure):
+                with guard(f"{item.name}: "):
+                    runlog.delete_damaged(paths.runs_dir(), item.path)
+                    st.rerun()
 
 
 data_tab, guide_tab, upload_tab, encoder_tab = st.tabs(["Data sets", "Get the data", "Upload", "Encoders"])
@@ -138,6 +158,7 @@ with data_tab, guard():
     if st.button("Show preview", key="data.show"):
         with guard(f"{name}: "):
             preview(name, data_dir=data_dir or None, label_col=label_col or None)
+    damaged_runs()
 
 with upload_tab, guard():
     st.write(

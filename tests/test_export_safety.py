@@ -43,3 +43,14 @@ def test_every_csv_download_neutralises_user_text() -> None:
     assert read["note"].tolist() == ["'=1+1", "ok"]
     stacked = pd.read_csv(io.BytesIO(export.runs_csv({"a": metrics})))
     assert stacked["note"].tolist() == ["'=1+1", "ok"]
+
+
+def test_a_zip_of_runs_never_holds_two_entries_of_one_name(tmp_path) -> None:
+    import zipfile as zf
+
+    frame = pd.DataFrame({"step": [0], "loss": [1.0]})
+    runs = {name: (frame, {"kind": "probe"}, None) for name in ("a b", "a-b", "a/b", "日本", "中文", "???")}
+    with zf.ZipFile(io.BytesIO(export.runs_zip(runs))) as archive:
+        names = archive.namelist()
+    assert len(names) == len(set(names))
+    assert sum(name.endswith("/metrics.csv") for name in names) == len(runs)

@@ -1,6 +1,8 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine import paths
 from engine.errors import ConfigError
@@ -15,7 +17,11 @@ from engine.errors import ConfigError
         ("ok_name-1.2", "ok_name-1.2"),
         (".hidden", "hidden"),
         ("x" * 200, "x" * 80),
-        ("naïve run", "na-ve-run"),
+        ("naïve run", "naïve-run"),
+        ("日本語.csv", "日本語.csv"),
+        ("données.csv", "données.csv"),
+        ("a\u202eexe.csv", "a-exe.csv"),
+        ("x" * 200 + ".csv", "x" * 76 + ".csv"),
     ],
 )
 def test_safe_name_keeps_names_inside_one_folder(text: str, expected: str) -> None:
@@ -49,3 +55,67 @@ def test_new_run_names_are_unique_and_safe() -> None:
     names = {paths.new_run_name("probe run/../x") for _ in range(50)}
     assert len(names) == 50
     assert all("/" not in n and not n.startswith(".") for n in names)
+
+
+def test_non_ascii_uploads_keep_their_names_and_never_replace_each_other(own_cache: Path) -> None:
+    from engine import uploads
+
+    first = uploads.store("日本語.csv", b"text,label\nhello,a\nbye,b\n")
+    second = uploads.store("中文.csv", b"text,label\nyes,a\nno,b\n")
+    assert (first.name, second.name) == ("日本語.csv", "中文.csv")
+    assert first.read_bytes() != second.read_bytes()
+    assert uploads.listing() == sorted(["日本語.csv", "中文.csv"])
+
+
+def test_an_upload_whose_name_is_taken_by_another_file_gets_a_suffix(own_cache: Path) -> None:
+    from engine import uploads
+
+    first = uploads.store("a b.csv", b"text,label\nhello,a\nbye,b\n")
+    again = uploads.store("a b.csv", b"text,label\nhello,a\nbye,b\n")  # the same file: kept once
+    other = uploads.store("a-b.csv", b"text,label\nyes,a\nno,b\n")  # another file, the same safe name
+    assert first == again and first.name == "a-b.csv"
+    assert other.name == "a-b-2.csv" and first.read_bytes() != other.read_bytes()
+
+
+_NAME_CHARS = st.characters(blacklist_categories=("Cs",))
+_STEMS = st.text(_NAME_CHARS, min_size=1, max_size=40)
+_EXTENSIONS = st.sampled_from([".csv", ".tsv", ".jsonl", ".txt", ".npz"])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(stem=_STEMS, ext=_EXTENSIONS)
+def test_safe_names_stay_inside_and_keep_the_extension(tmp_path: Path, stem: str, ext: str) -> None:
+    try:
+        path = paths.inside(tmp_path, stem + ext, what="file name")
+    except ConfigError:
+        return  # nothing usable: a one-line refusal
+    assert path.parent == tmp_path.resolve()
+    assert path.name.endswith(ext) and not path.name.startswith(".")
+    assert ".." not in path.name and "/" not in path.name and "\\" not in path.name
+    assert all(ch.isprintable() for ch in path.name)
+    assert len(path.name) <= paths.MAX_NAME
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(stems=st.lists(_STEMS, min_size=2, max_size=5, unique=True), ext=_EXTENSIONS)
+def test_distinct_uploads_never_overwrite_a_different_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stems: list[str], ext: str
+) -> None:
+    import uuid
+
+    from engine import uploads
+
+    root = tmp_path / uuid.uuid4().hex
+    monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(root))
+    monkeypatch.setattr(uploads, "_check", lambda staged, name: None)  # any content: only names matter here
+    kept: dict[Path, bytes] = {}
+    for i, stem in enumerate(stems):
+        content = f"file {i}".encode()
+        try:
+            stored = uploads.store(stem + ext, content)
+        except ConfigError:
+            continue
+        assert stored.parent == paths.uploads_dir().resolve() and stored.name.endswith(ext)
+        assert stored not in kept  # a different file never lands on one already kept
+        kept[stored] = content
+    assert all(path.read_bytes() == content for path, content in kept.items())

@@ -136,12 +136,16 @@ def test_stop_reaches_a_run_written_by_another_process(tmp_path: Path) -> None:
 
 
 def test_a_full_disk_fails_the_run_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fault injection: from step 2 on, every new file fails with ENOSPC after writing part of itself."""
+    """Fault injection: from step 2 on the disk is full: the snapshot stops with a warning (a partial file
+    removed), the row cannot be written, no new file can be made; the run fails, named "disk full"."""
     from engine.runlog import files, writer
 
-    def full(path, array, allow_pickle=False):  # np.save as on a full disk: a partial file, then ENOSPC
-        Path(path).write_bytes(b"\x93NUMPY partial")
+    def full_file(path, data):  # a snapshot on a full disk: a partial file, then ENOSPC
+        Path(path).write_bytes(data[:7])
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    def full_row(self, cells, fd=None, name=runlog.METRICS):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.run_dir / name))
 
     def no_new_files(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -149,7 +153,8 @@ def test_a_full_disk_fails_the_run_cleanly(tmp_path: Path, monkeypatch: pytest.M
     def experiment(config, stop):
         for step in range(5):
             if step == 2:
-                monkeypatch.setattr(writer.np, "save", full)
+                monkeypatch.setattr(writer, "_write_file", full_file)
+                monkeypatch.setattr(writer.RunWriter, "_write_line", full_row)
                 monkeypatch.setattr(files.tempfile, "mkstemp", no_new_files)
             yield Row(step, {"loss": 1.0 / (step + 1)}, np.zeros((3, 2), dtype=np.float32))
 
@@ -158,12 +163,11 @@ def test_a_full_disk_fails_the_run_cleanly(tmp_path: Path, monkeypatch: pytest.M
         runner.EXPERIMENTS, kind, runner.Experiment(kind, "t", "builtins:dict", "x:y", ("step", "loss"))
     )
     monkeypatch.setattr(runner.Experiment, "load", lambda self, ref: experiment if ref == "x:y" else dict)
-    with pytest.raises(
-        RunFailed, match=r"^disk full: no space left on the device writing \.step_000002\.tmp\.npy"
-    ):
+    with pytest.raises(RunFailed, match=r"^disk full: no space left on the device writing metrics\.csv"):
         runner.run_experiment(kind, {}, tmp_path / "run")
     status = json.loads((tmp_path / "run" / runlog.STATUS).read_text())
     assert status["state"] == "failed" and status["error"].startswith("disk full")
+    assert [w.split(":")[0] for w in status["warnings"]] == ["disk full"]
     assert runlog.read_metrics(tmp_path / "run")["step"].tolist() == [0, 1]
     assert sorted(p.name for p in (tmp_path / "run" / runlog.SNAPSHOTS).iterdir()) == [
         "step_000000.npy",

@@ -27,6 +27,7 @@ from engine.data.formats import read_table
 from engine.data.layouts import read_sts_csv
 from engine.data.types import Dataset, LabelledTexts, NliPairs, ScoredPairs, Sentences
 from engine.errors import ConfigError, DataError
+from engine.safe_open import read_regular
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 NO_CAP = 10**8  # built-in sets are not subject to the upload row cap
@@ -46,7 +47,8 @@ def _first_existing(data_dir: Path | None, candidates: list[str]) -> Path | None
 
 
 def _hub_files(name: str, data_dir: Path | None, expected: str, repo: str, files: list[str]) -> list[Path]:
-    """Hub copies of ``files`` (from the cache when present); a fast DataError when the hub is out of reach."""
+    """Hub copies of ``files`` (from the cache when present); a fast DataError when the hub is out of
+    reach."""
     cached = [download.cached_file(repo, f) for f in files]
     if all(p is not None for p in cached):
         return cached  # type: ignore[return-value]
@@ -62,7 +64,7 @@ def _hub_files(name: str, data_dir: Path | None, expected: str, repo: str, files
 
 def _read_lines(path: Path, encoding: str = "utf-8") -> list[str]:
     """Non-empty stripped lines, split on ``\\n`` only."""
-    raw = path.read_bytes()
+    raw = read_regular(path)
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError:

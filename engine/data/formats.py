@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine import settings
+from engine import settings, stopping
 from engine.errors import DataError
+from engine.safe_open import check_regular, open_regular, read_regular
 
 DELIMITERS = (",", "\t", ";", "|")
 DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
@@ -62,8 +63,9 @@ def read_table(
     fname = path.name or str(path)
     if not path.exists():
         raise DataError(f"{path}: file not found")
-    if not path.is_file():
+    if path.is_dir():
         raise DataError(f"{path}: not a file")
+    check_regular(path, fname)  # a named pipe or a device: one line, never a wait
     size = path.stat().st_size
     if size == 0:
         raise DataError(f"{fname}: the file is empty")
@@ -91,7 +93,7 @@ def _read_text_table(path: Path, ext: str, fname: str, sep: str | None, max_rows
     file is rejected without loading it; the whole file is read only when that head had too few rows
     (cells spanning lines) or ended inside a quoted cell."""
     whole = ext == ".json"
-    raw, cut = (path.read_bytes(), False) if whole else _head_lines(path, max_rows + 2)
+    raw, cut = (read_regular(path), False) if whole else _head_lines(path, max_rows + 2)
     while True:
         text = decode_text(raw, fname)
         if not text.strip():
@@ -108,14 +110,15 @@ def _read_text_table(path: Path, ext: str, fname: str, sep: str | None, max_rows
             frame = None
         if not cut or (frame is not None and len(frame) > max_rows):
             return frame
-        raw, cut = path.read_bytes(), False
+        raw, cut = read_regular(path), False
 
 
 def _head_lines(path: Path, lines: int, chunk: int = 1 << 20) -> tuple[bytes, bool]:
     """The file's bytes up to the end of its ``lines``-th line, and whether anything was left out."""
     parts, seen = [], 0
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         while block := handle.read(chunk):
+            stopping.check()  # a run stopped while it reads a large file ends here (see engine.stopping)
             count = block.count(b"\n")
             if seen + count >= lines:
                 cut = -1

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import DataError
+from engine.safe_open import open_regular, read_regular
 
 _SAMPLE = 64 * 1024
 
@@ -20,7 +21,7 @@ _SAMPLE = 64 * 1024
 def looks_like_sts_original(path: Path) -> bool:
     """STS-B as distributed (``sts-*.csv``): no header, tab-separated, >= 7 fields, a 0-5 score in field 5."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a named pipe is refused, never waited on
             first = handle.readline(_SAMPLE).decode("utf-8-sig", errors="replace")
     except OSError:
         return False
@@ -37,7 +38,7 @@ def read_sts_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     """STS-B original ``sts-*.csv``: TAB-split without quoting; score = field 5, sentences = 6 and 7."""
     left, right, scores = [], [], []
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read_regular(path).decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise DataError(
             f"{path.name}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})"

@@ -14,6 +14,7 @@ from engine.data.files import load_file, normalise_kind
 from engine.data.types import Dataset
 from engine.data.vectors import load_npz
 from engine.errors import ConfigError, DataError
+from engine.safe_open import check_regular
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,7 @@ def _user_path(name_or_path: str | os.PathLike, split: str | None) -> Path:
         raise DataError(
             f"{text}: is a folder; give a CSV/TSV/JSONL/TXT/NPZ file (or --data-dir for built-in sets)"
         )
+    check_regular(path, hint="give a CSV/TSV/JSONL/TXT/NPZ file")  # a named pipe would block its reader
     if split:
         raise ConfigError(f"{path.name}: split applies to built-in data sets only (got {split!r})")
     return path

@@ -13,34 +13,36 @@ Every problem is one :class:`~engine.errors.DataError` line: not an archive, a m
 present are listed), a pickled object array, wrong shapes, NaN or infinite values (counted, the first one
 located), labels that are not class indices or 0/1, row counts that differ, a single class.
 
-``read_word_vectors(path, words)``: the vectors of ``words`` in a word2vec/GloVe text file: an optional
-header line ``COUNT DIM``, then ``WORD v1 ... vDIM`` per line, separated by single spaces (a word may itself
-hold spaces: the last DIM fields are the numbers). ``.gz`` files are read compressed. Exact matches first;
-a word missing exactly takes the first line whose word lower-cases to it (word2vec is case-sensitive,
-WordNet lower-case). Malformed lines (wrong field count, non-numbers, NaN/inf, undecodable bytes) are
-skipped and counted; a binary word2vec file is refused with how to convert it.
+``read_word_vectors(path, words)`` (word2vec/GloVe text) lives in :mod:`engine.data.word_vectors` and is
+re-exported here.
 """
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import zipfile
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
 from engine.data.types import LabelledVectors
+from engine.data.word_vectors import FoundVectors, read_word_vectors
 from engine.errors import DataError, one_line
+from engine.safe_open import check_regular
+
+__all__ = ["FoundVectors", "load_npz", "read_word_vectors"]
 
 NPZ_REQUIRED = ("embeddings", "labels")
 NPZ_OPTIONAL = ("texts", "label_names")
 SAVE_HINT = "save it with np.savez(FILE, embeddings=E, labels=y)"
 _CHECK_ROWS = 65_536  # finiteness is checked in row blocks: no full-size boolean temporary
+#: an archive whose arrays unpack to more than this many times its own size, and to more than
+#: :data:`BOMB_FLOOR` bytes, is refused before anything is unpacked (a few MB of zeros can unpack to many GB;
+#: embeddings, being noise-like floats, compress less than 2 times)
+BOMB_RATIO = 8
+BOMB_FLOOR = 256 * 2**20
 
 
 # --------------------------------------------------------------------------------------------- .npz
@@ -61,6 +63,7 @@ def load_npz(source: str | os.PathLike | bytes | IO[bytes], *, name: str | None 
             f"{label}: a single .npy array, not an .npz archive of embeddings and labels; {SAVE_HINT}"
         )
     with archive:
+        _refuse_bomb(label, archive, handle)
         present = list(archive.files)
         missing = [key for key in NPZ_REQUIRED if key not in present]
         if missing:
@@ -101,10 +104,34 @@ def _npz_source(source: Any, name: str | None) -> tuple[str, Any]:
         path = Path(source).expanduser()
         if path.is_dir():
             raise DataError(f"{name or path.name}: is a folder, not an .npz file")
+        check_regular(path, name or path.name)  # a named pipe would block np.load
         return name or path.name, str(path)
     if hasattr(source, "read"):
         return name or str(getattr(source, "name", "upload.npz")), source
     raise DataError(f"an .npz source must be a path, bytes or a binary file, got {type(source).__name__}")
+
+
+def _refuse_bomb(label: str, archive: Any, handle: Any) -> None:
+    """DataError when the archive's members unpack to far more than the archive (see :data:`BOMB_RATIO`)."""
+    unpacked = sum(info.file_size for info in archive.zip.infolist())
+    packed = _size_of(handle)
+    if packed is not None and unpacked > max(BOMB_RATIO * packed, BOMB_FLOOR):
+        raise DataError(
+            f"{label}: its arrays unpack to {unpacked / 2**20:,.0f} MB from {packed / 2**20:,.1f} MB, more "
+            f"than {BOMB_RATIO} times its size: refused unread (save embeddings with np.savez, uncompressed)"
+        )
+
+
+def _size_of(handle: Any) -> int | None:
+    if isinstance(handle, str):
+        return os.path.getsize(handle)
+    try:
+        position = handle.tell()
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(position)
+        return int(size)
+    except (OSError, AttributeError, ValueError):
+        return None
 
 
 def _array(archive: Any, key: str, label: str) -> np.ndarray:
@@ -221,7 +248,8 @@ def _multi_hot(
     if not binary.all():
         row, col = np.argwhere(~binary)[0]
         raise DataError(
-            f"{label}: a multi-label matrix must hold only 0 and 1, got {raw[row, col].item()!r} at row {row}, "
+            f"{label}: a multi-label matrix must hold only 0 and 1, got {raw[row, col].item()!r} "
+            f"at row {row}, "
             f"column {col}"
         )
     if names is not None and len(names) != width:
@@ -232,125 +260,3 @@ def _multi_hot(
     if empty:
         notes.append(f"{empty:,} rows have no label at all (the empty set is one more cluster)")
     return targets, names if names is not None else [str(i) for i in range(width)], notes
-
-
-# ------------------------------------------------------------------------------------- word vectors
-@dataclass
-class FoundVectors:
-    """What :func:`read_word_vectors` found: ``found[i]`` tells whether ``words[i]`` has a vector, and
-    ``vectors`` holds those vectors in the order of the found words."""
-
-    found: np.ndarray  # (len(words),) bool
-    vectors: np.ndarray  # (found.sum(), dim) float32
-    dim: int
-    lines: int = 0
-    bad_lines: int = 0
-    first_bad: int | None = None
-    lowercase_matches: int = 0
-    notes: list[str] = field(default_factory=list)
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _open_text(path: Path) -> IO[bytes]:
-    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
-
-
-def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVectors:
-    """The vectors of ``words`` in a word2vec/GloVe text file (see the module docstring)."""
-    path = Path(path).expanduser()
-    words = list(words)
-    if not path.is_file():
-        raise DataError(f"--vectors {path}: no such file")
-    wanted = {w: i for i, w in reversed(list(enumerate(words)))}  # first position of each word
-    lowered: dict[str, list[int]] = {}
-    for i, w in enumerate(words):
-        lowered.setdefault(w.lower(), []).append(i)
-    exact: dict[str, np.ndarray] = {}
-    folded: dict[str, np.ndarray] = {}
-    dim: int | None = None
-    lines = bad = 0
-    first_bad: int | None = None
-    try:
-        with _open_text(path) as handle:
-            for number, raw in enumerate(handle, start=1):
-                try:
-                    line = raw.decode("utf-8").rstrip("\r\n").rstrip(" ")
-                except UnicodeDecodeError:
-                    if number <= 2 and (dim is not None or number == 1):
-                        raise DataError(
-                            f"--vectors {path.name}: line {number} is not UTF-8 text: a binary "
-                            "word2vec file? Save it as text (gensim: "
-                            "KeyedVectors.save_word2vec_format(FILE, binary=False))"
-                        ) from None
-                    bad, first_bad = bad + 1, first_bad or number
-                    continue
-                if not line:
-                    continue
-                parts = line.split(" ")
-                if number == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-                    dim = int(parts[1])  # word2vec header: COUNT DIM
-                    if dim < 1:
-                        raise DataError(f"--vectors {path.name}: the header gives dimension {dim}")
-                    continue
-                if dim is None:
-                    dim = len(parts) - 1
-                    if dim < 1:
-                        raise DataError(
-                            f"--vectors {path.name}: line {number} holds no numbers after the word"
-                        )
-                lines += 1
-                if len(parts) < dim + 1 or not parts[0]:
-                    bad, first_bad = bad + 1, first_bad or number
-                    continue
-                if len(parts) > dim + 1 and any(_is_number(p) for p in parts[1:-dim]):
-                    bad, first_bad = (
-                        bad + 1,
-                        first_bad or number,
-                    )  # more numbers than DIM: not a word's spaces
-                    continue
-                word = " ".join(parts[:-dim])
-                is_exact = word in wanted and word not in exact
-                is_folded = not is_exact and word.lower() in lowered and word.lower() not in folded
-                if not (is_exact or is_folded):
-                    continue
-                try:
-                    vector = np.array(parts[-dim:], dtype=np.float32)
-                except ValueError:
-                    bad, first_bad = bad + 1, first_bad or number
-                    continue
-                if not np.isfinite(vector).all():
-                    bad, first_bad = bad + 1, first_bad or number
-                    continue
-                (exact if is_exact else folded)[word if is_exact else word.lower()] = vector
-    except (OSError, EOFError, gzip.BadGzipFile) as err:
-        raise DataError(f"--vectors {path.name}: cannot read ({one_line(err)})") from None
-    if dim is None or lines == 0:
-        raise DataError(f"--vectors {path.name}: no word vectors in the file")
-    found = np.zeros(len(words), dtype=bool)
-    rows: list[np.ndarray] = []
-    by_lower = 0
-    for i, word in enumerate(words):
-        vector = exact.get(word)
-        if vector is None:
-            vector = folded.get(word.lower())
-            by_lower += vector is not None
-        if vector is not None:
-            found[i] = True
-            rows.append(vector)
-    if bad and bad == lines:
-        raise DataError(
-            f"--vectors {path.name}: all {lines:,} lines are malformed (first: line {first_bad}); "
-            f"expected WORD and {dim} numbers separated by spaces"
-        )
-    notes = []
-    if bad:
-        notes.append(f"--vectors {path.name}: skipped {bad:,} malformed lines (first: line {first_bad})")
-    vectors = np.stack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
-    return FoundVectors(found, vectors, dim, lines, bad, first_bad, by_lower, notes)

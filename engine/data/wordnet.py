@@ -18,6 +18,7 @@ from pathlib import Path
 
 from engine.data.types import LabelledWords
 from engine.errors import ConfigError, DataError
+from engine.safe_open import read_regular
 
 WORDNET_FILE = "wordnet/wordnet-words.tsv"
 HEADER = ("word", "pos", "supersenses", "synsets")
@@ -27,9 +28,10 @@ COLUMNS = {"wordnet-pos": "pos", "wordnet-supersenses": "supersenses"}
 
 
 def read_wordnet_words(path: Path) -> tuple[list[str], list[tuple[str, ...]], list[tuple[str, ...]]]:
-    """Words, POS sets and supersense sets of a ``wordnet-words.tsv`` file; DataError naming the first bad line."""
+    """Words, POS sets and supersense sets of a ``wordnet-words.tsv`` file; DataError naming the first bad
+    line."""
     try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
+        text = read_regular(path).decode("utf-8-sig")
     except OSError as err:
         raise DataError(f"{Path(path).name}: cannot read ({err.strerror or err})") from None
     except UnicodeDecodeError as err:

@@ -22,7 +22,7 @@ import numpy as np
 
 from engine import paths
 from engine.encoders.encoder import Encoder, Progress, check_texts
-from engine.errors import one_line
+from engine.errors import ConfigError, one_line
 
 log = logging.getLogger(__name__)
 _VERSION = b"embedlab-embeddings-v1"
@@ -78,7 +78,12 @@ def encode_cached(
 ) -> np.ndarray:
     """``encoder.encode(texts)`` through the disk cache; a hit calls ``progress(n, n)`` once."""
     items = check_texts(texts)
-    path = paths.embeddings_dir() / f"{cache_key(encoder, items)}.npy"
+    try:
+        folder = paths.embeddings_dir()
+    except ConfigError as err:  # a read-only cache: encode without it, say so once a call
+        log.warning("embedding cache not used: %s", err)
+        return encoder.encode(items, batch_size=batch_size, progress=progress)
+    path = folder / f"{cache_key(encoder, items)}.npy"
     cached = _read(path, len(items), encoder.hidden_size)
     if cached is None:
         cached = _read(PACKAGED / path.name, len(items), encoder.hidden_size)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from engine import stopping
 from engine.device import seed_everything
 from engine.errors import ConfigError
 from engine.events import Event, Points, Progress, Row
@@ -27,8 +28,8 @@ log = logging.getLogger(__name__)
 
 
 def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Iterator[Event]:
-    """Full-batch Adam on embeddings + linear classifier (or the triplet objective); yields one metrics row per
-    logged step."""
+    """Full-batch Adam on embeddings + linear classifier (or the triplet objective); yields one metrics row
+    per logged step. A stop during the set-up (reading, encoding) ends it at the next batch, no row logged."""
     from engine.metrics._parallel import side_executor, tasks_not_ops  # lazy: engine.metrics loads scipy
 
     stop = stop or threading.Event()
@@ -41,9 +42,14 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
         from engine.encoders import encode_cached, load_encoder  # only sentences need the encoder
 
         encoder_box["encoder"] = load_encoder(config.encoder, pooling=config.pooling, device=device)
+        stopping.check()
         return encode_cached(encoder_box["encoder"], texts)
 
-    problem = build_problem(config, encode)
+    try:
+        with stopping.watching(stop):  # a stop while reading or encoding ends the set-up at its next batch
+            problem = build_problem(config, encode)
+    except stopping.Stopped:
+        return
     encoder_box.clear()  # free the transformer: only the embeddings are trained
     for note in problem.notes:
         log.warning("%s", note)

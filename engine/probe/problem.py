@@ -17,15 +17,18 @@ from typing import Any, overload
 
 import numpy as np
 
+from engine import stopping
 from engine.errors import ConfigError, DataError
 from engine.probe.config import ProbeConfig
 
-#: ``lookup(words) -> (FoundVectors, where)``: static vectors of words (default :func:`engine.probe.vectors.word_vectors`)
+#: ``lookup(words) -> (FoundVectors, where)``: static vectors of words (default
+#: :func:`engine.probe.vectors.word_vectors`)
 WordLookup = Callable[[list[str]], Any]
 
 
 class ItemNames(Sequence[str]):
-    """``#0``, ``#1``, ...: the names of items that have no text (a .npz without ``texts``), made on demand."""
+    """``#0``, ``#1``, ...: the names of items that have no text (a .npz without ``texts``), made on
+    demand."""
 
     def __init__(self, n: int):
         self.n = n
@@ -118,7 +121,9 @@ def build_problem(config: ProbeConfig, encode: Any, lookup: WordLookup | None = 
     ``config.encoder``), a .npz as it is."""
     from engine.data.types import LabelledTexts, LabelledVectors, LabelledWords, NliPairs
 
+    stopping.check()  # the stop of a run (see engine.stopping) ends its set-up between two of its phases
     dataset = _load(config)
+    stopping.check()
     vectors_file = getattr(config, "vectors", None)
     if isinstance(dataset, LabelledVectors):
         if vectors_file:
@@ -166,6 +171,7 @@ def _from_words(dataset: Any, config: ProbeConfig, lookup: WordLookup | None) ->
         )
     else:
         found, where = lookup(words)
+    stopping.check()
     notes = list(found.notes)
     kept = np.flatnonzero(found.found)
     if len(kept) == 0:

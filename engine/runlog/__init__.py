@@ -18,11 +18,13 @@ A run whose status says ``running`` but whose writer is gone reads as ``interrup
 
 The folder is the one source of truth: every reader (the CLI's user, the app that started the run, another
 app, the app after a restart) reads rows, points, snapshots and frames from here, never from the writer.
-:class:`MetricsTail` follows a ``metrics.csv`` that is still growing, :class:`SpectrumTail` a ``spectrum.csv``;
+:class:`MetricsTail` follows a ``metrics.csv`` that is still growing, :class:`SpectrumTail` a
+``spectrum.csv``;
 :func:`read_spectrum` reads one whole (:class:`Spectra`).
 
 Modules: :mod:`~engine.runlog.files` (names, atomic JSON, cells), :mod:`~engine.runlog.writer` (the one
-writer), :mod:`~engine.runlog.reading` (every reader), :mod:`~engine.runlog.liveness` (is the writer alive).
+writer), :mod:`~engine.runlog.reading` (every reader of one run), :mod:`~engine.runlog.listing` (the run list
+and the damaged folders), :mod:`~engine.runlog.liveness` (is the writer alive).
 """
 
 from engine.runlog.files import (
@@ -43,25 +45,29 @@ from engine.runlog.files import (
     write_json_atomic,
     write_json_in_place,
 )
+from engine.runlog.listing import (
+    DamagedRun,
+    RunInfo,
+    damaged_runs,
+    delete_damaged,
+    list_runs,
+    load_run_info,
+    run_state,
+)
 from engine.runlog.liveness import WriterLock, pid_alive, process_start, request_stop, writer_alive
 from engine.runlog.reading import (
-    DamagedRun,
     MetricsTail,
-    RunInfo,
     Spectra,
     SpectrumTail,
     frame_path,
     list_frames,
-    list_runs,
     list_snapshots,
     load_frame,
-    load_run_info,
     load_snapshot,
     read_metrics,
     read_points,
     read_spectrum,
     read_summary,
-    run_state,
     save_frame,
     snapshot_path,
 )
@@ -85,6 +91,8 @@ __all__ = [
     "Spectra",
     "SpectrumTail",
     "WriterLock",
+    "damaged_runs",
+    "delete_damaged",
     "format_cell",
     "frame_path",
     "is_disk_full",

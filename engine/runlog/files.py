@@ -1,4 +1,5 @@
-"""The run folder's layout and its small files: names, atomic JSON, CSV cells, writes that survive a full disk."""
+"""The run folder's layout and its small files: names, atomic JSON, CSV cells, writes that survive a full
+disk."""
 
 from __future__ import annotations
 
@@ -45,8 +46,11 @@ def write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as handle:
-        value = json.load(handle)
+    """A JSON object from a regular file (a named pipe is :class:`~engine.safe_open.NotRegularFile`, never a
+    wait); ValueError for anything else than an object."""
+    from engine.safe_open import read_regular
+
+    value = json.loads(read_regular(path, f"{Path(path).parent.name}/{Path(path).name}").decode("utf-8"))
     if not isinstance(value, dict):
         raise ValueError(f"{path.name} is not a JSON object")
     return value

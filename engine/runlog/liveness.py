@@ -74,7 +74,8 @@ class WriterLock:
 
 
 def writer_alive(run_dir: Path, status: dict) -> bool:
-    """Whether the process writing ``run_dir`` lives: its lock is held, else (no lock file) its pid checks out."""
+    """Whether the process writing ``run_dir`` lives: its lock is held, else (no lock file) its pid checks
+    out."""
     lock = Path(run_dir) / LOCK
     if fcntl is not None and lock.exists():
         probe = WriterLock(run_dir)

@@ -1,8 +1,9 @@
-"""Reading a run folder: rows and spectra (whole, or followed as they grow), state, the run list, snapshots,
-points, frames.
+"""Reading a run folder: rows and spectra (whole, or followed as they grow), snapshots, points, frames (the
+run list and a run's state: :mod:`engine.runlog.listing`).
 
 Every reader (the CLI's user, the app that started the run, another app, the app after a restart) reads
-here, never from the writer. A damaged file or folder is skipped or reported by name, never taking others with it.
+here, never from the writer. A damaged file or folder is skipped or reported by name, never taking others
+with it. Only regular files are read (:mod:`engine.safe_open`): a named pipe never blocks a reader.
 """
 
 from __future__ import annotations
@@ -10,45 +11,100 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from engine.errors import DataError
-from engine.runlog.files import (
-    CONFIG,
-    FINAL_STATES,
-    FRAMES,
-    METRICS,
-    POINTS,
-    SNAPSHOTS,
-    SPECTRUM,
-    STATUS,
-    SUMMARY,
-    read_json,
-)
-from engine.runlog.liveness import writer_alive
+from engine.runlog.files import FRAMES, METRICS, POINTS, SNAPSHOTS, SPECTRUM, SUMMARY, read_json
+from engine.safe_open import NotRegularFile, open_regular, read_regular
 
 log = logging.getLogger(__name__)
 
 
 def read_metrics(run_dir: Path) -> pd.DataFrame:
-    """The metrics of a run; a torn last line (a kill mid-write) is dropped, never an error."""
+    """The metrics of a run; a torn last line (a kill mid-write) is dropped, never an error; a malformed row
+    is skipped and counted in ``frame.attrs["bad_rows"]``. A ``metrics.csv`` that is not a regular file (a
+    named pipe) is :class:`~engine.safe_open.NotRegularFile`, never a wait."""
     path = Path(run_dir) / METRICS
-    if not path.exists():
-        return pd.DataFrame()
-    raw = path.read_bytes()
+    try:
+        raw = read_regular(path, f"{path.parent.name}/{METRICS}")
+    except FileNotFoundError:
+        return _counted(pd.DataFrame(), 0)
     return _frame_of(raw[: raw.rfind(b"\n") + 1])
 
 
 def _frame_of(complete: bytes) -> pd.DataFrame:
-    """``metrics.csv`` bytes that end at a line end, parsed: one parser for every reader of the file."""
-    return pd.read_csv(io.BytesIO(complete)) if complete else pd.DataFrame()
+    """``metrics.csv`` bytes that end at a line end, parsed: one parser for every reader of the file.
+
+    A malformed row (a hand edit, bytes from elsewhere; see :class:`_RowCheck`) is skipped and counted in
+    ``attrs["bad_rows"]``; the rows around it stay."""
+    if not complete:
+        return _counted(pd.DataFrame(), 0)
+    try:
+        frame = pd.read_csv(io.BytesIO(complete))
+        if all(pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes) and _whole_steps(frame):
+            return _counted(frame, 0)  # the usual file: numbers only, nothing to check row by row
+    except Exception:  # noqa: BLE001 - any parse failure: read row by row below, skipping the bad ones
+        pass
+    lines = complete.decode("utf-8", errors="replace").split("\n")
+    header, good, bad = lines[0], [], 0
+    check = _RowCheck(len(_cells(header)))
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        if check.accept(_cells(line)):
+            good.append(line)
+        else:
+            bad += 1
+    if not header.strip():
+        return _counted(pd.DataFrame(), bad)
+    return _counted(pd.read_csv(io.StringIO("\n".join([header, *good]) + "\n")), bad)
+
+
+def _counted(frame: pd.DataFrame, bad_rows: int) -> pd.DataFrame:
+    frame.attrs["bad_rows"] = bad_rows
+    return frame
+
+
+def _whole_steps(frame: pd.DataFrame) -> bool:
+    if "step" not in frame or not len(frame):
+        return True
+    steps = frame["step"]
+    return bool(steps.notna().all() and (steps == steps.round()).all())
+
+
+def _cells(line: str) -> list[str]:
+    try:
+        return next(csv.reader([line.rstrip("\r")]), [])
+    except csv.Error:
+        return ["", ""]  # unparseable: no step, so malformed
+
+
+class _RowCheck:
+    """Whether each row of a ``metrics.csv``, read in order, is one the writer could have made: no more cells
+    than the header, a whole-number step first, and each cell of the kind (number or text) of the first
+    non-empty cell of its column in the rows accepted before it. Streamable: :class:`MetricsTail` and
+    :func:`_frame_of` accept the same rows."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self.numeric: dict[int, bool] = {}
+
+    def accept(self, cells: list[str]) -> bool:
+        if not cells or len(cells) > self.width or not isinstance(_cell(cells[0]), int):
+            return False
+        kinds = {i: not isinstance(_cell(text), str) for i, text in enumerate(cells) if text != ""}
+        if any(self.numeric.get(i, kind) != kind for i, kind in kinds.items()):
+            return False
+        for i, kind in kinds.items():
+            self.numeric.setdefault(i, kind)
+        return True
 
 
 class MetricsTail:
@@ -68,6 +124,8 @@ class MetricsTail:
         self.rows: list[dict[str, Any]] = []  # every row read so far
         self.offset = 0
         self.restarts = 0
+        self.bad_rows = 0  # malformed rows skipped (see :class:`_RowCheck`)
+        self._check: _RowCheck | None = None
         self._identity: tuple[int, int] | None = None
         self._complete = bytearray()  # header and rows read so far: what frame() parses
         self._frame: tuple[int, pd.DataFrame] | None = None
@@ -78,6 +136,8 @@ class MetricsTail:
             stat = self.path.stat()
         except OSError:
             return []
+        if not S_ISREG(stat.st_mode):  # a named pipe would block the reader: read nothing from it
+            return []
         identity = (stat.st_dev, stat.st_ino)
         if self._identity not in (None, identity) or stat.st_size < self.offset:
             self._restart()
@@ -85,7 +145,7 @@ class MetricsTail:
         if stat.st_size == self.offset:
             return []
         try:
-            with open(self.path, "rb") as handle:
+            with open_regular(self.path) as handle:
                 handle.seek(self.offset)
                 chunk = handle.read(stat.st_size - self.offset)
         except OSError:
@@ -95,10 +155,12 @@ class MetricsTail:
             return []
         self.offset += len(chunk)
         self._complete += chunk
-        lines = list(csv.reader(io.StringIO(chunk.decode("utf-8", errors="replace"))))
+        lines = [_cells(line) for line in chunk.decode("utf-8", errors="replace").split("\n")[:-1]]
         if self.columns is None:
             self.columns, lines = lines[0], lines[1:]
-        new = [self._record(cells) for cells in lines if cells]
+        usable = [cells for cells in lines if cells and self._usable(cells)]
+        self.bad_rows += sum(1 for cells in lines if cells) - len(usable)
+        new = [self._record(cells) for cells in usable]
         self.rows.extend(new)
         return new
 
@@ -108,6 +170,11 @@ class MetricsTail:
             self._frame = (len(self._complete), _frame_of(bytes(self._complete)))
         return self._frame[1].copy()
 
+    def _usable(self, cells: list[str]) -> bool:
+        if self._check is None:
+            self._check = _RowCheck(len(self.columns or []))
+        return self._check.accept(cells)
+
     def _record(self, cells: list[str]) -> dict[str, Any]:
         columns = self.columns or []
         values = [_cell(text) for text in cells] + [None] * (len(columns) - len(cells))
@@ -116,6 +183,7 @@ class MetricsTail:
     def _restart(self) -> None:
         self.columns, self.rows, self.offset, self._frame = None, [], 0, None
         self._complete = bytearray()
+        self.bad_rows, self._check = 0, None
         self.restarts += 1
 
 
@@ -141,7 +209,7 @@ def read_spectrum(run_dir: Path) -> Spectra:
     mid-write) is dropped; a damaged file is a DataError that names it."""
     path = Path(run_dir) / SPECTRUM
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, f"{path.parent.name}/{SPECTRUM}")
     except FileNotFoundError:
         return _spectra([])
     complete = raw[: raw.rfind(b"\n") + 1]
@@ -183,6 +251,9 @@ class SpectrumTail(MetricsTail):
     def spectra(self) -> Spectra:
         return _spectra(self.rows)  # type: ignore[arg-type]
 
+    def _usable(self, cells: list[str]) -> bool:
+        return True  # a damaged spectrum row is a DataError that names the file (see _record)
+
     def _record(self, cells: list[str]) -> tuple[int, np.ndarray]:  # type: ignore[override]
         try:
             return _spectrum_row(cells)
@@ -209,90 +280,6 @@ def read_summary(run_dir: Path) -> dict[str, Any] | None:
         return read_json(Path(run_dir) / SUMMARY)
     except (OSError, ValueError):
         return None
-
-
-@dataclass
-class RunInfo:
-    """What the run list shows about one run folder."""
-
-    path: Path
-    name: str
-    kind: str
-    state: str
-    started: float | None
-    last_step: int | None
-    config: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
-
-
-def run_state(run_dir: Path) -> str:
-    """``running``, ``finished``, ``stopped``, ``failed`` or ``interrupted`` (the writer died, or the status is
-    not one the lab writes)."""
-    status = read_json(Path(run_dir) / STATUS)
-    state = status.get("state", "interrupted")
-    if state == "running" and not writer_alive(Path(run_dir), status):
-        return "interrupted"
-    return state if state in (*FINAL_STATES, "running") else "interrupted"
-
-
-def load_run_info(run_dir: Path) -> RunInfo:
-    """What the run list shows of one folder; values of the wrong type in its files read as unknown."""
-    run_dir = Path(run_dir)
-    config = read_json(run_dir / CONFIG)
-    status = read_json(run_dir / STATUS) if (run_dir / STATUS).exists() else {"state": "interrupted"}
-    state = run_state(run_dir) if (run_dir / STATUS).exists() else "interrupted"
-    metrics = read_metrics(run_dir)
-    last_step = int(metrics["step"].iloc[-1]) if "step" in metrics and len(metrics) else None
-    return RunInfo(
-        path=run_dir,
-        name=run_dir.name,
-        kind=str(config.get("kind", "?")),
-        state=state,
-        started=_time(status.get("started")),
-        last_step=last_step,
-        config=config,
-        error=None if status.get("error") is None else str(status.get("error")),
-    )
-
-
-def _time(value: object) -> float | None:
-    """A timestamp as written by the lab (seconds since the epoch), else None."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
-
-
-@dataclass(frozen=True)
-class DamagedRun:
-    """A folder under the runs root that could not be read as a run, and why (shown by name)."""
-
-    name: str
-    reason: str
-
-
-def list_runs(root: Path, damaged: list[DamagedRun] | None = None) -> list[RunInfo]:
-    """Every readable run under ``root``, newest first. A damaged folder never hides the others: it is
-    skipped with a warning and, when ``damaged`` is given, added to it by name with the reason."""
-    root = Path(root)
-    if not root.exists():
-        return []
-    runs = []
-    for child in sorted(root.iterdir()):
-        if not child.is_dir() or child.name.startswith("."):
-            continue
-        if not (child / CONFIG).exists():
-            reason = f"not a run folder (no {CONFIG})"
-        else:
-            try:
-                runs.append(load_run_info(child))
-                continue
-            except Exception as err:  # noqa: BLE001 - any damage to one folder stays with that folder
-                reason = f"{type(err).__name__}: {' '.join(str(err).split())}"
-        log.warning("skipping run folder %s: %s", child, reason)
-        if damaged is not None:
-            damaged.append(DamagedRun(child.name, reason))
-    runs.sort(key=lambda info: info.started or 0.0, reverse=True)
-    return runs
 
 
 def _steps_in(folder: Path, suffix: str) -> list[tuple[int, Path]]:
@@ -322,7 +309,10 @@ def load_snapshot(path: Path) -> np.ndarray:
     """An embedding snapshot (never unpickled); a damaged file is a DataError that names it."""
     path = Path(path)
     try:
-        array = np.load(path, allow_pickle=False)
+        with open_regular(path, f"{path.parent.name}/{path.name}") as handle:
+            array = np.load(handle, allow_pickle=False)
+    except NotRegularFile:
+        raise
     except (OSError, ValueError, EOFError) as err:
         raise DataError(f"{path.parent.name}/{path.name} is damaged ({' '.join(str(err).split())})") from None
     if array.ndim != 2:
@@ -333,10 +323,14 @@ def load_snapshot(path: Path) -> np.ndarray:
 
 
 def read_points(run_dir: Path) -> pd.DataFrame:
+    """The texts and labels of the projected points (none yet: an empty frame); a ``points.csv`` that is
+    not a regular file is :class:`~engine.safe_open.NotRegularFile`, never a wait."""
     path = Path(run_dir) / POINTS
-    return (
-        pd.read_csv(path, keep_default_na=False) if path.exists() else pd.DataFrame(columns=["text", "label"])
-    )
+    try:
+        with open_regular(path, f"{path.parent.name}/{POINTS}") as handle:
+            return pd.read_csv(handle, keep_default_na=False)
+    except FileNotFoundError:
+        return pd.DataFrame(columns=["text", "label"])
 
 
 def frame_path(run_dir: Path, step: int) -> Path:
@@ -363,6 +357,9 @@ def list_frames(run_dir: Path) -> list[tuple[int, Path]]:
 def load_frame(path: Path) -> np.ndarray:
     """One frame as an (n, 2) float32 array; raises ``ValueError`` for a file that is not a frame."""
     try:
-        return pd.read_csv(path)[["x", "y"]].to_numpy(dtype=np.float32)
+        with open_regular(path, f"{Path(path).parent.name}/{Path(path).name}") as handle:
+            return pd.read_csv(handle)[["x", "y"]].to_numpy(dtype=np.float32)
+    except NotRegularFile as err:
+        raise ValueError(str(err)) from err
     except (KeyError, pd.errors.ParserError, pd.errors.EmptyDataError) as err:
         raise ValueError(f"{Path(path).name} is not a frame: {err}") from err

@@ -1,5 +1,11 @@
 """The one writer of a run folder: rows (and spectra) appended whole, snapshots and points atomic, the state
-recorded at the end even on a full disk, and a lock so that two processes never write one folder at once."""
+recorded at the end even on a full disk, and a lock so that two processes never write one folder at once.
+
+A folder that already holds a run (``--force``) is replaced whole: the new run is started in a hidden sibling
+folder and swapped in atomically (:func:`~engine.runlog.swap.exchange`), so a reader, or a kill at any moment,
+sees the old run or the new one, never the new rows beside the old snapshots. Snapshots stop, with a warning
+in the status and the summary, at the setting ``snapshot_cap_mb`` or on a full disk; the rows go on.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from engine import paths, settings
 from engine.errors import ConfigError
 from engine.runlog.files import (
     CONFIG,
@@ -27,11 +34,13 @@ from engine.runlog.files import (
     STATUS,
     SUMMARY,
     format_cell,
+    is_disk_full,
     write_json_atomic,
     write_json_in_place,
 )
 from engine.runlog.liveness import WriterLock, process_start
 from engine.runlog.reading import snapshot_path
+from engine.runlog.swap import exchange, holds_run, remove_tree, sweep_aside
 
 log = logging.getLogger(__name__)
 
@@ -48,17 +57,15 @@ class RunWriter:
 
     def __init__(self, run_dir: Path, columns: Sequence[str], config: Mapping[str, Any]):
         self.run_dir = Path(run_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self._lock = WriterLock(self.run_dir)
-        if not any(self._lock.acquire() or time.sleep(0.025) for _ in range(LOCK_TRIES)):
-            raise ConfigError(
-                f"{self.run_dir}: another process is writing a run into this folder; "
-                "choose another folder or stop that run first"
-            )
+        _make_folder(self.run_dir)
+        self._lock = _locked(self.run_dir)
         self.columns = list(columns)
         self._fd: int | None = None
         self._spectrum_fd: int | None = None
         self._spectrum_width: int | None = None
+        self._snapshot_bytes = 0
+        self._snapshots_stopped = False
+        self.warnings: list[str] = []
         self._status: dict[str, Any] = {
             "state": "running",
             "pid": os.getpid(),
@@ -69,16 +76,41 @@ class RunWriter:
             "last_step": None,
         }
         try:
-            write_json_atomic(self.run_dir / CONFIG, config)
-            write_json_atomic(self.run_dir / STATUS, self._status)
-            (self.run_dir / SPECTRUM).unlink(
-                missing_ok=True
-            )  # an earlier run's (--force); made at its first row
-            self._fd = _open_log(self.run_dir / METRICS)
-            self._write_line(self.columns)
+            sweep_aside(self.run_dir)
+            if holds_run(self.run_dir):
+                self._replace(config)
+            else:
+                self._start_in(self.run_dir, config)
         except BaseException:
+            self._close_logs()
             self._lock.release()
             raise
+
+    def _start_in(self, folder: Path, config: Mapping[str, Any]) -> None:
+        """The run's first files in ``folder``: config, status, the metrics header (spectra: at the first)."""
+        write_json_atomic(folder / CONFIG, config)
+        write_json_atomic(folder / STATUS, self._status)
+        self._fd = _open_log(folder / METRICS)
+        self._write_line(self.columns)
+
+    def _replace(self, config: Mapping[str, Any]) -> None:
+        """Start the run in a hidden sibling folder, then swap it with the old run's folder in one step and
+        remove the old one: the folder holds the old run or the new one, never a mix."""
+        real = self.run_dir.resolve()
+        aside = real.parent / f".{real.name}.aside-{os.urandom(4).hex()}"
+        aside.mkdir()
+        new_lock = WriterLock(aside)
+        new_lock.acquire()
+        try:
+            self._start_in(aside, config)
+            exchange(aside, real)  # now ``real`` holds the new run and ``aside`` the old one
+        except BaseException:
+            new_lock.release()
+            remove_tree(aside)
+            raise
+        old_lock, self._lock = self._lock, new_lock
+        old_lock.release()
+        remove_tree(aside)
 
     def _write_line(self, cells: Iterable[str], fd: int | None = None, name: str = METRICS) -> None:
         fd = self._fd if fd is None else fd
@@ -98,8 +130,9 @@ class RunWriter:
             self._status["last_step"] = record["step"]
 
     def append_spectrum(self, step: int, eigenvalues: np.ndarray) -> None:
-        """Append the spectrum of ``step`` to ``spectrum.csv`` (its header ``step,lambda_1,...,lambda_d`` comes
-        with the first one); the row is on disk when this returns. Every spectrum of a run has one length."""
+        """Append the spectrum of ``step`` to ``spectrum.csv`` (its header ``step,lambda_1,...,lambda_d``
+        comes with the first one); the row is on disk when this returns. Every spectrum of a run has one
+        length."""
         values = np.asarray(eigenvalues, dtype=np.float64).reshape(-1)
         if self._spectrum_fd is None:
             self._spectrum_fd = _open_log(self.run_dir / SPECTRUM)
@@ -118,14 +151,45 @@ class RunWriter:
             frame.to_csv(tmp, index=False)
             os.replace(tmp, self.run_dir / POINTS)
 
-    def save_snapshot(self, step: int, embeddings: np.ndarray) -> Path:
+    def save_snapshot(self, step: int, embeddings: np.ndarray) -> Path | None:
+        """Write the snapshot of ``step`` atomically; None once snapshots stopped: at the run's snapshot cap
+        (setting ``snapshot_cap_mb``) or on a full disk, with a warning in the status and the summary."""
+        if self._snapshots_stopped:
+            return None
+        data = _npy_bytes(np.asarray(embeddings, dtype=np.float32))
+        cap_mb = float(settings.get("snapshot_cap_mb"))
+        if self._snapshot_bytes + len(data) > cap_mb * 2**20:
+            self._stop_snapshots(
+                f"snapshot cap reached: {self._snapshot_bytes / 2**20:,.1f} MB written, the cap is "
+                f"{cap_mb:g} MB a run (setting snapshot_cap_mb); no snapshots from step {int(step)} on, "
+                "the rows go on"
+            )
+            return None
         path = snapshot_path(self.run_dir, step)
-        path.parent.mkdir(exist_ok=True)
         tmp = path.with_name(f".{path.stem}.tmp.npy")
-        with _removed_on_failure(tmp):
-            np.save(tmp, np.asarray(embeddings, dtype=np.float32), allow_pickle=False)
-            os.replace(tmp, path)
+        try:
+            path.parent.mkdir(exist_ok=True)
+            with _removed_on_failure(tmp):
+                _write_file(tmp, data)
+                os.replace(tmp, path)
+        except OSError as err:
+            if not (is_disk_full(err) or (err.errno is None and _free_bytes(self.run_dir) < len(data))):
+                raise
+            self._stop_snapshots(
+                f"disk full: no space left for the snapshot of step {int(step)}; no snapshots from there "
+                "on, the rows go on"
+            )
+            return None
+        self._snapshot_bytes += len(data)
         return path
+
+    def _stop_snapshots(self, warning: str) -> None:
+        self._snapshots_stopped = True
+        self.warnings.append(warning)
+        self._status["warnings"] = list(self.warnings)
+        log.warning("%s: %s", self.run_dir, warning)
+        with contextlib.suppress(OSError):  # on a full disk the warning reaches the status at the end
+            write_json_atomic(self.run_dir / STATUS, self._status)
 
     def finish(self, state: str, summary: Mapping[str, Any] | None = None, error: str | None = None) -> None:
         """Close the metrics file and record the final state (``finished``, ``stopped`` or ``failed``).
@@ -135,6 +199,8 @@ class RunWriter:
         """
         assert state in FINAL_STATES, state
         self._close_logs()
+        if summary is not None and self.warnings:
+            summary = {**summary, "warnings": list(self.warnings)}
         try:
             if summary is not None:
                 try:
@@ -160,6 +226,63 @@ class RunWriter:
         self._close_logs()
         if getattr(self, "_lock", None) is not None:
             self._lock.release()
+
+
+def _make_folder(run_dir: Path) -> None:
+    """``run_dir`` and its parents; a folder that cannot be written is one ConfigError line naming it."""
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        refusal = paths.not_writable(err, Path(err.filename or run_dir))
+        if refusal is None:
+            raise
+        raise refusal from None
+
+
+def _locked(run_dir: Path) -> WriterLock:
+    """The folder's writer lock, or ConfigError when another live process holds it (or it cannot be made)."""
+    lock = WriterLock(run_dir)
+    try:
+        taken = any(lock.acquire() or time.sleep(0.025) for _ in range(LOCK_TRIES))
+    except OSError as err:
+        refusal = paths.not_writable(err, run_dir)
+        if refusal is None:
+            raise
+        raise refusal from None
+    if not taken:
+        raise ConfigError(
+            f"{run_dir}: another process is writing a run into this folder; "
+            "choose another folder or stop that run first"
+        )
+    return lock
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    """``array`` in the ``.npy`` format (never pickled)."""
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to a new file with ``os.write``: a full disk is an ``OSError`` with ``ENOSPC`` (numpy's
+    own writer reports a short write with no errno)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def _free_bytes(folder: Path) -> int:
+    """Bytes free for an unprivileged writer on the file system of ``folder`` (a large number if unknown)."""
+    try:
+        stats = os.statvfs(folder)
+    except (OSError, AttributeError):
+        return 2**62
+    return stats.f_bavail * stats.f_frsize
 
 
 def _open_log(path: Path) -> int:

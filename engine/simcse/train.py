@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from engine import stopping
 from engine.device import precision_name, resolve_device, seed_everything, timed
 from engine.errors import ConfigError, one_line
 from engine.events import Event, Points, Progress, Row
@@ -124,14 +125,24 @@ def _train(
 
         check_save_name(config.save_encoder, overwrite=config.replace_encoder)
     yield Progress("loading data", 0.0)
-    data = load_training(config)
-    evalset = load_eval(config)
-    probe = load_probe(config)
+    try:
+        # a stop while reading data ends the set-up at its next chunk (one process: several would have to
+        # agree first, which the check after the set-up does)
+        with stopping.watching(stop if world.size == 1 else None):
+            data = load_training(config)
+            stopping.check()
+            evalset = load_eval(config)
+            probe = load_probe(config)
+            stopping.check()
+    except stopping.Stopped:
+        return
     yield Progress("loading encoder", 0.5)
     trainer = make_trainer(config, data, world, device)
     evaluator = (
         Evaluator(trainer.encoder, evalset, probe, precision=config.precision) if world.is_main else None
     )
+    if distributed.any_rank(stop.is_set(), world, device):
+        return
     if config.snapshot_every and world.is_main:
         if probe is not None:
             yield Points(list(probe.texts), [str(x) for x in probe.labels])

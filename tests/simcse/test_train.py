@@ -132,11 +132,25 @@ def test_stop_ends_the_run_within_a_step(tiny_config) -> None:
     assert rows[-1].step == 2
 
 
-def test_stop_during_evaluation_returns_promptly(tiny_config) -> None:
+def test_stop_during_evaluation_returns_promptly(tiny_config, monkeypatch) -> None:
+    from engine.simcse import evaluation
+
     stop = threading.Event()
-    stop.set()
+    real = evaluation.Evaluator._encode
+
+    def stopped_while_encoding(self, tokens, flag):
+        stop.set()  # ■ Stop pressed as the first evaluation starts
+        return real(self, tokens, flag)
+
+    monkeypatch.setattr(evaluation.Evaluator, "_encode", stopped_while_encoding)
     rows = [e for e in train_simcse(tiny_config(steps=50), stop) if isinstance(e, Row)]
     assert [r.step for r in rows] == [0] and rows[0].get("sts_spearman") is None
+
+
+def test_a_stop_during_set_up_logs_no_step(tiny_config) -> None:
+    stop = threading.Event()
+    stop.set()
+    assert [e for e in train_simcse(tiny_config(steps=50), stop) if isinstance(e, Row)] == []
 
 
 def test_sup_run_on_demo_triples(tiny_config) -> None:
