@@ -65,8 +65,8 @@ def chart_frames(jobs: list[Job]) -> dict[str, pd.DataFrame]:
 
 
 def measure_picker(metrics: list[str], default: list[str], key: str) -> list[str]:
-    """ "Measures drawn": which of ``metrics`` (and the spectrum chart) are drawn; projector mode keeps the last
-    choice without showing the picker."""
+    """ "Measures drawn": which of ``metrics`` (and the spectrum chart) are drawn; projector mode keeps the
+    last choice without showing the picker."""
     options = [*metrics, SPECTRUM]
     slot = f"{key}.measures"
     if projector.on():

@@ -23,7 +23,7 @@ def test_the_switch_enlarges_the_charts_and_shows_the_film_beside_one_curve(fres
     run = run_on_disk("lecture-run", snapshot=(40, 8))
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.run()
-    at.switch_page("pages/isotropy.py").run()
+    at.switch_page("views/isotropy.py").run()
     at.multiselect(key="probe.shown").set_value([run]).run()
     assert not at.exception and not errors(at)
     normal = plotly_specs(at)
@@ -46,11 +46,11 @@ def test_the_switch_enlarges_the_charts_and_shows_the_film_beside_one_curve(fres
     at.selectbox(key="probe.projcurve").set_value("silhouette").run()
     assert any(spec["layout"]["title"]["text"].startswith("Silhouette") for spec in plotly_specs(at))
 
-    at.switch_page("pages/compare.py").run()  # remembered in the session, on every page
+    at.switch_page("views/compare.py").run()  # remembered in the session, on every page
     assert at.toggle(key=projector.KEY).value is True and [css for css in at.get("html")]
     at.button(key="projector.leave").click().run()
     assert at.toggle(key=projector.KEY).value is False and not at.get("html")
-    at.switch_page("pages/isotropy.py").run()
+    at.switch_page("views/isotropy.py").run()
     assert len(plotly_specs(at)) == 6 and not at.exception
 
 

@@ -11,7 +11,7 @@ from engine import priority
 
 
 def start_tiny_run(app) -> None:
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     app.number_input(key="probe.steps").set_value(2)
     app.number_input(key="probe.limit").set_value(60)
     app.run()

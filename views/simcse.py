@@ -6,13 +6,12 @@ import streamlit as st
 
 from engine import charts, lessons
 from engine.presets import sts_evaluation
-from ui import experiment, navigation
+from ui import experiment
 from ui.controls import KEEP, device_and_seed, encoder_dims, number, snapshot_every, sources
 from ui.live import capped_note
 from ui.text import readable_references
 
 P = "simcse"
-navigation.ensure_app()
 st.title("SimCSE training")
 st.caption(lessons.lesson(P).intro)
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import lessons, paths
-from ui import controls, navigation, runs
+from ui import controls, runs
 
-navigation.ensure_app()
 st.title("embedlab — watch sentence embeddings take shape")
 
 cols = st.columns([1, 3], vertical_alignment="center")
@@ -19,7 +18,7 @@ if cols[0].button("▶ Start the demo", type="primary", key="overview.demo", wid
         configs = preset.configs()
         runs.submit_runs(preset.kind, configs)
         controls.show_settings(preset.kind, configs[0][1])  # the Isotropy page's sidebar shows what runs
-        st.switch_page("pages/isotropy.py")
+        st.switch_page("views/isotropy.py")
 cols[1].write(
     "One click queues a small probe run on the built-in demo corpus (600 sentences, 6 topics) and opens "
     "*Isotropy vs clusters*: the silhouette climbs, IsoScore drops and the topics pull apart in the "
@@ -29,7 +28,7 @@ cols[1].write(
 st.subheader("Three words first")
 st.markdown("\n".join(f"- **{word.capitalize()}**: {text}" for word, text in lessons.DEFINITIONS.items()))
 st.page_link(
-    "pages/glossary.py",
+    "views/glossary.py",
     label="Glossary: every measure with its formula, range and source",
     icon=":material/menu_book:",
 )
