@@ -214,7 +214,8 @@ def test_the_lesson_references_no_network(probe_run: Path, simcse_run: Path) -> 
 def test_user_text_is_escaped_in_html_and_in_the_script(probe_run: Path) -> None:
     page = lesson([probe_run], compute=False)[0].decode("utf-8")
     assert EVIL not in page and "<script>alert(1)" not in page
-    assert page.count("</script>") == 3  # the data, plotly.js and the lesson's script: nothing else ends one
+    # the data, the charts' descriptions, plotly.js and the lesson's script: nothing else ends one
+    assert page.count("</script>") == 4
     payload = embedded(page)
     film = payload["runs"][0]["film"]
     assert (
