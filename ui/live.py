@@ -2,9 +2,9 @@
 
 While a run trains, the curves and the newest projection frame are drawn by the live view
 (:mod:`ui.live_view`: one component, Plotly.js) from a chart description (:mod:`engine.charts.description`)
-of the same figures the finished view shows. A small fragment that draws only that component reruns every
-``live_seconds`` and hands it the description built anew (:mod:`ui.live_state`); the rest of the page reruns
-only when what it draws around the charts changes (a run's state, a diverging loss, a measure logged for the
+of the same figures the finished view shows. The component fetches the next description every
+``live_seconds`` from the live feed (:mod:`ui.feed`, built by :mod:`ui.live_state`); the page reruns only
+when what it draws around the charts changes (a run's state, a diverging loss, a measure logged for the
 first time: :func:`ui.live_state.signature`). Finished runs are drawn with Streamlit's Plotly chart (zoom,
 export, full hover).
 
@@ -19,6 +19,7 @@ IsoScore* on demand. In projector mode (:mod:`ui.projector`) the panel is one ch
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +31,7 @@ import streamlit as st
 from engine import charts, runlog, settings
 from engine.charts import description
 from engine.jobs import Job
-from ui import lens, live_state, live_view, projector
+from ui import feed, lens, live_state, live_view, projector
 from ui.controls import KEEP, encoder_dims
 from ui.runs import changing, failed_lines, registry, run_label
 from ui.text import plain
@@ -38,9 +39,6 @@ from ui.text import plain
 PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 Extras = live_state.Extras
 NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, encoding) is done."
-#: while the shown runs have logged nothing yet (set-up), the live fragment reruns this often (share of
-#: ``live_seconds``): the first curves then show a quarter period after the first row, not a whole one
-SETUP_SHARE = 0.25
 
 
 def chart_options(key: str) -> dict[str, Any]:
@@ -363,24 +361,32 @@ def live_panel(
     return jobs if live else []
 
 
+def session_token() -> str:
+    """This browser session's name for the live feed (kept in its session state)."""
+    return st.session_state.setdefault("live.session", secrets.token_urlsafe(12))
+
+
 def live_charts(
     choices: live_state.Choices, first: tuple[live_state.Look, live_state.Figures], key: str
 ) -> None:
-    """The live view of running runs: a fragment that draws only the live component, rerun every
-    ``live_seconds`` (a quarter of it during set-up) with the description built anew. When what the page draws
-    around the charts changes (:func:`ui.live_state.signature`), the whole page reruns. ``first``: the look
-    and figures the page run has just made (drawn at once, not built twice)."""
-    look, found = first
-    drawn = live_state.signature(look, choices, found)
-    seconds = float(settings.get("live_seconds")) * (1 if look.logged else SETUP_SHARE)
+    """The live view of running runs: a fragment that draws only the live component, which then fetches its
+    next descriptions from the live feed (:mod:`ui.feed`) itself; the fragment reruns every
+    :data:`ui.feed.RENEW_SECONDS` to renew the feed (and when the component finds the page's signature
+    changed, :func:`ui.live_state.signature`: then the whole page reruns). ``first``: the look and figures the
+    page run has just made (drawn at once, not built twice)."""
+    drawn = live_state.signature(first[0], choices, first[1])
     pending = [first]  # a fragment reruns with its first arguments: the page run's look is used once
+    session = session_token()
 
-    @st.fragment(run_every=seconds)
+    @st.fragment(run_every=feed.RENEW_SECONDS)
     def charts_now() -> None:
-        look, found = pending.pop() if pending else live_state.now(registry(), choices)
-        live_view.show(live_state.description_of(look, choices, found), f"{key}.live")
-        if live_state.signature(look, choices, found) != drawn:
+        reg = registry()
+        look, found = pending.pop() if pending else live_state.now(reg, choices)
+        now = live_state.payload_of(look, choices, found)
+        if now["signature"] != drawn:
             st.rerun(scope="app")
+        fed = feed.follow(session, lambda: live_state.payload(reg, choices), now)
+        live_view.show(now["description"], f"{key}.live", fed=fed)
 
     charts_now()
 

@@ -1,8 +1,9 @@
 """The chart panel at one moment: what the shown runs logged, the figures and the chart description
 (:mod:`engine.charts.description`) made of it, and the signature of what Streamlit itself draws around them.
 
-The page's chart fragment builds it to draw; while a run trains, the live fragment
-(:func:`ui.live.live_charts`) builds the description again every ``live_seconds`` from the same :class:`Choices`.
+The page's chart fragment builds it to draw; while a run trains, the live feed's thread (:mod:`ui.feed`)
+builds it again every ``live_seconds`` from the same :class:`Choices`. No Streamlit here (nor in what this
+module imports): the feed's thread runs it outside any script run.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import pandas as pd
 from engine import charts, settings
 from engine.charts import description
 from engine.jobs import Job, JobRegistry
-from ui import lens
-from ui.runs import changing, progress_text, run_label
+from ui import lens_figures as lens
+from ui.run_facts import changing, progress_text, run_label
 
 #: makes the extra figures of the shown runs: ``extras(runs, where=..., style=...)``
 Extras = Callable[..., list[Any]]
@@ -207,6 +208,23 @@ def signature(look: Look, choices: Choices, found: Figures) -> str:
 def description_of(look: Look, choices: Choices, found: Figures) -> description.Description:
     """The live view's chart description now: the panels and the running runs' progress."""
     return description.description(panels(look, choices, found), progress=look.bars)
+
+
+def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
+    """The live feed's payload now (:data:`ui.feed.Payload`): the description as JSON, the signature, and
+    whether the runs still change."""
+    return {
+        "description": description.plain(description_of(look, choices, found)),
+        "signature": signature(look, choices, found),
+        "live": look.changing,
+    }
+
+
+def payload(reg: JobRegistry, choices: Choices) -> dict[str, Any]:
+    """Look at the shown runs again and make the live view's payload: what the live feed writes every
+    second."""
+    look, found = now(reg, choices)
+    return payload_of(look, choices, found)
 
 
 def now(reg: JobRegistry, choices: Choices) -> tuple[Look, Figures]:

@@ -6,8 +6,8 @@ read once and registered as the component's code. Plotly.js itself is the instal
 ``plotly.min.js``: it is too large to travel with every update of the component, so the app serves it from
 its static folder (``[server] enableStaticServing``, ``static/`` beside ``app.py``, at ``app/static/...``),
 where :func:`serve_plotly` links it (or copies it, across file systems) once per server; the file is not in
-the repository. The page updates the component's data (the fragment of :func:`ui.live.live_panel` reruns
-every ``live_seconds`` while a run trains); the component then redraws with ``Plotly.react``.
+the repository. While a run trains, the component fetches its next descriptions from the live feed
+(:mod:`ui.feed`, a file of the same static folder) and redraws with ``Plotly.react``.
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ from typing import Any
 import streamlit as st
 
 from engine.charts import description
+from ui import feed
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE_WEB = ROOT / "engine" / "web"
 UI_WEB = Path(__file__).resolve().with_name("web")
-STATIC = ROOT / "static"  # Streamlit serves it at app/static/ (enableStaticServing, .streamlit/config.toml)
+STATIC = feed.STATIC  # Streamlit serves it at app/static/ (enableStaticServing, .streamlit/config.toml)
 
 
 def _read(path: Path) -> str:
@@ -72,12 +73,20 @@ def serve_plotly(static: Path = STATIC) -> str:
     return f"app/static/{target.name}"
 
 
-def show(found: description.Description, key: str, *, single: bool = False) -> None:
+def _stale() -> None:
+    """The component found the page's signature changed: its trigger reruns the live fragment (which then
+    reruns the page); nothing more to do here."""
+
+
+def show(
+    found: description.Description, key: str, *, single: bool = False, fed: dict[str, Any] | None = None
+) -> None:
     """Draw ``found`` (a chart description) as one element; half-width panels two per row, or one per row
-    when ``single``."""
+    when ``single``. ``fed`` (:func:`ui.feed.follow`): where the component fetches its next descriptions."""
     data: dict[str, Any] = {
         "description": description.plain(found),
         "plotly": serve_plotly(),
         "single": single,
+        "feed": fed,
     }
-    _component(data=data, key=key, height="content")
+    _component(data=data, key=key, height="content", on_stale_change=_stale)

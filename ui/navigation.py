@@ -30,7 +30,7 @@ def pages() -> list[st.Page]:
 
 def main() -> None:
     """The app: page config, navigation, job registry, then the page the URL (or the sidebar) chose."""
-    from ui import live_view, projector
+    from ui import feed, live_view, projector
     from ui.runs import registry
 
     st.set_page_config(
@@ -43,4 +43,5 @@ def main() -> None:
     registry()  # starts the job worker and the UMAP worker (which pre-warms umap-learn's JIT) once
     live_view.serve_plotly()  # the live view's Plotly.js in the static folder, before a page needs it
     projector.switch()  # on every page, first in the sidebar after the page list
+    feed.forget(st.session_state.get("live.session", ""))  # a page's live view follows its feed again
     page.run()

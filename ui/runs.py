@@ -15,6 +15,10 @@ import streamlit as st
 from engine import paths, priority, runlog
 from engine.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
+from ui import run_facts
+from ui.run_facts import format_seconds as format_seconds
+from ui.run_facts import progress_text as progress_text
+from ui.run_facts import run_label as run_label
 from ui.text import message, plain
 
 log = logging.getLogger("embedlab.ui")
@@ -49,11 +53,6 @@ def guard(what: str = "") -> Iterator[None]:
     except Exception as err:  # noqa: BLE001 - the UI must keep working
         log.exception("unexpected error in the UI")
         st.error(message(what, one_line(err)), icon="⚠️")
-
-
-def run_label(job: Job) -> str:
-    """Short, unique display name: ``name·abcd`` (the run folder's random suffix)."""
-    return f"{job.name}·{job.id[-4:]}"
 
 
 def option_label(reg: JobRegistry) -> Callable[[str], str]:
@@ -130,31 +129,9 @@ def metrics_by_run(jobs: list[Job]) -> dict[str, pd.DataFrame]:
 
 
 def changing(job: Job, reg: JobRegistry | None = None) -> bool:
-    """Whether a run's charts or frames still change: it is queued or running, or UMAP frames are to come.
-    ``reg``: the job registry (default: this server's, :func:`registry`; the live feed's thread passes it)."""
-    return job.active or (reg or registry()).projecting(job)
-
-
-def progress_text(job: Job) -> tuple[float, str]:
-    fraction, phase = job.progress()
-    parts = [f"{run_label(job)} — {phase}" if job.state != "queued" else f"{run_label(job)} — queued"]
-    rate, eta = job.steps_per_second(), job.eta_seconds()
-    if rate:
-        parts.append(f"{rate:.1f} steps/s")
-    if eta is not None:
-        parts.append(f"{format_seconds(eta)} left")
-    return fraction, " · ".join(parts)
-
-
-def format_seconds(seconds: float) -> str:
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {seconds:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
+    """Whether a run's charts or frames still change (:func:`ui.run_facts.changing`); ``reg``: the job
+    registry (default: this server's, :func:`registry`)."""
+    return run_facts.changing(job, reg or registry())
 
 
 FIX_HINT = "Change the setting it names, then press ▶ Start again."

@@ -1,9 +1,10 @@
 // The live view's Streamlit component (custom components v2, ui/live_view.py): draws the chart description
 // it is given with the one renderer (engine/web/charts.js, concatenated before this file as one module).
 // Plotly.js is loaded once per page from the app's static folder (data.plotly: the installed plotly
-// package's own file, which ui/live_view.py serves). Streamlit calls this function again whenever the data
-// changes (the live fragment reruns every live_seconds while a run trains): no page rerun, one Plotly.react
-// per panel.
+// package's own file, which ui/live_view.py serves). While a run trains, data.feed says where the live feed
+// (ui/feed.py) writes the next descriptions: this fetches that file every feed.seconds (a share of it while
+// nothing is drawn yet) and redraws, with no page rerun. When the feed's signature differs from the one the
+// page was drawn with, it sets the "stale" trigger: the page reruns and draws what changed around the charts.
 
 function plotlyLoaded(url) {
   if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -35,7 +36,8 @@ function viewOf(root) {
   if (!view) {
     var box = document.createElement("div");
     box.className = "embedlab-live";
-    view = {progress: document.createElement("div"), grid: document.createElement("div"), latest: null};
+    view = {progress: document.createElement("div"), grid: document.createElement("div"), latest: null,
+            feed: null, timer: null, text: null, asked: null};
     view.grid.className = "embedlab-grid";
     box.appendChild(view.progress);
     box.appendChild(view.grid);
@@ -45,17 +47,53 @@ function viewOf(root) {
   return view;
 }
 
-export default function (component) {
-  var root = component.parentElement, data = component.data || {};
-  var view = viewOf(root);
-  var description = data.description || {panels: [], progress: []};
+function drawInto(view, description, theme) {
   view.latest = description;
-  view.grid.className = "embedlab-grid" + (data.single ? " single" : "");
-  var theme = themeOf(root.host || root);
   EmbedlabCharts.progress(view.progress, description.progress || [], theme);
-  plotlyLoaded(data.plotly).then(function () {
+  return plotlyLoaded(view.plotly).then(function () {
     if (view.latest === description) return EmbedlabCharts.draw(view.grid, description, theme);
   }).catch(function (error) {
     view.grid.textContent = "The live charts could not be drawn: " + error.message;
   });
+}
+
+function pause(view) {  // ms to the next fetch: a share of the period while nothing is drawn (set-up)
+  var drawn = view.latest && view.latest.panels && view.latest.panels.length;
+  return view.feed.seconds * 1000 * (drawn ? 1 : view.feed.setupShare || 1);
+}
+
+function poll(view, current, theme, setTriggerValue) {
+  fetch(new URL(current.url, document.baseURI), {cache: "no-store"}).then(function (response) {
+    return response.ok ? response.text() : null;
+  }).then(function (text) {
+    if (view.feed !== current || text === null || text === view.text) return null;
+    view.text = text;
+    var payload = JSON.parse(text);
+    if (payload.signature !== current.signature && payload.signature !== view.asked) {
+      view.asked = payload.signature;  // what the page draws around the charts changed: rerun it
+      setTriggerValue("stale", payload.signature);
+    }
+    return drawInto(view, payload.description, theme);
+  }).catch(function () {
+    // not written yet, or the server is busy: the next fetch tries again
+  }).then(function () {
+    if (view.feed === current) view.timer = setTimeout(function () { poll(view, current, theme, setTriggerValue); }, pause(view));
+  });
+}
+
+export default function (component) {
+  var root = component.parentElement, data = component.data || {};
+  var view = viewOf(root);
+  var theme = themeOf(root.host || root);
+  view.plotly = data.plotly;
+  view.grid.className = "embedlab-grid" + (data.single ? " single" : "");
+  drawInto(view, data.description || {panels: [], progress: []}, theme);
+  clearTimeout(view.timer);
+  view.feed = data.feed && data.feed.url ? data.feed : null;
+  view.text = null;
+  if (view.feed) {
+    var current = view.feed;
+    view.timer = setTimeout(function () { poll(view, current, theme, component.setTriggerValue); }, pause(view));
+  }
+  return function () { view.feed = null; clearTimeout(view.timer); };
 }

@@ -1,0 +1,249 @@
+"""The live feed: while shown runs train, the server writes each live view's next chart description to a small
+JSON file every ``live_seconds``, and the live view's component (``ui/web/live.js``) fetches that file itself.
+
+Why not a fragment rerun every second: each rerun costs the browser a re-render of Streamlit's page and the
+server a script run and the description sent over the websocket (measured on the Isotropy page with a probe
+run training, 2 cores: a one-second live fragment used 0.06 core more of the browser and 0.1 core more of the
+server than this feed, docs/performance.md). The page reruns only when something Streamlit draws must change:
+each payload carries a ``signature`` of that (run states, failed and diverging runs, logged measures,
+:func:`ui.live_state.signature`); the component compares it with the one it was drawn with and, when they
+differ, sets a trigger value, which reruns the live fragment, which reruns the page.
+
+Files: ``static/live/<server pid>/<token>.json`` beside ``app.py``, one per browser session that shows a live
+view, written atomically, served read-only by Streamlit's static file serving (``app/static/...``,
+``[server] enableStaticServing``). A session's feed is a lease: the live fragment renews it every
+:data:`RENEW_SECONDS` while the session's page is open; a feed not renewed for :data:`LEASE_SECONDS` (the
+browser tab closed) is dropped with its file. The folder goes when the server exits, and the folders of killed
+servers when the next one starts feeding. This module imports nothing that imports Streamlit: its thread
+builds the payloads with :mod:`ui.live_state`, which does not either.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import math
+import os
+import secrets
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine import settings
+from engine.errors import one_line
+
+log = logging.getLogger(__name__)
+
+#: a payload: ``{"description": {...}, "signature": str, "live": bool}``
+Payload = dict[str, Any]
+#: while a payload has no panels yet (a run's set-up), it is rebuilt, and fetched, this often (share of the
+#: period): the first curves then show a quarter second after the first row, not up to a whole period
+SETUP_SHARE = 0.25
+#: a feed that its session has not renewed for this long is dropped (its page is closed)
+LEASE_SECONDS = 30.0
+#: how often an open page's live fragment renews its feed (a fragment rerun: see the module's docstring)
+RENEW_SECONDS = 10.0
+#: Streamlit's static folder (served at app/static/), beside app.py
+STATIC = Path(__file__).resolve().parents[1] / "static"
+
+
+def folder() -> Path:
+    """This server's feed folder (one per process: servers that share the app folder keep apart)."""
+    return STATIC / "live" / str(os.getpid())
+
+
+def url_of(path: Path) -> str:
+    """The URL of a file of the static folder, relative to the app's pages."""
+    return "app/static/" + path.relative_to(STATIC).as_posix()
+
+
+def plain_json(value: Any) -> Any:
+    """``value`` with every non-finite float as None: JSON has no NaN (the browser's parser refuses it)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: plain_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_json(item) for item in value]
+    return value
+
+
+def panels_of(payload: Payload) -> bool:
+    """Whether a payload has something drawn (else: a run's set-up)."""
+    return bool((payload.get("description") or {}).get("panels"))
+
+
+@dataclass
+class Follow:
+    """One session's feed: its file's token, how to build its payload, what was written last, and until when
+    its lease runs."""
+
+    token: str
+    build: Callable[[], Payload]
+    seconds: float
+    expires: float
+    written: bytes = b""
+    due: float = 0.0
+    done: bool = False  # the runs stopped changing: the last payload is written, nothing more to build
+
+
+class Feeder:
+    """Builds and writes the payloads of the sessions it follows into ``root`` (:meth:`tick`, from the one
+    feed thread of the server)."""
+
+    def __init__(self, root: Path, lease: float = LEASE_SECONDS) -> None:
+        self.root = root
+        self.lease = lease
+        self._follows: dict[str, Follow] = {}
+        self._lock = threading.Lock()
+
+    def follow(
+        self,
+        session: str,
+        build: Callable[[], Payload],
+        payload: Payload,
+        seconds: float,
+        now: float | None = None,
+    ) -> str:
+        """Follow ``session`` with ``build`` from now on (replacing what it followed, renewing its lease);
+        ``payload``: its payload now, written at once. Returns the token of its file."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            old = self._follows.get(session)
+            token = old.token if old is not None else secrets.token_urlsafe(12)
+            first = seconds * (1 if panels_of(payload) else SETUP_SHARE)
+            follow = self._follows[session] = Follow(
+                token, build, seconds, expires=now + self.lease, due=now + first
+            )
+            self._write(follow, payload)
+        return token
+
+    def forget(self, session: str) -> None:
+        """Stop following ``session`` and remove its file."""
+        with self._lock:
+            follow = self._follows.pop(session, None)
+            if follow is not None:
+                (self.root / f"{follow.token}.json").unlink(missing_ok=True)
+
+    def following(self) -> list[str]:
+        with self._lock:
+            return list(self._follows)
+
+    def tick(self, now: float | None = None) -> None:
+        """One pass: drop the sessions that ended; build and write the payloads that are due."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            follows = list(self._follows.items())
+        for session, follow in follows:
+            if now > follow.expires:  # not renewed: its page is closed
+                self.forget(session)
+                continue
+            if follow.done or now < follow.due:
+                continue
+            follow.due = now + follow.seconds
+            try:
+                payload = follow.build()
+            except Exception as err:  # noqa: BLE001 - one session's failure must not stop the others' feeds
+                log.warning("live feed: %s", one_line(err))
+                continue
+            with self._lock:  # a page run may have replaced this follow meanwhile: its payload is newer
+                if self._follows.get(session) is not follow:
+                    continue
+                self._write(follow, payload)
+            follow.done = not payload.get("live", False)
+            if not panels_of(payload):  # set-up: the first curves are drawn within a quarter period
+                follow.due = now + follow.seconds * SETUP_SHARE
+
+    def _write(self, follow: Follow, payload: Payload) -> None:
+        try:
+            data = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode()
+        except ValueError:  # a NaN or an infinity somewhere (paint_spec's series have none): null instead
+            data = json.dumps(plain_json(payload), separators=(",", ":"), allow_nan=False).encode()
+        if data == follow.written:
+            return
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            temporary = self.root / f".{follow.token}.tmp"
+            temporary.write_bytes(data)
+            os.replace(
+                temporary, self.root / f"{follow.token}.json"
+            )  # a reader sees the old file or the new one
+            follow.written = data
+        except OSError as err:
+            log.warning("live feed: could not write %s: %s", self.root, one_line(err))
+
+
+# ------------------------------------------------------------------------------- the server's feeder
+
+_feeders: dict[Path, Feeder] = {}  # by folder: one in a server; a test process changes its cache folder
+_feeders_lock = threading.Lock()
+_thread: threading.Thread | None = None
+
+
+def _tick_all() -> None:
+    """The feed thread: every tenth of a second, each feeder writes what is due."""
+    while True:
+        time.sleep(0.1)
+        with _feeders_lock:
+            feeders = list(_feeders.values())
+        for feeder in feeders:
+            feeder.tick()
+
+
+def sweep(live_root: Path) -> None:
+    """Remove the feed folders of servers that ended without cleaning up (killed): those named by a process
+    id that no longer runs."""
+    for found in live_root.glob("*"):
+        if not (found.is_dir() and found.name.isdigit()) or int(found.name) == os.getpid():
+            continue
+        try:
+            os.kill(int(found.name), 0)
+        except ProcessLookupError:
+            shutil.rmtree(found, ignore_errors=True)
+        except OSError:  # another user's process: still running
+            continue
+
+
+def _feeder() -> Feeder:
+    """This process's feeder (its thread started on first use)."""
+    global _thread
+    root = folder()
+    with _feeders_lock:
+        feeder = _feeders.get(root)
+        if feeder is None:
+            sweep(root.parent)
+            root.mkdir(parents=True, exist_ok=True)
+            feeder = _feeders[root] = Feeder(root)
+            atexit.register(shutil.rmtree, root, ignore_errors=True)
+        if _thread is None:
+            _thread = threading.Thread(target=_tick_all, name="embedlab-live-feed", daemon=True)
+            _thread.start()
+    return feeder
+
+
+def follow(session: str, build: Callable[[], Payload], payload: Payload) -> dict[str, Any]:
+    """Feed ``session``'s live view with ``build()`` every ``live_seconds`` from now on (for
+    :data:`LEASE_SECONDS` unless renewed); ``payload``: what it draws now. Returns the component's ``feed``
+    argument (where to fetch, how often, the signature drawn)."""
+    seconds = float(settings.get("live_seconds"))
+    feeder = _feeder()
+    token = feeder.follow(session, build, payload, seconds)
+    return {
+        "url": url_of(feeder.root / f"{token}.json"),
+        "seconds": seconds,
+        "setupShare": SETUP_SHARE,
+        "signature": payload["signature"],
+    }
+
+
+def forget(session: str) -> None:
+    """Stop feeding ``session`` (its page shows no live view any more)."""
+    with _feeders_lock:
+        feeder = _feeders.get(folder())
+    if feeder is not None:
+        feeder.forget(session)
