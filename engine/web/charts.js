@@ -4,6 +4,10 @@
 // progress: [{fraction, text}]}; its numbers come as Plotly typed arrays ({dtype, bdata}), which Plotly.js
 // reads itself.
 //
+// Redrawing a Plotly chart is the live view's main cost in the browser (on the shared 2 cores it is taken
+// from the training), so a panel is redrawn only when its figure changed, and a panel scrolled out of view
+// only when it comes back into view.
+//
 // What tests and benchmarks read is in the DOM, never in globals: every panel element carries data-key,
 // data-title, data-points and data-last-x (its newest series), the grid data-renders (descriptions drawn)
 // and data-step (the cursor's step); every progress row is a role="progressbar" with its text.
@@ -63,6 +67,27 @@ var EmbedlabCharts = (function () {
     box.dataset.lastX = xs.length ? String(xs[xs.length - 1]) : "";
   }
 
+  // boxes scrolled out of view (with a margin) wait with their newest figure until they are seen again
+  var watcher = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var box = entry.target;
+      box.hiddenFromView = !entry.isIntersecting;
+      if (!box.hiddenFromView && box.waiting) {
+        var waiting = box.waiting;
+        box.waiting = null;
+        plot(box, waiting.panel, waiting.layout, waiting.text);
+      }
+    });
+  }, {rootMargin: "300px"});
+
+  function plot(box, panel, layout, text) {
+    box.drawnText = text;
+    return Plotly.react(box.plot, panel.figure.data || [], layout, CONFIG).then(function () {
+      if (panel.version !== null && panel.version !== undefined) box.dataset.version = String(panel.version);
+      mark(box, panel);
+    });
+  }
+
   function boxFor(grid, panel, index) {
     var box = grid.querySelector('[data-panel="' + CSS.escape(panel.key) + '"]');
     if (!box) {
@@ -70,6 +95,7 @@ var EmbedlabCharts = (function () {
       box.dataset.panel = panel.key;
       box.plot = document.createElement("div");
       box.appendChild(box.plot);
+      if (watcher) watcher.observe(box);
     }
     box.className = "embedlab-panel" + (panel.wide ? " wide" : "");
     if (grid.children[index] !== box) grid.insertBefore(box, grid.children[index] || null);
@@ -85,6 +111,7 @@ var EmbedlabCharts = (function () {
     Array.prototype.slice.call(grid.children).forEach(function (child) {
       if (child.dataset.panel !== undefined && !keep[child.dataset.panel]) {
         if (child.plot && window.Plotly) Plotly.purge(child.plot);
+        if (watcher) watcher.unobserve(child);
         child.remove();
       }
     });
@@ -92,11 +119,15 @@ var EmbedlabCharts = (function () {
       var box = boxFor(grid, panel, index);
       var version = panel.version === null || panel.version === undefined ? null : String(panel.version);
       if (version !== null && box.dataset.version === version) return;
+      var text = JSON.stringify(panel.figure) + "|" + (panel.cursor ? description.step : "");
+      if (text === box.drawnText) return;  // the same figure: nothing to redraw
       var layout = layoutOf(panel, description.step, theme);
-      jobs.push(Plotly.react(box.plot, panel.figure.data || [], layout, CONFIG).then(function () {
-        if (version !== null) box.dataset.version = version;
-        mark(box, panel);
-      }));
+      if (box.drawnText !== undefined && box.hiddenFromView) {
+        box.waiting = {panel: panel, layout: layout, text: text};  // drawn when scrolled into view
+        return;
+      }
+      box.waiting = null;
+      jobs.push(plot(box, panel, layout, text));
     });
     grid.dataset.renders = String((parseInt(grid.dataset.renders || "0", 10) || 0) + 1);
     grid.dataset.step = description.step === null || description.step === undefined ? "" : String(description.step);
