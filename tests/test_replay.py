@@ -2,7 +2,8 @@
 
 The lesson is parsed back here: its embedded JSON decodes to the metrics of ``metrics.csv`` and to the frames
 on disk, its text holds the settings and the lesson's words, it references no network, and user text cannot
-break out of its script element. The run folders are synthetic, written through :class:`engine.runlog.RunWriter`.
+break out of its script element. The run folders are synthetic, written through
+:class:`engine.runlog.RunWriter`.
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ def make_probe_run(
     geometry: bool = False,
 ) -> Path:
     """A finished probe run: metrics every step, points, snapshots every ``snapshot_every`` steps, and (when
-    ``frames``) the app's UMAP frames of those snapshots. ``geometry``: also its class alignment (``alignment``)
-    and uniformity every step, and every 5th step its effective rank and covariance spectrum (8 values)."""
+    ``frames``) the app's UMAP frames of those snapshots. ``geometry``: also its class alignment
+    (``alignment``) and uniformity every step, and every 5th step its effective rank and covariance spectrum
+    (8 values)."""
     rng = np.random.default_rng(seed)
     columns = ("step", "loss", "accuracy", "isoscore", "silhouette", "seconds")
     if geometry:
@@ -92,7 +94,8 @@ def make_probe_run(
 
 
 def make_simcse_run(run_dir: Path, *, steps: int = 40) -> Path:
-    """A finished SimCSE-like run without snapshots: STS every 10 steps, alignment and uniformity every step."""
+    """A finished SimCSE-like run without snapshots: STS every 10 steps, alignment and uniformity every
+    step."""
     columns = (
         "step",
         "loss",

@@ -4,10 +4,10 @@ JSON file every ``live_seconds``, and the live view's component (``ui/web/live.j
 Why not a fragment rerun every second: each rerun costs the browser a re-render of Streamlit's page and the
 server a script run and the description sent over the websocket (measured on the Isotropy page with a probe
 run training, on 2 shared cores: a one-second live fragment that drew only the live component used ~0.06 core
-more of the browser and ~0.1 core more of the server than this feed). The page reruns only when something Streamlit draws must change:
-each payload carries a ``signature`` of that (run states, failed and diverging runs, logged measures,
-:func:`ui.live_state.signature`); the component compares it with the one it was drawn with and, when they
-differ, sets a trigger value, which reruns the live fragment, which reruns the page.
+more of the browser and ~0.1 core more of the server than this feed). The page reruns only when something
+Streamlit draws must change: each payload carries a ``signature`` of that (run states, failed and diverging
+runs, logged measures, :func:`ui.live_state.signature`); the component compares it with the one it was drawn
+with and, when they differ, sets a trigger value, which reruns the live fragment, which reruns the page.
 
 Files: ``static/live/<server pid>/<token>.json`` beside ``app.py``, one per browser session that shows a live
 view, written atomically, served read-only by Streamlit's static file serving (``app/static/...``,

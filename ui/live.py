@@ -13,7 +13,8 @@ measures (:mod:`ui.lens`); the spectrum and the relation figures are drawn full 
 too. Every figure names the data its measures come from (a SimCSE run's evaluation pairs, a probe's data set:
 :func:`ui.live_state.where`). Under the charts' options: a warning for a run whose loss diverges, and,
 where a run has fewer items (or a smaller geometry sample) than dimensions, why its IsoScore is capped and its
-IsoScore* on demand. In projector mode (:mod:`ui.projector`) the panel is one chosen curve beside the film, both at full width, in large type.
+IsoScore* on demand. In projector mode (:mod:`ui.projector`) the panel is one chosen curve beside the film,
+both at full width, in large type.
 """
 
 from __future__ import annotations

@@ -56,9 +56,9 @@ def lesson(
 ) -> tuple[bytes, list[RunData], list[FilmFrames | None]]:
     """The lesson of ``run_dirs`` as HTML bytes, with the runs and films it was made of.
 
-    ``names``: the runs' names in the lesson (default: their folders'); ``compute`` (one for all, or one per run):
-    make a film's missing frames from the snapshots, else show the frames made so far; ``save``: write the frames
-    made into the run folders, for the app."""
+    ``names``: the runs' names in the lesson (default: their folders'); ``compute`` (one for all, or one per
+    run): make a film's missing frames from the snapshots, else show the frames made so far; ``save``: write
+    the frames made into the run folders, for the app."""
     from engine.replay.frames import film
     from engine.replay.page import lesson_html
     from engine.replay.source import load_run

@@ -5,9 +5,9 @@ The page's script and styles are files shipped with the package (``engine/web/``
 ``replay.css``), read and inlined here when the page is made.
 
 Sections: the lesson of each experiment shown (:func:`engine.lessons.lesson`: introduction and what to watch),
-the UMAP film with Play/Pause, a step slider and the ``step N`` text, beside it the relation figure, then every
-metric curve with the film's cursor, then each run's data, encoder, start and end values and settings. The
-page loads nothing: plotly.js, the script and the data are inside it, and its Content-Security-Policy
+the UMAP film with Play/Pause, a step slider and the ``step N`` text, beside it the relation figure, then
+every metric curve with the film's cursor, then each run's data, encoder, start and end values and settings.
+The page loads nothing: plotly.js, the script and the data are inside it, and its Content-Security-Policy
 forbids any request (``default-src 'none'``), so it works from a USB stick with no network.
 """
 
@@ -201,7 +201,10 @@ def _lessons(runs: Sequence[RunData]) -> str:
 def _film_section(notes: list[str], has_film: bool) -> str:
     items = "".join(f"<li>{esc(note)}</li>" for note in notes)
     if not has_film:
-        return f'<section id="film-section"><h2>UMAP film</h2><ul id="film-notes" class="note">{items}</ul></section>'
+        return (
+            '<section id="film-section"><h2>UMAP film</h2>'
+            f'<ul id="film-notes" class="note">{items}</ul></section>'
+        )
     return (
         '<section id="film-section"><h2>UMAP film</h2>'
         '<div class="controls" id="film-controls" hidden>'
@@ -209,11 +212,13 @@ def _film_section(notes: list[str], has_film: bool) -> str:
         '<button id="play" type="button" aria-pressed="false">▶ Play</button>'
         '<input id="slider" type="range" min="0" max="0" value="0" step="1" aria-label="film frame">'
         '<output id="step-label" aria-live="polite">step –</output>'
-        '<label>Speed <select id="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option>'
+        '<label>Speed <select id="speed"><option value="0.5">0.5×</option>'
+        '<option value="1" selected>1×</option>'
         '<option value="2">2×</option><option value="4">4×</option></select></label></div>'
         '<div id="film" class="plot film"></div>'
         f'<ul id="film-notes" class="note">{items}</ul>'
-        '<p class="note">Each point is a sentence, coloured by its label; hover for the text. Play runs through '
+        '<p class="note">Each point is a sentence, coloured by its label; hover for the text. Play runs '
+        "through "
         "training; the dotted line on every curve and the ring on the relation figure mark the frame's step. "
         "Click a curve to jump there.</p></section>"
     )
@@ -232,7 +237,8 @@ def lesson_html(runs: Sequence[RunData], films: Sequence[FilmFrames | None], tit
     )
     spectrum = (
         '<section id="spectrum-section"><h2>Covariance spectrum</h2><div id="spectrum" class="plot"></div>'
-        '<p class="note">The eigenvalues of the embeddings\' covariance, largest first, on a log axis: a flat '
+        '<p class="note">The eigenvalues of the embeddings\' covariance, largest first, on a log axis: '
+        "a flat "
         "line uses many directions alike (isotropic), a steep one puts the variance into a few. One run: one "
         "line per logged step, from light (early) to dark (late). Several runs: each run's first (faint) and "
         "last (thick) step.</p></section>"
@@ -240,6 +246,7 @@ def lesson_html(runs: Sequence[RunData], films: Sequence[FilmFrames | None], tit
         else ""
     )
     made = time.strftime("%Y-%m-%d %H:%M")
+    has_film = any(item["film"] for item in data["runs"])
     names = ", ".join(run.name for run in runs)
     return "".join(
         [
@@ -248,12 +255,14 @@ def lesson_html(runs: Sequence[RunData], films: Sequence[FilmFrames | None], tit
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             '<meta name="generator" content="embedlab replay">',
             f"<title>{esc(title)}</title><style>{styles()}</style></head><body><main>",
-            f"<header><h1>{esc(title)}</h1><p class=meta>An embedlab lesson made on {made} from {len(runs)} run(s): "
+            f"<header><h1>{esc(title)}</h1><p class=meta>An embedlab lesson made on {made} from "
+            f"{len(runs)} run(s): "
             f"{esc(names)}. Everything is inside this file: it works offline, with no server.</p></header>",
-            '<noscript><p class="error">The charts need JavaScript; the texts and settings below read without it.</p></noscript>',
+            '<noscript><p class="error">The charts need JavaScript; the texts and settings below read '
+            "without it.</p></noscript>",
             '<div id="lesson-error" class="error" hidden></div>',
             _lessons(runs),
-            f'<div class="row">{_film_section(notes, any(item["film"] for item in data["runs"]))}{relation}</div>',
+            f'<div class="row">{_film_section(notes, has_film)}{relation}</div>',
             spectrum,
             '<section id="curves-section"><h2>Curves</h2><div id="curves"></div>'
             + ("" if data["metrics"] else '<p class="note">No metric logged yet.</p>')

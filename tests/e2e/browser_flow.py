@@ -2,10 +2,10 @@
 
 ``streamlit run app.py`` on a free localhost port (own cache folder, no shared data, hub offline), driven by
 Playwright + Debian chromium. :func:`run_watch_switch_reload_download` starts a small probe run on the
-Isotropy page, watches the charts (and the covariance spectrum) grow while it runs, switches pages and comes back to the same run, reloads
-and re-attaches, downloads the run's CSV and checks its rows, and saves screenshots of four pages into the
-folder it is given (the test: ``test-artifacts/screenshots/``, ignored by git; only the script copies them
-into docs/screenshots/).
+Isotropy page, watches the charts (and the covariance spectrum) grow while it runs, switches pages and comes
+back to the same run, reloads and re-attaches, downloads the run's CSV and checks its rows, and saves
+screenshots of four pages into the folder it is given (the test: ``test-artifacts/screenshots/``, ignored by
+git; only the script copies them into docs/screenshots/).
 """
 
 from __future__ import annotations
@@ -195,7 +195,8 @@ def sidebar_pages(page) -> list[str]:
 
 
 def explain(page, server: Server):
-    """A ``describe`` for :func:`wait_for`: saves a screenshot, gives the page text and the server log tails."""
+    """A ``describe`` for :func:`wait_for`: saves a screenshot, gives the page text and the server log
+    tails."""
 
     def describe() -> str:
         shot = ARTIFACTS / "e2e-timeout.png"
@@ -225,7 +226,8 @@ def film_shown(page) -> bool:
 
 
 def run_watch_switch_reload_download(browser, server: Server, shots: Path, downloads: Path) -> None:
-    """The flow (see the module's docstring); screenshots go to ``shots``, the downloaded CSV to ``downloads``."""
+    """The flow (see the module's docstring); screenshots go to ``shots``, the downloaded CSV to
+    ``downloads``."""
     shots.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
     why = explain(page, server)

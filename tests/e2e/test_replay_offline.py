@@ -1,11 +1,12 @@
 """The replay lesson in a real browser, offline: opened from ``file://`` with every other request aborted.
 
-Checked: no console error and no request leaves the file; every chart renders (the covariance spectrum, and the
-probe's class alignment beside SimCSE's alignment on one plane); Play advances the ``step N``
-text; the slider moves the film's points (to where Plotly itself puts them), the cursor on every curve (read from
-the Plotly layout's shapes and from the line drawn) and the ring on the relation figure. The page's state is read
-from its DOM (``#film``'s data attributes); the page ships no test hook. The page forbids eval
-(its Content-Security-Policy), so the waits are Playwright's ``expect`` on the DOM, never ``wait_for_function``.
+Checked: no console error and no request leaves the file; every chart renders (the covariance spectrum, and
+the probe's class alignment beside SimCSE's alignment on one plane); Play advances the ``step N``
+text; the slider moves the film's points (to where Plotly itself puts them), the cursor on every curve (read
+from the Plotly layout's shapes and from the line drawn) and the ring on the relation figure. The page's
+state is read from its DOM (``#film``'s data attributes); the page ships no test hook. The page forbids
+eval (its Content-Security-Policy), so the waits are Playwright's ``expect`` on the DOM, never
+``wait_for_function``.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ CURSORS = """() => Array.from(document.querySelectorAll('#curves .js-plotly-plot
     const xa = gd._fullLayout.xaxis, path = gd.querySelector('.shapelayer path[data-index="0"]');
     const box = path.getBoundingClientRect(), plot = gd.getBoundingClientRect();
     return {metric: gd.parentNode.dataset.key, x0: gd.layout.shapes[0].x0, x1: gd.layout.shapes[0].x1,
-            drawn: box.left + box.width / 2 - plot.left, expected: xa._offset + xa.l2p(gd.layout.shapes[0].x0)};
+            drawn: box.left + box.width / 2 - plot.left,
+            expected: xa._offset + xa.l2p(gd.layout.shapes[0].x0)};
 })"""
 POINTS = """() => Array.from(document.querySelectorAll('#film .scatterlayer .trace'))
     .map(t => Array.from(t.querySelectorAll('path.point')).map(p => p.getAttribute('transform')))"""
@@ -79,7 +81,8 @@ PLOTLY_POINTS = """() => { const gd = document.getElementById('film'), xa = gd._
     ya = gd._fullLayout.yaxis;
     return gd.data.map(t => Array.from(t.x).map((x, k) => [xa.c2p(x), ya.c2p(t.y[k])])); }"""
 RING = """() => { const gd = document.querySelector('[data-panel="iso_sil"] .js-plotly-plot');
-    return {x: gd.layout.shapes[0].xanchor, y: gd.layout.shapes[0].yanchor, visible: gd.layout.shapes[0].visible}; }"""
+    const ring = gd.layout.shapes[0];
+    return {x: ring.xanchor, y: ring.yanchor, visible: ring.visible}; }"""
 
 
 def xy(transform: str) -> tuple[float, float]:
@@ -103,7 +106,9 @@ def test_the_lesson_renders_offline_with_no_error_and_no_request(browser, lesson
         "effective_rank",
     ]
     assert sorted(
-        page.evaluate("() => Array.from(document.querySelectorAll('#curves [data-key]')).map(d => d.dataset.key)")
+        page.evaluate(
+            "() => Array.from(document.querySelectorAll('#curves [data-key]')).map(d => d.dataset.key)"
+        )
     ) == sorted(metrics)
     assert page.locator("#curves .main-svg").count() >= len(metrics)
     assert page.locator("#curves .scatterlayer .trace").count() >= len(metrics)
