@@ -6,7 +6,7 @@
 - :mod:`ui.experiment` — the run panel of an experiment page (Start, presets, live panel, downloads, footer);
 - :mod:`ui.live` — curves and projection of the shown runs, live while a run goes;
 - :mod:`ui.lens` — the geometry lens's pickers: measures drawn, the any-pair relation;
-- :mod:`ui.lens_figures` — its figures without Streamlit: the runs' spectra followed live, the relation figure;
+- :mod:`ui.lens_figures` — its figures without Streamlit: the runs' spectra followed live, the relation;
 - :mod:`ui.live_state` — the chart panel at one moment, as a chart description (no Streamlit);
 - :mod:`ui.live_view` — the live component (``ui/web/live.js`` + the renderer ``engine/web/charts.js``);
 - :mod:`ui.feed` — the live feed: the next descriptions written to the static folder (no Streamlit);

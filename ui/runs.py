@@ -1,4 +1,4 @@
-"""The runs behind the pages: the server's job registry, the error guard, run labels, the run picker, Start."""
+"""The runs behind the pages: the server's job registry, the error guard, run labels, run picker, Start."""
 
 from __future__ import annotations
 
@@ -65,9 +65,9 @@ def option_label(reg: JobRegistry) -> Callable[[str], str]:
 
 @st.cache_resource(show_spinner=False)
 def yield_to_training() -> int:
-    """Once per server, at the first Start: the server's event loop, and the script threads it starts from then
-    on, take a lower CPU priority than the runs' children (:mod:`engine.priority`). Not before: at start-up the
-    pages must not wait behind umap-learn's JIT warm-up and the warm spare child."""
+    """Once per server, at the first Start: the server's event loop, and the script threads it starts from
+    then on, take a lower CPU priority than the runs' children (:mod:`engine.priority`). Not before: at
+    start-up the pages must not wait behind umap-learn's JIT warm-up and the warm spare child."""
     try:
         return priority.yield_to_training([threading.main_thread().native_id, None])
     except EmbedlabError as err:
@@ -155,8 +155,8 @@ def failed_lines(jobs: list[Job]) -> None:
 
 
 def deletable(job: Job) -> bool:
-    """Whether the run's folder may be deleted: it is not queued or running (in this server or, by its writer's
-    lock, in another process) and it lies directly inside ``cache/runs``."""
+    """Whether the run's folder may be deleted: it is not queued or running (in this server or, by its
+    writer's lock, in another process) and it lies directly inside ``cache/runs``."""
     if job.active or job is registry().current:
         return False
     folder = job.run_dir.resolve()
