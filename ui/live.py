@@ -92,7 +92,8 @@ def draw_metric_grid(
     for start in range(0, len(present), 2):
         cols = st.columns(2)
         for col, metric in zip(cols, present[start : start + 2], strict=False):
-            fig = charts.metric_figure(runs, metric, measured_on=on(metric), **options)
+            found = charts.metric_json(runs, metric, measured_on=on(metric), **options)
+            fig = description.figure(description.panel(found, metric))  # the live view's panel, as plotly.py
             col.plotly_chart(fig, key=f"{key}.{metric}", config=PLOTLY)
 
 
