@@ -62,7 +62,7 @@ def pair_figure(
     as_json: bool = False,
 ) -> go.Figure | dict | None:
     """The relation figure of ``pair`` for the runs that log both measures, else None; ``as_json``: as plain
-    Plotly JSON, unstyled (for the live canvas)."""
+    Plotly JSON, unstyled (for the live view)."""
     x, y = pair
     if not (charts.available_metrics(runs, [x]) and charts.available_metrics(runs, [y])):
         return None
@@ -76,7 +76,7 @@ def spectrum_figure(
 ) -> tuple[go.Figure | dict | None, list[str]]:
     """The covariance spectrum of the shown runs that log one (None when none does), and a line for each run
     whose ``spectrum.csv`` is damaged (shown under the charts). ``as_json``: as plain Plotly JSON, unstyled
-    (for the live canvas). No Streamlit call: the live feed's thread builds it too."""
+    (for the live view). No Streamlit call: the live feed's thread builds it too."""
     found, errors = {}, []
     for job in jobs:
         spectra, error = spectra_of(job)

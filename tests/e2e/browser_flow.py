@@ -273,7 +273,7 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
         describe=why,
     )
     assert page.evaluate("() => window.testStaleTitles") <= 1, page.evaluate("() => window.testStaleTitles")
-    # the covariance spectrum is drawn live too (on the canvas), one line per logged spectrum so far
+    # the covariance spectrum is drawn live too, one line per logged spectrum so far
     wait_for(
         lambda: page.evaluate(SPECTRUM_LINES) >= 1, 60, "the live spectrum chart", interval=0.5, describe=why
     )
