@@ -190,9 +190,10 @@ def panels(look: Look, choices: Choices, found: Figures) -> list[description.Pan
 def signature(look: Look, choices: Choices, found: Figures) -> str:
     """What Streamlit draws around the live view depends on, as one string: whether any run still changes,
     each run's state, the diverging runs, the measures logged, the damaged spectrum files, and whether
-    anything is drawn at all. The live fragment reruns the page when it differs from the one the page was
-    drawn with.""" diverging = [job.id for job in look.jobs if charts.divergence(look.runs[run_label(job)])
-    is not None] drawn = bool(look.present(choices)) or found.spectrum is not None
+    anything is drawn at all. The live view asks for a rerun when the feed's signature differs from the one
+    it was drawn with."""
+    diverging = [job.id for job in look.jobs if charts.divergence(look.runs[run_label(job)]) is not None]
+    drawn = bool(look.present(choices)) or found.spectrum is not None
     return json.dumps(
         [
             look.changing,
