@@ -19,9 +19,9 @@ One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chro
    - ``umap``: the same with a UMAP frame every ``--umap-every`` steps (the page's default, 10).
 Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded); "chart
 refresh" = the median time between two updates of the first chart's curve seen in the browser; "browser"
-and "server" = the cores used by chromium's processes and by the web server's own process (training
-children apart) from the first row to the end of an app run (Linux /proc). Ratios
-app/CLI are taken within each round (same load) and reported as medians over the rounds, besides the
+and "server" = the cores used by the benchmark's own chromium (its profile folder; other browsers on the
+machine are not counted) and by the web server's own process (training children apart) from the first row
+to the end of an app run (Linux /proc). Ratios app/CLI are taken within each round (same load) and reported as medians over the rounds, besides the
 median rates. Before the rounds the app's first page is loaded (which starts the warm spare and the UMAP
 JIT warm-up), and after each app run the script waits until the server is quiet (UMAP film back-filled, the
 warm spare process started), so that no condition pays for the server's start or for the one before. The
@@ -194,13 +194,19 @@ def _cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+#: the benchmark's own chromium profile folder: every process of its browser names it on its command line
+PROFILE = tempfile.mkdtemp(prefix="embedlab-bench-chromium-")
+
+
 def browser_cpu_seconds() -> float:
-    """CPU seconds used so far by chromium's processes (renderers, GPU/compositing, browser)."""
+    """CPU seconds used so far by the benchmark's own chromium processes (renderers, GPU/compositing,
+    browser; found by their profile folder: other browsers on a shared machine are not counted)."""
     total = 0.0
+    marker = PROFILE.encode()
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             with contextlib.suppress(OSError):
-                if b"chromium" in (proc / "cmdline").read_bytes():
+                if marker in (proc / "cmdline").read_bytes():
                     total += _cpu_seconds(int(proc.name))
     return total
 
@@ -359,8 +365,14 @@ def main() -> None:
     order_rng = random.Random(args.seed)
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            browser = pw.chromium.launch_persistent_context(
+                PROFILE,
+                executable_path="/usr/bin/chromium",
+                args=ARGS,
+                headless=True,
+                viewport={"width": 1500, "height": 1000},
+            )
+            page = browser.new_page()
             if not args.no_demo:
                 demo = demo_click(page, url, runs)
                 print(
