@@ -17,15 +17,15 @@ One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chro
      app's own overhead, apart from its choice of threads;
    - ``charts``: the app with live charts (refreshed every second), no snapshots;
    - ``umap``: the same with a UMAP frame every ``--umap-every`` steps (the page's default, 10).
-Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded); "chart
-refresh" = the median time between two updates of the first chart's curve seen in the browser; "browser"
-and "server" = the cores used by the benchmark's own chromium (its profile folder; other browsers on the
-machine are not counted) and by the web server's own process (training children apart) from the first row
-to the end of an app run (Linux /proc). Ratios app/CLI are taken within each round (same load) and
-reported as medians over the rounds, besides the median rates. Before the rounds the app's first page is loaded (which starts the warm spare and the UMAP
-JIT warm-up), and after each app run the script waits until the server is quiet (UMAP film back-filled, the
-warm spare process started), so that no condition pays for the server's start or for the one before. The
-machine is shared: read the spread, not only the median.
+Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded); "chart refresh"
+= the median time between two updates of the first chart's curve seen in the browser; "browser" and "server" =
+the cores used by the benchmark's own chromium (its profile folder; other browsers on the machine are not
+counted) and by the web server's own process (training children apart) from the first row to the end of an app
+run (Linux /proc). Ratios app/CLI are taken within each round (same load) and reported as medians over the
+rounds, besides the median rates. Before the rounds the app's first page is loaded (which starts the warm
+spare and the UMAP JIT warm-up), and after each app run the script waits until the server is quiet (UMAP film
+back-filled, the warm spare process started), so that no condition pays for the server's start or for the one
+before. The machine is shared: read the spread, not only the median.
 """
 
 from __future__ import annotations
