@@ -13,19 +13,19 @@ One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chro
    (rt-polarity, a stratified subset, metrics every step):
    - ``cli``: ``python -m engine probe ...`` (torch's default threads);
    - ``cli_same``: the same with ``--threads N``, N = the threads the app gives its training child
-     (:func:`engine.jobs.default_child_threads` of the probe; skipped where that is torch's default): the app's own
-     overhead, apart from its choice of threads;
+     (:func:`engine.jobs.default_child_threads` of the probe; skipped where that is torch's default): the
+     app's own overhead, apart from its choice of threads;
    - ``charts``: the app with live charts (refreshed every second), no snapshots;
    - ``umap``: the same with a UMAP frame every ``--umap-every`` steps (the page's default, 10).
-Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded); "chart
-refresh" = the median time between two updates of the first chart's curve seen in the browser; "browser"
-and "server" = the cores used by chromium's processes and by the web server's own process (training
-children apart) from the first row to the end of an app run (Linux /proc). Ratios
-app/CLI are taken within each round (same load) and reported as medians over the rounds, besides the
-median rates. Before the rounds the app's first page is loaded (which starts the warm spare and the UMAP
-JIT warm-up), and after each app run the script waits until the server is quiet (UMAP film back-filled, the
-warm spare process started), so that no condition pays for the server's start or for the one before. The machine is shared: read
-the spread, not only the median.
+Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded); "chart refresh"
+= the median time between two updates of the first chart's curve seen in the browser; "browser" and "server" =
+the cores used by the benchmark's own chromium (its profile folder; other browsers on the machine are not
+counted) and by the web server's own process (training children apart) from the first row to the end of an app
+run (Linux /proc). Ratios app/CLI are taken within each round (same load) and reported as medians over the
+rounds, besides the median rates. Before the rounds the app's first page is loaded (which starts the warm
+spare and the UMAP JIT warm-up), and after each app run the script waits until the server is quiet (UMAP film
+back-filled, the warm spare process started), so that no condition pays for the server's start or for the one
+before. The machine is shared: read the spread, not only the median.
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ CHART_CURVE = _probe_js().CHART_CURVE  # [points, last x] of the named run's cur
 # the times are read once, at the end.
 RECORD_CHANGES = (
     "(name) => { const curve = " + CHART_CURVE + "; let last = null; window.benchChanges = [];"
-    " clearInterval(window.benchRecorder); window.benchRecorder = setInterval(() => { const x = curve(name)[1];"
+    " clearInterval(window.benchRecorder);"
+    " window.benchRecorder = setInterval(() => { const x = curve(name)[1];"
     " if (x !== last) { last = x; window.benchChanges.push(performance.now()); } }, 200); }"
 )
 
@@ -156,7 +157,8 @@ def start_server(env: dict) -> tuple[subprocess.Popen, str]:
 
 
 def children_quiet(server: subprocess.Popen, runs: Path, settle: float = 4.0, limit: float = 180.0) -> None:
-    """Wait until, for ``settle`` s, no UMAP frame appeared and the server and its children used < 0.1 core."""
+    """Wait until, for ``settle`` s, no UMAP frame appeared and the server and its children used < 0.1
+    core."""
     deadline = time.monotonic() + limit
     since = time.monotonic()
     frames, cpu = -1, _tree_cpu_seconds(server.pid)
@@ -192,13 +194,19 @@ def _cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+#: the benchmark's own chromium profile folder: every process of its browser names it on its command line
+PROFILE = tempfile.mkdtemp(prefix="embedlab-bench-chromium-")
+
+
 def browser_cpu_seconds() -> float:
-    """CPU seconds used so far by chromium's processes (renderers, GPU/compositing, browser)."""
+    """CPU seconds used so far by the benchmark's own chromium processes (renderers, GPU/compositing,
+    browser; found by their profile folder: other browsers on a shared machine are not counted)."""
     total = 0.0
+    marker = PROFILE.encode()
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             with contextlib.suppress(OSError):
-                if b"chromium" in (proc / "cmdline").read_bytes():
+                if marker in (proc / "cmdline").read_bytes():
                     total += _cpu_seconds(int(proc.name))
     return total
 
@@ -351,22 +359,31 @@ def main() -> None:
     if threads:
         results["cli_same"] = []
         print(
-            f"the app's training child uses {threads} torch thread(s) (cli_same: the CLI with --threads {threads})"
+            f"the app's training child uses {threads} torch thread(s) "
+            f"(cli_same: the CLI with --threads {threads})"
         )
     order_rng = random.Random(args.seed)
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            browser = pw.chromium.launch_persistent_context(
+                PROFILE,
+                executable_path="/usr/bin/chromium",
+                args=ARGS,
+                headless=True,
+                viewport={"width": 1500, "height": 1000},
+            )
+            page = browser.new_page()
             if not args.no_demo:
                 demo = demo_click(page, url, runs)
                 print(
-                    f"new user, demo click on a fresh server: first chart points {fmt(demo['first_points'])}, "
+                    "new user, demo click on a fresh server: first chart points "
+                    f"{fmt(demo['first_points'])}, "
                     f"first row {fmt(demo['first_row'])}, first UMAP frame {fmt(demo['first_frame'])}",
                     flush=True,
                 )
                 children_quiet(proc, runs)
-            else:  # the first page load starts the registry, its warm spare and the UMAP JIT warm-up: not in round 1
+            else:  # the first page load starts the registry, its warm spare and the UMAP JIT warm-up:
+                # not in round 1
                 page.goto(url)
                 page.get_by_role("button", name="▶ Start the demo").wait_for(timeout=120_000)
             cli_run(env, args, cache / "warm-cli")  # fills the embedding cache of rt-polarity
@@ -386,7 +403,8 @@ def main() -> None:
                     results[condition].append(result)
                     print(
                         f"round {trial + 1} {condition:>8}: {result['rate']:.2f} steps/s, first row "
-                        f"{fmt(result.get('first_row'))}, first chart points {fmt(result.get('first_points'))}, "
+                        f"{fmt(result.get('first_row'))}, first chart points "
+                        f"{fmt(result.get('first_points'))}, "
                         f"first UMAP frame {fmt(result.get('first_frame'))}, chart refresh every "
                         f"{fmt(result.get('refresh'))}{usage(result)} (load {os.getloadavg()[0]:.1f})",
                         flush=True,

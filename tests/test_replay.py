@@ -2,7 +2,8 @@
 
 The lesson is parsed back here: its embedded JSON decodes to the metrics of ``metrics.csv`` and to the frames
 on disk, its text holds the settings and the lesson's words, it references no network, and user text cannot
-break out of its script element. The run folders are synthetic, written through :class:`engine.runlog.RunWriter`.
+break out of its script element. The run folders are synthetic, written through
+:class:`engine.runlog.RunWriter`.
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ def make_probe_run(
     geometry: bool = False,
 ) -> Path:
     """A finished probe run: metrics every step, points, snapshots every ``snapshot_every`` steps, and (when
-    ``frames``) the app's UMAP frames of those snapshots. ``geometry``: also its class alignment (``alignment``)
-    and uniformity every step, and every 5th step its effective rank and covariance spectrum (8 values)."""
+    ``frames``) the app's UMAP frames of those snapshots. ``geometry``: also its class alignment
+    (``alignment``) and uniformity every step, and every 5th step its effective rank and covariance spectrum
+    (8 values)."""
     rng = np.random.default_rng(seed)
     columns = ("step", "loss", "accuracy", "isoscore", "silhouette", "seconds")
     if geometry:
@@ -92,7 +94,8 @@ def make_probe_run(
 
 
 def make_simcse_run(run_dir: Path, *, steps: int = 40) -> Path:
-    """A finished SimCSE-like run without snapshots: STS every 10 steps, alignment and uniformity every step."""
+    """A finished SimCSE-like run without snapshots: STS every 10 steps, alignment and uniformity every
+    step."""
     columns = (
         "step",
         "loss",
@@ -214,7 +217,8 @@ def test_the_lesson_references_no_network(probe_run: Path, simcse_run: Path) -> 
 def test_user_text_is_escaped_in_html_and_in_the_script(probe_run: Path) -> None:
     page = lesson([probe_run], compute=False)[0].decode("utf-8")
     assert EVIL not in page and "<script>alert(1)" not in page
-    assert page.count("</script>") == 3  # the data, plotly.js and the lesson's script: nothing else ends one
+    # the data, the charts' descriptions, plotly.js and the lesson's script: nothing else ends one
+    assert page.count("</script>") == 4
     payload = embedded(page)
     film = payload["runs"][0]["film"]
     assert (

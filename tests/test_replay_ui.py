@@ -52,7 +52,7 @@ def test_compare_offers_the_lesson_and_the_gif_of_the_shown_runs(fresh_app: Path
     make_simcse_run(fresh_app / "runs" / "cli-simcse", steps=20)
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.run()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("views/compare.py").run()
     assert not at.exception
     picker = at.multiselect(key="all.shown")
     picker.set_value(sorted(picker.options)).run()
@@ -74,7 +74,7 @@ def test_an_experiment_page_offers_the_lesson_of_its_runs(fresh_app: Path, defer
     make_simcse_run(fresh_app / "runs" / "cli-simcse", steps=20)
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.run()
-    at.switch_page("pages/simcse.py").run()
+    at.switch_page("views/simcse.py").run()
     assert not at.exception
     labels = [str(b.label) for b in at.get("download_button")]
     assert "⬇ lesson to take home (HTML)" in labels

@@ -112,7 +112,7 @@ def _environment_reads(source: str) -> list[str]:
 def test_only_the_settings_module_names_environment_variables() -> None:
     files = [
         *REPO.glob("engine/**/*.py"),
-        *REPO.glob("pages/**/*.py"),
+        *REPO.glob("views/**/*.py"),
         *REPO.glob("ui/**/*.py"),
         REPO / "app.py",
     ]

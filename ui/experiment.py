@@ -12,7 +12,7 @@ from engine.errors import ConfigError
 from engine.jobs import Job
 from ui import controls, downloads, fields, lens, live, projector, runs
 
-GLOSSARY = "pages/glossary.py"
+GLOSSARY = "views/glossary.py"
 
 
 def glossary_link() -> None:

@@ -1,18 +1,21 @@
-"""The live feed: while shown runs train, the server writes what the live canvas paints to a small JSON file
-every ``live_seconds``, and the canvas (``ui/live_canvas/painter.js``) fetches that file itself.
+"""The live feed: while shown runs train, the server writes each live view's next chart description to a small
+JSON file every ``live_seconds``, and the live view's component (``ui/web/live.js``) fetches that file itself.
 
-Why not a fragment rerun every second: each rerun makes the browser re-render the whole page (React, its
-styles, the Markdown of every widget label), and on a small machine those cycles are taken from the training
-(measured: ~0.1 of a core, most of what the live view cost the browser). Fetching and painting a file costs
-the browser a fraction of that. The page reruns only when something Streamlit draws must change: each payload
-carries a ``signature`` of that (run states, failed and diverging runs, logged measures, see
-:func:`ui.live.signature`); the canvas compares it with the signature it was drawn with and, when they differ,
-sets its component value, which reruns the chart fragment.
+Why not a fragment rerun every second: each rerun costs the browser a re-render of Streamlit's page and the
+server a script run and the description sent over the websocket (measured on the Isotropy page with a probe
+run training, on 2 shared cores: a one-second live fragment that drew only the live component used ~0.06 core
+more of the browser and ~0.1 core more of the server than this feed). The page reruns only when something
+Streamlit draws must change: each payload carries a ``signature`` of that (run states, failed and diverging
+runs, logged measures, :func:`ui.live_state.signature`); the component compares it with the one it was drawn
+with and, when they differ, sets a trigger value, which reruns the live fragment, which reruns the page.
 
-Files: ``<cache>/live/<server pid>/<token>.json``, one per browser session that shows a live panel, written
-atomically, served read-only by Streamlit's component route (a component declared on that folder and never
-drawn: ``/component/<its name>/<token>.json``). A session's file is removed when it leaves the page, the
-folder when the server exits, and the folders of killed servers when the next one starts feeding.
+Files: ``static/live/<server pid>/<token>.json`` beside ``app.py``, one per browser session that shows a live
+view, written atomically, served read-only by Streamlit's static file serving (``app/static/...``,
+``[server] enableStaticServing``). A session's feed is a lease: the live fragment renews it every
+:data:`RENEW_SECONDS` while the session's page is open; a feed not renewed for :data:`LEASE_SECONDS` (the
+browser tab closed) is dropped with its file. The folder goes when the server exits, and the folders of killed
+servers when the next one starts feeding. This module imports nothing that imports Streamlit: its thread
+builds the payloads with :mod:`ui.live_state`, which does not either.
 """
 
 from __future__ import annotations
@@ -36,16 +39,27 @@ from engine.errors import one_line
 
 log = logging.getLogger(__name__)
 
-#: a payload: ``{"panels": [...], "progress": [...], "signature": str, "live": bool}``
+#: a payload: ``{"description": {...}, "signature": str, "live": bool}``
 Payload = dict[str, Any]
 #: while a payload has no panels yet (a run's set-up), it is rebuilt, and fetched, this often (share of the
-#: period): the first curves then show a quarter second after the first row, not up to two seconds
+#: period): the first curves then show a quarter second after the first row, not up to a whole period
 SETUP_SHARE = 0.25
+#: a feed that its session has not renewed for this long is dropped (its page is closed)
+LEASE_SECONDS = 30.0
+#: how often an open page's live fragment renews its feed (a fragment rerun: see the module's docstring)
+RENEW_SECONDS = 10.0
+#: Streamlit's static folder (served at app/static/), beside app.py
+STATIC = Path(__file__).resolve().parents[1] / "static"
 
 
 def folder() -> Path:
-    """This server's feed folder (one per process: servers that share a cache keep apart)."""
-    return Path(settings.get("cache_dir")) / "live" / str(os.getpid())
+    """This server's feed folder (one per process: servers that share the app folder keep apart)."""
+    return STATIC / "live" / str(os.getpid())
+
+
+def url_of(path: Path) -> str:
+    """The URL of a file of the static folder, relative to the app's pages."""
+    return "app/static/" + path.relative_to(STATIC).as_posix()
 
 
 def plain_json(value: Any) -> Any:
@@ -59,13 +73,20 @@ def plain_json(value: Any) -> Any:
     return value
 
 
+def panels_of(payload: Payload) -> bool:
+    """Whether a payload has something drawn (else: a run's set-up)."""
+    return bool((payload.get("description") or {}).get("panels"))
+
+
 @dataclass
 class Follow:
-    """One session's feed: its file's token, how to build its payload, and what was written last."""
+    """One session's feed: its file's token, how to build its payload, what was written last, and until when
+    its lease runs."""
 
     token: str
     build: Callable[[], Payload]
     seconds: float
+    expires: float
     written: bytes = b""
     due: float = 0.0
     done: bool = False  # the runs stopped changing: the last payload is written, nothing more to build
@@ -75,20 +96,30 @@ class Feeder:
     """Builds and writes the payloads of the sessions it follows into ``root`` (:meth:`tick`, from the one
     feed thread of the server)."""
 
-    def __init__(self, root: Path, alive: Callable[[str], bool] = lambda session: True) -> None:
+    def __init__(self, root: Path, lease: float = LEASE_SECONDS) -> None:
         self.root = root
-        self.alive = alive
+        self.lease = lease
         self._follows: dict[str, Follow] = {}
         self._lock = threading.Lock()
 
-    def follow(self, session: str, build: Callable[[], Payload], payload: Payload, seconds: float) -> str:
-        """Follow ``session`` with ``build`` from now on (replacing what it followed); ``payload``: its payload
-        now, written at once. Returns the token of its file."""
+    def follow(
+        self,
+        session: str,
+        build: Callable[[], Payload],
+        payload: Payload,
+        seconds: float,
+        now: float | None = None,
+    ) -> str:
+        """Follow ``session`` with ``build`` from now on (replacing what it followed, renewing its lease);
+        ``payload``: its payload now, written at once. Returns the token of its file."""
+        now = time.monotonic() if now is None else now
         with self._lock:
             old = self._follows.get(session)
             token = old.token if old is not None else secrets.token_urlsafe(12)
-            first = seconds * (1 if payload.get("panels") else SETUP_SHARE)
-            follow = self._follows[session] = Follow(token, build, seconds, due=time.monotonic() + first)
+            first = seconds * (1 if panels_of(payload) else SETUP_SHARE)
+            follow = self._follows[session] = Follow(
+                token, build, seconds, expires=now + self.lease, due=now + first
+            )
             self._write(follow, payload)
         return token
 
@@ -109,7 +140,7 @@ class Feeder:
         with self._lock:
             follows = list(self._follows.items())
         for session, follow in follows:
-            if not self.alive(session):
+            if now > follow.expires:  # not renewed: its page is closed
                 self.forget(session)
                 continue
             if follow.done or now < follow.due:
@@ -125,7 +156,7 @@ class Feeder:
                     continue
                 self._write(follow, payload)
             follow.done = not payload.get("live", False)
-            if not payload.get("panels"):  # set-up: the first curves are painted within a quarter period
+            if not panels_of(payload):  # set-up: the first curves are drawn within a quarter period
                 follow.due = now + follow.seconds * SETUP_SHARE
 
     def _write(self, follow: Follow, payload: Payload) -> None:
@@ -178,17 +209,8 @@ def sweep(live_root: Path) -> None:
             continue
 
 
-def _session_alive(session: str) -> bool:
-    from streamlit.runtime import Runtime
-
-    return not Runtime.exists() or Runtime.instance().is_active_session(session)
-
-
-def _feeder() -> tuple[Feeder, str]:
-    """This process's feeder for the current cache folder, and the name of the component that serves its
-    files (declared on that folder; the component route only serves declared components' folders)."""
-    import streamlit.components.v1 as components
-
+def _feeder() -> Feeder:
+    """This process's feeder (its thread started on first use)."""
     global _thread
     root = folder()
     with _feeders_lock:
@@ -196,45 +218,32 @@ def _feeder() -> tuple[Feeder, str]:
         if feeder is None:
             sweep(root.parent)
             root.mkdir(parents=True, exist_ok=True)
-            feeder = _feeders[root] = Feeder(root, _session_alive)
+            feeder = _feeders[root] = Feeder(root)
             atexit.register(shutil.rmtree, root, ignore_errors=True)
-        served = components.declare_component("embedlab_live_feed", path=str(root))
         if _thread is None:
             _thread = threading.Thread(target=_tick_all, name="embedlab-live-feed", daemon=True)
             _thread.start()
-    return feeder, served.name
+    return feeder
 
 
-def _session() -> str | None:
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    return ctx.session_id if ctx is not None else None
-
-
-def follow(build: Callable[[], Payload], payload: Payload) -> dict[str, Any]:
-    """Feed this session's live canvas with ``build()`` every ``live_seconds`` from now on; ``payload``: what
-    it paints now. Returns the canvas's ``feed`` argument (where to fetch, how often, the signature drawn)."""
-    session = _session()
+def follow(session: str, build: Callable[[], Payload], payload: Payload) -> dict[str, Any]:
+    """Feed ``session``'s live view with ``build()`` every ``live_seconds`` from now on (for
+    :data:`LEASE_SECONDS` unless renewed); ``payload``: what it draws now. Returns the component's ``feed``
+    argument (where to fetch, how often, the signature drawn)."""
     seconds = float(settings.get("live_seconds"))
-    if session is None:
-        return {}
-    feeder, component = _feeder()
+    feeder = _feeder()
     token = feeder.follow(session, build, payload, seconds)
     return {
-        "component": component,
-        "token": token,
+        "url": url_of(feeder.root / f"{token}.json"),
         "seconds": seconds,
         "setupShare": SETUP_SHARE,
         "signature": payload["signature"],
     }
 
 
-def forget() -> None:
-    """Stop feeding this session (a page run starts: its live panel, if it has one, follows again)."""
-    session = _session()
-    root = folder()
+def forget(session: str) -> None:
+    """Stop feeding ``session`` (its page shows no live view any more)."""
     with _feeders_lock:
-        feeder = _feeders.get(root)
-    if session is not None and feeder is not None:
+        feeder = _feeders.get(folder())
+    if feeder is not None:
         feeder.forget(session)

@@ -1,22 +1,26 @@
 """The chart panel of the shown runs: curves (left) and projection (right), live while a run goes.
 
-While a run trains, the curves and the newest projection frame are painted on the live canvas
-(:mod:`ui.painter`) from the same Plotly figures the finished view shows: redrawing Plotly elements every
-second would take the browser's CPU from the training on a small machine. The curves' canvas fetches its
-next panels from the live feed (:mod:`ui.feed`, built by :mod:`ui.live_state`) instead of a page rerun every
-second. Finished runs are drawn with Plotly (zoom, export, full hover).
+While a run trains, the curves and the newest projection frame are drawn by the live view
+(:mod:`ui.live_view`: one component, Plotly.js) from a chart description (:mod:`engine.charts.description`)
+of the same figures the finished view shows. The component fetches the next description every
+``live_seconds`` from the live feed (:mod:`ui.feed`, built by :mod:`ui.live_state`); the page reruns only
+when what it draws around the charts changes (a run's state, a diverging loss, a measure logged for the
+first time: :func:`ui.live_state.signature`). Finished runs are drawn with Streamlit's Plotly chart (zoom,
+export, full hover).
 
 The user picks the measures drawn (the curves and the covariance spectrum) and the relation figure's two
 measures (:mod:`ui.lens`); the spectrum and the relation figures are drawn full width under the curves, live
 too. Every figure names the data its measures come from (a SimCSE run's evaluation pairs, a probe's data set:
-:func:`ui.live_state.where`). Under the charts' options: a warning for a run whose loss diverges, and, where a run has
-fewer items (or a smaller geometry sample) than dimensions, why its IsoScore is capped and its IsoScore* on demand. In projector mode
-(:mod:`ui.projector`) the panel is one chosen curve beside the film, both at full width, in large type.
+:func:`ui.live_state.where`). Under the charts' options: a warning for a run whose loss diverges, and,
+where a run has fewer items (or a smaller geometry sample) than dimensions, why its IsoScore is capped and its
+IsoScore* on demand. In projector mode (:mod:`ui.projector`) the panel is one chosen curve beside the film,
+both at full width, in large type.
 """
 
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -26,8 +30,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import charts, runlog, settings
+from engine.charts import description
 from engine.jobs import Job
-from ui import feed, lens, live_state, painter, projector
+from ui import feed, lens, live_state, live_view, projector
 from ui.controls import KEEP, encoder_dims
 from ui.runs import changing, failed_lines, registry, run_label
 from ui.text import plain
@@ -57,7 +62,7 @@ def chart_options(key: str) -> dict[str, Any]:
 
 
 def spectrum_share(key: str, chosen: list[str]) -> bool:
-    """Whether the spectrum is drawn as shares of the variance (a toggle, shown when the spectrum is drawn)."""
+    """Whether the spectrum is drawn as shares of the variance (a toggle, shown when the spectrum is)."""
     if projector.on() or lens.SPECTRUM not in chosen:
         return bool(st.session_state.get(f"{key}.share", False))
     return st.toggle(
@@ -87,7 +92,8 @@ def draw_metric_grid(
     for start in range(0, len(present), 2):
         cols = st.columns(2)
         for col, metric in zip(cols, present[start : start + 2], strict=False):
-            fig = charts.metric_figure(runs, metric, measured_on=on(metric), **options)
+            found = charts.metric_json(runs, metric, measured_on=on(metric), **options)
+            fig = description.figure(description.panel(found, metric))  # the live view's panel, as plotly.py
             col.plotly_chart(fig, key=f"{key}.{metric}", config=PLOTLY)
 
 
@@ -120,15 +126,17 @@ def nothing_to_draw(jobs: list[Job]) -> bool:
 def live_projection_panel(
     job: Job, frame: str, coords: Any, points: pd.DataFrame, title: str, key: str
 ) -> dict:
-    """The painter's panel of a running job's newest frame, built once per frame and kept in the session: the
-    projection's poll mostly finds the same frame, and its figure (thousands of points with their sentences)
-    need not be rebuilt for it."""
-    version = f"{job.id}-{frame}-{int(projector.on())}"  # the painter also draws a panel only when it changes
+    """The live view's panel of a running job's newest frame, built once per frame and kept in the session (as
+    JSON): the projection's poll mostly finds the same frame, and its figure (thousands of points with their
+    sentences) need not be rebuilt for it."""
+    version = (
+        f"{job.id}-{frame}-{int(projector.on())}"  # the renderer also draws a panel only when it changes
+    )
     slot = f"{key}.projlive.panel"
     panel = st.session_state.get(slot)
     if panel is None or panel["version"] != version:
         figure = charts.projection_figure(coords, points, title=title, style=projector.style())
-        panel = {**painter.paint_spec(figure, "projection", wide=True), "version": version}
+        panel = description.plain(description.panel(figure, "projection", wide=True, version=version))
         st.session_state[slot] = panel
     return panel
 
@@ -158,9 +166,9 @@ def draw_projection(job: Job | None, key: str) -> None:
         title = f"{'UMAP' if method == 'umap' else 'PCA (UMAP soon)'} · step {step}"
         if projecting and not job.active:
             title += f" · film: {len(frames)} frames"
-        if job.active:  # painted on the live canvas, once per frame: no WebGL redraw while training
+        if job.active:  # the live view draws a frame once: no WebGL redraw while training
             panel = live_projection_panel(job, f"{method}-{step}", coords, points, title, key)
-            painter.paint([panel], f"{key}.projlive")
+            live_view.show(description.description([panel]), f"{key}.projlive", single=True)
         else:
             draw_figure(charts.projection_figure(coords, points, title=title, style=style), f"{key}.proj")
     else:
@@ -262,7 +270,7 @@ def live_panel(
     drawn: list[str] | None = None,
     pair: tuple[str, str] | None = None,
 ) -> list[Job]:
-    """Charts (left, refreshed every ``live_seconds`` while a shown run is going, painted on the live canvas)
+    """Charts (left, refreshed every ``live_seconds`` while a shown run is going, drawn by the live view)
     and projection (right, every ``projection_seconds``: a redraw of thousands of WebGL points costs the
     browser more than all the curves). The measure picker chooses which of ``metrics`` (and the covariance
     spectrum) are drawn (``drawn``: its first choice, default all); ``pair``: the relation figure's first
@@ -276,7 +284,8 @@ def live_panel(
         failed_lines(jobs)
         if not any(job.state == "failed" for job in jobs):
             st.info(
-                f"{', '.join(run_label(job) for job in jobs)}: cancelled before its first step; nothing to show."
+                f"{', '.join(run_label(job) for job in jobs)}: cancelled before its first step; "
+                "nothing to show."
             )
         return []
     options = chart_options(key)
@@ -315,7 +324,7 @@ def live_panel(
     )
     left, right = st.columns([1, 1] if projector.on() else [3, 2])
 
-    @st.fragment  # no timer: while a run goes, the canvas fetches its feed, and reruns this only when asked
+    @st.fragment
     def curves() -> None:
         reg = registry()
         look = live_state.look_at(reg, choices)
@@ -335,13 +344,7 @@ def live_panel(
         elif not look.present(choices) and found.spectrum is None:
             st.info("No measure picked: choose some under “Measures drawn”.")
         if live:
-            now = live_state.payload_of(look, choices, found)
-            painter.paint(
-                now["panels"],
-                f"{key}.live",
-                look.bars,
-                feed.follow(lambda: live_state.payload(reg, choices), now),
-            )
+            live_charts(choices, (look, found), key)
         elif look.logged:
             draw_finished(look, choices, found, key)
 
@@ -358,6 +361,36 @@ def live_panel(
     with right:
         projection()
     return jobs if live else []
+
+
+def session_token() -> str:
+    """This browser session's name for the live feed (kept in its session state)."""
+    return st.session_state.setdefault("live.session", secrets.token_urlsafe(12))
+
+
+def live_charts(
+    choices: live_state.Choices, first: tuple[live_state.Look, live_state.Figures], key: str
+) -> None:
+    """The live view of running runs: a fragment that draws only the live component, which then fetches its
+    next descriptions from the live feed (:mod:`ui.feed`) itself; the fragment reruns every
+    :data:`ui.feed.RENEW_SECONDS` to renew the feed (and when the component finds the page's signature
+    changed, :func:`ui.live_state.signature`: then the whole page reruns). ``first``: the look and figures the
+    page run has just made (drawn at once, not built twice)."""
+    drawn = live_state.signature(first[0], choices, first[1])
+    pending = [first]  # a fragment reruns with its first arguments: the page run's look is used once
+    session = session_token()
+
+    @st.fragment(run_every=feed.RENEW_SECONDS)
+    def charts_now() -> None:
+        reg = registry()
+        look, found = pending.pop() if pending else live_state.now(reg, choices)
+        now = live_state.payload_of(look, choices, found)
+        if now["signature"] != drawn:
+            st.rerun(scope="app")
+        fed = feed.follow(session, lambda: live_state.payload(reg, choices), now)
+        live_view.show(now["description"], f"{key}.live", fed=fed)
+
+    charts_now()
 
 
 # --------------------------------------------------------------------------------------- projector

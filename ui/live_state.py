@@ -1,8 +1,9 @@
-"""The chart panel at one moment, without Streamlit: what the shown runs logged, the figures and canvas panels
-made of it, and the signature of what Streamlit itself draws around them.
+"""The chart panel at one moment: what the shown runs logged, the figures and the chart description
+(:mod:`engine.charts.description`) made of it, and the signature of what Streamlit itself draws around them.
 
 The page's chart fragment builds it to draw; while a run trains, the live feed's thread (:mod:`ui.feed`)
-builds it again every second from the same :class:`Choices`, so the canvas shows what a rerun would.
+builds it again every ``live_seconds`` from the same :class:`Choices`. No Streamlit here (nor in what this
+module imports): the feed's thread runs it outside any script run.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from typing import Any
 import pandas as pd
 
 from engine import charts, settings
+from engine.charts import description
 from engine.jobs import Job, JobRegistry
-from ui import lens, painter
-from ui.runs import changing, progress_text, run_label
+from ui import lens_figures as lens
+from ui.run_facts import changing, progress_text, run_label
 
 #: makes the extra figures of the shown runs: ``extras(runs, where=..., style=...)``
 Extras = Callable[..., list[Any]]
@@ -118,7 +120,7 @@ def look_at(reg: JobRegistry, choices: Choices) -> Look:
 
 
 def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
-    """The spectrum and relation figures: plain Plotly JSON for the live canvas (outside projector mode),
+    """The spectrum and relation figures: plain Plotly JSON for the live view (outside projector mode),
     else Plotly figures in the session's style."""
     style = charts.PROJECTOR if choices.projector else None
     as_json = live and not choices.projector
@@ -156,16 +158,16 @@ def chosen_figure(look: Look, choices: Choices, found: Figures, *, live: bool) -
     )
 
 
-def canvas_panels(look: Look, choices: Choices, found: Figures) -> list[dict]:
-    """The live canvas's panels: the picked curves (two per row) and the extra figures (full width), or in
+def panels(look: Look, choices: Choices, found: Figures) -> list[description.Panel]:
+    """The live view's panels: the picked curves (two per row) and the extra figures (full width), or in
     projector mode the chosen curve alone."""
     if not look.logged:
         return []
     if choices.projector:
-        return [painter.paint_spec(found.chosen, "chosen", wide=True)] if found.chosen is not None else []
+        return [description.panel(found.chosen, "chosen", wide=True)] if found.chosen is not None else []
     points = settings.get("live_points")
-    panels = [
-        painter.paint_spec(
+    curves = [
+        description.panel(
             charts.metric_json(
                 look.runs, metric, max_points=points, measured_on=look.on(metric), **choices.options
             ),
@@ -173,13 +175,14 @@ def canvas_panels(look: Look, choices: Choices, found: Figures) -> list[dict]:
         )  # plain JSON: no Plotly objects
         for metric in look.present(choices)
     ]
-    return panels + [painter.paint_spec(fig, f"extra{i}", wide=True) for i, fig in enumerate(found.all())]
+    return curves + [description.panel(fig, f"extra{i}", wide=True) for i, fig in enumerate(found.all())]
 
 
 def signature(look: Look, choices: Choices, found: Figures) -> str:
-    """What Streamlit draws around the canvas depends on, as one string: whether any run still changes, each
-    run's state, the diverging runs, the measures logged, the damaged spectrum files, and whether anything is
-    drawn at all. The canvas asks for a rerun when the feed's signature differs from the one it was drawn with."""
+    """What Streamlit draws around the live view depends on, as one string: whether any run still changes,
+    each run's state, the diverging runs, the measures logged, the damaged spectrum files, and whether
+    anything is drawn at all. The live view asks for a rerun when the feed's signature differs from the one
+    it was drawn with."""
     diverging = [job.id for job in look.jobs if charts.divergence(look.runs[run_label(job)]) is not None]
     drawn = bool(look.present(choices)) or found.spectrum is not None
     return json.dumps(
@@ -194,17 +197,29 @@ def signature(look: Look, choices: Choices, found: Figures) -> str:
     )
 
 
+def description_of(look: Look, choices: Choices, found: Figures) -> description.Description:
+    """The live view's chart description now: the panels and the running runs' progress."""
+    return description.description(panels(look, choices, found), progress=look.bars)
+
+
 def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
-    """The live canvas's content now (:data:`ui.feed.Payload`)."""
+    """The live feed's payload now (:data:`ui.feed.Payload`): the description as JSON, the signature, and
+    whether the runs still change."""
     return {
-        "panels": canvas_panels(look, choices, found),
-        "progress": painter.bars(look.bars),
+        "description": description.plain(description_of(look, choices, found)),
         "signature": signature(look, choices, found),
         "live": look.changing,
     }
 
 
 def payload(reg: JobRegistry, choices: Choices) -> dict[str, Any]:
-    """Look at the shown runs again and make the canvas's content: what the live feed writes every second."""
+    """Look at the shown runs again and make the live view's payload: what the live feed writes every
+    second."""
+    look, found = now(reg, choices)
+    return payload_of(look, choices, found)
+
+
+def now(reg: JobRegistry, choices: Choices) -> tuple[Look, Figures]:
+    """Look at the shown runs again, with their live figures."""
     look = look_at(reg, choices)
-    return payload_of(look, choices, figures(look, choices, live=True))
+    return look, figures(look, choices, live=True)

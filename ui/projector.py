@@ -3,7 +3,7 @@
 On: the sidebar (every setting) and Streamlit's header and toolbar are hidden by injected CSS, the text is
 larger, and the experiment pages show the film beside one chosen curve at full width
 (:func:`ui.live.live_panel`), drawn with :data:`engine.charts.PROJECTOR` (chart text of at least 18 px,
-thicker lines; the live canvas takes its text sizes from the figures). A button at the top of every page
+thicker lines; the live view draws the figures as they are). A button at the top of every page
 turns it off again, since the switch itself is hidden with the sidebar.
 """
 

@@ -1,4 +1,4 @@
-"""The runs behind the pages: the server's job registry, the error guard, run labels, the run picker, Start."""
+"""The runs behind the pages: the server's job registry, the error guard, run labels, run picker, Start."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ import streamlit as st
 from engine import paths, priority, runlog
 from engine.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
+from ui import run_facts
+from ui.run_facts import format_seconds as format_seconds
+from ui.run_facts import progress_text as progress_text
+from ui.run_facts import run_label as run_label
 from ui.text import message, plain
 
 log = logging.getLogger("embedlab.ui")
@@ -51,11 +55,6 @@ def guard(what: str = "") -> Iterator[None]:
         st.error(message(what, one_line(err)), icon="⚠️")
 
 
-def run_label(job: Job) -> str:
-    """Short, unique display name: ``name·abcd`` (the run folder's random suffix)."""
-    return f"{job.name}·{job.id[-4:]}"
-
-
 def option_label(reg: JobRegistry) -> Callable[[str], str]:
     def fmt(job_id: str) -> str:
         job = reg.get(job_id)
@@ -66,9 +65,9 @@ def option_label(reg: JobRegistry) -> Callable[[str], str]:
 
 @st.cache_resource(show_spinner=False)
 def yield_to_training() -> int:
-    """Once per server, at the first Start: the server's event loop, and the script threads it starts from then
-    on, take a lower CPU priority than the runs' children (:mod:`engine.priority`). Not before: at start-up the
-    pages must not wait behind umap-learn's JIT warm-up and the warm spare child."""
+    """Once per server, at the first Start: the server's event loop, and the script threads it starts from
+    then on, take a lower CPU priority than the runs' children (:mod:`engine.priority`). Not before: at
+    start-up the pages must not wait behind umap-learn's JIT warm-up and the warm spare child."""
     try:
         return priority.yield_to_training([threading.main_thread().native_id, None])
     except EmbedlabError as err:
@@ -130,31 +129,9 @@ def metrics_by_run(jobs: list[Job]) -> dict[str, pd.DataFrame]:
 
 
 def changing(job: Job, reg: JobRegistry | None = None) -> bool:
-    """Whether a run's charts or frames still change: it is queued or running, or UMAP frames are to come.
-    ``reg``: the job registry (default: this server's, :func:`registry`; the live feed's thread passes it)."""
-    return job.active or (reg or registry()).projecting(job)
-
-
-def progress_text(job: Job) -> tuple[float, str]:
-    fraction, phase = job.progress()
-    parts = [f"{run_label(job)} — {phase}" if job.state != "queued" else f"{run_label(job)} — queued"]
-    rate, eta = job.steps_per_second(), job.eta_seconds()
-    if rate:
-        parts.append(f"{rate:.1f} steps/s")
-    if eta is not None:
-        parts.append(f"{format_seconds(eta)} left")
-    return fraction, " · ".join(parts)
-
-
-def format_seconds(seconds: float) -> str:
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {seconds:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
+    """Whether a run's charts or frames still change (:func:`ui.run_facts.changing`); ``reg``: the job
+    registry (default: this server's, :func:`registry`)."""
+    return run_facts.changing(job, reg or registry())
 
 
 FIX_HINT = "Change the setting it names, then press ▶ Start again."
@@ -178,8 +155,8 @@ def failed_lines(jobs: list[Job]) -> None:
 
 
 def deletable(job: Job) -> bool:
-    """Whether the run's folder may be deleted: it is not queued or running (in this server or, by its writer's
-    lock, in another process) and it lies directly inside ``cache/runs``."""
+    """Whether the run's folder may be deleted: it is not queued or running (in this server or, by its
+    writer's lock, in another process) and it lies directly inside ``cache/runs``."""
     if job.active or job is registry().current:
         return False
     folder = job.run_dir.resolve()

@@ -20,8 +20,8 @@ long series downsampled before they are sent to the browser.
 - :class:`ChartStyle` / :data:`PROJECTOR` — larger text, lines and markers for a projector (``style=``).
 - :func:`divergence` — whether a run's loss diverges (NaN/inf, or 10 times its start).
 
-Only Plotly figures: the app's live canvas paints running curves from these very figures (its painter's
-schema lives beside the painter, in ``ui/painter.py``).
+Only Plotly figures: the app's live view and the replay draw them with Plotly.js as chart descriptions
+(:mod:`~engine.charts.description`: a figure's JSON in a panel, drawn by ``engine/web/charts.js``).
 
 Modules: :mod:`~engine.charts.figures` (curves, relations, style), :mod:`~engine.charts.projection`
 (frames and films), :mod:`~engine.charts.geometry` (spectrum, any-pair relation),

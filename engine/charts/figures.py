@@ -118,9 +118,8 @@ def metric_json(
     """:func:`metric_figure`'s figure, unstyled, as plain Plotly JSON (``{"data": [...], "layout": {...}}``,
     NumPy arrays for the series). ``measured_on`` names the data the metric was measured on (in the title,
     e.g. "on the built-in demo pairs"); ``log_y`` None: the measure's scale in the registry; a log y axis
-    gets tick labels that read as numbers (:func:`log_ticks`). The live canvas paints it every second
-    (``ui.painter.paint_spec``), where making and validating the Plotly objects took most of the figure's
-    time."""
+    gets tick labels that read as numbers (:func:`log_ticks`). The live view draws it every second (a chart
+    description's panel), where making and validating the Plotly objects took most of the figure's time."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
         steps, values = _xy(frame, metric, x)

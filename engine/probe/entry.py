@@ -46,7 +46,7 @@ LESSON = Lesson(
 )
 
 SECTION = Section(
-    page="pages/isotropy.py",
+    page="views/isotropy.py",
     # engine.probe.measure.COLUMNS as charted; effective rank, I(W), uniformity and the spectrum every few
     # logged steps
     metrics=(

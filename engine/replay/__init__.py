@@ -8,8 +8,9 @@ data and encoder, and the lesson's texts (:mod:`engine.lessons`).
 
 Modules: :mod:`~engine.replay.source` (a run folder read and checked), :mod:`~engine.replay.frames` (the film:
 the app's frames, the missing ones made from snapshots), :mod:`~engine.replay.payload` (the page's data as
-JSON, numbers as base64 typed arrays), :mod:`~engine.replay.page` (the HTML), :mod:`~engine.replay.script` (its
-JavaScript and CSS), :mod:`~engine.replay.gif` (the GIF), :mod:`~engine.replay.cli` (the subcommand).
+JSON, numbers as base64 typed arrays), :mod:`~engine.replay.page` (the HTML, with its
+script and styles from ``engine/web/``), :mod:`~engine.replay.panels` (its charts as chart descriptions),
+:mod:`~engine.replay.gif` (the GIF), :mod:`~engine.replay.cli` (the subcommand).
 """
 
 from __future__ import annotations
@@ -55,9 +56,9 @@ def lesson(
 ) -> tuple[bytes, list[RunData], list[FilmFrames | None]]:
     """The lesson of ``run_dirs`` as HTML bytes, with the runs and films it was made of.
 
-    ``names``: the runs' names in the lesson (default: their folders'); ``compute`` (one for all, or one per run):
-    make a film's missing frames from the snapshots, else show the frames made so far; ``save``: write the frames
-    made into the run folders, for the app."""
+    ``names``: the runs' names in the lesson (default: their folders'); ``compute`` (one for all, or one per
+    run): make a film's missing frames from the snapshots, else show the frames made so far; ``save``: write
+    the frames made into the run folders, for the app."""
     from engine.replay.frames import film
     from engine.replay.page import lesson_html
     from engine.replay.source import load_run

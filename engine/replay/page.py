@@ -1,11 +1,14 @@
 """The lesson as one HTML file: the texts written out (HTML-escaped), the data as JSON, plotly.js inlined.
 
-Sections: the lesson of each experiment shown (:func:`engine.lessons.lesson`: introduction and what to
-watch), the UMAP film with Play/Pause, a step slider and the ``step N`` text, beside it the relation figure,
-then every metric curve with the film's cursor, then each run's data, encoder, start and end values and
-settings. The page loads nothing: plotly.js, the script and the data are inside it, and its
-Content-Security-Policy forbids any request (``default-src 'none'``), so it works from a USB stick with no
-network.
+The page's script and styles are files shipped with the package (``engine/web/``: the one chart renderer
+``charts.js`` and ``charts.css``, shared with the app's live view, and the lesson's own ``replay.js`` and
+``replay.css``), read and inlined here when the page is made.
+
+Sections: the lesson of each experiment shown (:func:`engine.lessons.lesson`: introduction and what to watch),
+the UMAP film with Play/Pause, a step slider and the ``step N`` text, beside it the relation figure, then
+every metric curve with the film's cursor, then each run's data, encoder, start and end values and settings.
+The page loads nothing: plotly.js, the script and the data are inside it, and its Content-Security-Policy
+forbids any request (``default-src 'none'``), so it works from a USB stick with no network.
 """
 
 from __future__ import annotations
@@ -15,13 +18,17 @@ import json
 import math
 import time
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from engine import charts, experiments, lessons
 from engine.replay.frames import FilmFrames
+from engine.replay.panels import lesson_charts
 from engine.replay.payload import payload, relations_of, script_json
-from engine.replay.script import CSS, SCRIPT
 from engine.replay.source import RunData
+
+WEB = Path(__file__).resolve().parents[1] / "web"  # the page's script and styles (package data)
 
 CSP = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
@@ -42,6 +49,21 @@ def plotly_js() -> tuple[str, str]:
     source = get_plotlyjs()
     version = getattr(plotly.offline, "get_plotlyjs_version", lambda: plotly.__version__)()
     return source.replace("</script", "<\\/script"), str(version)
+
+
+@cache
+def web_file(name: str) -> str:
+    """A file of ``engine/web/`` as text, safe inside a ``<script>`` or ``<style>`` element."""
+    return (WEB / name).read_text(encoding="utf-8").replace("</", "<\\/")
+
+
+def script() -> str:
+    """The page's JavaScript: the chart renderer, then the lesson's own script."""
+    return web_file("charts.js") + "\n" + web_file("replay.js")
+
+
+def styles() -> str:
+    return web_file("charts.css") + "\n" + web_file("replay.css")
 
 
 def default_title(runs: Sequence[RunData]) -> str:
@@ -146,7 +168,10 @@ def _lessons(runs: Sequence[RunData]) -> str:
 def _film_section(notes: list[str], has_film: bool) -> str:
     items = "".join(f"<li>{esc(note)}</li>" for note in notes)
     if not has_film:
-        return f'<section id="film-section"><h2>UMAP film</h2><ul id="film-notes" class="note">{items}</ul></section>'
+        return (
+            '<section id="film-section"><h2>UMAP film</h2>'
+            f'<ul id="film-notes" class="note">{items}</ul></section>'
+        )
     return (
         '<section id="film-section"><h2>UMAP film</h2>'
         '<div class="controls" id="film-controls" hidden>'
@@ -154,11 +179,13 @@ def _film_section(notes: list[str], has_film: bool) -> str:
         '<button id="play" type="button" aria-pressed="false">▶ Play</button>'
         '<input id="slider" type="range" min="0" max="0" value="0" step="1" aria-label="film frame">'
         '<output id="step-label" aria-live="polite">step –</output>'
-        '<label>Speed <select id="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option>'
+        '<label>Speed <select id="speed"><option value="0.5">0.5×</option>'
+        '<option value="1" selected>1×</option>'
         '<option value="2">2×</option><option value="4">4×</option></select></label></div>'
         '<div id="film" class="plot film"></div>'
         f'<ul id="film-notes" class="note">{items}</ul>'
-        '<p class="note">Each point is a sentence, coloured by its label; hover for the text. Play runs through '
+        '<p class="note">Each point is a sentence, coloured by its label; hover for the text. Play runs '
+        "through "
         "training; the dotted line on every curve and the ring on the relation figure mark the frame's step. "
         "Click a curve to jump there.</p></section>"
     )
@@ -177,7 +204,8 @@ def lesson_html(runs: Sequence[RunData], films: Sequence[FilmFrames | None], tit
     )
     spectrum = (
         '<section id="spectrum-section"><h2>Covariance spectrum</h2><div id="spectrum" class="plot"></div>'
-        '<p class="note">The eigenvalues of the embeddings\' covariance, largest first, on a log axis: a flat '
+        '<p class="note">The eigenvalues of the embeddings\' covariance, largest first, on a log axis: '
+        "a flat "
         "line uses many directions alike (isotropic), a steep one puts the variance into a few. One run: one "
         "line per logged step, from light (early) to dark (late). Several runs: each run's first (faint) and "
         "last (thick) step.</p></section>"
@@ -185,6 +213,7 @@ def lesson_html(runs: Sequence[RunData], films: Sequence[FilmFrames | None], tit
         else ""
     )
     made = time.strftime("%Y-%m-%d %H:%M")
+    has_film = any(item["film"] for item in data["runs"])
     names = ", ".join(run.name for run in runs)
     return "".join(
         [
@@ -192,15 +221,17 @@ def lesson_html(runs: Sequence[RunData], films: Sequence[FilmFrames | None], tit
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             '<meta name="generator" content="embedlab replay">',
-            f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>",
-            f"<header><h1>{esc(title)}</h1><p class=meta>An embedlab lesson made on {made} from {len(runs)} run(s): "
+            f"<title>{esc(title)}</title><style>{styles()}</style></head><body><main>",
+            f"<header><h1>{esc(title)}</h1><p class=meta>An embedlab lesson made on {made} from "
+            f"{len(runs)} run(s): "
             f"{esc(names)}. Everything is inside this file: it works offline, with no server.</p></header>",
-            '<noscript><p class="error">The charts need JavaScript; the texts and settings below read without it.</p></noscript>',
+            '<noscript><p class="error">The charts need JavaScript; the texts and settings below read '
+            "without it.</p></noscript>",
             '<div id="lesson-error" class="error" hidden></div>',
             _lessons(runs),
-            f'<div class="row">{_film_section(notes, any(item["film"] for item in data["runs"]))}{relation}</div>',
+            f'<div class="row">{_film_section(notes, has_film)}{relation}</div>',
             spectrum,
-            '<section id="curves-section"><h2>Curves</h2><div id="curves" class="grid"></div>'
+            '<section id="curves-section"><h2>Curves</h2><div id="curves"></div>'
             + ("" if data["metrics"] else '<p class="note">No metric logged yet.</p>')
             + "</section>",
             '<section id="runs"><h2>The runs</h2>',
@@ -209,8 +240,9 @@ def lesson_html(runs: Sequence[RunData], films: Sequence[FilmFrames | None], tit
             f"<footer>Made with embedlab (python -m engine replay). Charts: plotly.js {esc(plotly_version)} "
             "(MIT licence), inlined below.</footer></main>",
             f'<script type="application/json" id="lesson-data">{script_json(data)}</script>',
+            f'<script type="application/json" id="lesson-charts">{script_json(lesson_charts(data))}</script>',
             f"<script>{plotly_source}</script>",
-            f"<script>{SCRIPT}</script>",
+            f"<script>{script()}</script>",
             "</body></html>\n",
         ]
     )

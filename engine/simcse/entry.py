@@ -43,7 +43,7 @@ LESSON = Lesson(
 )
 
 SECTION = Section(
-    page="pages/simcse.py",
+    page="views/simcse.py",
     # at each evaluation; the isotropy family on the evaluation sentences, and with a probe set on it too
     metrics=(
         "loss",

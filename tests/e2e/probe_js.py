@@ -1,15 +1,14 @@
-"""The chart probe run in the page by the browser test and by benchmarks/bench_app_throughput.py (which loads
-this file by its path): plain strings, no imports, so that both can use the one copy."""
+"""The chart probes run in the page by the browser test and by benchmarks/bench_app_throughput.py (which loads
+this file by its path): plain strings, no imports, so that both can use the one copy. Every chart, live or
+finished, is a Plotly.js chart: the probes read what Plotly drew (``_fullData``, ``layout``) and the DOM
+attributes of the live view (engine/web/charts.js), never globals of the app's code."""
 
 # [points, last x] of the newest curve in the first chart, or of the curve named by the argument (other runs
-# may be drawn beside it); [0, -1] before it exists. The first chart is the live canvas's first panel
-# (ui/live_canvas/painter.js exposes its panels as window.embedlabPanels) while a run trains, else the first
-# Plotly chart.
+# may be drawn beside it); [0, -1] before it exists. The first chart is the live view's first panel while a
+# run trains, else the first Plotly chart.
 CHART_CURVE = (
-    "(name) => { const live = [...document.querySelectorAll('iframe')].map(f => { try {"
-    " return f.contentWindow.embedlabPanels; } catch (e) { return null; } }).find(p => p && p.length);"
-    " const g = document.querySelector('.js-plotly-plot');"
-    " const all = live ? live[0].series : g ? (g._fullData || g.data || []) : [];"
+    "(name) => { const g = document.querySelector('.js-plotly-plot');"
+    " const all = g ? (g._fullData || g.data || []) : [];"
     " const d = name ? all.filter(t => t.name === name) : all; if (!d.length) return [0, -1];"
     " const x = d[d.length - 1].x; return x && x.length ? [x.length, x[x.length - 1]] : [0, -1]; }"
 )
@@ -22,33 +21,25 @@ FILM_SHOWN = (
     " return typeof text === 'string' && /^UMAP · \\d+ frames$/.test(text.replace(/<[^>]*>/g, '')); })"
 )
 
-# The number of lines of the covariance spectrum chart (a panel or Plotly chart whose title starts "Covariance
-# spectrum"), live on the canvas while a run trains, else in Plotly; 0 while there is none.
+# The number of lines of the covariance spectrum chart (a Plotly chart whose title starts "Covariance
+# spectrum", live or finished); 0 while there is none.
 SPECTRUM_LINES = (
-    "() => { const live = [...document.querySelectorAll('iframe')].map(f => { try {"
-    " return f.contentWindow.embedlabPanels; } catch (e) { return null; } }).find(p => p && p.length) || [];"
-    " const plain = (t) => (t && t.text !== undefined ? t.text : t || '').toString().replace(/<[^>]*>/g, '');"
-    " const panel = live.find(p => plain(p.title).startsWith('Covariance spectr'));"
-    " if (panel) return panel.series.filter(s => s.y && s.y.some(v => v !== null)).length;"
+    "() => { const plain = (t) => (t && t.text !== undefined ? t.text : t || '').toString()"
+    ".replace(/<[^>]*>/g, '');"
     " const g = [...document.querySelectorAll('.js-plotly-plot')]"
     ".find(g => g.layout && plain(g.layout.title).startsWith('Covariance spectr'));"
-    " return g ? g.data.filter(t => t.mode === 'lines').length : 0; }"
+    " return g ? (g._fullData || g.data).filter(t => t.mode === 'lines').length : 0; }"
 )
 
-# The progress texts of the running runs ("probe·ab12 — step 12/60 · ..."): on the live canvas (painter.js
-# exposes them as window.embedlabProgress) while the curves are painted there, else Streamlit's progress bars.
+# The progress texts of the running runs ("probe·ab12 — step 12/60 · ..."): the live view's progress rows
+# while the curves are live, else Streamlit's progress bars.
 PROGRESS_TEXTS = (
-    "() => { const live = [...document.querySelectorAll('iframe')].map(f => { try {"
-    " return f.contentWindow.embedlabProgress; } catch (e) { return null; } }).filter(p => p && p.length).flat();"
-    " const bars = [...document.querySelectorAll(\"[data-testid='stProgress']\")].map(e => e.innerText);"
-    " return [...live, ...bars]; }"
+    "() => [...document.querySelectorAll('.embedlab-progress-text')].map(e => e.textContent)"
+    ".concat([...document.querySelectorAll(\"[data-testid='stProgress']\")].map(e => e.innerText))"
 )
 
-# [render messages, feed paints] of the live canvas whose curves are painted (ui/live_canvas/painter.js): while
-# a run trains, the canvas fetches its panels from the live feed, and the page reruns only when what it draws
-# around the canvas changes; [0, 0] without one.
-LIVE_COUNTS = (
-    "() => { const w = [...document.querySelectorAll('iframe')].map(f => { try { return f.contentWindow; }"
-    " catch (e) { return null; } }).find(w => w && w.embedlabPanels && w.embedlabPanels.length && w.embedlabFeeds !== undefined);"
-    " return w ? [w.embedlabRenders, w.embedlabFeeds] : [0, 0]; }"
+# Descriptions drawn by the live view's curves (data-renders of its first grid with panels); 0 without one.
+LIVE_RENDERS = (
+    "() => { const g = [...document.querySelectorAll('.embedlab-grid')].find(g => g.children.length);"
+    " return g ? parseInt(g.dataset.renders || '0', 10) : 0; }"
 )

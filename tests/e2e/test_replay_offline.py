@@ -1,10 +1,12 @@
 """The replay lesson in a real browser, offline: opened from ``file://`` with every other request aborted.
 
-Checked: no console error and no request leaves the file; every chart renders (the covariance spectrum, and the
-probe's class alignment beside SimCSE's alignment on one plane); Play advances the ``step N``
-text; the slider moves the film's points (to where Plotly itself puts them), the cursor on every curve (read from
-the Plotly layout's shapes and from the line drawn) and the ring on the relation figure. The page forbids eval
-(its Content-Security-Policy), so the waits are Playwright's ``expect`` on the DOM, never ``wait_for_function``.
+Checked: no console error and no request leaves the file; every chart renders (the covariance spectrum, and
+the probe's class alignment beside SimCSE's alignment on one plane); Play advances the ``step N``
+text; the slider moves the film's points (to where Plotly itself puts them), the cursor on every curve (read
+from the Plotly layout's shapes and from the line drawn) and the ring on the relation figure. The page's
+state is read from its DOM (``#film``'s data attributes); the page ships no test hook. The page forbids
+eval (its Content-Security-Policy), so the waits are Playwright's ``expect`` on the DOM, never
+``wait_for_function``.
 """
 
 from __future__ import annotations
@@ -65,16 +67,22 @@ class Offline:
             route.abort()
 
 
-CURSORS = """() => Array.from(document.querySelectorAll('.curve')).map(gd => {
+CURSORS = """() => Array.from(document.querySelectorAll('#curves .js-plotly-plot')).map(gd => {
     const xa = gd._fullLayout.xaxis, path = gd.querySelector('.shapelayer path[data-index="0"]');
     const box = path.getBoundingClientRect(), plot = gd.getBoundingClientRect();
-    return {metric: gd.dataset.metric, x0: gd.layout.shapes[0].x0, x1: gd.layout.shapes[0].x1,
-            drawn: box.left + box.width / 2 - plot.left, expected: xa._offset + xa.l2p(gd.layout.shapes[0].x0)};
+    return {metric: gd.parentNode.dataset.key, x0: gd.layout.shapes[0].x0, x1: gd.layout.shapes[0].x1,
+            drawn: box.left + box.width / 2 - plot.left,
+            expected: xa._offset + xa.l2p(gd.layout.shapes[0].x0)};
 })"""
 POINTS = """() => Array.from(document.querySelectorAll('#film .scatterlayer .trace'))
     .map(t => Array.from(t.querySelectorAll('path.point')).map(p => p.getAttribute('transform')))"""
-RING = """() => { const gd = document.querySelector('#relation-iso_sil');
-    return {x: gd.layout.shapes[0].xanchor, y: gd.layout.shapes[0].yanchor, visible: gd.layout.shapes[0].visible}; }"""
+# the pixel position Plotly's axes give each point of the film's data (the test's own computation)
+PLOTLY_POINTS = """() => { const gd = document.getElementById('film'), xa = gd._fullLayout.xaxis,
+    ya = gd._fullLayout.yaxis;
+    return gd.data.map(t => Array.from(t.x).map((x, k) => [xa.c2p(x), ya.c2p(t.y[k])])); }"""
+RING = """() => { const gd = document.querySelector('[data-panel="iso_sil"] .js-plotly-plot');
+    const ring = gd.layout.shapes[0];
+    return {x: ring.xanchor, y: ring.yanchor, visible: ring.visible}; }"""
 
 
 def xy(transform: str) -> tuple[float, float]:
@@ -98,14 +106,16 @@ def test_the_lesson_renders_offline_with_no_error_and_no_request(browser, lesson
         "effective_rank",
     ]
     assert sorted(
-        page.evaluate("() => Array.from(document.querySelectorAll('.curve')).map(d => d.dataset.metric)")
+        page.evaluate(
+            "() => Array.from(document.querySelectorAll('#curves [data-key]')).map(d => d.dataset.key)"
+        )
     ) == sorted(metrics)
-    assert page.locator(".curve .main-svg").count() >= len(metrics)
-    assert page.locator(".curve .scatterlayer .trace").count() >= len(metrics)
+    assert page.locator("#curves .main-svg").count() >= len(metrics)
+    assert page.locator("#curves .scatterlayer .trace").count() >= len(metrics)
     assert page.locator("#film path.point").count() == 90
-    assert page.locator("#relation-iso_sil .scatterlayer path.point").count() == 60
-    assert page.locator("#relation-align_uniform .scatterlayer .trace").count() >= 2  # the probe and SimCSE
-    legend = page.locator("#relation-align_uniform .legendtext").all_text_contents()
+    assert page.locator('[data-panel="iso_sil"] .scatterlayer path.point').count() == 60
+    assert page.locator('[data-panel="align_uniform"] .scatterlayer .trace').count() >= 2  # probe and SimCSE
+    legend = page.locator('[data-panel="align_uniform"] .legendtext').all_text_contents()
     assert "probe-run (class alignment)" in legend and "simcse-run" in legend, legend
     assert (
         page.locator("#spectrum .scatterlayer .trace").count() >= 12
@@ -128,7 +138,7 @@ def test_play_advances_the_step_and_pause_stops_it(browser, lessons) -> None:
     expect(label).not_to_have_text("step 10", timeout=10_000)  # it moves on...
     expect(label).to_have_text("step 60", timeout=20_000)  # ...to the last frame, and stops there
     expect(button).to_have_text("▶ Play")
-    assert page.evaluate("window.lesson.renders") >= 6  # every frame was shown on the way
+    assert int(page.locator("#film").get_attribute("data-renders")) >= 6  # every frame was shown on the way
     button.click()  # from the end, Play starts again from the first frame
     expect(button).to_have_text("❚❚ Pause")
     button.click()
@@ -155,22 +165,20 @@ def test_the_slider_moves_the_points_every_cursor_and_the_ring(browser, lessons)
         )  # the line drawn is where the layout says
     ring = page.evaluate(RING)
     assert ring["visible"] and ring != before_ring
-    iso_sil_at_60 = page.evaluate("""() => { const gd = document.querySelector('#relation-iso_sil');
-        const i = Array.from(gd.data[0].customdata).indexOf(60); return [gd.data[0].x[i], gd.data[0].y[i]]; }""")
+    iso_sil_at_60 = page.evaluate("""() => {
+        const gd = document.querySelector('[data-panel="iso_sil"] .js-plotly-plot');
+        const d = gd._fullData[0], i = Array.from(d.customdata).indexOf(60); return [d.x[i], d.y[i]]; }""")
     assert [ring["x"], ring["y"]] == iso_sil_at_60
     moved = page.evaluate(POINTS)
     assert moved != before_points
-    page.evaluate(
-        "window.lesson.fast = false; window.lesson.seek(0); window.lesson.seek(5)"
-    )  # Plotly.restyle
-    by_plotly = page.evaluate(POINTS)
+    by_plotly = page.evaluate(PLOTLY_POINTS)  # where Plotly's own axes put the film's data now
     assert [len(t) for t in by_plotly] == [len(t) for t in moved]
     assert (
         max(
             abs(a - b)
             for ours, theirs in zip(moved, by_plotly)
             for p, q in zip(ours, theirs)
-            for a, b in zip(xy(p), xy(q))
+            for a, b in zip(xy(p), q)
         )
         < 0.011
     )  # the fast move put every point where Plotly puts it
@@ -186,7 +194,7 @@ def test_a_lesson_without_a_film_says_it_needs_snapshots(browser, lessons) -> No
     page = view.page
     assert page.locator("#film-controls").is_hidden()
     assert "film needs snapshots" in page.locator("#film-notes").inner_text()
-    assert page.locator(".curve .main-svg").count() >= 5
+    assert page.locator("#curves .main-svg").count() >= 5
     assert view.errors == [] and view.requests == []
     page.close()
 

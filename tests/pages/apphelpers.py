@@ -35,7 +35,7 @@ def wait_idle(timeout: float = 240.0) -> None:
 def start_without_data_folder(at: AppTest, timeout: float) -> None:
     """Press Start on the Isotropy page for rt-polarity with no data folder (a run that fails at its start),
     and wait until it has ended."""
-    at.switch_page("pages/isotropy.py").run()
+    at.switch_page("views/isotropy.py").run()
     at.selectbox(key="probe.data").set_value("rt-polarity")
     at.text_input(key="probe.data_dir").set_value("")
     at.number_input(key="probe.steps").set_value(2)

@@ -43,7 +43,7 @@ def test_a_garbage_snapshot_and_a_bad_status_hide_nothing_else(fresh_registry) -
 
     app = AppTest.from_file(str(APP), default_timeout=120)
     app.run()
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     picker = app.multiselect(key="probe.shown")
     assert all(any(name in option for option in picker.options) for name in (good, broken, odd))
     picker.set_value([good, broken]).run()

@@ -84,7 +84,7 @@ def spectrum_of(found: dict[str, dict]) -> dict:
 
 def test_isotropy_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
     name, rows = lens_run("probe-lens", "probe")
-    at = page_with("pages/isotropy.py", "probe.shown", [name])
+    at = page_with("views/isotropy.py", "probe.shown", [name])
     found = figures(at)
     spectrum = spectrum_of(found)
     lines = [t for t in spectrum["data"] if t["mode"] == "lines"]
@@ -114,7 +114,7 @@ def test_isotropy_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
 
 def test_simcse_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
     name, rows = lens_run("simcse-lens", "simcse")
-    at = page_with("pages/simcse.py", "simcse.shown", [name])
+    at = page_with("views/simcse.py", "simcse.shown", [name])
     found = figures(at)
     assert len([t for t in spectrum_of(found)["data"] if t["mode"] == "lines"]) == 4
     assert found["Uniformity vs STS Spearman ρ"]["data"][0]["name"].endswith(
@@ -131,7 +131,7 @@ def test_simcse_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
 def test_compare_puts_a_probe_and_a_simcse_run_on_one_plane_and_one_spectrum(fresh_registry) -> None:
     probe, _ = lens_run("probe-cmp", "probe")
     simcse, _ = lens_run("simcse-cmp", "simcse")
-    at = page_with("pages/compare.py", "all.shown", [probe, simcse])
+    at = page_with("views/compare.py", "all.shown", [probe, simcse])
     found = figures(at)
     plane = found["Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)"]
     names = [t["name"] for t in plane["data"] if t.get("showlegend") is not False]
@@ -156,7 +156,7 @@ def test_compare_puts_a_probe_and_a_simcse_run_on_one_plane_and_one_spectrum(fre
 def test_isotropy_sidebar_geometry_sample_fixed_sample_objective_and_margin(app) -> None:
     from ui import runs
 
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     sample = app.number_input(key="probe.sample_size")
     assert (
         sample.label == "Geometry sample size (0 = all items)"
@@ -197,7 +197,7 @@ def test_a_damaged_spectrum_file_is_named_and_the_other_charts_stay(fresh_regist
     name, _ = lens_run("probe-torn", "probe")
     with open(paths.runs_dir() / name / runlog.SPECTRUM, "a") as handle:
         handle.write("12,not-a-number\n")
-    at = page_with("pages/isotropy.py", "probe.shown", [name])
+    at = page_with("views/isotropy.py", "probe.shown", [name])
     found = figures(at)
     assert "IsoScore" in found and not any(title.startswith("Covariance spectr") for title in found)
     assert any("no spectrum shown" in c.value and "spectrum.csv is damaged" in c.value for c in at.caption)

@@ -40,7 +40,7 @@ def test_every_measure_has_formula_range_direction_watch_and_source_from_the_reg
 
 
 def test_the_glossary_page_draws_each_term_with_rendered_math(app) -> None:
-    app.switch_page("pages/glossary.py").run()
+    app.switch_page("views/glossary.py").run()
     assert not app.exception and not errors(app)
     assert app.title[0].value == "Glossary"
     terms = lessons.glossary()
@@ -51,7 +51,7 @@ def test_the_glossary_page_draws_each_term_with_rendered_math(app) -> None:
 
 
 def test_each_experiment_page_links_to_the_glossary(app) -> None:
-    for page in ("pages/simcse.py", "pages/isotropy.py", "pages/compare.py", "pages/overview.py"):
+    for page in ("views/simcse.py", "views/isotropy.py", "views/compare.py", "views/overview.py"):
         app.switch_page(page).run()
         links = [link.proto.page for link in app.get("page_link")]
         assert "glossary" in links, (page, links)

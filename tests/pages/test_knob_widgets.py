@@ -14,7 +14,7 @@ from engine.knobs import knobs
 from engine.runner import EXPERIMENTS
 from ui import fields
 
-PAGES = {"probe": "pages/isotropy.py", "simcse": "pages/simcse.py"}
+PAGES = {"probe": "views/isotropy.py", "simcse": "views/simcse.py"}
 #: session values that reveal the widgets a page draws only in some states (the margin of the triplet
 #: objective, the α of supervised SimCSE, the rate of crop / word deletion)
 STATES: dict[str, list[dict[str, Any]]] = {

@@ -1,17 +1,20 @@
-"""pages/ holds the page scripts and nothing else (Streamlit may list every module there as a page); the
-app's navigation names each of them once; the live canvas component's files sit beside ui/painter.py."""
+"""The page scripts live in views/ and there is no pages/ folder (Streamlit would list every script there as a
+page and run it without app.py on a fresh server); the app's navigation names each of them once; the live
+view's files (its component's script, the shared renderer and its styles) are where ui/live_view.py reads
+them, and the static folder that serves Plotly.js and the live feed exists."""
 
 from __future__ import annotations
 
 from apphelpers import REPO_ROOT
 
-from ui import navigation, painter
+from ui import live_view, navigation
 
 
-def test_pages_folder_holds_exactly_the_navigation_pages() -> None:
+def test_views_folder_holds_exactly_the_navigation_pages_and_there_is_no_pages_folder() -> None:
+    assert not (REPO_ROOT / "pages").exists()
     found = sorted(
         p.relative_to(REPO_ROOT).as_posix()
-        for p in (REPO_ROOT / "pages").iterdir()
+        for p in (REPO_ROOT / navigation.FOLDER).iterdir()
         if p.name != "__pycache__"
     )
     assert found == sorted(script for script, _, _ in navigation.PAGES)
@@ -25,7 +28,12 @@ def test_pages_folder_holds_exactly_the_navigation_pages() -> None:
     ]
 
 
-def test_the_live_canvas_component_files_are_there() -> None:
-    assert painter.FILES.is_dir() and painter.FILES.parent == REPO_ROOT / "ui"
-    html = (painter.FILES / "index.html").read_text(encoding="utf-8")
-    assert '<script src="painter.js"></script>' in html and (painter.FILES / "painter.js").is_file()
+def test_the_live_view_files_are_there() -> None:
+    for path in (
+        live_view.ENGINE_WEB / "charts.js",
+        live_view.ENGINE_WEB / "charts.css",
+        live_view.UI_WEB / "live.js",
+    ):
+        assert path.is_file(), path
+    assert live_view.STATIC == REPO_ROOT / "static" and (live_view.STATIC / ".gitignore").is_file()
+    assert live_view.plotly_source().is_file()

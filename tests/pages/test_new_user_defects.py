@@ -83,7 +83,7 @@ def test_simcse_charts_name_the_demo_pairs_when_there_is_no_data_folder(fresh_re
     ]
     run = run_on_disk("simcse-nofolder", "simcse", rows=rows)
     at = _fresh()
-    at.switch_page("pages/simcse.py").run()
+    at.switch_page("views/simcse.py").run()
     at.multiselect(key="simcse.shown").set_value([run]).run()
     assert not at.exception and not errors(at)
     titles = {spec["layout"]["title"]["text"] for spec in plotly_specs(at)}
@@ -106,7 +106,7 @@ def test_simcse_charts_name_the_demo_pairs_when_there_is_no_data_folder(fresh_re
 def test_same_mask_turns_the_dropout_slider_off_and_says_why(app) -> None:
     from ui import runs
 
-    app.switch_page("pages/simcse.py").run()
+    app.switch_page("views/simcse.py").run()
     assert app.slider(key="simcse.dropout").proto.disabled is False
     app.slider(key="simcse.dropout").set_value(0.3).run()
     app.toggle(key="simcse.same_mask").set_value(True).run()
@@ -130,7 +130,7 @@ def test_the_trained_encoder_can_be_saved_and_a_taken_name_is_refused_before_sta
     from ui import runs
 
     (paths.encoders_dir() / "taken").mkdir(parents=True)
-    app.switch_page("pages/simcse.py").run()
+    app.switch_page("views/simcse.py").run()
     app.text_input(key="simcse.save_encoder").set_value("taken").run()
     app.button(key="simcse.start").click().run()
     (line,) = errors(app)
@@ -155,7 +155,7 @@ def test_compare_says_no_steps_yet_offers_the_figure_as_html_and_deletes_a_run(
     kept = run_on_disk("kept-run")
     gone = run_on_disk("failed-run", rows=[], state="failed", error="demo: broken on purpose")
     at = _fresh()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("views/compare.py").run()
     assert not at.exception and len(errors(at)) == 1  # the newest run, failed: only its error is shown
     table = at.dataframe[0].value
     assert table.set_index("run").loc[f"failed-run·{gone[-4:]}", "last step"] == "no steps yet"
@@ -187,7 +187,7 @@ def test_a_running_run_is_never_offered_for_deletion_and_stop_shows_the_run_with
     going = reg.submit("probe", {"data": "demo", "limit": 60, "steps": 100_000}, name="going")
     queued = reg.submit("probe", {"data": "demo", "limit": 60, "steps": 5}, name="queued")
     wait_for(lambda: going.last_step is not None, 120, "the first run's first step")
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("views/compare.py").run()
     assert "compare.delete.pick" not in [m.key for m in at.multiselect]  # nothing may be deleted
     assert any("No finished, stopped or failed run to delete" in c.value for c in at.caption)
     assert not runs.deletable(going) and not runs.deletable(queued)
@@ -196,7 +196,7 @@ def test_a_running_run_is_never_offered_for_deletion_and_stop_shows_the_run_with
     wait_idle(60)
     assert queued.state == "stopped" and queued.last_step is None  # cancelled while queued
     fresh = _fresh()
-    fresh.switch_page("pages/compare.py").run()
+    fresh.switch_page("views/compare.py").run()
     assert fresh.multiselect(key="all.shown").value == [
         going.id
     ]  # the newest run with rows, not the cancelled one
@@ -209,7 +209,7 @@ def test_a_running_run_is_never_offered_for_deletion_and_stop_shows_the_run_with
 def test_the_data_page_tells_how_to_get_each_set_and_says_it_is_offline(app) -> None:
     from engine.data.guide import GUIDES
 
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     assert not app.exception and not errors(app)
     labels = [e.label for e in app.get("expander")]
     assert [
@@ -239,7 +239,7 @@ def test_one_click_downloads_a_set_when_the_hub_is_reachable(app, monkeypatch, t
     monkeypatch.setattr(
         download, "fetch", lambda repo, name, what: fetched.append((repo, name)) or tmp_path / name
     )
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     assert not any("works offline" in i.value for i in app.info)
     app.button(key="guide.download.stsb").click().run()
     assert not app.exception and not errors(app)
@@ -257,13 +257,13 @@ def test_one_click_downloads_a_set_when_the_hub_is_reachable(app, monkeypatch, t
 def test_isoscore_with_fewer_items_than_dimensions_is_said_and_isoscore_star_offered(fresh_registry) -> None:
     run = run_on_disk("few-items", snapshot=(6, 16))  # 6 items, 16 dimensions
     at = _fresh()
-    at.switch_page("pages/isotropy.py").run()
+    at.switch_page("views/isotropy.py").run()
     assert not any("capped" in c.value for c in at.sidebar.caption)  # 600 demo sentences > 384 dimensions
     at.number_input(key="probe.limit").set_value(120).run()
     note = next(c.value for c in at.sidebar.caption if "capped" in c.value)
     assert "120 items in 384 dimensions" in note and "0.31" in note and "IsoScore*" in note
 
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("views/compare.py").run()
     at.multiselect(key="all.shown").set_value([run]).run()
     warning = next(w.value for w in at.warning if "capped" in w.value)
     assert "6 items in 16 dimensions" in warning and "0.27" in warning
@@ -280,7 +280,7 @@ def test_isoscore_with_fewer_items_than_dimensions_is_said_and_isoscore_star_off
 def test_numeric_fields_state_their_range_and_show_invalid_values(app) -> None:
     from ui import runs
 
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     assert "Range: 1 to 1,000,000." in app.number_input(key="probe.steps").help
     assert "Range: 0 (excluded) to 10." in app.number_input(key="probe.lr").help
     app.number_input(key="probe.steps").set_value(0).run()
@@ -311,7 +311,7 @@ def test_a_diverging_loss_is_warned_about_in_the_run_panel(fresh_registry) -> No
     ]
     run = run_on_disk("lr-ten", rows=rows, config={"lr": 10.0})
     at = _fresh()
-    at.switch_page("pages/isotropy.py").run()
+    at.switch_page("views/isotropy.py").run()
     at.multiselect(key="probe.shown").set_value([run]).run()
     warning = next(w.value for w in at.warning if "diverges" in w.value)
     assert "no longer a number" in warning and "step 3" in warning and "(10)" in warning

@@ -20,7 +20,7 @@ def test_compare_overlays_runs_found_on_disk(fresh_registry, downloads) -> None:
         run_experiment("probe", config, paths.runs_dir() / f"cli-{seed}", threading.Event())
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.run()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("views/compare.py").run()
     assert not at.exception and not errors(at)
     picker = at.multiselect(key="all.shown")
     picker.set_value([o for o in picker.options if "cli" in o][:2] or picker.options[:2]).run()

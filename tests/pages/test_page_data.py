@@ -6,7 +6,7 @@ from apphelpers import errors
 
 
 def test_preview_builtin_demo(app) -> None:
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     app.selectbox(key="data.preview").set_value("demo")
     app.button(key="data.show").click().run()
     assert not app.exception and not errors(app)
@@ -17,7 +17,7 @@ def test_preview_builtin_demo(app) -> None:
 
 
 def test_upload_csv_pick_columns_and_offer_it_to_the_probe(app) -> None:
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     rows = "\n".join(
         f"sentence number {i} about {'cats' if i % 2 else 'dogs'},{'a' if i % 2 else 'b'}" for i in range(40)
     )
@@ -27,12 +27,12 @@ def test_upload_csv_pick_columns_and_offer_it_to_the_probe(app) -> None:
     assert app.selectbox(key="data.text.my-data.csv").value == "sentence"
     app.selectbox(key="data.label.my-data.csv").set_value("animal").run()
     assert not errors(app)
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     assert "upload: my-data.csv" in app.selectbox(key="probe.data").options
 
 
 def test_binary_upload_is_one_error_line(app) -> None:
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     app.get("file_uploader")[0].upload("junk.csv", bytes(range(256)) * 40, "text/csv")
     app.run()
     assert not app.exception
@@ -41,6 +41,6 @@ def test_binary_upload_is_one_error_line(app) -> None:
 
 
 def test_encoders_tab_lists_the_bundled_model(app) -> None:
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     assert not app.exception
     assert any("bundled" in str(df.value.columns.tolist()) for df in app.dataframe)

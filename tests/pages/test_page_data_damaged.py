@@ -14,7 +14,7 @@ def test_damaged_run_folders_are_listed_and_deleted_after_confirmation(app) -> N
     good.finish("finished")
     (paths.runs_dir() / "broken").mkdir()
     (paths.runs_dir() / "broken" / runlog.CONFIG).write_text("{not json")
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     assert not app.exception and not errors(app)
     assert any("broken" in m.value and "JSONDecodeError" in m.value for m in app.markdown)
     delete = app.button(key="damaged.delete.broken")

@@ -19,7 +19,7 @@ def _upload(app, name: str, content: bytes) -> None:
 
 
 def test_a_second_upload_is_the_one_shown(app) -> None:
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     _upload(app, "first.csv", _csv(lambda i: "a" if i % 2 else "b"))
     assert app.selectbox(key="data.file").value == "first.csv"
     _upload(app, "second.csv", _csv(lambda i: "x" if i % 2 else "y"))
@@ -32,17 +32,17 @@ def test_a_second_upload_is_the_one_shown(app) -> None:
 
 
 def test_a_binary_upload_is_refused_and_never_offered(app) -> None:
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     _upload(app, "junk.csv", bytes(range(256)) * 40)
     lines = errors(app)
     assert len(lines) == 1 and "junk.csv" in lines[0] and ".staged" not in lines[0]
     assert "junk.csv" not in [p.name for p in paths.uploads_dir().iterdir()]
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     assert not any("junk" in option for option in app.selectbox(key="probe.data").options)
 
 
 def test_delete_removes_the_upload_for_good(app) -> None:
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     _upload(app, "gone.csv", _csv(lambda i: "a" if i % 2 else "b"))
     assert (paths.uploads_dir() / "gone.csv").exists()
     app.button(key="data.delete.gone.csv").click().run()
@@ -52,7 +52,7 @@ def test_delete_removes_the_upload_for_good(app) -> None:
 
 
 def test_labels_are_shown_as_text_not_markdown(app) -> None:
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     image, link = "![x](http://example.invalid/a.png)", "[click](http://example.invalid)"
     labels = {0: image, 1: link}
     _upload(app, "md.csv", _csv(lambda i: labels.get(i, "a" if i % 2 else "b")))
@@ -85,7 +85,7 @@ def test_an_npz_of_embeddings_is_previewed_and_offered_to_the_probe(app) -> None
         labels=labels,
         label_names=np.array(["neg", "pos"]),
     )
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     app.get("file_uploader")[0].upload("my vectors.npz", content, "application/octet-stream")
     app.run()
     assert not app.exception and not errors(app)
@@ -93,7 +93,7 @@ def test_an_npz_of_embeddings_is_previewed_and_offered_to_the_probe(app) -> None
     assert any("40 embeddings of 8 dimensions, 2 classes" in c.value for c in app.caption)
     (preview,) = [df.value for df in app.dataframe if "item" in df.value.columns]
     assert preview["label"].tolist()[:2] == ["neg", "pos"] and len(preview) == 40
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     assert "upload: my-vectors.npz" in app.selectbox(key="probe.data").options
 
 
@@ -113,7 +113,7 @@ def test_a_bad_npz_is_one_line_in_the_pages_words_and_never_stored(app) -> None:
         ),
         "text.npz": (b"embeddings,labels\n1,2\n", "not a NumPy .npz archive"),
     }
-    app.switch_page("pages/data.py").run()
+    app.switch_page("views/data.py").run()
     for name, (content, reason) in bad.items():
         app.get("file_uploader")[0].upload(name, content, "application/octet-stream")
         app.run()

@@ -18,7 +18,7 @@ def small_settings(at, steps: int = 6) -> None:
 def test_tiny_probe_run_shows_charts_projection_and_downloads(app, downloads) -> None:
     from ui import runs
 
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     assert app.title[0].value == "Isotropy vs clusters"
     small_settings(app)
     app.button(key="probe.start").click().run()
@@ -43,7 +43,7 @@ def test_tiny_probe_run_shows_charts_projection_and_downloads(app, downloads) ->
 def test_a_running_run_without_snapshots_says_how_to_get_frames(app) -> None:
     from ui import runs
 
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     small_settings(app, steps=100_000)
     app.number_input(key="probe.snapshot_every").set_value(0).run()
     app.button(key="probe.start").click().run()
@@ -68,7 +68,7 @@ def test_invalid_settings_show_one_error_line(app) -> None:
 def test_stop_button_stops_a_running_job(app) -> None:
     from ui import runs
 
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     small_settings(app, steps=100_000)
     app.button(key="probe.start").click().run()
     job = runs.registry().jobs()[-1]
@@ -105,7 +105,7 @@ def test_out_of_memory_inside_a_run_is_a_failed_run_shown_and_the_app_goes_on(
     monkeypatch.setattr(engine.probe, "run_probe", runs_out_of_memory)
     runs.registry().shutdown(timeout=30)  # the app fixture's registry runs jobs as processes: start anew
     st.cache_resource.clear()
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     small_settings(app)
     app.button(key="probe.start").click().run()
     wait_idle()

@@ -8,7 +8,7 @@ from apphelpers import csv_of, errors, wait_idle
 def test_switches_and_a_tiny_simcse_run(app, downloads) -> None:
     from ui import runs
 
-    app.switch_page("pages/simcse.py").run()
+    app.switch_page("views/simcse.py").run()
     assert app.title[0].value == "SimCSE training"
     assert any("dropout" in c.value.lower() for c in app.sidebar.caption)
     app.text_input(key="simcse.data_dir").set_value("")
@@ -37,7 +37,7 @@ def test_switches_and_a_tiny_simcse_run(app, downloads) -> None:
 
 
 def test_same_mask_with_augmentation_is_one_error_line(app) -> None:
-    app.switch_page("pages/simcse.py").run()
+    app.switch_page("views/simcse.py").run()
     app.toggle(key="simcse.same_mask").set_value(True)
     app.radio(key="simcse.augment").set_value("crop")
     app.run()
@@ -47,7 +47,7 @@ def test_same_mask_with_augmentation_is_one_error_line(app) -> None:
 
 
 def test_supervised_shows_alpha(app) -> None:
-    app.switch_page("pages/simcse.py").run()
+    app.switch_page("views/simcse.py").run()
     app.toggle(key="simcse.mode").set_value(True).run()
     assert app.number_input(key="simcse.hard_negative_weight").value == 1.0
     assert not app.exception

@@ -7,7 +7,7 @@ from apphelpers import APP, errors, plotly_specs, run_on_disk
 from streamlit.testing.v1 import AppTest
 
 from engine import charts
-from ui import painter, projector
+from ui import projector
 
 
 def _fonts(spec: dict) -> list[float]:
@@ -23,7 +23,7 @@ def test_the_switch_enlarges_the_charts_and_shows_the_film_beside_one_curve(fres
     run = run_on_disk("lecture-run", snapshot=(40, 8))
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.run()
-    at.switch_page("pages/isotropy.py").run()
+    at.switch_page("views/isotropy.py").run()
     at.multiselect(key="probe.shown").set_value([run]).run()
     assert not at.exception and not errors(at)
     normal = plotly_specs(at)
@@ -46,21 +46,25 @@ def test_the_switch_enlarges_the_charts_and_shows_the_film_beside_one_curve(fres
     at.selectbox(key="probe.projcurve").set_value("silhouette").run()
     assert any(spec["layout"]["title"]["text"].startswith("Silhouette") for spec in plotly_specs(at))
 
-    at.switch_page("pages/compare.py").run()  # remembered in the session, on every page
+    at.switch_page("views/compare.py").run()  # remembered in the session, on every page
     assert at.toggle(key=projector.KEY).value is True and [css for css in at.get("html")]
     at.button(key="projector.leave").click().run()
     assert at.toggle(key=projector.KEY).value is False and not at.get("html")
-    at.switch_page("pages/isotropy.py").run()
+    at.switch_page("views/isotropy.py").run()
     assert len(plotly_specs(at)) == 6 and not at.exception
 
 
-def test_the_live_canvas_takes_the_projector_text_sizes() -> None:
+def test_the_live_view_keeps_the_projector_text_sizes() -> None:
+    """The live view draws a panel's figure as it is (the renderer lays only its defaults under it): the
+    projector's text sizes and line widths travel in the description."""
     import pandas as pd
 
+    from engine.charts import description
+
     frame = pd.DataFrame({"step": [0, 1, 2], "loss": [1.0, 0.5, 0.2]})
-    normal = painter.paint_spec(charts.metric_figure({"a": frame}, "loss"), "loss")
-    large = painter.paint_spec(charts.metric_figure({"a": frame}, "loss", style=charts.PROJECTOR), "loss")
-    assert normal["fontSize"] == 12 and large["fontSize"] >= 18 and large["titleSize"] >= 18
-    assert large["series"][0]["width"] >= 2 * normal["series"][0]["width"]
-    js = (painter.FILES / "painter.js").read_text(encoding="utf-8")
-    assert "spec.fontSize" in js and "spec.titleSize" in js and "12px" not in js and "15px" not in js
+    normal = description.panel(charts.metric_figure({"a": frame}, "loss"), "loss")["figure"]
+    large = description.panel(charts.metric_figure({"a": frame}, "loss", style=charts.PROJECTOR), "loss")
+    large = large["figure"]
+    assert large["layout"]["font"]["size"] >= 18 and large["layout"]["title"]["font"]["size"] >= 18
+    assert "size" not in normal["layout"].get("font", {})
+    assert large["data"][0]["line"]["width"] >= 2 * normal["data"][0]["line"]["width"]

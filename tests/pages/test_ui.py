@@ -11,7 +11,7 @@ from engine import priority
 
 
 def start_tiny_run(app) -> None:
-    app.switch_page("pages/isotropy.py").run()
+    app.switch_page("views/isotropy.py").run()
     app.number_input(key="probe.steps").set_value(2)
     app.number_input(key="probe.limit").set_value(60)
     app.run()
@@ -75,7 +75,7 @@ def test_the_live_projection_panel_is_built_once_per_frame(monkeypatch: pytest.M
     assert (
         first["version"] == "run-1-umap-10-0" and newer["version"] == "run-1-umap-20-0"
     )  # -0: projector off
-    assert switched["version"] == "run-2-umap-20-0" and first["series"][0]["text"] == ["v", "w"]
+    assert switched["version"] == "run-2-umap-20-0" and first["figure"]["data"][0]["hovertext"] == ["v", "w"]
     st.session_state["projector"] = True  # projector mode: the same frame is built anew, in large type
     large = live.live_projection_panel(other, "umap-20", coords, points, "UMAP · step 20", "p")
-    assert large["version"] == "run-2-umap-20-1" and large["fontSize"] >= 18
+    assert large["version"] == "run-2-umap-20-1" and large["figure"]["layout"]["font"]["size"] >= 18

@@ -5,7 +5,7 @@
 - no ``pickle``/``joblib``/``dill`` import; ``torch.load`` only with ``weights_only=True``;
   ``np.load`` only with ``allow_pickle=False``;
 - the Streamlit server binds to localhost and caps uploads;
-- ``engine/`` never imports streamlit; ``app.py``/``pages/``/``ui/`` never import torch, sklearn or umap.
+- ``engine/`` never imports streamlit; ``app.py``/``views/``/``ui/`` never import torch, sklearn or umap.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 SOURCES = sorted(
     [
         *REPO.glob("engine/**/*.py"),
-        *REPO.glob("pages/*.py"),
+        *REPO.glob("views/*.py"),
         *REPO.glob("ui/**/*.py"),
         REPO / "app.py",
         *REPO.glob("benchmarks/*.py"),
@@ -95,7 +95,7 @@ def test_source_file_follows_the_safety_rules(path: Path) -> None:
         rel = path.relative_to(REPO).parts
         if rel[0] == "engine":
             assert "streamlit" not in names, f"{path}: engine/ must not import streamlit"
-        if rel[0] in ("pages", "ui", "app.py"):
+        if rel[0] in ("views", "ui", "app.py"):
             assert not set(names) & {"torch", "sklearn", "umap"}, f"{path}: pages and ui only call the engine"
 
 

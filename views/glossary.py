@@ -7,10 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import experiments, lessons
-from ui import navigation
 from ui.text import plain
 
-navigation.ensure_app()
 st.title("Glossary")
 st.caption(
     "The measures of the lab's charts: what each one says in plain words, its formula, its range, which "

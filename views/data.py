@@ -8,13 +8,11 @@ import pandas as pd
 import streamlit as st
 
 from engine import paths, uploads
-from ui import navigation
 from ui.runs import guard
 from ui.text import plain
 
 PREVIEW_ROWS = 50
 
-navigation.ensure_app()
 st.title("Data & encoders")
 
 

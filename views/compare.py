@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import charts, experiments, export
-from ui import lens, live, live_state, navigation, projector, runs
+from ui import lens, live, live_state, projector, runs
 from ui.downloads import downloads
 from ui.experiment import glossary_link
 from ui.text import ui_words
@@ -107,7 +107,6 @@ def delete_section(reg) -> None:
             st.rerun()
 
 
-navigation.ensure_app()
 st.title("Compare runs")
 st.caption(
     "Every run of this lab (and of the command line, when it writes into cache/runs) can be overlaid here."

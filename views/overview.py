@@ -5,9 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import experiments, lessons, paths
-from ui import controls, navigation, runs
+from ui import controls, runs
 
-navigation.ensure_app()
 st.title("embedlab — watch sentence embeddings take shape")
 
 cols = st.columns([1, 3], vertical_alignment="center")
@@ -29,7 +28,7 @@ cols[1].write(
 st.subheader("Three words first")
 st.markdown("\n".join(f"- **{word.capitalize()}**: {text}" for word, text in lessons.DEFINITIONS.items()))
 st.page_link(
-    "pages/glossary.py",
+    "views/glossary.py",
     label="Glossary: every measure with its formula, range and source",
     icon=":material/menu_book:",
 )

@@ -7,13 +7,12 @@ import streamlit as st
 
 from engine import charts, experiments, lessons, paths
 from engine.errors import ConfigError
-from ui import experiment, fields, navigation
+from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, encoder_dims, sources
 from ui.live import capped_note
 
 P = "probe"
 CLASSES = {"rt-polarity": 2, "snli": 3}  # the real sets' classes (counted without loading them)
-navigation.ensure_app()
 st.title("Isotropy vs clusters")
 st.caption(lessons.lesson(P).intro)
 

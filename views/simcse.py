@@ -6,13 +6,12 @@ import streamlit as st
 
 from engine import charts, experiments, lessons
 from engine.presets import sts_evaluation
-from ui import experiment, fields, navigation
+from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, encoder_dims, sources
 from ui.live import capped_note
 from ui.text import readable_references
 
 P = "simcse"
-navigation.ensure_app()
 st.title("SimCSE training")
 st.caption(lessons.lesson(P).intro)
 

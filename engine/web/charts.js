@@ -1,0 +1,166 @@
+// The one chart renderer of embedlab: draws a chart description (engine/charts/description.py) with
+// Plotly.js. The app's live component (ui/live_view.py) and the offline replay (engine/replay/page.py) both
+// load this file. A description is {panels: [{key, wide, cursor, version, figure: {data, layout}}], step,
+// progress: [{fraction, text}]}; its numbers come as Plotly typed arrays ({dtype, bdata}), which Plotly.js
+// reads itself.
+//
+// Redrawing a Plotly chart is the live view's main cost in the browser (on the shared 2 cores it is taken
+// from the training), so a panel is redrawn only when its figure changed, and a panel scrolled out of view
+// only when it comes back into view.
+//
+// What tests and benchmarks read is in the DOM, never in globals: every panel element carries data-key,
+// data-title, data-points and data-last-x (its newest series), the grid data-renders (descriptions drawn)
+// and data-step (the cursor's step); every progress row is a role="progressbar" with its text.
+"use strict";
+
+var EmbedlabCharts = (function () {
+  var CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"],
+                toImageButtonOptions: {format: "png", scale: 2}};
+  var CURSOR = {type: "line", xref: "x", yref: "paper", y0: 0, y1: 1,
+                line: {color: "#d62728", width: 1.5, dash: "dot"}};
+
+  function isObject(value) {
+    return value !== null && typeof value === "object" && !Array.isArray(value) && !ArrayBuffer.isView(value);
+  }
+
+  // a copy of `base` with `over` laid on it (objects merged key by key, everything else replaced)
+  function merged(base, over) {
+    var out = {}, key;
+    for (key in base) out[key] = base[key];
+    for (key in over) out[key] = isObject(over[key]) && isObject(base[key]) ? merged(base[key], over[key]) : over[key];
+    return out;
+  }
+
+  // the page's look: font, text colour and grid lines (a theme from the host page, or Plotly's defaults)
+  function baseLayout(theme) {
+    var text = theme.textColor || "#31333f", grid = theme.gridColor || "rgba(128, 128, 128, 0.2)";
+    var axis = {gridcolor: grid, zerolinecolor: grid, linecolor: grid, automargin: false};
+    return {font: {family: theme.font || "sans-serif", size: 12, color: text}, paper_bgcolor: "rgba(0,0,0,0)",
+            plot_bgcolor: "rgba(0,0,0,0)", hovermode: "closest", xaxis: axis, yaxis: axis,
+            hoverlabel: {font: {family: theme.font || "sans-serif"}}};
+  }
+
+  function layoutOf(panel, step, theme) {
+    var layout = merged(baseLayout(theme), panel.figure.layout || {});
+    if (panel.cursor) {
+      var cursor = merged(CURSOR, {x0: step, x1: step, visible: step !== null && step !== undefined});
+      layout.shapes = [cursor].concat(layout.shapes || []);
+    }
+    return layout;
+  }
+
+  function count(values) {
+    if (!values) return 0;
+    if (values.bdata !== undefined) return Math.floor(atob(values.bdata).length / 8);
+    return values.length;
+  }
+
+  // data-points and data-last-x of a drawn panel: its newest series, as Plotly holds it after drawing
+  function mark(box, panel) {
+    var shown = box.plot && box.plot.data ? box.plot.data : [];
+    var last = shown.length ? shown[shown.length - 1] : null;
+    var xs = last && last.x ? last.x : [];
+    var title = panel.figure.layout && panel.figure.layout.title;
+    box.dataset.key = panel.key;
+    box.dataset.title = (title && title.text !== undefined ? title.text : title || "").toString();
+    box.dataset.points = String(xs.length !== undefined ? xs.length : count(xs));
+    box.dataset.lastX = xs.length ? String(xs[xs.length - 1]) : "";
+  }
+
+  // boxes scrolled out of view (with a margin) wait with their newest figure until they are seen again
+  var watcher = typeof IntersectionObserver === "undefined" ? null : new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var box = entry.target;
+      box.hiddenFromView = !entry.isIntersecting;
+      if (!box.hiddenFromView && box.waiting) {
+        var waiting = box.waiting;
+        box.waiting = null;
+        plot(box, waiting.panel, waiting.layout, waiting.text);
+      }
+    });
+  }, {rootMargin: "300px"});
+
+  function plot(box, panel, layout, text) {
+    box.drawnText = text;
+    return Plotly.react(box.plot, panel.figure.data || [], layout, CONFIG).then(function () {
+      if (panel.version !== null && panel.version !== undefined) box.dataset.version = String(panel.version);
+      mark(box, panel);
+    });
+  }
+
+  function boxFor(grid, panel, index) {
+    var box = grid.querySelector('[data-panel="' + CSS.escape(panel.key) + '"]');
+    if (!box) {
+      box = document.createElement("div");
+      box.dataset.panel = panel.key;
+      box.plot = document.createElement("div");
+      box.appendChild(box.plot);
+      if (watcher) watcher.observe(box);
+    }
+    box.className = "embedlab-panel" + (panel.wide ? " wide" : "");
+    if (grid.children[index] !== box) grid.insertBefore(box, grid.children[index] || null);
+    return box;
+  }
+
+  // Draw `description` into `grid` (an element): one child per panel, in order; panels no longer described
+  // are removed. Resolves when Plotly has drawn every panel. Panels with the version already drawn are left.
+  function draw(grid, description, theme) {
+    theme = theme || {};
+    var panels = description.panels || [], keep = {}, jobs = [];
+    panels.forEach(function (panel) { keep[panel.key] = true; });
+    Array.prototype.slice.call(grid.children).forEach(function (child) {
+      if (child.dataset.panel !== undefined && !keep[child.dataset.panel]) {
+        if (child.plot && window.Plotly) Plotly.purge(child.plot);
+        if (watcher) watcher.unobserve(child);
+        child.remove();
+      }
+    });
+    panels.forEach(function (panel, index) {
+      var box = boxFor(grid, panel, index);
+      var version = panel.version === null || panel.version === undefined ? null : String(panel.version);
+      if (version !== null && box.dataset.version === version) return;
+      var text = JSON.stringify(panel.figure) + "|" + (panel.cursor ? description.step : "");
+      if (text === box.drawnText) return;  // the same figure: nothing to redraw
+      var layout = layoutOf(panel, description.step, theme);
+      if (box.drawnText !== undefined && box.hiddenFromView) {
+        box.waiting = {panel: panel, layout: layout, text: text};  // drawn when scrolled into view
+        return;
+      }
+      box.waiting = null;
+      jobs.push(plot(box, panel, layout, text));
+    });
+    grid.dataset.renders = String((parseInt(grid.dataset.renders || "0", 10) || 0) + 1);
+    grid.dataset.step = description.step === null || description.step === undefined ? "" : String(description.step);
+    return Promise.all(jobs);
+  }
+
+  // One line of text over a plain bar per running run (no CSS transition: a new width is one repaint).
+  function progress(box, bars, theme) {
+    theme = theme || {};
+    while (box.children.length > bars.length) box.lastChild.remove();
+    bars.forEach(function (bar, index) {
+      var row = box.children[index];
+      if (!row) {
+        row = document.createElement("div");
+        row.className = "embedlab-progress";
+        row.setAttribute("role", "progressbar");
+        row.setAttribute("aria-valuemin", "0");
+        row.setAttribute("aria-valuemax", "100");
+        var text = document.createElement("div"), track = document.createElement("div");
+        text.className = "embedlab-progress-text";
+        track.className = "embedlab-progress-track";
+        track.appendChild(document.createElement("div")).className = "embedlab-progress-fill";
+        row.appendChild(text);
+        row.appendChild(track);
+        box.appendChild(row);
+      }
+      var percent = Math.round(Math.max(0, Math.min(1, bar.fraction)) * 1000) / 10;
+      row.setAttribute("aria-valuenow", String(percent));
+      row.firstChild.textContent = bar.text;
+      row.lastChild.firstChild.style.width = percent + "%";
+      if (theme.primaryColor) row.lastChild.firstChild.style.background = theme.primaryColor;
+    });
+  }
+
+  return {CONFIG: CONFIG, CURSOR: CURSOR, draw: draw, progress: progress, merged: merged};
+})();

@@ -1,0 +1,92 @@
+"""The live view: one Streamlit component (custom components v2) that draws a chart description
+(:mod:`engine.charts.description`) with the one renderer, Plotly.js (``engine/web/charts.js``).
+
+Its JavaScript and CSS are files (``engine/web/charts.js`` + ``ui/web/live.js``, ``engine/web/charts.css``),
+read once and registered as the component's code. Plotly.js itself is the installed ``plotly`` package's
+``plotly.min.js``: it is too large to travel with every update of the component, so the app serves it from
+its static folder (``[server] enableStaticServing``, ``static/`` beside ``app.py``, at ``app/static/...``),
+where :func:`serve_plotly` links it (or copies it, across file systems) once per server; the file is not in
+the repository. While a run trains, the component fetches its next descriptions from the live feed
+(:mod:`ui.feed`, a file of the same static folder) and redraws with ``Plotly.react``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from engine.charts import description
+from ui import feed
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE_WEB = ROOT / "engine" / "web"
+UI_WEB = Path(__file__).resolve().with_name("web")
+STATIC = feed.STATIC  # Streamlit serves it at app/static/ (enableStaticServing, .streamlit/config.toml)
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+_component = st.components.v2.component(
+    "embedlab_live_view",
+    js=_read(ENGINE_WEB / "charts.js") + "\n" + _read(UI_WEB / "live.js"),
+    css=_read(ENGINE_WEB / "charts.css"),
+    isolate_styles=False,  # Plotly.js styles its hover boxes and mode bar from the page's <head>
+)
+
+
+def plotly_source() -> Path:
+    """The installed plotly package's Plotly.js (the same file the replay inlines)."""
+    import plotly
+
+    return Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+
+
+def plotly_name() -> str:
+    """The served file's name, with the plotly package's version (a new version is a new URL)."""
+    import plotly
+
+    return f"plotly-{plotly.__version__}.min.js"
+
+
+def serve_plotly(static: Path = STATIC) -> str:
+    """Put Plotly.js into the static folder (a hard link, else a copy; written atomically, once) and return
+    its URL, relative to the app's pages."""
+    target = static / plotly_name()
+    source = plotly_source()
+    if not (target.exists() and target.stat().st_size == source.stat().st_size):
+        static.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=static, prefix=".plotly-", suffix=".tmp")
+        os.close(handle)
+        os.unlink(temporary)
+        try:
+            os.link(source, temporary)
+        except OSError:
+            shutil.copyfile(source, temporary)
+        os.replace(temporary, target)
+    return f"app/static/{target.name}"
+
+
+def _stale() -> None:
+    """The component found the page's signature changed: its trigger reruns the live fragment (which then
+    reruns the page); nothing more to do here."""
+
+
+def show(
+    found: description.Description, key: str, *, single: bool = False, fed: dict[str, Any] | None = None
+) -> None:
+    """Draw ``found`` (a chart description) as one element; half-width panels two per row, or one per row
+    when ``single``. ``fed`` (:func:`ui.feed.follow`): where the component fetches its next descriptions."""
+    data: dict[str, Any] = {
+        "description": description.plain(found),
+        "plotly": serve_plotly(),
+        "single": single,
+        "feed": fed,
+    }
+    _component(data=data, key=key, height="content", on_stale_change=_stale)

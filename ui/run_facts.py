@@ -1,0 +1,38 @@
+"""What the pages say about a run, without Streamlit (the live feed's thread uses it too): its label, its
+progress line, whether its charts still change."""
+
+from __future__ import annotations
+
+from engine.jobs import Job, JobRegistry
+
+
+def run_label(job: Job) -> str:
+    """Short, unique display name: ``name·abcd`` (the run folder's random suffix)."""
+    return f"{job.name}·{job.id[-4:]}"
+
+
+def changing(job: Job, reg: JobRegistry) -> bool:
+    """Whether a run's charts or frames still change: it is queued or running, or UMAP frames are to come."""
+    return job.active or reg.projecting(job)
+
+
+def progress_text(job: Job) -> tuple[float, str]:
+    fraction, phase = job.progress()
+    parts = [f"{run_label(job)} — {phase}" if job.state != "queued" else f"{run_label(job)} — queued"]
+    rate, eta = job.steps_per_second(), job.eta_seconds()
+    if rate:
+        parts.append(f"{rate:.1f} steps/s")
+    if eta is not None:
+        parts.append(f"{format_seconds(eta)} left")
+    return fraction, " · ".join(parts)
+
+
+def format_seconds(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"

@@ -1,0 +1,99 @@
+// The live view's Streamlit component (custom components v2, ui/live_view.py): draws the chart description
+// it is given with the one renderer (engine/web/charts.js, concatenated before this file as one module).
+// Plotly.js is loaded once per page from the app's static folder (data.plotly: the installed plotly
+// package's own file, which ui/live_view.py serves). While a run trains, data.feed says where the live feed
+// (ui/feed.py) writes the next descriptions: this fetches that file every feed.seconds (a share of it while
+// nothing is drawn yet) and redraws, with no page rerun. When the feed's signature differs from the one the
+// page was drawn with, it sets the "stale" trigger: the page reruns and draws what changed around the charts.
+
+function plotlyLoaded(url) {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  var pending = document.querySelector('script[data-embedlab-plotly]');
+  if (!pending) {
+    pending = document.createElement("script");
+    pending.src = url;
+    pending.async = true;
+    pending.dataset.embedlabPlotly = "1";
+    document.head.appendChild(pending);
+  }
+  return new Promise(function (resolve, reject) {
+    if (window.Plotly) { resolve(window.Plotly); return; }
+    pending.addEventListener("load", function () { resolve(window.Plotly); });
+    pending.addEventListener("error", function () { reject(new Error("could not load " + url)); });
+  });
+}
+
+function themeOf(element) {
+  var style = getComputedStyle(element);
+  var read = function (name) { return style.getPropertyValue(name).trim() || undefined; };
+  return {textColor: read("--st-text-color"), font: read("--st-font"), primaryColor: read("--st-primary-color")};
+}
+
+var views = new WeakMap();  // the component's root -> {progress, grid, latest}
+
+function viewOf(root) {
+  var view = views.get(root);
+  if (!view) {
+    var box = document.createElement("div");
+    box.className = "embedlab-live";
+    view = {progress: document.createElement("div"), grid: document.createElement("div"), latest: null,
+            feed: null, timer: null, text: null, asked: null};
+    view.grid.className = "embedlab-grid";
+    box.appendChild(view.progress);
+    box.appendChild(view.grid);
+    root.appendChild(box);
+    views.set(root, view);
+  }
+  return view;
+}
+
+function drawInto(view, description, theme) {
+  view.latest = description;
+  EmbedlabCharts.progress(view.progress, description.progress || [], theme);
+  return plotlyLoaded(view.plotly).then(function () {
+    if (view.latest === description) return EmbedlabCharts.draw(view.grid, description, theme);
+  }).catch(function (error) {
+    view.grid.textContent = "The live charts could not be drawn: " + error.message;
+  });
+}
+
+function pause(view) {  // ms to the next fetch: a share of the period while nothing is drawn (set-up)
+  var drawn = view.latest && view.latest.panels && view.latest.panels.length;
+  return view.feed.seconds * 1000 * (drawn ? 1 : view.feed.setupShare || 1);
+}
+
+function poll(view, current, theme, setTriggerValue) {
+  fetch(new URL(current.url, document.baseURI), {cache: "no-store"}).then(function (response) {
+    return response.ok ? response.text() : null;
+  }).then(function (text) {
+    if (view.feed !== current || text === null || text === view.text) return null;
+    view.text = text;
+    var payload = JSON.parse(text);
+    if (payload.signature !== current.signature && payload.signature !== view.asked) {
+      view.asked = payload.signature;  // what the page draws around the charts changed: rerun it
+      setTriggerValue("stale", payload.signature);
+    }
+    return drawInto(view, payload.description, theme);
+  }).catch(function () {
+    // not written yet, or the server is busy: the next fetch tries again
+  }).then(function () {
+    if (view.feed === current) view.timer = setTimeout(function () { poll(view, current, theme, setTriggerValue); }, pause(view));
+  });
+}
+
+export default function (component) {
+  var root = component.parentElement, data = component.data || {};
+  var view = viewOf(root);
+  var theme = themeOf(root.host || root);
+  view.plotly = data.plotly;
+  view.grid.className = "embedlab-grid" + (data.single ? " single" : "");
+  drawInto(view, data.description || {panels: [], progress: []}, theme);
+  clearTimeout(view.timer);
+  view.feed = data.feed && data.feed.url ? data.feed : null;
+  view.text = null;
+  if (view.feed) {
+    var current = view.feed;
+    view.timer = setTimeout(function () { poll(view, current, theme, component.setTriggerValue); }, pause(view));
+  }
+  return function () { view.feed = null; clearTimeout(view.timer); };
+}
