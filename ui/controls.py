@@ -14,7 +14,7 @@ from engine import settings
 from engine.jobs import Job
 from ui import fields
 from ui.fields import KEEP, show_settings
-from ui.runs import guard, progress_text, registry, run_label, submit_runs
+from ui.runs import started_here, guard, progress_text, registry, run_label, submit_runs
 
 BUNDLED_CHOICE = "bundled (all-MiniLM-L6-v2)"
 
@@ -109,19 +109,43 @@ def preset_buttons(kind: str, current: dict[str, Any]) -> None:
 
 
 def sidebar_controls_footer(kind: str, shown_live: list[Job] | None = None) -> None:
-    """Stop for queued and running jobs of this kind, and a live progress bar in the sidebar, unless the
-    running ones are among ``shown_live`` (runs whose progress the page's live canvas already shows, fed
-    without a page rerun: a sidebar fragment would rerun every second, for nothing)."""
-    reg = registry()
-    active = [job for job in reg.jobs() if job.kind == kind and job.active]
-    if active and st.sidebar.button(
-        "■ Stop", key=f"{kind}.stop", width="stretch", help="Stop the running run and cancel queued ones"
+    """■ Stop for the queued and running runs of this kind that this browser session started, a separate
+    confirmed action for those another tab or browser started, and a live progress bar in the sidebar,
+    unless the running ones are among ``shown_live`` (runs whose progress the page's live view already
+    shows, fed without a page rerun: a sidebar fragment would rerun every second, for nothing)."""
+    active = [job for job in registry().jobs() if job.kind == kind and job.active]
+    mine = [job for job in active if started_here(job)]
+    if mine and st.sidebar.button(
+        "■ Stop",
+        key=f"{kind}.stop",
+        width="stretch",
+        help="Stop the run this tab started and cancel the ones it queued (runs of other tabs go on)",
     ):
-        for job in active:
-            job.stop()
-        st.rerun()
+        stop_runs(mine)
+    others = [job for job in active if not started_here(job)]
+    if others:
+        stop_others(kind, others)
     with st.sidebar:
         progress_fragment(kind, shown_live or [])
+
+
+def stop_runs(jobs: list[Job]) -> None:
+    for job in jobs:
+        job.stop()
+    st.rerun()
+
+
+def stop_others(kind: str, others: list[Job]) -> None:
+    """Stopping runs that another tab or browser started: named, and only after a confirmation."""
+    names = ", ".join(run_label(job) for job in others)
+    with st.sidebar.expander(f"Runs started elsewhere ({len(others)})"):
+        st.caption(f"{names}: started in another tab or browser, perhaps by someone else.")
+        sure = st.checkbox(
+            f"Yes, stop {len(others)} run(s) started elsewhere", key=f"{kind}.stop_others.sure"
+        )
+        if st.button("Stop runs started elsewhere", key=f"{kind}.stop_others", disabled=not sure):
+            st.session_state.pop(f"{kind}.stop_others.sure", None)
+            stop_runs(others)
 
 
 def progress_fragment(kind: str, shown_live: list[Job]) -> None:

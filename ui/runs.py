@@ -22,6 +22,7 @@ from ui.run_facts import run_label as run_label
 from ui.text import message, plain
 
 log = logging.getLogger("embedlab.ui")
+STARTED_HERE = "_runs.started_here"  # session key: ids of the runs this browser session queued
 STATE_ICONS = {
     "queued": "…",
     "running": "▶",
@@ -83,8 +84,14 @@ def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[Job]:
     group = uuid.uuid4().hex if len(runs) > 1 else None  # a preset's runs go side by side (engine.jobs)
     for name, config in runs:
         made.append(reg.submit(kind, config, name=name, group=group))
+        st.session_state.setdefault(STARTED_HERE, set()).add(made[-1].id)
     st.session_state[f"{kind}.shown"] = [job.id for job in made]
     return made
+
+
+def started_here(job: Job) -> bool:
+    """Whether this browser session (this tab) queued ``job``: its ■ Stop acts on those runs alone."""
+    return job.id in st.session_state.get(STARTED_HERE, set())
 
 
 def cancelled(job: Job) -> bool:

@@ -176,7 +176,7 @@ def test_a_running_runs_page_draws_its_curves_from_a_description_that_grows(app)
     app.switch_page("views/isotropy.py").run()
     app.number_input(key="probe.steps").set_value(100_000)
     app.number_input(key="probe.limit").set_value(120)
-    app.number_input(key="probe.snap").set_value(0)
+    app.number_input(key="probe.snapshot_every").set_value(0)
     app.run()
     app.button(key="probe.start").click().run()
     job = runs.registry().jobs()[-1]
