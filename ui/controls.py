@@ -14,7 +14,7 @@ from engine import settings
 from engine.jobs import Job
 from ui import fields
 from ui.fields import KEEP, show_settings
-from ui.runs import started_here, guard, progress_text, registry, run_label, submit_runs
+from ui.runs import guard, progress_text, registry, run_label, started_here, submit_runs
 
 BUNDLED_CHOICE = "bundled (all-MiniLM-L6-v2)"
 
