@@ -16,6 +16,13 @@ view, written atomically, served read-only by Streamlit's static file serving (`
 browser tab closed) is dropped with its file. The folder goes when the server exits, and the folders of killed
 servers when the next one starts feeding. This module imports nothing that imports Streamlit: its thread
 builds the payloads with :mod:`ui.live_state`, which does not either.
+
+Sessions that show the same thing share the work (what a page load or an open tab costs must not grow with the
+tabs: 10 tabs watching one run built its description 10 times a second, 0.08 s each, on 2 cores). A follow
+may name its ``view`` (a hashable key of the runs and choices it shows, :func:`ui.live_state.view_key`) and a
+``stamp`` (what its payload depends on now, :func:`ui.live_state.stamp`): when one session of a view is due,
+the payload is built once and written for every session of that view (their schedules then align), and it
+is not built again while the stamp stays the same (no new row, no change of state).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import secrets
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,6 +97,25 @@ class Follow:
     written: bytes = b""
     due: float = 0.0
     done: bool = False  # the runs stopped changing: the last payload is written, nothing more to build
+    view: Hashable | None = None  # what it shows (sessions of one view share a build); None: its own
+    stamp: Callable[[], Hashable] | None = None  # what its payload depends on now (unchanged: no build)
+
+
+@dataclass
+class Built:
+    """The last payload built for a view, its JSON, and the stamp it was built under."""
+
+    stamp: Hashable
+    payload: Payload
+    data: bytes
+
+
+def encode(payload: Payload) -> bytes:
+    """A payload as compact JSON (every non-finite float as null)."""
+    try:
+        return json.dumps(payload, separators=(",", ":"), allow_nan=False).encode()
+    except ValueError:  # a NaN or an infinity somewhere (paint_spec's series have none): null instead
+        return json.dumps(plain_json(payload), separators=(",", ":"), allow_nan=False).encode()
 
 
 class Feeder:
@@ -100,7 +126,9 @@ class Feeder:
         self.root = root
         self.lease = lease
         self._follows: dict[str, Follow] = {}
+        self._built: dict[Hashable, Built] = {}  # by view: the last payload built for it
         self._lock = threading.Lock()
+        self.builds = 0  # payloads built by :meth:`tick` so far (the tests count them)
 
     def follow(
         self,
@@ -109,18 +137,23 @@ class Feeder:
         payload: Payload,
         seconds: float,
         now: float | None = None,
+        *,
+        view: Hashable | None = None,
+        stamp: Callable[[], Hashable] | None = None,
     ) -> str:
         """Follow ``session`` with ``build`` from now on (replacing what it followed, renewing its lease);
-        ``payload``: its payload now, written at once. Returns the token of its file."""
+        ``payload``: its payload now, written at once. ``view``: what it shows, shared with the sessions that
+        show the same (None: built for it alone); ``stamp()``: what the payload depends on (the build is
+        skipped while it is unchanged). Returns the token of its file."""
         now = time.monotonic() if now is None else now
         with self._lock:
             old = self._follows.get(session)
             token = old.token if old is not None else secrets.token_urlsafe(12)
             first = seconds * (1 if panels_of(payload) else SETUP_SHARE)
             follow = self._follows[session] = Follow(
-                token, build, seconds, expires=now + self.lease, due=now + first
+                token, build, seconds, expires=now + self.lease, due=now + first, view=view, stamp=stamp
             )
-            self._write(follow, payload)
+            self._write(follow, encode(payload))
         return token
 
     def forget(self, session: str) -> None:
@@ -129,13 +162,17 @@ class Feeder:
             follow = self._follows.pop(session, None)
             if follow is not None:
                 (self.root / f"{follow.token}.json").unlink(missing_ok=True)
+            shown = {other.view for other in self._follows.values()}
+            for view in [view for view in self._built if view not in shown]:
+                del self._built[view]
 
     def following(self) -> list[str]:
         with self._lock:
             return list(self._follows)
 
     def tick(self, now: float | None = None) -> None:
-        """One pass: drop the sessions that ended; build and write the payloads that are due."""
+        """One pass: drop the sessions that ended; build and write the payloads that are due (once per view:
+        every session of a due session's view gets it)."""
         now = time.monotonic() if now is None else now
         with self._lock:
             follows = list(self._follows.items())
@@ -145,25 +182,50 @@ class Feeder:
                 continue
             if follow.done or now < follow.due:
                 continue
-            follow.due = now + follow.seconds
-            try:
-                payload = follow.build()
-            except Exception as err:  # noqa: BLE001 - one session's failure must not stop the others' feeds
-                log.warning("live feed: %s", one_line(err))
+            found = self._payload(follow)
+            if found is None:
+                follow.due = now + follow.seconds
                 continue
-            with self._lock:  # a page run may have replaced this follow meanwhile: its payload is newer
-                if self._follows.get(session) is not follow:
-                    continue
-                self._write(follow, payload)
-            follow.done = not payload.get("live", False)
-            if not panels_of(payload):  # set-up: the first curves are drawn within a quarter period
-                follow.due = now + follow.seconds * SETUP_SHARE
+            payload, data = found
+            with self._lock:  # a page run may have replaced a follow meanwhile: its payload is newer
+                served = [
+                    other
+                    for name, other in self._follows.items()
+                    if other is follow
+                    or (follow.view is not None and other.view == follow.view and not other.done)
+                ]
+                for other in served:
+                    self._write(other, data)
+            for other in served:
+                other.done = not payload.get("live", False)
+                # set-up: the first curves are drawn within a quarter period
+                other.due = now + other.seconds * (1 if panels_of(payload) else SETUP_SHARE)
+            if follow not in served:  # replaced meanwhile: its own schedule goes on
+                follow.due = now + follow.seconds
 
-    def _write(self, follow: Follow, payload: Payload) -> None:
+    def _payload(self, follow: Follow) -> tuple[Payload, bytes] | None:
+        """The payload of ``follow`` now and its JSON: the view's last build while its stamp is unchanged,
+        else built (None when the build failed: logged)."""
+        stamp = None
         try:
-            data = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode()
-        except ValueError:  # a NaN or an infinity somewhere (paint_spec's series have none): null instead
-            data = json.dumps(plain_json(payload), separators=(",", ":"), allow_nan=False).encode()
+            if follow.view is not None and follow.stamp is not None:
+                stamp = follow.stamp()
+                with self._lock:
+                    built = self._built.get(follow.view)
+                if built is not None and built.stamp == stamp:
+                    return built.payload, built.data
+            self.builds += 1
+            payload = follow.build()
+            data = encode(payload)
+        except Exception as err:  # noqa: BLE001 - one session's failure must not stop the others' feeds
+            log.warning("live feed: %s", one_line(err))
+            return None
+        if follow.view is not None and stamp is not None:
+            with self._lock:
+                self._built[follow.view] = Built(stamp, payload, data)
+        return payload, data
+
+    def _write(self, follow: Follow, data: bytes) -> None:
         if data == follow.written:
             return
         try:
@@ -226,13 +288,21 @@ def _feeder() -> Feeder:
     return feeder
 
 
-def follow(session: str, build: Callable[[], Payload], payload: Payload) -> dict[str, Any]:
+def follow(
+    session: str,
+    build: Callable[[], Payload],
+    payload: Payload,
+    *,
+    view: Hashable | None = None,
+    stamp: Callable[[], Hashable] | None = None,
+) -> dict[str, Any]:
     """Feed ``session``'s live view with ``build()`` every ``live_seconds`` from now on (for
-    :data:`LEASE_SECONDS` unless renewed); ``payload``: what it draws now. Returns the component's ``feed``
-    argument (where to fetch, how often, the signature drawn)."""
+    :data:`LEASE_SECONDS` unless renewed); ``payload``: what it draws now; ``view`` and ``stamp``: see
+    :meth:`Feeder.follow` (sessions of one view share the build). Returns the component's ``feed`` argument
+    (where to fetch, how often, the signature drawn)."""
     seconds = float(settings.get("live_seconds"))
     feeder = _feeder()
-    token = feeder.follow(session, build, payload, seconds)
+    token = feeder.follow(session, build, payload, seconds, view=view, stamp=stamp)
     return {
         "url": url_of(feeder.root / f"{token}.json"),
         "seconds": seconds,

@@ -387,7 +387,13 @@ def live_charts(
         now = live_state.payload_of(look, choices, found)
         if now["signature"] != drawn:
             st.rerun(scope="app")
-        fed = feed.follow(session, lambda: live_state.payload(reg, choices), now)
+        fed = feed.follow(
+            session,
+            lambda: live_state.payload(reg, choices),
+            now,
+            view=live_state.view_key(choices),
+            stamp=lambda: live_state.stamp(reg, choices),
+        )
         live_view.show(now["description"], f"{key}.live", fed=fed)
 
     charts_now()

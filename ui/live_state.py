@@ -9,13 +9,14 @@ module imports): the feed's thread runs it outside any script run.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from engine import charts, settings
+from engine import charts, runlog, settings
 from engine.charts import description
 from engine.jobs import Job, JobRegistry
 from ui import lens_figures as lens
@@ -217,6 +218,84 @@ def payload(reg: JobRegistry, choices: Choices) -> dict[str, Any]:
     second."""
     look, found = now(reg, choices)
     return payload_of(look, choices, found)
+
+
+def view_key(choices: Choices) -> Hashable | None:
+    """What a live view shows, as a hashable key: the sessions whose keys are equal draw the same payload
+    from the same runs, and the live feed builds it once for them all (:mod:`ui.feed`). The page's extra
+    figures are keyed by where their functions are defined (and what their closures hold). None when a choice
+    cannot be keyed: that view is built for its session alone."""
+    try:
+        key = (
+            choices.ids,
+            choices.metrics,
+            choices.measures,
+            tuple(sorted(choices.options.items())),
+            choices.pair,
+            choices.share,
+            callable_key(choices.extras),
+            choices.projector,
+            choices.chosen_curve,
+        )
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def callable_key(fn: Any) -> Hashable:
+    """A function as a hashable key: its code's place (file, line, name), its defaults and what its closure
+    holds (functions keyed the same way). A page script's functions are defined again on every run: two runs
+    of one page give equal keys. TypeError for what cannot be keyed."""
+    if fn is None:
+        return None
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        raise TypeError(f"cannot key {fn!r}")
+    cells = tuple(_value_key(cell.cell_contents) for cell in fn.__closure__ or ())
+    defaults = tuple(_value_key(value) for value in fn.__defaults__ or ())
+    return (code.co_filename, code.co_firstlineno, fn.__qualname__, defaults, cells)
+
+
+def _value_key(value: Any) -> Hashable:
+    if callable(value):
+        return callable_key(value)
+    hash(value)  # TypeError for a value that cannot be keyed
+    return (type(value).__name__, value)
+
+
+def _file_stamp(path: os.PathLike) -> tuple[int, int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+def stamp(reg: JobRegistry, choices: Choices) -> Hashable:
+    """What the live payload of ``choices`` depends on now, cheaply (no file read, a few stats): each shown
+    run's state, phase, set-up progress and summary, whether it still changes, and the size and time of its
+    ``metrics.csv`` and ``spectrum.csv``. While it is unchanged, :func:`payload` would make the same payload
+    (the live feed does not build it again); taken before a build, so a build never gets an older stamp."""
+    found = []
+    for run_id in choices.ids:
+        job = reg.get(run_id)
+        if job is None:
+            found.append(None)
+            continue
+        found.append(
+            (
+                job.state,
+                job.phase,
+                job.setup_progress,
+                job.total_steps,
+                job.summary is not None,
+                changing(job, reg),
+                _file_stamp(job.run_dir / runlog.METRICS),
+                _file_stamp(job.run_dir / runlog.SPECTRUM),
+            )
+        )
+    return tuple(found)
 
 
 def now(reg: JobRegistry, choices: Choices) -> tuple[Look, Figures]:

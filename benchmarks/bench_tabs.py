@@ -1,0 +1,183 @@
+"""What open tabs cost: page-load time with 1 and with 10 tabs watching one live run, and its training rate.
+
+    python benchmarks/bench_tabs.py [--data-dir ../shared/data] [--limit 2000] [--loads 6] [--tabs 10]
+
+One cache folder, one Streamlit server (``streamlit run app.py``), one real browser (Playwright +
+/usr/bin/chromium, helpers of ``bench_app_throughput.py``). The first tab starts one probe run on the
+Isotropy page (rt-polarity, ``--limit`` items, more steps than the measurement lasts, no UMAP frames), then:
+
+- ``1 tab``: that tab alone watches the run; another tab loads the Isotropy page ``--loads`` times (each a new
+  browser session, closed after its load);
+- ``N tabs``: ``--tabs`` - 1 tabs watch the run (each loaded once and left open), and the same loads again.
+
+A page load = from the navigation to the page until its title and the run's curve in its first chart are
+drawn. The training rate of a condition = the steps added to the run's ``metrics.csv`` during it / its wall
+time. Printed: the median (min-max) load of each condition, the rates, and the ratios N-tab/1-tab. The run is
+stopped (■ Stop in its tab) and the server ended at the end. The machine is shared: the load average is
+printed beside each condition.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_app_throughput import ARGS, CHART_CURVE, PROFILE, REPO, start_server  # noqa: E402
+
+TITLE = "Isotropy vs clusters"
+
+
+def last_step(run_dir: Path) -> int | None:
+    """The step of the last complete row of the run's ``metrics.csv`` (None before the first)."""
+    try:
+        data = (run_dir / "metrics.csv").read_bytes()
+    except OSError:
+        return None
+    lines = data[: data.rfind(b"\n")].split(b"\n")
+    if len(lines) < 2:
+        return None
+    header = lines[0].decode().split(",")
+    return int(float(lines[-1].decode().split(",")[header.index("step")]))
+
+
+def label_of(run_dir: Path) -> str:
+    """The run's label in the charts (:func:`ui.run_facts.run_label`)."""
+    return run_dir.name.rsplit("-", 3)[0] + "·" + run_dir.name[-4:]
+
+
+def load(page, url: str, label: str) -> float:
+    """Seconds from the navigation to the Isotropy page until its title and the run's curve are drawn."""
+    started = time.monotonic()
+    page.goto(f"{url}/isotropy")
+    page.get_by_role("heading", name=TITLE).wait_for(timeout=120_000)
+    page.wait_for_function(f"() => ({CHART_CURVE})({label!r})[0] > 0", timeout=120_000, polling=50)
+    return time.monotonic() - started
+
+
+def start_run(page, url: str, args: argparse.Namespace, runs: Path) -> Path:
+    """Start the probe run from the Isotropy page; returns its folder once its first row is written."""
+    page.goto(f"{url}/isotropy")
+    page.get_by_role("heading", name=TITLE).wait_for(timeout=120_000)
+    page.get_by_label("Data", exact=True).click()
+    page.get_by_role("option", name="rt-polarity").click()
+    for label, value in [
+        ("Data folder (real data sets)", args.data_dir),
+        ("Limit (items, 0 = all)", args.limit),
+        ("Steps (Adam updates)", args.steps),
+        ("UMAP frame every k steps (0 = off)", 0),
+    ]:
+        box = page.get_by_label(label, exact=True)
+        box.fill(str(value))
+        box.press("Enter")
+        page.wait_for_timeout(500)
+    before = set(runs.glob("probe-*"))
+    page.get_by_role("button", name="▶ Start").click()
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        new = set(runs.glob("probe-*")) - before
+        if new and last_step(next(iter(new))) is not None:
+            return next(iter(new))
+        time.sleep(0.5)
+    raise SystemExit("the probe run wrote no row in 10 minutes")
+
+
+def condition(browser, url: str, run_dir: Path, loads: int) -> dict:
+    """``loads`` page loads, each in a new tab closed after it; the run's steps/s meanwhile."""
+    label = label_of(run_dir)
+    step0, time0 = last_step(run_dir), time.monotonic()
+    times = []
+    for _ in range(loads):
+        page = browser.new_page()
+        times.append(load(page, url, label))
+        page.close()
+        time.sleep(1.0)  # a user reads the page a moment
+    rate = (last_step(run_dir) - step0) / (time.monotonic() - time0)
+    return {"loads": times, "rate": rate, "load_avg": os.getloadavg()[0]}
+
+
+def line(name: str, found: dict) -> str:
+    loads = found["loads"]
+    return (
+        f"{name:>8}: page load median {statistics.median(loads):.2f} s "
+        f"({min(loads):.2f}-{max(loads):.2f}, {len(loads)} loads); training {found['rate']:.2f} steps/s "
+        f"(load average {found['load_avg']:.1f})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
+    parser.add_argument("--limit", type=int, default=2000)
+    parser.add_argument("--steps", type=int, default=100_000, help="more than the measurement lasts")
+    parser.add_argument("--loads", type=int, default=6, help="page loads measured per condition")
+    parser.add_argument("--tabs", type=int, default=10, help="tabs watching the run in the second condition")
+    args = parser.parse_args()
+    cache = Path(tempfile.mkdtemp(prefix="embedlab-bench-tabs-"))
+    runs = cache / "runs"
+    env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
+    print(
+        f"cache {cache}; app {REPO}; probe rt-polarity limit {args.limit}; {args.loads} loads per condition; "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+
+    from playwright.sync_api import sync_playwright
+
+    proc, url = start_server(env)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch_persistent_context(
+                PROFILE,
+                executable_path="/usr/bin/chromium",
+                args=ARGS,
+                headless=True,
+                viewport={"width": 1500, "height": 1000},
+            )
+            first = browser.new_page()
+            run_dir = start_run(first, url, args, runs)
+            print(f"run {run_dir.name} training", flush=True)
+            load(first, url, label_of(run_dir))  # the starting tab watches it (a new session, as a user's)
+            one = condition(browser, url, run_dir, args.loads)
+            print(line("1 tab", one), flush=True)
+            watchers = []
+            for _ in range(args.tabs - 1):
+                watchers.append(browser.new_page())
+                load(watchers[-1], url, label_of(run_dir))
+            many = condition(browser, url, run_dir, args.loads)
+            print(line(f"{args.tabs} tabs", many), flush=True)
+            ratio = statistics.median(many["loads"]) / statistics.median(one["loads"])
+            print(
+                f"ratio {args.tabs}-tab/1-tab: page load {ratio:.2f}x, training rate "
+                f"{many['rate'] / one['rate']:.2f}x",
+                flush=True,
+            )
+            for page in watchers:
+                page.close()
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        end_children(cache)
+
+
+def end_children(cache: Path) -> None:
+    """SIGTERM what is left of the server's training children (their command line names the cache)."""
+    marker = str(cache).encode()
+    for found in Path("/proc").iterdir():
+        if found.name.isdigit() and int(found.name) != os.getpid():
+            with contextlib.suppress(OSError):
+                if marker in (found / "cmdline").read_bytes():
+                    os.kill(int(found.name), signal.SIGTERM)
+
+
+if __name__ == "__main__":
+    main()
