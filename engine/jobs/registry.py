@@ -35,6 +35,12 @@ ISOLATIONS = ("process", "thread")
 IDLE_POLL_SECONDS = 0.02  # wait_idle's look interval: short, it only serves scripts and tests
 
 
+def _agrees(job: Job, info: runlog.RunInfo) -> bool:
+    """Whether an attached run already says what its folder says (state and error; a summary once it ended):
+    then re-reading its status (:meth:`Job.refresh_from_disk`) would change nothing."""
+    return job.state == info.state and job.error == info.error and (job.summary is not None or job.active)
+
+
 class JobRegistry:
     """Thread-safe registry of jobs with one FIFO worker thread and one projection thread.
 
@@ -153,7 +159,7 @@ class JobRegistry:
                     job = Job.from_run(info)
                     self._jobs[job.id] = job
                     added.append(job)
-                elif known.from_disk:
+                elif known.from_disk and not _agrees(known, info):
                     known.refresh_from_disk()
         if added:
             with self._lock:

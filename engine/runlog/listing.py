@@ -5,15 +5,22 @@ One folder's damage stays with that folder: a folder that may not be read (mode 
 a file, a malformed row, a start time from the future or a link never hides, blocks or reorders the others.
 A link to a run inside the root is listed once (as the folder it points to); a link out of the root is never
 followed (it is named as damaged).
+
+Listing again costs what changed: each file read for the list (``config.json``, ``status.json``,
+``metrics.csv``) is kept with its identity (inode, mode, size, modification and change times) and read again
+only when that differs; the liveness of a running run's writer is checked every time.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import logging
 import math
 import os
 import shutil
+import stat
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EmbedlabError
-from engine.runlog.files import CONFIG, FINAL_STATES, STATUS, read_json
+from engine.runlog.files import CONFIG, FINAL_STATES, METRICS, STATUS, read_json
 from engine.runlog.liveness import writer_alive
 from engine.runlog.reading import read_metrics
 
@@ -66,18 +73,77 @@ def _state(run_dir: Path, status: dict[str, Any]) -> str:
     return state if state in (*FINAL_STATES, "running") else "interrupted"
 
 
-def load_run_info(run_dir: Path) -> RunInfo:
+class FileMemo:
+    """What was read of each file, kept while the file is the same: a regular file whose identity (device,
+    inode, mode, size, modification and change times) is unchanged is not read again. Anything else (a file
+    that is missing, cannot be looked at or is not regular) is read every time, so its error stays the
+    reader's. Thread-safe; ``reads`` counts the reads done."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[str, Path], tuple[tuple[int, ...], Any]] = {}
+        self._lock = threading.Lock()
+        self.reads = 0
+
+    def get(self, path: Path, what: str, read: Any) -> Any:
+        """``read(path)``, or what it gave the last time for this ``path`` and ``what`` if the file is the
+        same (a deep copy: the caller may change it)."""
+        try:
+            found = os.stat(path)
+        except OSError:
+            found = None
+        if found is None or not stat.S_ISREG(found.st_mode):
+            self.reads += 1
+            return read(path)
+        identity = (
+            found.st_dev,
+            found.st_ino,
+            found.st_mode,
+            found.st_size,
+            found.st_mtime_ns,
+            found.st_ctime_ns,
+        )
+        with self._lock:
+            kept = self._kept.get((what, path))
+        if kept is not None and kept[0] == identity:
+            return copy.deepcopy(kept[1])
+        self.reads += 1
+        value = read(path)
+        with self._lock:
+            self._kept[(what, path)] = (identity, copy.deepcopy(value))
+        return value
+
+    def forget(self, root: Path, keep: set[Path]) -> None:
+        """Drop what was kept of the files of folders under ``root`` other than ``keep`` (runs deleted
+        since, damaged folders)."""
+        with self._lock:
+            for key in [key for key in self._kept if key[1].parent.parent == root]:
+                if key[1].parent not in keep:
+                    del self._kept[key]
+
+
+#: the reads of the run list, kept between listings (one per process)
+MEMO = FileMemo()
+
+
+def _last_step_and_bad_rows(metrics_path: Path) -> tuple[int | None, int]:
+    metrics = read_metrics(metrics_path.parent)
+    last_step = int(metrics["step"].iloc[-1]) if "step" in metrics and len(metrics) else None
+    return last_step, int(metrics.attrs.get("bad_rows", 0))
+
+
+def load_run_info(run_dir: Path, memo: FileMemo | None = None) -> RunInfo:
     """What the run list shows of one folder; values of the wrong type in its files read as unknown, and a
-    start time later than the status file itself (a clock from the future) reads as the status's time."""
+    start time later than the status file itself (a clock from the future) reads as the status's time.
+    ``memo``: keeps what was read of files that did not change since (:class:`FileMemo`)."""
     run_dir = Path(run_dir)
-    config = read_json(run_dir / CONFIG)
+    memo = memo or FileMemo()
+    config = memo.get(run_dir / CONFIG, "json", read_json)
     try:
-        status = read_json(run_dir / STATUS)
+        status = memo.get(run_dir / STATUS, "json", read_json)
         state = _state(run_dir, status)
     except FileNotFoundError:
         status, state = {"state": "interrupted"}, "interrupted"
-    metrics = read_metrics(run_dir)
-    last_step = int(metrics["step"].iloc[-1]) if "step" in metrics and len(metrics) else None
+    last_step, bad_rows = memo.get(run_dir / METRICS, "last step", _last_step_and_bad_rows)
     return RunInfo(
         path=run_dir,
         name=run_dir.name,
@@ -87,7 +153,7 @@ def load_run_info(run_dir: Path) -> RunInfo:
         last_step=last_step,
         config=config,
         error=None if status.get("error") is None else str(status.get("error")),
-        bad_rows=int(metrics.attrs.get("bad_rows", 0)),
+        bad_rows=bad_rows,
     )
 
 
@@ -153,13 +219,14 @@ def _listing(root: Path) -> tuple[list[RunInfo], list[DamagedRun]]:
         if reason is None:
             try:
                 if (child / CONFIG).exists():
-                    runs.append(load_run_info(child))
+                    runs.append(load_run_info(child, MEMO))
                     continue
                 reason = f"not a run folder (no {CONFIG})"
             except Exception as err:  # noqa: BLE001 - any damage to one folder stays with that folder
                 reason = _reason(err)
         log.warning("skipping run folder %s: %s", child, reason)
         damaged.append(DamagedRun(child.name, reason, child))
+    MEMO.forget(Path(root), {info.path for info in runs})
     runs.sort(key=lambda info: info.started or 0.0, reverse=True)
     return runs, damaged
 
