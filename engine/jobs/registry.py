@@ -11,6 +11,7 @@ runs on 2 cores do 1.3x the steps of one two-thread run (``engine.simcse.figure2
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import sys
 import threading
@@ -36,9 +37,10 @@ IDLE_POLL_SECONDS = 0.02  # wait_idle's look interval: short, it only serves scr
 
 
 def _agrees(job: Job, info: runlog.RunInfo) -> bool:
-    """Whether an attached run already says what its folder says (state and error; a summary once it ended):
-    then re-reading its status (:meth:`Job.refresh_from_disk`) would change nothing."""
-    return job.state == info.state and job.error == info.error and (job.summary is not None or job.active)
+    """Whether an attached run already says what its folder says (state and error; its summary, once it ended
+    and wrote one): then re-reading its status (:meth:`Job.refresh_from_disk`) would change nothing."""
+    summary_known = job.summary is not None or job.active or not os.path.exists(job.run_dir / runlog.SUMMARY)
+    return job.state == info.state and job.error == info.error and summary_known
 
 
 class JobRegistry:
