@@ -28,6 +28,7 @@ is not built again while the stamp stays the same (no new row, no change of stat
 from __future__ import annotations
 
 import atexit
+import copy
 import json
 import logging
 import math
@@ -204,25 +205,31 @@ class Feeder:
                 follow.due = now + follow.seconds
 
     def _payload(self, follow: Follow) -> tuple[Payload, bytes] | None:
-        """The payload of ``follow`` now and its JSON: the view's last build while its stamp is unchanged,
-        else built (None when the build failed: logged)."""
-        stamp = None
+        """The payload of ``follow`` now and its JSON (None when the build failed: logged)."""
         try:
-            if follow.view is not None and follow.stamp is not None:
-                stamp = follow.stamp()
-                with self._lock:
-                    built = self._built.get(follow.view)
-                if built is not None and built.stamp == stamp:
-                    return built.payload, built.data
-            self.builds += 1
-            payload = follow.build()
-            data = encode(payload)
+            return self.shared(follow.view, follow.stamp, follow.build)
         except Exception as err:  # noqa: BLE001 - one session's failure must not stop the others' feeds
             log.warning("live feed: %s", one_line(err))
             return None
-        if follow.view is not None and stamp is not None:
+
+    def shared(
+        self, view: Hashable | None, stamp: Callable[[], Hashable] | None, build: Callable[[], Payload]
+    ) -> tuple[Payload, bytes]:
+        """The payload of ``view`` now and its JSON: its last build while ``stamp()`` is unchanged, else
+        ``build()`` (kept for the view's sessions). Shared: the caller must not change it."""
+        found = None
+        if view is not None and stamp is not None:
+            found = stamp()
             with self._lock:
-                self._built[follow.view] = Built(stamp, payload, data)
+                built = self._built.get(view)
+            if built is not None and built.stamp == found:
+                return built.payload, built.data
+        self.builds += 1
+        payload = build()
+        data = encode(payload)
+        if found is not None:
+            with self._lock:
+                self._built[view] = Built(found, payload, data)
         return payload, data
 
     def _write(self, follow: Follow, data: bytes) -> None:
@@ -309,6 +316,15 @@ def follow(
         "setupShare": SETUP_SHARE,
         "signature": payload["signature"],
     }
+
+
+def current(
+    build: Callable[[], Payload], *, view: Hashable | None = None, stamp: Callable[[], Hashable] | None = None
+) -> Payload:
+    """The payload of a live view now (a copy): the feed's last build of ``view`` while ``stamp()`` is
+    unchanged, else ``build()`` (see :meth:`Feeder.shared`). A page's live fragment renews its feed with it:
+    the renewals of many tabs cost one build per change, not one each."""
+    return copy.deepcopy(_feeder().shared(view, stamp, build)[0])
 
 
 def forget(session: str) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -379,21 +380,20 @@ def live_charts(
     drawn = live_state.signature(first[0], choices, first[1])
     pending = [first]  # a fragment reruns with its first arguments: the page run's look is used once
     session = session_token()
+    view = live_state.view_key(choices)
 
     @st.fragment(run_every=feed.RENEW_SECONDS)
     def charts_now() -> None:
         reg = registry()
-        look, found = pending.pop() if pending else live_state.now(reg, choices)
-        now = live_state.payload_of(look, choices, found)
+        build, stamp = partial(live_state.payload, reg, choices), partial(live_state.stamp, reg, choices)
+        if pending:
+            look, found = pending.pop()
+            now = live_state.payload_of(look, choices, found)
+        else:  # a renewal: the feed's build of this view, shared with the other tabs showing it
+            now = feed.current(build, view=view, stamp=stamp)
         if now["signature"] != drawn:
             st.rerun(scope="app")
-        fed = feed.follow(
-            session,
-            lambda: live_state.payload(reg, choices),
-            now,
-            view=live_state.view_key(choices),
-            stamp=lambda: live_state.stamp(reg, choices),
-        )
+        fed = feed.follow(session, build, now, view=view, stamp=stamp)
         live_view.show(now["description"], f"{key}.live", fed=fed)
 
     charts_now()

@@ -169,3 +169,16 @@ def test_the_stamp_follows_the_runs_files_and_states(tmp_path: Path) -> None:
     grown = live_state.stamp(reg, choices)
     job.state = "finished"
     assert live_state.stamp(reg, choices) != grown
+
+
+def test_a_renewal_takes_the_views_last_build_while_nothing_changed(tmp_path: Path) -> None:
+    state = {"step": 1}
+    feeder = feed.Feeder(tmp_path)
+    build = Counting(state)
+    feeder.follow("tab0", build, payload(0), seconds=1.0, now=0.0, view="v", stamp=lambda: state["step"])
+    feeder.tick(now=1.0)
+    renewals = [feeder.shared("v", lambda: state["step"], build)[0] for _ in range(10)]  # ten tabs renew
+    assert build.calls == 1 and all(found == payload(1) for found in renewals)
+    state["step"] = 2
+    assert feeder.shared("v", lambda: state["step"], build)[0] == payload(2) and build.calls == 2
+    assert feeder.shared(None, None, build)[0] == payload(2) and build.calls == 3  # no view: built for it
