@@ -12,9 +12,10 @@ Isotropy page (rt-polarity, ``--limit`` items, more steps than the measurement l
 
 A page load = from the navigation to the page until its title and the run's curve in its first chart are
 drawn. The training rate of a condition = the steps added to the run's ``metrics.csv`` during it / its wall
-time. Printed: the median (min-max) load of each condition, the rates, and the ratios N-tab/1-tab. The run is
-stopped (■ Stop in its tab) and the server ended at the end. The machine is shared: the load average is
-printed beside each condition.
+time; beside it the cores used by the web server's own process (the training child apart) and by the
+benchmark's chromium (Linux /proc). Printed: the median (min-max) load of each condition, the rates, and the
+ratios N-tab/1-tab. At the end the server is ended, and the run's child with it. The machine is shared: the
+load average is printed beside each condition.
 """
 
 from __future__ import annotations
@@ -31,7 +32,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_app_throughput import ARGS, CHART_CURVE, PROFILE, REPO, start_server  # noqa: E402
+from bench_app_throughput import (  # noqa: E402
+    ARGS,
+    CHART_CURVE,
+    PROFILE,
+    REPO,
+    _cpu_seconds,
+    browser_cpu_seconds,
+    start_server,
+)
 
 TITLE = "Isotropy vs clusters"
 
@@ -90,25 +99,34 @@ def start_run(page, url: str, args: argparse.Namespace, runs: Path) -> Path:
     raise SystemExit("the probe run wrote no row in 10 minutes")
 
 
-def condition(browser, url: str, run_dir: Path, loads: int) -> dict:
-    """``loads`` page loads, each in a new tab closed after it; the run's steps/s meanwhile."""
+def condition(browser, url: str, run_dir: Path, loads: int, server_pid: int) -> dict:
+    """``loads`` page loads, each in a new tab closed after it; the run's steps/s meanwhile, and the cores
+    used by the web server's own process (its training child apart) and by the benchmark's chromium."""
     label = label_of(run_dir)
     step0, time0 = last_step(run_dir), time.monotonic()
+    server0, browser0 = _cpu_seconds(server_pid), browser_cpu_seconds()
     times = []
     for _ in range(loads):
         page = browser.new_page()
         times.append(load(page, url, label))
         page.close()
         time.sleep(1.0)  # a user reads the page a moment
-    rate = (last_step(run_dir) - step0) / (time.monotonic() - time0)
-    return {"loads": times, "rate": rate, "load_avg": os.getloadavg()[0]}
+    wall = time.monotonic() - time0
+    return {
+        "loads": times,
+        "rate": (last_step(run_dir) - step0) / wall,
+        "server": (_cpu_seconds(server_pid) - server0) / wall,
+        "browser": (browser_cpu_seconds() - browser0) / wall,
+        "load_avg": os.getloadavg()[0],
+    }
 
 
 def line(name: str, found: dict) -> str:
     loads = found["loads"]
     return (
         f"{name:>8}: page load median {statistics.median(loads):.2f} s "
-        f"({min(loads):.2f}-{max(loads):.2f}, {len(loads)} loads); training {found['rate']:.2f} steps/s "
+        f"({min(loads):.2f}-{max(loads):.2f}, {len(loads)} loads); training {found['rate']:.2f} steps/s; "
+        f"server {found['server']:.2f} core, browser {found['browser']:.2f} core "
         f"(load average {found['load_avg']:.1f})"
     )
 
@@ -146,13 +164,13 @@ def main() -> None:
             run_dir = start_run(first, url, args, runs)
             print(f"run {run_dir.name} training", flush=True)
             load(first, url, label_of(run_dir))  # the starting tab watches it (a new session, as a user's)
-            one = condition(browser, url, run_dir, args.loads)
+            one = condition(browser, url, run_dir, args.loads, proc.pid)
             print(line("1 tab", one), flush=True)
             watchers = []
             for _ in range(args.tabs - 1):
                 watchers.append(browser.new_page())
                 load(watchers[-1], url, label_of(run_dir))
-            many = condition(browser, url, run_dir, args.loads)
+            many = condition(browser, url, run_dir, args.loads, proc.pid)
             print(line(f"{args.tabs} tabs", many), flush=True)
             ratio = statistics.median(many["loads"]) / statistics.median(one["loads"])
             print(
