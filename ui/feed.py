@@ -201,7 +201,7 @@ class Feeder:
                 other.done = not payload.get("live", False)
                 # set-up: the first curves are drawn within a quarter period
                 other.due = now + other.seconds * (1 if panels_of(payload) else SETUP_SHARE)
-            if follow not in served:  # replaced meanwhile: its own schedule goes on
+            if all(other is not follow for other in served):  # replaced meanwhile: its own schedule goes on
                 follow.due = now + follow.seconds
 
     def _payload(self, follow: Follow) -> tuple[Payload, bytes] | None:
