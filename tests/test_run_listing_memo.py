@@ -40,7 +40,16 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> Counter:
 
     monkeypatch.setattr(listing, "read_json", counting_json)
     monkeypatch.setattr(listing, "read_metrics", counting_metrics)
+    monkeypatch.setattr(listing, "SETTLED_NS", -(10**15))  # the files just written count as settled
     return counted
+
+
+def test_a_file_changed_a_moment_ago_is_read_at_every_listing(tmp_path: Path, reads: Counter) -> None:
+    _finished_run(tmp_path, "probe-0")
+    listing.SETTLED_NS = 10**15  # (restored by the fixture) as if every file had changed a moment ago
+    runlog.list_runs(tmp_path)
+    runlog.list_runs(tmp_path)
+    assert reads == {runlog.CONFIG: 2, runlog.STATUS: 2, runlog.METRICS: 2}
 
 
 def test_a_second_listing_with_nothing_changed_reads_no_file(tmp_path: Path, reads: Counter) -> None:

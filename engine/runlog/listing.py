@@ -77,7 +77,8 @@ class FileMemo:
     """What was read of each file, kept while the file is the same: a regular file whose identity (device,
     inode, mode, size, modification and change times) is unchanged is not read again. Anything else (a file
     that is missing, cannot be looked at or is not regular) is read every time, so its error stays the
-    reader's. Thread-safe; ``reads`` counts the reads done."""
+    reader's, and so is a file changed within :data:`SETTLED_NS`. Thread-safe; ``reads`` counts the reads
+    done."""
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, Path], tuple[tuple[int, ...], Any]] = {}
@@ -104,7 +105,8 @@ class FileMemo:
         )
         with self._lock:
             kept = self._kept.get((what, path))
-        if kept is not None and kept[0] == identity:
+        settled = time.time_ns() - max(found.st_mtime_ns, found.st_ctime_ns) > SETTLED_NS
+        if kept is not None and kept[0] == identity and settled:
             return copy.deepcopy(kept[1])
         self.reads += 1
         value = read(path)
@@ -121,6 +123,10 @@ class FileMemo:
                     del self._kept[key]
 
 
+#: a file changed less than this long ago is read again even when its identity is the same: a file's times
+#: move in coarse ticks, so a rewrite of the same size within one tick (its inode reused) would look unchanged
+#: (git's "racy clean" entries, the same cure)
+SETTLED_NS = 2_000_000_000
 #: the reads of the run list, kept between listings (one per process)
 MEMO = FileMemo()
 
