@@ -17,6 +17,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 PAGES = [  # script, title, icon; the first is the default page
     ("pages/overview.py", "Overview", ":material/home:"),
     ("pages/simcse.py", "SimCSE training", ":material/model_training:"),
+    ("pages/jepa.py", "JEPA (non-contrastive)", ":material/join_inner:"),
     ("pages/isotropy.py", "Isotropy vs clusters", ":material/scatter_plot:"),
     ("pages/compare.py", "Compare runs", ":material/compare_arrows:"),
     ("pages/data.py", "Data & encoders", ":material/dataset:"),

@@ -18,6 +18,7 @@ def test_pages_folder_holds_exactly_the_navigation_pages() -> None:
     assert [title for _, title, _ in navigation.PAGES] == [
         "Overview",
         "SimCSE training",
+        "JEPA (non-contrastive)",
         "Isotropy vs clusters",
         "Compare runs",
         "Data & encoders",
