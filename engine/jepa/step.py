@@ -13,7 +13,10 @@
   ``stop_grad`` (else the gradient flows through both branches: the collapse case).
 - Distributed: the prediction loss is per sentence, so each rank's mean over its share gives, averaged by
   DDP, the global gradient; the regulariser (batch statistics) is computed on the all-gathered embeddings and
-  back-propagated × N, as SimCSE's loss (:mod:`engine.simcse.distributed`).
+  back-propagated × N, as SimCSE's loss (:mod:`engine.simcse.distributed`); the logged loss is the global
+  batch's. The predictor's batch normalisation normalises each rank's share (as BYOL's per-device batch
+  norm when not synchronised), so with a predictor N processes differ slightly from one; without it they
+  train alike (tests/jepa/test_distributed.py).
 """
 
 from __future__ import annotations
@@ -79,7 +82,11 @@ def jepa_loss(
     predicted = (prediction_loss(p_ctx, t_tgt) + prediction_loss(p_tgt, t_ctx)) / 2
     z_ctx, z_tgt = (distributed.gather_with_grad(part, world) for part in (z_ctx, z_tgt))
     regular = regulariser_loss(config, z_ctx, z_tgt, seed)
-    return predicted + world.size * regular, (predicted + regular).detach()
+    logged = predicted.detach()
+    if world.distributed:  # the logged loss is the global batch's: the mean of the ranks' equal shares
+        torch.distributed.all_reduce(logged)
+        logged = logged / world.size
+    return predicted + world.size * regular, logged + regular.detach()
 
 
 @dataclass
