@@ -83,8 +83,8 @@ def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
             REGULARISED,
             "jepa",
             f"Queues plain JEPA beside JEPA + SIGReg (LeJEPA) and JEPA + VICReg, {COLLAPSE_STEPS} steps "
-            f"at lr {COLLAPSE_LR:g}: SIGReg pulls the embeddings towards an isotropic Gaussian "
-            "(watch IsoScore).",
+            f"at lr {COLLAPSE_LR:g}: SIGReg's target is an isotropic Gaussian "
+            "(watch IsoScore and RankMe).",
             base={**SHARED, "view": "span-mask"},
             runs=REGULARISED_RUNS,
         ),
