@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from engine.errors import ConfigError
 from engine.knobs import knob, validate
 from engine.simcse.config import (
     GEOMETRY_COLUMNS,
@@ -66,10 +65,18 @@ class JEPAConfig:
         widget="radio",
     )
     mask_min: float = knob(
-        0.15, low=0.0, high=0.9, help="span-mask: smallest share of the words masked", label="Mask from"
+        0.15,
+        low=0.0,
+        high=0.9,
+        help="span-mask: one end of the share of the words masked (the two ends in either order)",
+        label="Mask from",
     )
     mask_max: float = knob(
-        0.5, low=0.0, high=0.9, help="span-mask: largest share of the words masked", label="Mask up to"
+        0.5,
+        low=0.0,
+        high=0.9,
+        help="span-mask: the other end of the share of the words masked",
+        label="Mask up to",
     )
     ema: float = knob(
         0.996,
@@ -159,8 +166,6 @@ class JEPAConfig:
 
     def __post_init__(self) -> None:
         validate(self)
-        if self.mask_min > self.mask_max:
-            raise ConfigError(f"mask_min {self.mask_min:g} is above mask_max {self.mask_max:g}")
 
     @property
     def augment(self) -> str:

@@ -31,6 +31,7 @@ def span_mask(
     n = len(words)
     if n < 2:
         return list(words)
+    low, high = sorted((low, high))
     masked = min(n - 1, max(1, round(float(rng.uniform(low, high)) * n)))
     free = n - masked
     spans = int(rng.integers(1, min(MAX_SPANS, masked, free + 1) + 1))
@@ -71,7 +72,8 @@ def describe(config: object) -> str:
     """A short human label of the views, e.g. ``span-mask 15–50 % + dropout 0.1``."""
     view = config.view
     if view == "span-mask":
-        label = f"span-mask {config.mask_min:.0%}–{config.mask_max:.0%}"
+        low, high = sorted((config.mask_min, config.mask_max))
+        label = f"span-mask {low:.0%}–{high:.0%}"
     elif view in ("crop", "word-deletion"):
         label = f"{view} {config.augment_rate:.0%}"
     else:

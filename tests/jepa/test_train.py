@@ -22,7 +22,7 @@ from engine.jepa.train import summarize, train_jepa
         {"ema": 1.0},
         {"ema": -0.1},
         {"regulariser": "barlow"},
-        {"mask_min": 0.6, "mask_max": 0.3},
+        {"mask_min": 0.95},
         {"predictor": "yes"},
         {"sigreg_projections": 0},
         {"steps": 0},
