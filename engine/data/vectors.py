@@ -34,6 +34,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from engine.data.npy_vectors import read_npy_word_vectors
 from engine.data.types import LabelledVectors
 from engine.errors import DataError, one_line
 
@@ -266,6 +267,8 @@ def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVec
     """The vectors of ``words`` in a word2vec/GloVe text file (see the module docstring)."""
     path = Path(path).expanduser()
     words = list(words)
+    if path.suffix.lower() == ".npy":  # a NAME.npy array with its vocabulary beside it
+        return FoundVectors(**read_npy_word_vectors(path, words))
     if not path.is_file():
         raise DataError(f"--vectors {path}: no such file")
     wanted = {w: i for i, w in reversed(list(enumerate(words)))}  # first position of each word
