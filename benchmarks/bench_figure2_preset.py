@@ -65,11 +65,13 @@ def main() -> int:
         summary = job.summary or json.loads((job.run_dir / "summary.json").read_text())
         print(
             f"  {job.name:16s} {job.state:9s} training {summary.get('train_seconds', 0):6.1f} s, evaluation "
-            f"{summary.get('eval_seconds', 0):5.1f} s, STS-B dev {100 * summary.get('sts_spearman_end', 0):.2f}"
+            f"{summary.get('eval_seconds', 0):5.1f} s, "
+            f"STS-B dev {100 * summary.get('sts_spearman_end', 0):.2f}"
         )
     ok = wall <= GOAL_SECONDS and all(job.state == "finished" for job in queued)
     print(
-        f"the preset, click to last run's end: {wall:.0f} s ({wall / 60:.1f} min)   goal <= {GOAL_SECONDS / 60:.0f} min   "
+        f"the preset, click to last run's end: {wall:.0f} s ({wall / 60:.1f} min)   "
+        f"goal <= {GOAL_SECONDS / 60:.0f} min   "
         f"{'OK' if ok else 'MISSED'}"
     )
     return 0 if ok else 1

@@ -9,10 +9,11 @@ probe step today is IsoScore + silhouette ("ours"), and with the additions it is
 ``silhouette_and_uniformity`` (uniformity summed in the silhouette's distance blocks) + ``isotropy_profile``
 with labels (IsoScore, spectrum, effective rank, average cosine, partition isotropy and class alignment
 from one float64 covariance pass; it replaces the IsoScore call), and also without the partition
-isotropy (``partition=False``: the one measure that needs an N x d x d float64 product of its own). Measured both sequentially and as the
-probe runs them (``engine.probe.measure``: IsoScore/profile on a side thread beside the silhouette's
-worker pool, inside ``tasks_not_ops``). Each added measure alone is also timed (standalone, so each pays
-its own covariance pass: the breakdown over-counts what the shared pass costs).
+isotropy (``partition=False``: the one measure that needs an N x d x d float64 product of its own).
+Measured both sequentially and as the probe runs them (``engine.probe.measure``: IsoScore/profile on a
+side thread beside the silhouette's worker pool, inside ``tasks_not_ops``). Each added measure alone is
+also timed (standalone, so each pays its own covariance pass: the breakdown over-counts what the shared
+pass costs).
 The probe as it logs them (``engine.probe.measure`` with the default ``ProbeConfig``): IsoScore, silhouette,
 average cosine and class alignment every logged step, and on every ``geometry_every``-th one (a geometry
 step) also uniformity, effective rank, partition isotropy and the spectrum. Timed at a plain and at a
@@ -24,8 +25,8 @@ added measures are reported in wall time and in CPU time of this process (``time
 threads): on a machine shared with other busy processes the CPU time is the stable measure of the work
 (descheduled time does not count), the wall time is what a probe step takes there and then.
 
-    python benchmarks/bench_metrics.py [--n 10662] [--d 384] [--repeats 5] [--labels 2] [--threads T] [--quick]
-                                       [--geometry-every K]
+    python benchmarks/bench_metrics.py [--n 10662] [--d 384] [--repeats 5] [--labels 2] [--threads T]
+                                       [--quick] [--geometry-every K]
 """
 
 from __future__ import annotations
@@ -238,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def share(label: str, wall: float, used: float) -> None:
         print(
-            f"    {label:<38} {wall * 1e3:7.1f} {100 * wall / base:6.1f}   {used * 1e3:7.1f} {100 * used / cbase:6.1f}"
+            f"    {label:<38} {wall * 1e3:7.1f} {100 * wall / base:6.1f}   "
+            f"{used * 1e3:7.1f} {100 * used / cbase:6.1f}"
         )
 
     share(
@@ -275,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     for label, ratio in ratios.items():
         print(
-            f"added / probe step ({label:<29}) = {100 * ratio:5.1f} %  (goal <= 10 %)  {'OK' if ratio <= 0.10 else 'MISSED'}"
+            f"added / probe step ({label:<29}) = {100 * ratio:5.1f} %  (goal <= 10 %)  "
+            f"{'OK' if ratio <= 0.10 else 'MISSED'}"
         )
 
     print(f"the probe as it logs them (engine.probe.measure, geometry_every = {every}):")

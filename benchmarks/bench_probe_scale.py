@@ -76,7 +76,8 @@ def main() -> int:
         started = time.perf_counter()
         write_set(data, args.items, args.dim, args.classes)
         print(
-            f"wrote {data.name}: {data.stat().st_size / 2**30:.2f} GiB in {time.perf_counter() - started:.1f} s"
+            f"wrote {data.name}: {data.stat().st_size / 2**30:.2f} GiB "
+            f"in {time.perf_counter() - started:.1f} s"
         )
 
         command = [
@@ -121,15 +122,18 @@ def main() -> int:
     print(
         f"IsoScore {summary['isoscore_start']:.4f} -> {summary['isoscore_end']:.4f}, silhouette "
         f"{summary['silhouette_start']:.4f} -> {summary['silhouette_end']:.4f}, Pearson r "
-        f"{summary['pearson_r']:.3f}, Spearman rho {summary['spearman_rho']:.4f} (on samples of {args.sample_size})"
+        f"{summary['pearson_r']:.3f}, Spearman rho {summary['spearman_rho']:.4f} "
+        f"(on samples of {args.sample_size})"
     )
     print(frames)
     wall_ok, rss_ok = wall <= GOAL_SECONDS, peak <= GOAL_RSS_GIB
     print(
-        f"wall time (whole command): {wall:.1f} s   goal <= {GOAL_SECONDS:.0f} s   {'OK' if wall_ok else 'MISSED'}"
+        f"wall time (whole command): {wall:.1f} s   goal <= {GOAL_SECONDS:.0f} s   "
+        f"{'OK' if wall_ok else 'MISSED'}"
     )
     print(
-        f"peak RSS of the probe:     {peak:.2f} GiB   goal <= {GOAL_RSS_GIB:.0f} GiB   {'OK' if rss_ok else 'MISSED'}"
+        f"peak RSS of the probe:     {peak:.2f} GiB   goal <= {GOAL_RSS_GIB:.0f} GiB   "
+        f"{'OK' if rss_ok else 'MISSED'}"
     )
     return 0 if wall_ok and rss_ok else 1
 
@@ -148,7 +152,8 @@ def _frames(run: Path) -> str:
     seconds = time.perf_counter() - started
     ok = frame.shape == (len(points), 2) and np.isfinite(frame).all()
     return (
-        f"snapshots: {len(snapshots)} of {first.shape[0]} x {first.shape[1]} (points.csv: {len(points)} rows); "
+        f"snapshots: {len(snapshots)} of {first.shape[0]} x {first.shape[1]} "
+        f"(points.csv: {len(points)} rows); "
         f"UMAP first + warm-started last frame: {seconds:.1f} s, {'finite' if ok else 'BROKEN'}"
     )
 

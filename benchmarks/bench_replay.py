@@ -7,9 +7,9 @@ A synthetic probe run folder of that size is written to a temporary folder (ever
 so no UMAP runs here). Then:
 
 - the lesson's build time and file size (goal: <= 8 MB for 100 frames x 2,000 points and 1,000-step curves);
-- time to interactive in headless Chromium (Playwright, /usr/bin/chromium), the file opened from ``file://`` with
-  every other request aborted: from the navigation's start to the moment every chart is drawn and the film's
-  first frame is shown (``window.lesson.readyAt``, the page's own clock); goal <= 3 s;
+- time to interactive in headless Chromium (Playwright, /usr/bin/chromium), the file opened from ``file://``
+  with every other request aborted: from the navigation's start to the moment every chart is drawn and the
+  film's first frame is shown (``window.lesson.readyAt``, the page's own clock); goal <= 3 s;
 - a slider move: the slider set and its ``input`` event sent, until the browser has painted the next frame
   (two animation frames), over ``--moves`` random frames; the median (goal <= 100 ms) and the redraw alone
   (``window.lesson.lastRenderMs``: the film's restyle, the cursors' relayout);
@@ -36,8 +36,9 @@ DIMENSIONS = 384  # the bundled encoder's width: one spectrum row holds 384 eige
 
 
 def make_run(run_dir: Path, points: int, frames: int, steps: int) -> Path:
-    """A finished probe run as the probe writes it: ``steps`` rows of every measure it logs (the sparse ones,
-    and a 384-value spectrum, every :data:`GEOMETRY_EVERY` steps), and ``frames`` UMAP frames of ``points``."""
+    """A finished probe run as the probe writes it: ``steps`` rows of every measure it logs (the sparse
+    ones, and a 384-value spectrum, every :data:`GEOMETRY_EVERY` steps), and ``frames`` UMAP frames of
+    ``points``."""
     from engine import runlog
 
     rng = np.random.default_rng(0)
@@ -197,7 +198,8 @@ def main() -> None:
         started = time.perf_counter()
         gif = film_gif(films[0], runs[0].points, runs[0].name)
         print(
-            f"GIF: {len(films[0].steps)} frames, {len(gif) / 1e6:.2f} MB, built in {time.perf_counter() - started:.2f} s"
+            f"GIF: {len(films[0].steps)} frames, {len(gif) / 1e6:.2f} MB, "
+            f"built in {time.perf_counter() - started:.2f} s"
         )
         if not CHROMIUM.exists() or args.loads < 1:
             print("browser figures skipped" + ("" if CHROMIUM.exists() else ": no /usr/bin/chromium"))
@@ -205,7 +207,8 @@ def main() -> None:
         result = measure_browser(out, args.loads, args.moves)
     ready, move, render = result["ready_s"], result["move_ms"], result["render_ms"]
     print(
-        f"time to interactive (navigation start -> all charts and the first film frame drawn), {args.loads} loads: "
+        f"time to interactive (navigation start -> all charts and the first film frame drawn), "
+        f"{args.loads} loads: "
         f"median {statistics.median(ready):.2f} s, range {min(ready):.2f}-{max(ready):.2f} s "
         f"(wall from goto: median {statistics.median(result['wall_s']):.2f} s)"
     )
@@ -216,7 +219,8 @@ def main() -> None:
     )
     print(
         f"the same moves with Plotly.restyle of the film (lesson.fast = false): median "
-        f"{statistics.median(result['restyle_ms']):.1f} ms, p90 {np.percentile(result['restyle_ms'], 90):.1f} ms"
+        f"{statistics.median(result['restyle_ms']):.1f} ms, "
+        f"p90 {np.percentile(result['restyle_ms'], 90):.1f} ms"
     )
     print(
         f"network requests aborted: {len(result['blocked'])}; console errors: {len(result['console_errors'])}"

@@ -1,5 +1,5 @@
-"""How far the probe's sampled metrics (``--sample-size N``, a fresh seeded sample per logged step, the paper's
-Appendix A) are from the exact ones, on one optimisation trajectory.
+"""How far the probe's sampled metrics (``--sample-size N``, a fresh seeded sample per logged step, the
+paper's Appendix A) are from the exact ones, on one optimisation trajectory.
 
     python benchmarks/bench_sampled_metrics.py --data rt-polarity --data-dir ../shared/data
     python benchmarks/bench_sampled_metrics.py --data snli --data-dir ../shared/data [--sizes 1000 5000]
@@ -85,7 +85,8 @@ def main() -> int:
     seconds = time.perf_counter() - started
 
     print(
-        f"{args.data}: {len(clusters):,} items, {len(exact)} logged steps (0, {args.every}, ..., {args.steps}); "
+        f"{args.data}: {len(clusters):,} items, "
+        f"{len(exact)} logged steps (0, {args.every}, ..., {args.steps}); "
         f"one exact run + sampled measures: {seconds:.0f} s"
     )
     header = (

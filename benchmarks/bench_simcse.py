@@ -1,6 +1,6 @@
 """SimCSE speed, as ratios measured in one run (medians over interleaved repeats).
 
-    python benchmarks/bench_simcse.py --data-dir ../shared/data                 # paper setting: batch 64, len 32
+    python benchmarks/bench_simcse.py --data-dir ../shared/data   # paper setting: batch 64, len 32
     python benchmarks/bench_simcse.py --data-dir ../shared/data --batch-size 16 --repeats 3   # quick
 
 Prints these ratios against their goals:
@@ -175,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"batch {args.batch_size}, max_len {args.max_len}, threads {torch.get_num_threads()}, "
         f"{args.repeats} repeats x {args.steps} steps, eval {len(evalset.left)} pairs / "
-        f"{len(evalset.sentences)} sentences every {args.eval_every} steps; default precision: {default_precision}"
+        f"{len(evalset.sentences)} sentences every {args.eval_every} steps; "
+        f"default precision: {default_precision}"
     )
     for clock, times, evals in (("wall", wall, eval_wall), ("cpu", cpu, eval_cpu)):
         eval_s = {name: statistics.median(values) for name, values in evals.items()}
@@ -195,10 +196,12 @@ def report(clock: str, times: dict[str, list[float]], eval_s: float, eval_every:
     steps = ", ".join(f"{name} {value:.3f}" for name, value in med.items())
     print(f"[{clock}] median s/step: {steps}; eval {eval_s:.3f} s")
     print(
-        f"[{clock}] ours (float32) / bare PyTorch loop           = {med['ours'] / med['bare']:.3f}x  (goal <= 1.10)"
+        f"[{clock}] ours (float32) / bare PyTorch loop           = {med['ours'] / med['bare']:.3f}x  "
+        "(goal <= 1.10)"
     )
     print(
-        f"[{clock}] ours (float32) / sentence-transformers MNRL  = {med['ours'] / med['mnrl']:.3f}x  (goal <= 1.00)"
+        f"[{clock}] ours (float32) / sentence-transformers MNRL  = {med['ours'] / med['mnrl']:.3f}x  "
+        "(goal <= 1.00)"
     )
     step_s = med["ours"]
     if "default" in med:
@@ -207,7 +210,8 @@ def report(clock: str, times: dict[str, list[float]], eval_s: float, eval_every:
         print(f"[{clock}] ours (default precision) / bare loop       = {med['default'] / med['bare']:.3f}x")
     overhead = eval_s / (eval_every * step_s)
     print(
-        f"[{clock}] evaluation {eval_s:.3f} s, overhead (every {eval_every} steps) = {overhead:.1%}  (goal <= 25%)"
+        f"[{clock}] evaluation {eval_s:.3f} s, overhead (every {eval_every} steps) = {overhead:.1%}  "
+        "(goal <= 25%)"
     )
 
 

@@ -32,8 +32,10 @@ def run() -> None:
         if quiet_imports:  # from here on Ctrl-C is the run's own KeyboardInterrupt (stopped between steps)
             signal.signal(signal.SIGINT, signal.default_int_handler)
         code = main()
-        if code == EXIT_INTERRUPTED:  # a stopped run is on disk, marked stopped: skip the seconds that the
-            sys.stdout.flush()  # interpreter's shutdown takes after torch, so that Stop ends the process at once
+        if code == EXIT_INTERRUPTED:
+            # a stopped run is on disk, marked stopped: skip the seconds that the interpreter's shutdown
+            # takes after torch, so that Stop ends the process at once
+            sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
     except KeyboardInterrupt:

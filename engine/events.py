@@ -7,11 +7,11 @@ An experiment is a generator of these events (see :mod:`engine.runner`):
 - :class:`Points`: the texts and labels of the points that snapshots stand for (once, before snapshots);
 - :class:`Row`: one logged step, its metric values and optionally an embedding snapshot and a spectrum.
 
-The run folder is the one source of truth for rows, points, snapshots and spectra: the runner writes them there.
-A child process run by the app (``python -m engine KIND --events``) prints only *liveness* on its stdout,
-one JSON object per line (:func:`to_line` / :func:`from_line`): :class:`Progress`, :class:`Tick` (a step is
-on disk, with or without a snapshot) and :class:`Finished` (the summary). The server reads the rows themselves
-from ``metrics.csv``.
+The run folder is the one source of truth for rows, points, snapshots and spectra: the runner writes them
+there. A child process run by the app (``python -m engine KIND --events``) prints only *liveness* on its
+stdout, one JSON object per line (:func:`to_line` / :func:`from_line`): :class:`Progress`, :class:`Tick` (a
+step is on disk, with or without a snapshot) and :class:`Finished` (the summary). The server reads the rows
+themselves from ``metrics.csv``.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from engine.experiment import Experiment, Lesson, Preset
 ENTRIES: dict[str, str] = {
     "probe": "engine.probe.entry:EXPERIMENT",
     "simcse": "engine.simcse.entry:EXPERIMENT",
+    "jepa": "engine.jepa.entry:EXPERIMENT",
 }
 
 

@@ -1,6 +1,7 @@
 """The flags of ``python -m engine <experiment>``, made from the config's declarations (:mod:`engine.knobs`).
 
-Each knob with a flag becomes one option: a bool a ``store_true`` switch (``--same-mask``), a choice an
+Each knob with a flag becomes one option: a bool a ``store_true`` switch (``--same-mask``), or when it
+defaults to true a ``--x/--no-x`` pair (``--predictor/--no-predictor``), a choice an
 option with ``choices``, a number an option of its type whose help ends with its default and range, a text an
 option (``metavar`` where declared). An optional count whose 0 means None (``zero=``) defaults to 0 on the
 command line and 0 becomes None in the config (``--eval-limit 0``: all pairs).
@@ -40,6 +41,7 @@ def add_flags(parser: argparse.ArgumentParser, config_class: type) -> None:
         options: dict[str, Any] = {"dest": item.name, "help": flag_help(item)}
         if item.type is bool:
             options["action"] = argparse.BooleanOptionalAction if item.default else "store_true"
+            options["default"] = item.default  # a BooleanOptionalAction's own default is None
         else:
             options.update(type=item.type, default=item.shown_default())
             if item.choices is not None:

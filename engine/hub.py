@@ -27,7 +27,8 @@ _PROBE_TTL_S = 30.0
 
 
 def is_offline() -> bool:
-    """True when ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` is set (now, or when huggingface_hub was imported)."""
+    """True when ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` is set (now, or when huggingface_hub was
+    imported)."""
     for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         if os.environ.get(var, "").strip().lower() in _TRUE:
             return True

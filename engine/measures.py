@@ -75,6 +75,10 @@ _WANG_ISOLA = (
     "Uniformity on the Hypersphere”, ICML 2020"
 )
 _SIMCSE = "Gao, Yao & Chen (2021), “SimCSE: Simple Contrastive Learning of Sentence Embeddings”, EMNLP 2021"
+_BYOL = (
+    "Grill et al. (2020), “Bootstrap Your Own Latent: A New Approach to Self-Supervised Learning”, "
+    "NeurIPS 2020"
+)
 _MICKUS = "Mickus, Grönroos & Attieh (2024), “Isotropy, Clusters, and Classifiers”, ACL 2024"
 
 _MEASURES = (
@@ -179,13 +183,15 @@ _MEASURES = (
         "loss",
         "Loss",
         "The training objective. SimCSE: InfoNCE, each sentence must pick its own positive out of the batch "
-        "(temperature τ). Probe: the cross-entropy of the linear classifier.",
+        "(temperature τ). Probe: the cross-entropy of the linear classifier. JEPA: 2 − 2 × the cosine of the "
+        "predicted and the target embedding (symmetrised), plus the anti-collapse regulariser if any.",
         r"\begin{gathered}\text{SimCSE: } \ell_i = -\log \frac{e^{\operatorname{sim}(h_i, h_i^{+})/\tau}}"
         r"{\sum_{j=1}^{N} e^{\operatorname{sim}(h_i, h_j^{+})/\tau}} \\ "
         r"\text{probe: } \mathcal{L} = -\frac{1}{n} \sum_{i=1}^{n} "
-        r"\log \operatorname{softmax}(W e_i + b)_{y_i}"
+        r"\log \operatorname{softmax}(W e_i + b)_{y_i} \\ "
+        r"\text{JEPA: } \mathcal{L} = 2 - 2\cos\bigl(g(f_\theta(x')),\, \operatorname{sg} f_\xi(x'')\bigr)"
         r"\end{gathered}",
-        _SIMCSE + "; " + _MICKUS,
+        _SIMCSE + "; " + _MICKUS + "; " + _BYOL,
         "lower",
         "the model meets its objective less well",
         (0.0, None),
@@ -270,6 +276,50 @@ _MEASURES = (
     ),
 )
 
+_COLLAPSE = (
+    Measure(
+        "alpha_req",
+        "α-ReQ",
+        "How fast the variances along the principal directions fall off: the exponent α of a power law "
+        "λ_k ∝ k^−α fitted to the covariance spectrum (least squares of log λ_k on log k over the ranks 1 to "
+        "min(N − 1, d), eigenvalues that are zero to rounding left out). Small: a flat spectrum, many "
+        "directions used; large: the variance in a few directions, towards collapse.",
+        r"\log \lambda_k \approx c - \alpha \log k,\qquad k = 1, \dots, \min(N - 1, d),\qquad "
+        r"\lambda_k > 10^{-12} \lambda_1",
+        "Agrawal, Mondal, Ghosh & Richards (2022), “α-ReQ: Assessing Representation Quality in "
+        "Self-Supervised Learning by measuring eigenspectrum decay”, NeurIPS 2022",
+        "lower",
+        "the variance is concentrated in fewer directions (steeper spectrum)",
+        (0.0, None),
+        title="α-ReQ (spectrum decay)",
+    ),
+    Measure(
+        "dim_std_mean",
+        "Per-dimension std",
+        "The standard deviation over the sentences of each coordinate of the unit-length embeddings, "
+        "averaged over the d coordinates: about 1/√d when the embeddings spread over the sphere, 0 when "
+        "they all collapse to one point (SimSiam's collapse monitor).",
+        r"u_i = \frac{z_i}{\lVert z_i \rVert},\qquad s_j = \operatorname{std}_i(u_{ij}),\qquad "
+        r"\bar{s} = \frac{1}{d}\sum_{j=1}^{d} s_j \quad(\approx 1/\sqrt{d}\ \text{without collapse})",
+        "Chen & He (2021), “Exploring Simple Siamese Representation Learning”, CVPR 2021 (Sec. 4.1)",
+        "higher",
+        "the unit embeddings vary more across sentences (farther from collapse)",
+        (0.0, 1.0),
+    ),
+    Measure(
+        "dim_std_min",
+        "Minimum per-dimension std",
+        "The smallest per-coordinate standard deviation of the unit-length embeddings: 0 when some "
+        "coordinate no longer varies between sentences.",
+        r"\min_{j} \operatorname{std}_i\bigl(z_{ij} / \lVert z_i \rVert\bigr)",
+        "Chen & He (2021), “Exploring Simple Siamese Representation Learning”, CVPR 2021 (Sec. 4.1)",
+        "higher",
+        "every coordinate still varies between sentences",
+        (0.0, 1.0),
+        explained_by="dim_std_mean",
+    ),
+)
+
 #: measured again on SimCSE's labelled probe set, as ``probe_<name>``
 ON_PROBE_SET = ("silhouette", "isoscore", "effective_rank", "average_cosine", "partition_isotropy")
 
@@ -290,7 +340,7 @@ def on_probe_set(base: Measure) -> Measure:
     )
 
 
-MEASURES: dict[str, Measure] = {measure.name: measure for measure in _MEASURES}
+MEASURES: dict[str, Measure] = {measure.name: measure for measure in (*_MEASURES, *_COLLAPSE)}
 MEASURES.update({f"probe_{name}": on_probe_set(MEASURES[name]) for name in ON_PROBE_SET})
 
 #: the columns of ``metrics.csv`` that are not measures

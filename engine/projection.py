@@ -144,7 +144,8 @@ def prewarm_umap() -> None:
 
 
 def prewarm_in_background() -> threading.Thread:
-    """Start :func:`prewarm_umap` in a daemon thread (errors are ignored: the first frame just gets slower)."""
+    """Start :func:`prewarm_umap` in a daemon thread (errors are ignored: the first frame just gets
+    slower)."""
 
     def target() -> None:
         with contextlib.suppress(Exception):  # a failed warm-up only costs time later

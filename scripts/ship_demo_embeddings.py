@@ -1,5 +1,6 @@
 """Write the bundled encoder's embeddings of the built-in demo corpus into the package
-(``engine/data/demo/embeddings/<cache key>.npy``, :data:`engine.encoders.cache.PACKAGED`), replacing older ones.
+(``engine/data/demo/embeddings/<cache key>.npy``, :data:`engine.encoders.cache.PACKAGED`), replacing older
+ones.
 
     python scripts/ship_demo_embeddings.py
 
@@ -39,7 +40,8 @@ def main() -> None:
     target = PACKAGED / f"{cache_key(encoder, texts)}.npy"
     np.save(target, array, allow_pickle=False)
     print(
-        f"wrote {target.relative_to(PACKAGED.parent.parent.parent.parent)}: {array.shape}, {target.stat().st_size:,} bytes"
+        f"wrote {target.relative_to(PACKAGED.parent.parent.parent.parent)}: "
+        f"{array.shape}, {target.stat().st_size:,} bytes"
     )
 
 

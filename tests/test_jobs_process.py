@@ -83,7 +83,8 @@ def test_stop_ends_the_child_after_its_step_and_keeps_its_rows(registry) -> None
     wait_for(lambda: not job.active, what="the stop")
     assert job.state == "stopped" and job.error is None
     assert runlog.run_state(job.run_dir) == "stopped"
-    # the child ended the run itself (SIGTERM between steps), not the grace period's SIGKILL: it wrote its summary
+    # the child ended the run itself (SIGTERM between steps), not the grace period's SIGKILL:
+    # it wrote its summary
     assert runlog.read_json(job.run_dir / runlog.SUMMARY)["state"] == "stopped"
     disk = runlog.read_metrics(job.run_dir)
     assert len(disk) == len(job.rows()) >= 4 and disk["step"].tolist() == list(range(len(disk)))

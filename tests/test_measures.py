@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from engine import charts, experiments, lessons, measures, runlog
+from engine.knobs import knobs
 from engine.measures import BOOKKEEPING, MEASURES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -89,7 +90,8 @@ def _tiny_run(run_dir: Path, kind: str) -> Path:
     """A finished run of ``kind`` as its runner writes it: the header from the experiment's config (with every
     optional measure switched on), three rows with a number in every column, and a spectrum per row."""
     experiment = experiments.EXPERIMENTS[kind]
-    config = experiment.make_config(**({"probe": "demo"} if kind == "simcse" else {}))
+    knob_names = {item.name for item in knobs(experiment.load(experiment.config_class))}
+    config = experiment.make_config(**({"probe": "demo"} if "probe" in knob_names else {}))
     columns = experiment.columns_for(config)
     writer = runlog.RunWriter(run_dir, columns, {"kind": kind})
     rng = np.random.default_rng(0)

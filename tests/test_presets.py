@@ -29,7 +29,8 @@ def test_figure2_queues_the_four_runs_and_setup_i_is_the_paper_setup() -> None:
         1,
         None,
     )
-    assert set(presets.for_kind("simcse")) == {"SimCSE Figure 2"}
+    # the JEPA package declares the contrastive reference of its collapse question as a SimCSE preset
+    assert set(presets.for_kind("simcse")) == {"SimCSE Figure 2", "Does JEPA collapse? (SimCSE reference)"}
 
 
 def test_default_data_dir_is_the_setting_then_the_app_folder(tmp_path, monkeypatch) -> None:

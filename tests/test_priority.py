@@ -80,7 +80,8 @@ def test_another_thread_is_lowered_by_its_native_id_and_its_new_threads_inherit(
 def test_yield_to_training_lowers_the_threads_and_children_of_a_normal_thread_keep_their_priority(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The registry's arrangement: the thread that starts children is made before the UI threads are lowered."""
+    """The registry's arrangement: the thread that starts children is made before the UI threads are
+    lowered."""
     monkeypatch.delenv("EMBEDLAB_UI_NICE", raising=False)
     start = priority.thread_nice()
     command = [

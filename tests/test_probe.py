@@ -110,7 +110,8 @@ def test_paired_mode_shares_sentence_parameters(tmp_path: Path) -> None:
     lines = ["premise\thypothesis\tlabel"]
     for i in range(12):
         lines.append(
-            f"A person number {i} walks a dog.\tSomeone walks.\t{['entailment', 'neutral', 'contradiction'][i % 3]}"
+            f"A person number {i} walks a dog.\tSomeone walks.\t"
+            f"{['entailment', 'neutral', 'contradiction'][i % 3]}"
         )
     (tmp_path / "nli.tsv").write_text("\n".join(lines) + "\n")
     problem = probe.build_problem(

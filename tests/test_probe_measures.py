@@ -1,6 +1,6 @@
-"""The probe's geometry measures (engine.probe.measure): the columns and spectrum.csv a run writes, their values
-against the engine.metrics functions applied to the saved snapshots, geometry steps, paired mode, sampling
-(a fresh seeded sample per logged step, or a fixed one), the CLI flags and the summary.
+"""The probe's geometry measures (engine.probe.measure): the columns and spectrum.csv a run writes, their
+values against the engine.metrics functions applied to the saved snapshots, geometry steps, paired mode,
+sampling (a fresh seeded sample per logged step, or a fixed one), the CLI flags and the summary.
 
 Every value is compared with the engine.metrics function applied to exactly the vectors the classifier read
 (the snapshots, snapshot_every=1 with no limit: every item, every step), to TOL = 1e-6 (metrics.csv keeps 9

@@ -1,5 +1,5 @@
-"""Every setup of the isotropy paper: (iii) POS and (iv) supersenses on static word vectors (WordNet), your own
-embeddings (.npz), the triplet objective (Appendix B), micro-F1, the device choice and Adam at scale."""
+"""Every setup of the isotropy paper: (iii) POS and (iv) supersenses on static word vectors (WordNet), your
+own embeddings (.npz), the triplet objective (Appendix B), micro-F1, the device choice and Adam at scale."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Downloads of the shown runs: a CSV per run, all as one CSV, a zip with configs, figure HTML, UMAP frames, and
-the lesson to take home (one offline HTML file, :mod:`engine.replay`) with its film as a GIF."""
+"""Downloads of the shown runs: a CSV per run, all as one CSV, a zip with configs, figure HTML, UMAP frames,
+and the lesson to take home (one offline HTML file, :mod:`engine.replay`) with its film as a GIF."""
 
 from __future__ import annotations
 
@@ -78,7 +78,8 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
         )
     lesson_downloads(jobs, key)
     st.caption(
-        "PNG: use the camera icon in each chart's toolbar. HTML keeps the figure interactive (works offline). "
+        "PNG: use the camera icon in each chart's toolbar. "
+        "HTML keeps the figure interactive (works offline). "
         "The lesson is one HTML file to take home: every curve, the relation figure, the UMAP film with "
         "play and a step slider, the settings and what to watch; it needs no Python, server or network."
     )

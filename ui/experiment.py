@@ -44,6 +44,16 @@ def figure_of(jobs: list[Job], kind: str, relation: Any, pair: tuple[str, str] |
     return relation(shown)
 
 
+def damaged_rows_note(jobs: list[Job]) -> None:
+    """A line per shown run whose ``metrics.csv`` has malformed rows: they are skipped, and counted here."""
+    for job in jobs:
+        if job.bad_rows:
+            st.caption(
+                f"{runs.run_label(job)}: {job.bad_rows} malformed row(s) of metrics.csv skipped; the other "
+                "rows are drawn."
+            )
+
+
 def run_panel(
     kind: str,
     sidebar: Callable[[], dict[str, Any]],
@@ -83,6 +93,7 @@ def run_panel(
         jobs = runs.shown_jobs(kind)
         if jobs:
             refreshing = live.live_panel(jobs, metrics, kind, extras=extras, drawn=drawn, pair=pair)
+            damaged_rows_note(jobs)
             if not projector.on() and not live.nothing_to_draw(jobs):
                 downloads.downloads(jobs, kind, figure=lambda: figure_of(jobs, kind, relation, pair))
         else:

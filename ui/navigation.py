@@ -14,6 +14,7 @@ FOLDER = "views"
 PAGES = [  # script, title, icon; the first is the default page
     (f"{FOLDER}/overview.py", "Overview", ":material/home:"),
     (f"{FOLDER}/simcse.py", "SimCSE training", ":material/model_training:"),
+    (f"{FOLDER}/jepa.py", "JEPA (non-contrastive)", ":material/join_inner:"),
     (f"{FOLDER}/isotropy.py", "Isotropy vs clusters", ":material/scatter_plot:"),
     (f"{FOLDER}/compare.py", "Compare runs", ":material/compare_arrows:"),
     (f"{FOLDER}/data.py", "Data & encoders", ":material/dataset:"),

@@ -22,12 +22,13 @@ HELP = (
 #: hides the sidebar (with its collapse control), Streamlit's header and toolbar; larger text, full width
 CSS = """
 <style>
-  [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stSidebarCollapseButton"],
+  [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+  [data-testid="stSidebarCollapseButton"],
   header[data-testid="stHeader"], [data-testid="stToolbar"], [data-testid="stDecoration"],
   [data-testid="stStatusWidget"] { display: none !important; }
   html { font-size: 22px; }
-  [data-testid="stMainBlockContainer"], .block-container { max-width: 100% !important; padding-top: 1rem !important;
-    padding-left: 2rem !important; padding-right: 2rem !important; }
+  [data-testid="stMainBlockContainer"], .block-container { max-width: 100% !important;
+    padding-top: 1rem !important; padding-left: 2rem !important; padding-right: 2rem !important; }
 </style>
 """
 

@@ -114,11 +114,14 @@ def metric_json(
     max_points: int | None = None,
     height: int = 300,
     measured_on: str | None = None,
+    baseline: float | None = None,
 ) -> dict[str, Any]:
     """:func:`metric_figure`'s figure, unstyled, as plain Plotly JSON (``{"data": [...], "layout": {...}}``,
     NumPy arrays for the series). ``measured_on`` names the data the metric was measured on (in the title,
     e.g. "on the built-in demo pairs"); ``log_y`` None: the measure's scale in the registry; a log y axis
-    gets tick labels that read as numbers (:func:`log_ticks`). The live view draws it every second (a chart
+    gets tick labels that read as numbers (:func:`log_ticks`). ``baseline``: a dashed horizontal reference
+    line at that value (for ``sts_spearman``, a SimCSE run summary's ``sts_baseline``: the untouched encoder
+    at its native pooling, engine.simcse.baseline). The live view draws it every second (a chart
     description's panel), where making and validating the Plotly objects took most of the figure's time."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
@@ -161,7 +164,18 @@ def metric_json(
         log_y = metric in measures.MEASURES and measures.get(metric).scale == "log"
     if log_y:
         layout["yaxis"] = {**layout["yaxis"], "type": "log", **log_axis(_positive([t["y"] for t in traces]))}
+    if baseline is not None and np.isfinite(baseline):
+        layout.update(_baseline_line(float(baseline)))
     return {"data": traces, "layout": layout}
+
+
+def _baseline_line(value: float) -> dict[str, Any]:
+    """A dashed line across the plot at ``value``, labelled as the untouched encoder's score."""
+    dashed = dict(color="gray", dash="dash", width=1)
+    line = dict(type="line", xref="paper", x0=0, x1=1, y0=value, y1=value, line=dashed)
+    text = f"untouched encoder, native pooling: {value:.3f}"
+    note = dict(xref="paper", x=1, y=value, text=text, showarrow=False, xanchor="right", yanchor="bottom")
+    return {"shapes": [line], "annotations": [note]}
 
 
 def titled(title: str, measured_on: str | None) -> str:

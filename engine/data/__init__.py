@@ -4,8 +4,8 @@ files (tables, and ``.npz`` archives of embeddings with labels).
 Public API::
 
     load_dataset(name_or_path, *, data_dir=None, text_col=None, label_col=None, kind=None, split=None,
-                 limit=None, seed=0, max_rows=None) -> LabelledTexts | ScoredPairs | NliPairs | NliTriples | Sentences
-                                                       | LabelledVectors (from a .npz)
+                 limit=None, seed=0, max_rows=None)
+        -> LabelledTexts | ScoredPairs | NliPairs | NliTriples | Sentences | LabelledVectors (from a .npz)
     load_npz(path_or_bytes, name=None) -> LabelledVectors   (checked; one DataError line per problem)
     read_word_vectors(path, words) -> FoundVectors           (word2vec/GloVe text)
     DATASETS: dict[str, DatasetSpec]

@@ -1,8 +1,8 @@
 """Downloads of the built-in data sets from the Hugging Face hub (used when the data folder lacks a set).
 
 Offline-first and fast: with ``HF_HUB_OFFLINE=1`` nothing touches the network (only files already in the
-cache are used); otherwise one request to the hub, bounded by ``hub_timeout_seconds`` (reachability is decided in
-:mod:`engine.hub`, shared with the model downloads), decides whether it is reachable.
+cache are used); otherwise one request to the hub, bounded by ``hub_timeout_seconds`` (reachability is
+decided in :mod:`engine.hub`, shared with the model downloads), decides whether it is reachable.
 Only plain data files (Parquet / text) are downloaded: no dataset scripts, no pickles.
 """
 

@@ -107,6 +107,15 @@ DATASETS: dict[str, DatasetSpec] = {
             needs_data_dir=True,
             expected=wordnet.WORDNET_FILE,
         ),
+        DatasetSpec(
+            "wordnet-noun-supersenses",
+            "labelled",
+            "WordNet 3.0 nouns (55,191) with their set of noun supersenses "
+            "(26 labels, multi-label; word-level: static word vectors; the isotropy paper's setup (iv))",
+            wordnet.load_wordnet_noun_supersenses,
+            needs_data_dir=True,
+            expected=wordnet.WORDNET_FILE,
+        ),
     )
 }
 

@@ -25,6 +25,7 @@ from typing import IO
 import numpy as np
 
 from engine import stopping
+from engine.data.npy_vectors import read_npy_word_vectors
 from engine.errors import DataError, one_line
 from engine.safe_open import check_regular, open_regular
 
@@ -83,6 +84,8 @@ def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVec
     path = Path(path).expanduser()
     words = list(words)
     check_regular(path, f"--vectors {path.name}")
+    if path.suffix.lower() == ".npy":  # a NAME.npy array with its vocabulary beside it
+        return FoundVectors(**read_npy_word_vectors(path, words))
     if not path.is_file():
         raise DataError(f"--vectors {path}: no such file")
     wanted = {w: i for i, w in reversed(list(enumerate(words)))}  # first position of each word

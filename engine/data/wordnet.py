@@ -7,7 +7,10 @@ File ``wordnet/wordnet-words.tsv`` in the data folder: UTF-8, tab-separated, hea
 space-separated sorted label sets (POS among noun, verb, adj, adv; 45 supersenses such as
 ``noun.artifact``), ``synsets`` a positive count. 77,503 rows in the shipped file.
 
-Both data sets are multi-label (every label a sorted tuple, even of one name) and word-level
+``wordnet-noun-supersenses`` keeps the nouns with their ``noun.*`` supersenses only (26 labels), as the
+isotropy paper's setup (iv) (Table 1: 26 labels).
+
+The data sets are multi-label (every label a sorted tuple, even of one name) and word-level
 (:class:`~engine.data.types.LabelledWords`): the probe gives each word a static word vector, never a
 sentence embedding.
 """
@@ -24,7 +27,10 @@ WORDNET_FILE = "wordnet/wordnet-words.tsv"
 HEADER = ("word", "pos", "supersenses", "synsets")
 POS_NAMES = frozenset({"noun", "verb", "adj", "adv"})
 #: label column of each built-in set
-COLUMNS = {"wordnet-pos": "pos", "wordnet-supersenses": "supersenses"}
+COLUMNS = {"wordnet-pos": "pos", "wordnet-supersenses": "supersenses", "wordnet-noun-supersenses": "nouns"}
+NOUN = "noun"
+#: WordNet 3.0's noun lexicographer files (03 noun.Tops ... 28 noun.time): the 26 noun supersenses
+NOUN_SUPERSENSES = 26
 
 
 def read_wordnet_words(path: Path) -> tuple[list[str], list[tuple[str, ...]], list[tuple[str, ...]]]:
@@ -75,7 +81,8 @@ def read_wordnet_words(path: Path) -> tuple[list[str], list[tuple[str, ...]], li
 def load_wordnet(
     which: str, data_dir: Path | None, split: str | None = None, label_col: str | None = None
 ) -> LabelledWords:
-    """``wordnet-pos`` or ``wordnet-supersenses``: every word of the file with its label set."""
+    """``wordnet-pos`` or ``wordnet-supersenses`` (every word of the file with its label set), or
+    ``wordnet-noun-supersenses`` (the nouns with their noun supersense sets)."""
     if label_col:
         raise ConfigError(f"{which}: label_col is only for the demo and user files (got {label_col!r})")
     if split not in (None, "", "all", "train"):
@@ -90,8 +97,25 @@ def load_wordnet(
             f"holding {WORDNET_FILE}"
         )
     words, pos, senses = read_wordnet_words(path)
+    if COLUMNS[which] == "nouns":
+        words, senses = noun_supersenses(words, pos, senses)
     labels = pos if COLUMNS[which] == "pos" else senses
     return LabelledWords(which, words, list(labels), source=str(path))
+
+
+def noun_supersenses(
+    words: list[str], pos: list[tuple[str, ...]], senses: list[tuple[str, ...]]
+) -> tuple[list[str], list[tuple[str, ...]]]:
+    """The words that are nouns, each with the set of its ``noun.*`` supersenses (its senses of other parts
+    of speech dropped): the isotropy paper's setup (iv), 26 labels (Mickus et al. 2024, Table 1)."""
+    kept_words: list[str] = []
+    kept_senses: list[tuple[str, ...]] = []
+    for word, parts, labels in zip(words, pos, senses, strict=True):
+        nouns = tuple(label for label in labels if label.startswith(NOUN + "."))
+        if NOUN in parts and nouns:
+            kept_words.append(word)
+            kept_senses.append(nouns)
+    return kept_words, kept_senses
 
 
 def load_wordnet_pos(
@@ -106,3 +130,10 @@ def load_wordnet_supersenses(
 ) -> LabelledWords:
     """WordNet words with their set of supersenses (lexicographer files, 45 labels)."""
     return load_wordnet("wordnet-supersenses", data_dir, split, label_col)
+
+
+def load_wordnet_noun_supersenses(
+    data_dir: Path | None = None, split: str | None = None, label_col: str | None = None
+) -> LabelledWords:
+    """WordNet nouns with their set of noun supersenses (26 labels): :func:`noun_supersenses`."""
+    return load_wordnet("wordnet-noun-supersenses", data_dir, split, label_col)

@@ -56,6 +56,9 @@ class Source:
     mlp_file: Path | None = None
     meta: dict = field(default_factory=dict)
     local_only: bool = False  # hub id served from the local hub cache (offline)
+    #: whether ``pooling`` is the encoder's own (its sentence-transformers config, its embedlab.json or a
+    #: SimCSE checkpoint's name) rather than the lab's fallback :data:`DEFAULT_POOLING`
+    pooling_declared: bool = False
 
 
 def bundled_path() -> Path:
@@ -97,9 +100,11 @@ def st_settings(get_file: Callable[[str], Path | None]) -> dict:
         elif kind.endswith("Pooling"):
             sub = str(module.get("path") or "1_Pooling").strip("/")
             cfg = _read_json(get_file(f"{sub}/config.json")) or {}
-            if cfg.get("pooling_mode_cls_token"):
+            if not isinstance(cfg, dict):
+                cfg = {}
+            if cfg.get("pooling_mode_cls_token") or cfg.get("pooling_mode") == "cls":
                 out["pooling"] = "cls_before_pooler"
-            elif cfg.get("pooling_mode_mean_tokens", True):
+            elif cfg.get("pooling_mode", "mean") == "mean" and cfg.get("pooling_mode_mean_tokens", True):
                 out["pooling"] = "avg"
             else:
                 log.warning("unsupported sentence-transformers pooling %s; using avg", cfg)
@@ -111,7 +116,6 @@ def st_settings(get_file: Callable[[str], Path | None]) -> dict:
     st_cfg = _read_json(get_file("sentence_bert_config.json")) or {}
     if isinstance(st_cfg, dict) and isinstance(st_cfg.get("max_seq_length"), int):
         out["max_length"] = st_cfg["max_seq_length"]
-    out.setdefault("pooling", DEFAULT_POOLING)
     return out
 
 
@@ -161,14 +165,22 @@ def _saved_source(folder: Path) -> Source:
         max_length=meta.get("max_length") if isinstance(meta.get("max_length"), int) else None,
         mlp_file=mlp_file if meta.get("mlp") else None,
         meta=meta,
+        pooling_declared="pooling" in meta,
     )
 
 
 def _folder_source(folder: Path, kind: str, name: str, base_model: str) -> Source:
     st = st_settings(lambda rel: folder / rel)
-    pooling = st.get("pooling") or simcse_pooling(str(folder)) or DEFAULT_POOLING
+    declared = st.get("pooling") or simcse_pooling(str(folder))
     return Source(
-        kind, name, str(folder), base_model, pooling, st.get("normalize", False), st.get("max_length")
+        kind,
+        name,
+        str(folder),
+        base_model,
+        declared or DEFAULT_POOLING,
+        st.get("normalize", False),
+        st.get("max_length"),
+        pooling_declared=declared is not None,
     )
 
 
@@ -226,18 +238,27 @@ def _hub_source(repo_id: str) -> Source:
     else:
         local_only = not hub.can_download(repo_id)
     st = st_settings(lambda rel: hub.hub_file(repo_id, rel, allow_download=not local_only))
-    pooling = simcse_pooling(repo_id) or st.get("pooling") or DEFAULT_POOLING
+    declared = simcse_pooling(repo_id) or st.get("pooling")
     name = repo_id.split("/")[-1]
     return Source(
         "hub",
         name,
         repo_id,
         repo_id,
-        pooling,
+        declared or DEFAULT_POOLING,
         st.get("normalize", False),
         st.get("max_length"),
         local_only=local_only,
+        pooling_declared=declared is not None,
     )
+
+
+def native_pooling(name_or_dir: str | os.PathLike | None = None) -> str | None:
+    """The pooling an encoder was made with: its sentence-transformers Pooling module, its embedlab.json or
+    a SimCSE checkpoint's convention; None when it declares none (a plain BERT-like checkpoint). Reads the
+    configuration files only, not the weights."""
+    source = resolve_source(name_or_dir)
+    return source.pooling if source.pooling_declared else None
 
 
 # -- loading -----------------------------------------------------------------------------------------

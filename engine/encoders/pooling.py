@@ -7,9 +7,10 @@ and ``evaluation.py``):
   (``Encoder.mlp``), else the model's own pooler output (BERT's dense + tanh; the released sup-SimCSE
   checkpoints saved their MLP there). Kept at inference.
 - ``cls_before_pooler``: the raw [CLS] state (unsup-SimCSE evaluation; MLP used in training only).
-- ``avg``: attention-masked mean of the last layer (sentence-transformers' mean pooling, Reimers & Gurevych 2019).
-- ``avg_first_last``: masked mean of (first layer + last layer) / 2. "First layer" is ``hidden_states[1]``, the
-  first transformer layer, as in SimCSE's ``evaluation.py`` (its ``models.py`` uses ``hidden_states[0]``,
+- ``avg``: attention-masked mean of the last layer (sentence-transformers' mean pooling, Reimers & Gurevych
+  2019).
+- ``avg_first_last``: masked mean of (first layer + last layer) / 2. "First layer" is ``hidden_states[1]``,
+  the first transformer layer, as in SimCSE's ``evaluation.py`` (its ``models.py`` uses ``hidden_states[0]``,
   the embedding output; we follow the evaluation script).
 - ``avg_top2``: masked mean of (last two layers) / 2.
 """

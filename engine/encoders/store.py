@@ -1,12 +1,14 @@
 """Saved encoders in ``cache/encoders/<name>/``: save (atomic), list, rename, delete.
 
 A saved encoder is a Hugging Face folder (``save_pretrained`` of model and tokenizer, safetensors) plus
-``embedlab.json`` (pooling, normalize, max length, MLP present, card), ``pooler.safetensors`` (the MLP) and a
-README.md card. It is written to a hidden temp folder (``.tmp-NAME-*``) in the same parent and renamed into
-place, so a half-written encoder is never listed or loadable. Replacing an encoder takes two renames (the old
-folder aside to ``.old-NAME-*``, the new one into place); a process killed between them leaves no ``NAME``,
-and :func:`recover` (run before every save, list and load by name) finishes the replacement with the complete
-new copy, or puts the old one back, so an encoder is never lost.
+``embedlab.json`` (pooling, normalize, max length, MLP present, card), ``pooler.safetensors`` (the MLP), the
+sentence-transformers files where its pooling allows them, and a README.md card whose "Load" section shows
+the lab, ``SentenceTransformer(path)`` and ``AutoModel.from_pretrained(path)`` (:mod:`.portable`); the card
+holds no absolute local paths. It is written to a hidden temp folder (``.tmp-NAME-*``) in the same parent
+and renamed into place, so a half-written encoder is never listed or loadable. Replacing an encoder takes two
+renames (the old folder aside to ``.old-NAME-*``, the new one into place); a process killed between them
+leaves no ``NAME``, and :func:`recover` (run before every save, list and load by name) finishes the
+replacement with the complete new copy, or puts the old one back, so an encoder is never lost.
 """
 
 from __future__ import annotations
@@ -34,6 +36,13 @@ from engine.encoders.loading import (
     is_bundled,
     quiet_transformers,
     read_meta,
+)
+from engine.encoders.portable import (
+    load_section,
+    portable_path,
+    st_expressible,
+    without_local_paths,
+    write_sentence_transformers,
 )
 from engine.errors import ConfigError, EmbedlabError, EncoderError, one_line
 
@@ -128,16 +137,8 @@ def render_card(name: str, meta: dict) -> str:
     extra = {k: v for k, v in card.items() if k not in known}
     if extra:
         lines += ["## Other", ""] + [f"- {k}: {_fmt(v)}" for k, v in extra.items()] + [""]
-    lines += [
-        "## Load",
-        "",
-        "```python",
-        "from engine.encoders import load_encoder",
-        "",
-        f'encoder = load_encoder("{name}")',
-        "```",
-        "",
-    ]
+    has_st = bool(meta.get("sentence_transformers"))
+    lines += load_section(name, meta, has_st, has_st and meta.get("pooling") == "cls")
     return "\n".join(lines)
 
 
@@ -172,14 +173,15 @@ def save_encoder(encoder: Encoder, name: str, card: dict | None = None, *, overw
         "format": META_FORMAT,
         "version": 1,
         "name": safe,
-        "base_model": str((card or {}).get("base_model") or encoder.base_model),
+        "base_model": portable_path(str((card or {}).get("base_model") or encoder.base_model)),
         "pooling": encoder.pooling,
         "normalize": encoder.normalize,
         "max_length": encoder.max_length,
         "mlp": encoder.mlp is not None,
         "hidden_size": encoder.hidden_size,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "card": _clean(dict(card or {})),
+        "sentence_transformers": st_expressible(encoder),
+        "card": without_local_paths(_clean(dict(card or {}))),
     }
     tmp = root / f".tmp-{safe}-{os.getpid()}-{os.urandom(3).hex()}"
     tmp.mkdir()
@@ -187,6 +189,7 @@ def save_encoder(encoder: Encoder, name: str, card: dict | None = None, *, overw
         with quiet_transformers():
             encoder.model.save_pretrained(tmp)
         encoder.tokenizer.save_pretrained(tmp)
+        write_sentence_transformers(tmp, encoder)
         if encoder.mlp is not None:
             from safetensors.torch import save_file
 

@@ -190,6 +190,12 @@ class Job:
             return self._tail.frame()
 
     @property
+    def bad_rows(self) -> int:
+        """Malformed rows of ``metrics.csv`` skipped so far (a damaged row never hides the run)."""
+        with self._tail_lock:
+            return int(self._tail.bad_rows)
+
+    @property
     def last_step(self) -> int | None:
         self._sync()
         with self._tail_lock:

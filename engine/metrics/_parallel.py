@@ -56,7 +56,8 @@ def tasks_not_ops(device: torch.device) -> Iterator[int]:
 def run_tasks(
     tasks: Sequence[T], make_state: Callable[[], S], step: Callable[[S, T], None], device: torch.device
 ) -> list[S]:
-    """Apply ``step(state, task)`` to every task; each worker owns one ``make_state()``; returns the states."""
+    """Apply ``step(state, task)`` to every task; each worker owns one ``make_state()``; returns the
+    states."""
     workers = min(worker_count(device), len(tasks))
     if workers <= 1:
         state = make_state()

@@ -242,10 +242,11 @@ def _log_partition(x: torch.Tensor, vectors: torch.Tensor, mean: torch.Tensor) -
     The projections x_i . c are float64, in units of log2 (the eigenvectors are scaled by 1/ln 2, so that
     ``exp2`` serves: 3x faster than ``exp`` in float32, 6x faster than float64 ``exp``). Every exponent is
     shifted in float64 before it is rounded to float32, so each term that matters carries a relative error
-    <= 16 * 2^-24 ~ 1e-6, and so does Z (far below the 1e-4 the tests ask). Shift: mean . c, when the chunk's centred projections
-    (x_i - mean) . c all lie within +-16 (log2 units; the usual case): then 2^(+p) and 2^(-p) = 1/2^(+p)
-    are both within float32 (one ``exp2`` and one reciprocal give +c and -c). Otherwise each column is
-    shifted by its own maximum (+c) and minimum (-c): exponents <= 0, no overflow, whatever the scale.
+    <= 16 * 2^-24 ~ 1e-6, and so does Z (far below the 1e-4 the tests ask). Shift: mean . c, when the
+    chunk's centred projections (x_i - mean) . c all lie within +-16 (log2 units; the usual case): then
+    2^(+p) and 2^(-p) = 1/2^(+p) are both within float32 (one ``exp2`` and one reciprocal give +c and -c).
+    Otherwise each column is shifted by its own maximum (+c) and minimum (-c): exponents <= 0, no overflow,
+    whatever the scale.
     Chunk sums (<= a few thousand terms) are float32, chunks are combined by a float64 log-sum-exp."""
     scaled = vectors / math.log(2.0)
     centre = mean @ scaled  # (d,), log2 units

@@ -27,7 +27,8 @@ is summed from the very blocks of squared distances D^2_ij = ||x_i - x_j||^2 the
 (before their square root), so it adds no N^2 d work, only a few element-wise passes per block. With
 n_i = |x_i| (float64 per row) and w_i = 1/n_i, for non-zero rows
     ||u_i - u_j||^2 = 2 - w_i w_j (n_i^2 + n_j^2 - D^2_ij),
-    exp(-t ||u_i - u_j||^2) = f_i f_j 2^(e_ij),  e_ij = (t / ln 2)(n_i w_j + w_i n_j - w_i w_j D^2_ij),  f = e^-t.
+    exp(-t ||u_i - u_j||^2) = f_i f_j 2^(e_ij),
+    e_ij = (t / ln 2)(n_i w_j + w_i n_j - w_i w_j D^2_ij),  f = e^-t.
 The augmented rows are scaled by s_i = w_i before the GEMM, so each block comes out as M = w_i w_j D^2
 directly: the silhouette takes D_ij = sqrt(M_ij) sqrt(n_i n_j), i.e. its per-cluster sums become sums
 weighted by sqrt(n_j) (matrix-vector products instead of plain sums: same cost) and the (n, k) table is

@@ -7,11 +7,11 @@ Columns (:data:`COLUMNS`), all from :mod:`engine.metrics`:
   (Wang & Isola's alignment with every same-label pair as a positive pair, ``class_alignment``; the column is
   named like SimCSE's so that both experiments share the alignment-uniformity plane). The last two come from
   one O(N d) pass over the unit vectors (``class_unit_sums``);
-- every ``geometry_every``-th logged step, the first and the last (*geometry steps*, :func:`is_geometry_step`),
-  also ``uniformity`` (of the normalised vectors, summed in the silhouette's own distance blocks:
-  ``silhouette_and_uniformity``), ``effective_rank`` (RankMe) and ``partition_isotropy`` (I(W)), and the
-  covariance spectrum (:attr:`Measures.spectrum`, written to ``spectrum.csv``), all from one float64
-  covariance pass (``isotropy_profile``). On the other logged steps their cells stay empty.
+- every ``geometry_every``-th logged step, the first and the last (*geometry steps*,
+  :func:`is_geometry_step`), also ``uniformity`` (of the normalised vectors, summed in the silhouette's own
+  distance blocks: ``silhouette_and_uniformity``), ``effective_rank`` (RankMe) and ``partition_isotropy``
+  (I(W)), and the covariance spectrum (:attr:`Measures.spectrum`, written to ``spectrum.csv``), all from
+  one float64 covariance pass (``isotropy_profile``). On the other logged steps their cells stay empty.
 
 Why geometry steps: at rt-polarity size (10,662 x 384, 2 cores) a probe step's metric work (IsoScore +
 silhouette) takes ~0.75 s; measured with ``benchmarks/bench_metrics.py``, the uniformity adds ~10 % of it
@@ -117,8 +117,8 @@ def measure(
 
 
 def _beside(points: torch.Tensor, clusters: torch.Tensor, geometry: bool) -> dict[str, Any]:
-    """IsoScore, with the rest of the isotropy profile on geometry steps (one covariance pass gives both) or the
-    unit-vector sums on the other steps."""
+    """IsoScore, with the rest of the isotropy profile on geometry steps (one covariance pass gives both) or
+    the unit-vector sums on the other steps."""
     from engine.metrics import isoscore, isotropy_profile
 
     if geometry:

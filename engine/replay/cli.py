@@ -119,8 +119,8 @@ def run(args: argparse.Namespace) -> int:
     for r, f in zip(runs, films):
         if f is None:
             print(
-                f"note: {r.name} kept no embedding snapshots: the lesson has its curves, and says the film needs "
-                "snapshots (--snapshot-every N)",
+                f"note: {r.name} kept no embedding snapshots: the lesson has its curves, "
+                "and says the film needs snapshots (--snapshot-every N)",
                 file=sys.stderr,
             )
     print(json.dumps(report, indent=2))

@@ -1,4 +1,5 @@
-"""A run's UMAP film for a replay: the app's frames where they exist, the missing ones made from the snapshots.
+"""A run's UMAP film for a replay: the app's frames where they exist, the missing ones made from the
+snapshots.
 
 The film has at most ``film_frames`` (a setting) frames at evenly spaced snapshot steps, chosen as the app
 chooses them (:meth:`engine.jobs.film.Film.missing`), so the frames the app made are reused and those made
@@ -62,9 +63,9 @@ def film(
 ) -> FilmFrames | None:
     """The film of ``run``: None when it kept neither snapshots nor frames.
 
-    ``compute``: make the frames that are missing from the snapshots (else the film has the frames made so far);
-    ``save``: write the frames made into the run folder. A damaged snapshot is a DataError naming it; a damaged
-    frame is made again from its snapshot.
+    ``compute``: make the frames that are missing from the snapshots (else the film has the frames made so
+    far); ``save``: write the frames made into the run folder. A damaged snapshot is a DataError naming it; a
+    damaged frame is made again from its snapshot.
     """
     max_frames = int(max_frames or settings.get("film_frames"))
     snapshots = dict(run.snapshots)
@@ -123,7 +124,8 @@ def _make(
     save: bool,
     progress: bool,
 ) -> int:
-    """Make the frames of ``todo`` (ascending) into ``coords``, each warm-started from the nearest earlier one."""
+    """Make the frames of ``todo`` (ascending) into ``coords``, each warm-started from the nearest earlier
+    one."""
     from tqdm import tqdm
 
     bar = tqdm(
@@ -150,7 +152,8 @@ def _make(
 
 
 def _warm_start(coords: dict[int, np.ndarray], step: int, n: int) -> np.ndarray | None:
-    """The frame nearest to ``step``, an earlier one preferred (the app's :meth:`Film.nearest`), of ``n`` points."""
+    """The frame nearest to ``step``, an earlier one preferred (the app's :meth:`Film.nearest`), of ``n``
+    points."""
     fitting = [s for s, frame in coords.items() if len(frame) == n]
     if not fitting:
         return None

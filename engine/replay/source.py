@@ -1,8 +1,8 @@
 """A run folder read for a replay: every file the lesson shows, checked, with a damaged one named in one line.
 
-What a lesson cannot do without (``config.json``, ``metrics.csv``) is an error; what only colours or speeds it up
-(``points.csv``, ``status.json``, ``spectrum.csv``) is a warning, and the lesson goes on without it. A probe
-run's ``alignment`` column is its class alignment: it is read as ``class_alignment``
+What a lesson cannot do without (``config.json``, ``metrics.csv``) is an error; what only colours or speeds
+it up (``points.csv``, ``status.json``, ``spectrum.csv``) is a warning, and the lesson goes on without it. A
+probe run's ``alignment`` column is its class alignment: it is read as ``class_alignment``
 (:func:`engine.charts.charted`), so that the lesson never names it like SimCSE's alignment.
 """
 

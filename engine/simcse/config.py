@@ -85,9 +85,10 @@ class SimCSEConfig:
         step=0.05,
     )
     pooler: str = knob(
-        "cls",
-        choices=tuple(POOLER_CHOICES),
-        help="cls: [CLS] + MLP in training only; cls-mlp: MLP kept; avg: mean of tokens",
+        "native",
+        choices=("native", *POOLER_CHOICES),
+        help="native: the encoder's own pooling (its sentence-transformers config; cls when it has none, "
+        "engine.simcse.baseline); cls: [CLS] + MLP in training only; cls-mlp: MLP kept; avg: mean of tokens",
     )
     encoder: str | None = knob(
         None,

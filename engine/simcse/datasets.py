@@ -70,7 +70,8 @@ class EvalSet:
 
     @property
     def label(self) -> str:
-        """What the STS curve was measured on, e.g. ``stsb-dev (250 of 1,500 pairs)``, ``demo-pairs (120 pairs)``."""
+        """What the STS curve was measured on, e.g. ``stsb-dev (250 of 1,500 pairs)``,
+        ``demo-pairs (120 pairs)``."""
         pairs = len(self.gold)
         of = f" of {self.total:,}" if self.total > pairs else ""
         return f"{self.name} ({pairs:,}{of} pairs)"
@@ -122,7 +123,8 @@ def load_probe(config: SimCSEConfig) -> Any:
 
 
 class BatchSampler:
-    """Seeded epochs: batch ``s`` (1-based) is slice ``j`` of epoch ``e``'s permutation (last partial dropped)."""
+    """Seeded epochs: batch ``s`` (1-based) is slice ``j`` of epoch ``e``'s permutation (last partial
+    dropped)."""
 
     def __init__(self, n: int, batch_size: int, seed: int):
         self.n, self.batch_size, self.seed = n, batch_size, seed

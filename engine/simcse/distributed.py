@@ -1,16 +1,18 @@
-"""Multi-process SimCSE with PyTorch's own engine (torchrun + DistributedDataParallel), as the official code.
+r"""Multi-process SimCSE with PyTorch's own engine (torchrun + DistributedDataParallel), as the official code.
 
 Launch (one node, N processes; gloo on CPU, nccl on GPUs)::
 
-    torchrun --standalone --nproc_per_node=N -m engine simcse --train wiki1m --data-dir ../shared/data --out DIR
+    torchrun --standalone --nproc_per_node=N -m engine simcse --train wiki1m --data-dir ../shared/data \
+        --out DIR
 
 What each piece does and the choices made:
 
 - :func:`setup` reads torchrun's environment (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``) and initialises the
   process group (nccl when the device is CUDA, each process on ``cuda:LOCAL_RANK``; gloo otherwise). Without
   torchrun it returns a one-process :class:`World` and nothing is initialised.
-- **Global batch.** ``batch_size`` is the *global* batch: every rank draws the same seeded batch and takes its
-  contiguous slice of ``batch_size / N`` sentences (:func:`local_slice`), so a run's numbers do not depend on N.
+- **Global batch.** ``batch_size`` is the *global* batch: every rank draws the same seeded batch and takes
+  its contiguous slice of ``batch_size / N`` sentences (:func:`local_slice`), so a run's numbers do not
+  depend on N.
 - **Negatives from every rank.** :func:`gather_with_grad` all-gathers z1, z2 (z3) and puts the local tensor
   back into its slot so gradients flow through the local embeddings (SimCSE's ``cl_forward``). Every rank then
   computes the *same* global loss; its backward reaches only the local slice, and DDP averages gradients over

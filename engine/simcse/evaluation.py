@@ -35,7 +35,8 @@ EVAL_BATCH = 128  # evaluation sentences per forward (fewer, larger ops beat 32/
 def geometry(points: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
     """IsoScore and :data:`~engine.simcse.config.GEOMETRY_COLUMNS` of ``points`` (N, d), and their
     covariance spectrum, from one :func:`engine.metrics.isotropy_profile` pass (values equal the single
-    functions': ``isoscore``, ``effective_rank``, ``average_cosine``, ``partition_isotropy``, ``spectrum``)."""
+    functions': ``isoscore``, ``effective_rank``, ``average_cosine``, ``partition_isotropy``,
+    ``spectrum``)."""
     from engine.metrics import isotropy_profile
 
     profile = isotropy_profile(points)

@@ -14,7 +14,8 @@ from torch import Tensor
 
 
 def cosine_matrix(a: Tensor, b: Tensor) -> Tensor:
-    """``S[i, j] = cos(a_i, b_j)`` for rows of ``a`` (n, d) and ``b`` (m, d), in float32 even under autocast."""
+    """``S[i, j] = cos(a_i, b_j)`` for rows of ``a`` (n, d) and ``b`` (m, d), in float32 even under
+    autocast."""
     with torch.autocast(device_type=a.device.type, enabled=False):
         a = F.normalize(a.float(), dim=-1)
         b = F.normalize(b.float(), dim=-1)
@@ -22,7 +23,8 @@ def cosine_matrix(a: Tensor, b: Tensor) -> Tensor:
 
 
 def unsup_logits(z1: Tensor, z2: Tensor, temp: float) -> Tensor:
-    """``logits[i, j] = cos(z1_i, z2_j) / τ`` — row i's positive is column i, every other column a negative."""
+    """``logits[i, j] = cos(z1_i, z2_j) / τ`` — row i's positive is column i, every other column a
+    negative."""
     return cosine_matrix(z1, z2) / temp
 
 
@@ -43,9 +45,9 @@ def unsup_loss(z1: Tensor, z2: Tensor, temp: float = 0.05) -> Tensor:
 def sup_logits(z1: Tensor, z2: Tensor, z3: Tensor, temp: float, hard_negative_weight: float = 1.0) -> Tensor:
     r"""``[cos(z1, z2) | cos(z1, z3)] / τ`` (N × 2N) with :math:`\log\alpha` added on the z1–z3 diagonal.
 
-    The diagonal entry ``(i, N + i)`` is anchor i against *its own* contradiction; α = ``hard_negative_weight``
-    up-weights it inside the softmax (α = 1 adds 0). The official code's ``--hard_negative_weight`` is this
-    additive term, i.e. log α (default 0).
+    The diagonal entry ``(i, N + i)`` is anchor i against *its own* contradiction;
+    α = ``hard_negative_weight`` up-weights it inside the softmax (α = 1 adds 0). The official code's
+    ``--hard_negative_weight`` is this additive term, i.e. log α (default 0).
     """
     if hard_negative_weight <= 0:
         raise ValueError(f"hard_negative_weight must be > 0, got {hard_negative_weight}")
@@ -66,7 +68,8 @@ def sup_loss(
 
     .. math::
         \ell_i = -\log \frac{e^{\cos(h_i, h_i^+)/\tau}}
-            {\sum_{j=1}^{N} \left(e^{\cos(h_i, h_j^+)/\tau} + \alpha^{\mathbb{1}[i=j]} e^{\cos(h_i, h_j^-)/\tau}\right)}
+            {\sum_{j=1}^{N} \left(e^{\cos(h_i, h_j^+)/\tau}
+            + \alpha^{\mathbb{1}[i=j]} e^{\cos(h_i, h_j^-)/\tau}\right)}
 
     ``z1`` anchors (premises), ``z2`` positives (entailments), ``z3`` hard negatives (contradictions), all
     (N, d). α = 1 is the paper's default; Table 7: α ∈ {0.5, 1, 2} → 86.1 / 86.2 / 86.2 STS-B dev.

@@ -83,8 +83,9 @@ def length_buckets(attention_mask: torch.Tensor) -> list[tuple[torch.Tensor, int
 def build_encoder(config: SimCSEConfig, device: torch.device) -> tuple[Any, bool]:
     """Load the encoder with the pooling of ``config.pooler`` and a fresh MLP where training needs one."""
     from engine.encoders import load_encoder, make_mlp
+    from engine.simcse.baseline import resolve_pooler
 
-    pooling, use_mlp = POOLER_CHOICES[config.pooler]
+    pooling, use_mlp = POOLER_CHOICES[resolve_pooler(config.pooler, config.encoder)]
     encoder = load_encoder(config.encoder, pooling=pooling, device=device, max_length=config.max_len)
     if use_mlp and encoder.mlp is None:
         encoder.mlp = make_mlp(encoder.hidden_size)

@@ -34,6 +34,7 @@ from engine.device import precision_name, resolve_device, seed_everything, timed
 from engine.errors import ConfigError, one_line
 from engine.events import Event, Points, Progress, Row
 from engine.simcse import distributed
+from engine.simcse.baseline import resolve_pooler, sts_baseline
 from engine.simcse.config import (
     BASE_COLUMNS,
     GEOMETRY_COLUMNS,
@@ -190,7 +191,7 @@ def save_trained(encoder: Any, config: SimCSEConfig, final: dict[str, Any]) -> A
         "mode": config.mode,
         "train_data": train,
         "views": plan_of(config).describe(),
-        "pooler": config.pooler,
+        "pooler": resolve_pooler(config.pooler, config.encoder),
         "steps": config.steps,
         "evaluation": evaluation,
         "final_metrics": final,
@@ -233,9 +234,31 @@ def summarize(rows: list[dict[str, Any]], config: SimCSEConfig) -> dict[str, Any
     losses = [value for _, value in series("loss")]
     if losses:
         out["loss_first"], out["loss_last10"] = losses[0], float(np.mean(losses[-10:]))
+    out.update(_reference(config))
     train_s = max((value for _, value in series("seconds")), default=0.0)
     eval_s = max((value for _, value in series("eval_seconds")), default=0.0)
     out.update(
         train_seconds=train_s, eval_seconds=eval_s, eval_overhead=eval_s / train_s if train_s else None
     )
+    return out
+
+
+def _reference(config: SimCSEConfig) -> dict[str, Any]:
+    """``pooler_resolved`` (what ``native`` became) and ``sts_baseline``: the untouched encoder's STS at its
+    native pooling on the run's evaluation pairs (:mod:`engine.simcse.baseline`, cached)."""
+    out: dict[str, Any] = {}
+    try:
+        out["pooler_resolved"] = resolve_pooler(config.pooler, config.encoder)
+        base = sts_baseline(
+            config.encoder,
+            config.eval,
+            config.eval_limit,
+            data_dir=config.data_dir,
+            seed=config.seed,
+            max_len=config.max_len,
+            device=config.device,
+        )
+        out["sts_baseline"], out["sts_baseline_pooler"] = base["sts_spearman"], base["pooler"]
+    except Exception as err:  # noqa: BLE001 - the reference must never lose a summary
+        out["sts_baseline_error"] = one_line(err)
     return out

@@ -162,7 +162,8 @@ _RATE = Param("k", "augment_rate", 0.1, 0.0, 0.9, "fraction of the words affecte
 VIEWS: dict[str, ViewSwitch] = {
     "dropout": ViewSwitch(
         "dropout",
-        "Both views pass through standard dropout with rate p; p = 0 is 'no dropout' (the two views are identical).",
+        "Both views pass through standard dropout with rate p; p = 0 is 'no dropout' "
+        "(the two views are identical).",
         params=(Param("p", "dropout", 0.1, 0.0, 0.9, "dropout rate of every dropout layer"),),
         paper="Table 3",
     ),

@@ -1,5 +1,6 @@
 """Data-set downloads from the Hugging Face hub (engine.data.download): offline and unreachable hubs fail at
-once with one clear line, without a download attempt; cached hub copies are parsed; the online path fetches."""
+once with one clear line, without a download attempt; cached hub copies are parsed; the online path
+fetches."""
 
 from collections import Counter
 

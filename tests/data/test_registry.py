@@ -16,6 +16,7 @@ def test_registry_lists_the_built_ins():
         "wiki1m",
         "wordnet-pos",
         "wordnet-supersenses",
+        "wordnet-noun-supersenses",
     ]
     kinds = {name: spec.kind for name, spec in DATASETS.items()}
     assert kinds == {
@@ -28,6 +29,7 @@ def test_registry_lists_the_built_ins():
         "wiki1m": "sentences",
         "wordnet-pos": "labelled",
         "wordnet-supersenses": "labelled",
+        "wordnet-noun-supersenses": "labelled",
     }
     assert all(spec.description and callable(spec.loader) for spec in DATASETS.values())
     assert describe()[4]["splits"] == ["validation", "test", "train"]

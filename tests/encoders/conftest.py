@@ -1,4 +1,5 @@
-"""Fixtures for the encoder tests: the bundled model loaded once, a tiny random BERT folder, a private cache."""
+"""Fixtures for the encoder tests: the bundled model loaded once, a tiny random BERT folder, a private
+cache."""
 
 from __future__ import annotations
 

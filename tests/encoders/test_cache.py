@@ -1,4 +1,5 @@
-"""The embedding cache: hits are identical and free, keys depend on encoder and texts, corrupt files recomputed."""
+"""The embedding cache: hits are identical and free, keys depend on encoder and texts, corrupt files
+recomputed."""
 
 from __future__ import annotations
 

@@ -346,7 +346,8 @@ def test_cuda_matches_cpu() -> None:
                     )
                     assert gpu["average_cosine"] == pytest.approx(cpu["average_cosine"], abs=tol)
                     big = cpu["spectrum"] > 1e-8 * cpu["spectrum"][0]
-                    # a backward-stable solver's eigenvalues are right to ~eps * lambda_max (Weyl), not relatively
+                    # a backward-stable solver's eigenvalues are right to ~eps * lambda_max (Weyl),
+                    # not relatively
                     np.testing.assert_allclose(
                         gpu["spectrum"][big], cpu["spectrum"][big], rtol=tol, atol=1e-12 * cpu["spectrum"][0]
                     )

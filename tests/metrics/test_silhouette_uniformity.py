@@ -32,7 +32,8 @@ SIL32 = 1e-6
 
 
 def ref_uniformity(x: np.ndarray, t: float = 2.0) -> float:
-    """log of the mean over pairs i < j of exp(-t ||u_i - u_j||^2), u the normalised rows (zero rows stay 0)."""
+    """log of the mean over pairs i < j of exp(-t ||u_i - u_j||^2), u the normalised rows (zero rows stay
+    0)."""
     x = x.astype(np.float64)
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     u = np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)

@@ -52,3 +52,22 @@ def test_a_garbage_snapshot_and_a_bad_status_hide_nothing_else(fresh_registry) -
     assert any("broken-run" in w and "step\\_000002.npy is damaged" in w for w in warnings), warnings
     assert len(app.get("plotly_chart")) >= 4  # the metric curves of both runs, and the good run's projection
     assert sum("⬇" in str(b.label) for b in app.get("download_button")) >= 2
+
+
+def test_a_malformed_metrics_row_is_skipped_and_its_count_shown(fresh_registry) -> None:
+    run = _probe_run("row-run")
+    metrics = paths.runs_dir() / run / "metrics.csv"
+    lines = metrics.read_text(encoding="utf-8").splitlines()
+    lines.insert(2, "1,not-a-number,garbage")  # one malformed row between two good ones
+    metrics.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    app = AppTest.from_file(str(APP), default_timeout=120)
+    app.run()
+    app.switch_page("views/isotropy.py").run()
+    app.multiselect(key="probe.shown").set_value([run]).run()
+    assert not app.exception and not errors(app)
+    notes = [caption.value for caption in app.caption]
+    assert any("row-run" in note and "1 malformed row(s) of metrics.csv skipped" in note for note in notes), (
+        notes
+    )
+    assert len(app.get("plotly_chart")) >= 3  # the run's good rows are still drawn

@@ -14,12 +14,13 @@ from engine.knobs import knobs
 from engine.runner import EXPERIMENTS
 from ui import fields
 
-PAGES = {"probe": "views/isotropy.py", "simcse": "views/simcse.py"}
+PAGES = {"probe": "views/isotropy.py", "simcse": "views/simcse.py", "jepa": "views/jepa.py"}
 #: session values that reveal the widgets a page draws only in some states (the margin of the triplet
 #: objective, the α of supervised SimCSE, the rate of crop / word deletion)
 STATES: dict[str, list[dict[str, Any]]] = {
     "probe": [{}, {"probe.objective": "triplet"}],
     "simcse": [{}, {"simcse.mode": True}, {"simcse.mode": False, "simcse.augment": "crop"}],
+    "jepa": [{}, {"jepa.view": "crop"}],
 }
 ELEMENTS = {
     "number": "number_input",

@@ -21,6 +21,7 @@ def test_views_folder_holds_exactly_the_navigation_pages_and_there_is_no_pages_f
     assert [title for _, title, _ in navigation.PAGES] == [
         "Overview",
         "SimCSE training",
+        "JEPA (non-contrastive)",
         "Isotropy vs clusters",
         "Compare runs",
         "Data & encoders",

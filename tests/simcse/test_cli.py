@@ -29,8 +29,9 @@ def test_defaults_match_the_paper() -> None:
         0.1,
         False,
         "none",
-        "cls",
+        "native",  # the encoder's own pooling: cls (the paper's) for a BERT without a pooling config
     )
+    assert config_from_args(_parse("--pooler", "cls")).pooler == "cls"
     assert (config.batch_size, config.lr, config.max_len, config.temp, config.eval_every) == (
         64,
         3e-5,

@@ -105,5 +105,6 @@ def test_two_gloo_processes_match_one_process(tiny_dir: Path, tmp_path: Path) ->
     np.testing.assert_allclose(b["loss"].to_numpy()[1:], a["loss"].to_numpy()[1:], rtol=1e-4)
     np.testing.assert_allclose(b["sts_spearman"].dropna(), a["sts_spearman"].dropna(), atol=1e-4)
     assert read_json(double / "status.json")["state"] == "finished"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["double", "single"]  # rank 1 wrote nothing
+    # rank 1 wrote nothing (cache/: the test's own cache, where rank 0's summary caches the STS baseline)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["double", "single"]
     assert b["loss"].iloc[-1] < b["loss"].iloc[1] + 1.0

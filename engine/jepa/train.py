@@ -1,0 +1,139 @@
+"""JEPA training, one step at a time: the ``train_jepa`` generator and the summary of a run.
+
+Read in this order: the settings (config.py), the views (views.py), the objective (losses.py, networks.py),
+one training step (step.py), the evaluation (evaluation.py), then :func:`train_jepa` here, whose loop is
+
+    Trainer.step (views → online and target forwards → loss → AdamW → EMA update)
+    → every ``eval_every`` steps: CollapseEvaluator (SimCSE's measures and the collapse lens)
+
+The conventions are SimCSE's (:mod:`engine.simcse.train`): step 0 evaluates the encoder before any update;
+``seconds`` / ``eval_seconds`` are cumulative training / evaluation times; an evaluated row carries the
+spectrum, a snapshot row the embeddings of the probe (else evaluation) sentences; the data sets are loaded
+by SimCSE's :mod:`engine.simcse.datasets`; under torchrun only rank 0 evaluates.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import torch
+
+from engine.device import precision_name, resolve_device, seed_everything, timed
+from engine.errors import ConfigError, one_line
+from engine.events import Event, Points, Progress, Row
+from engine.jepa.config import COLLAPSE_COLUMNS, JEPAConfig, is_eval_step, is_snapshot_step
+from engine.jepa.evaluation import CollapseEvaluator
+from engine.jepa.step import make_trainer
+from engine.jepa.views import describe
+from engine.simcse import distributed
+from engine.simcse.config import GEOMETRY_COLUMNS, PROBE_COLUMNS
+from engine.simcse.datasets import default_sets, eval_set_label, load_eval, load_probe, load_training
+
+
+def train_jepa(config: JEPAConfig, stop: threading.Event | None = None) -> Iterator[Event]:
+    """Train with the JEPA objective; yield one metrics row per step (evaluation every ``eval_every``)."""
+    stop = stop or threading.Event()
+    seed_everything(config.seed)
+    world, device = distributed.setup(resolve_device(config.device))
+    try:
+        yield from _train(config, stop, world, device)
+    finally:
+        distributed.shutdown(world)
+
+
+def _train(
+    config: JEPAConfig, stop: threading.Event, world: distributed.World, device: torch.device
+) -> Iterator[Event]:
+    yield Progress("loading data", 0.0)
+    data = load_training(config)
+    evalset = load_eval(config)
+    probe = load_probe(config)
+    yield Progress("loading encoder", 0.5)
+    trainer = make_trainer(config, data, world, device)
+    evaluator = (
+        CollapseEvaluator(trainer.encoder, evalset, probe, precision=config.precision)
+        if world.is_main
+        else None
+    )
+    if config.snapshot_every and world.is_main:
+        if probe is not None:
+            yield Points(list(probe.texts), [str(x) for x in probe.labels])
+        else:
+            yield Points(list(evalset.sentences), None)
+    yield Progress("training", 1.0)
+    train_seconds = eval_seconds = 0.0
+    for step in range(config.steps + 1):
+        row: dict[str, Any] = {}
+        snapshot = spectrum = None
+        if step > 0:
+            with timed(device) as took:
+                row["loss"] = trainer.step(step)
+            train_seconds += took[0]
+        row["seconds"] = train_seconds
+        if evaluator is not None and is_eval_step(step, config):
+            with timed(device) as took:
+                result = evaluator(stop)
+            eval_seconds += took[0]
+            row["eval_seconds"] = eval_seconds
+            if result is not None:
+                points_now, spectrum = result.pop("_points"), result.pop("_spectrum")
+                row.update(result)
+                if is_snapshot_step(step, config):
+                    snapshot = points_now
+        yield Row(step, row, snapshot, spectrum=spectrum)
+        if distributed.any_rank(stop.is_set(), world, device):
+            return
+
+
+#: columns whose first and last logged values the summary reports (``<column>_start`` / ``<column>_end``)
+SUMMARY_COLUMNS = (
+    "sts_spearman",
+    "alignment",
+    "uniformity",
+    "isoscore",
+    *GEOMETRY_COLUMNS,
+    *COLLAPSE_COLUMNS,
+    *PROBE_COLUMNS,
+)
+
+
+def summarize(rows: list[dict[str, Any]], config: JEPAConfig) -> dict[str, Any]:
+    """Start / end of the evaluation measures (RankMe as ``effective_rank``), best STS, loss at start and
+    end, the time split, the views, the evaluation set and the precision."""
+
+    def series(column: str) -> list[tuple[int, float]]:
+        return [
+            (int(r["step"]), float(r[column]))
+            for r in rows
+            if r.get(column) is not None and math.isfinite(float(r[column]))
+        ]
+
+    out: dict[str, Any] = {"views": describe(config), "train_and_eval": list(default_sets(config))}
+    try:
+        out["eval_set"] = eval_set_label(config)
+    except Exception as err:  # noqa: BLE001 - the label must never lose a summary
+        out["eval_set"] = f"{default_sets(config)[1]} (unreadable: {one_line(err)})"
+    try:
+        out["precision"] = precision_name(resolve_device(config.device), config.precision)
+    except ConfigError:
+        out["precision"] = config.precision
+    for column in SUMMARY_COLUMNS:
+        values = series(column)
+        if values:
+            out[f"{column}_start"], out[f"{column}_end"] = values[0][1], values[-1][1]
+    sts = series("sts_spearman")
+    if sts:
+        out["best_step"], out["sts_spearman_best"] = max(sts, key=lambda item: item[1])
+    losses = [value for _, value in series("loss")]
+    if losses:
+        out["loss_first"], out["loss_last10"] = losses[0], float(np.mean(losses[-10:]))
+    train_s = max((value for _, value in series("seconds")), default=0.0)
+    eval_s = max((value for _, value in series("eval_seconds")), default=0.0)
+    out.update(
+        train_seconds=train_s, eval_seconds=eval_s, eval_overhead=eval_s / train_s if train_s else None
+    )
+    return out

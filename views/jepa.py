@@ -1,0 +1,70 @@
+"""JEPA (non-contrastive): does predicting one view's embedding from another collapse? The switches that
+decide it, and the collapse lens (RankMe, α-ReQ, per-dimension std) beside SimCSE's measures."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from engine import charts, experiments, lessons
+from engine.presets import sts_evaluation
+from ui import experiment, fields
+from ui.controls import KEEP, device_and_seed, sources
+from ui.text import readable_references
+
+P = "jepa"
+st.title("JEPA (non-contrastive)")
+st.caption(lessons.lesson(P).intro)
+
+
+def sidebar() -> dict:
+    """The run's settings: the training data, every knob from its declaration, the switches last."""
+    sb = st.sidebar
+    sb.header("JEPA settings")
+    options = ["auto (wiki1m from the data folder, else demo)", "demo"]
+    train = sb.selectbox("Training data", options, key=f"{P}.train_choice", **KEEP)
+    settings: dict = {"train": None if train.startswith("auto") else train}
+    settings.update(sources(P))
+    sb.caption(
+        f"Evaluation (STS Spearman, alignment, uniformity, collapse lens): on {sts_evaluation(settings)}."
+    )
+    settings.update(fields.draw_all(P, ["steps", "lr", "batch_size", "eval_every", "eval_limit"]))
+    probe = sb.toggle("Silhouette on the demo topics", value=True, key=fields.key(P, "probe"), **KEEP)
+    settings["probe"] = "demo" if probe else None
+    settings["snapshot_every"] = fields.draw(P, "snapshot_every")
+    settings.update(device_and_seed(P))
+    settings.update(switches())
+    return settings
+
+
+def switches() -> dict:
+    """The view, then the three switches of the collapse question and the regulariser."""
+    sb = st.sidebar
+    sb.subheader("Views")
+    settings: dict = {"view": fields.draw(P, "view")}
+    if settings["view"] in ("crop", "word-deletion"):
+        settings["augment_rate"] = fields.draw(P, "augment_rate")
+    settings["dropout"] = fields.draw(P, "dropout")
+    sb.subheader("Against collapse")
+    settings["ema"] = fields.draw(P, "ema")
+    settings["predictor"] = fields.draw(P, "predictor")
+    settings["stop_grad"] = fields.draw(P, "stop_grad", disabled=settings["ema"] > 0)
+    if settings["ema"] > 0:
+        sb.caption("With an EMA target no gradient reaches the target anyway: stop-gradient acts at EMA 0.")
+    settings["regulariser"] = fields.draw(P, "regulariser")
+    sb.caption(
+        readable_references(
+            "No EMA, no predictor, no stop-gradient: the collapse case (SimSiam, Chen & He 2021). SIGReg "
+            "(LeJEPA, arXiv 2511.08544) needs none of the three."
+        )
+    )
+    return settings
+
+
+def relation(runs: dict, where=None, style=None):
+    return charts.align_uniform_figure(runs, measured_on=where("alignment") if where else None, style=style)
+
+
+#: JEPA's measures and those drawn at first: its page section (engine.jepa.entry.SECTION)
+SECTION = experiments.EXPERIMENTS[P].section
+METRICS, DRAWN = list(SECTION.metrics), list(SECTION.drawn)
+experiment.run_panel(P, sidebar, METRICS, relation, SECTION.empty, drawn=DRAWN, pair=SECTION.pair)
