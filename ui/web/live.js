@@ -63,6 +63,10 @@ function pause(view) {  // ms to the next fetch: a share of the period while not
 }
 
 function poll(view, current, theme, setTriggerValue) {
+  if (document.hidden) {  // a tab in the background fetches and draws nothing; it catches up when shown
+    view.timer = setTimeout(function () { poll(view, current, theme, setTriggerValue); }, pause(view));
+    return;
+  }
   fetch(new URL(current.url, document.baseURI), {cache: "no-store"}).then(function (response) {
     return response.ok ? response.text() : null;
   }).then(function (text) {
