@@ -26,6 +26,7 @@ from probe_js import CHART_CURVE, FILM_SHOWN, LIVE_RENDERS, PROGRESS_TEXTS, SPEC
 from waiting import wait_for
 
 from engine import settings
+from ui.navigation import PAGES
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -41,14 +42,7 @@ ARGS = [
     "--no-first-run",
 ]
 STEPS = 1000  # long enough to watch the charts grow
-TITLES = [
-    "Overview",
-    "SimCSE training",
-    "Isotropy vs clusters",
-    "Compare runs",
-    "Data & encoders",
-    "Glossary",
-]
+TITLES = [title for _, title, _ in PAGES]  # the app's pages, as its navigation declares them
 
 
 @dataclass(frozen=True)
