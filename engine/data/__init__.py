@@ -13,9 +13,10 @@ Public API::
     stratified_subset(ds, limit, seed);  to_triples(ds);  to_pairs(ds);  to_sentences(ds)
 """
 
+from engine.data.columns import ColumnGuess, guess_columns
 from engine.data.convert import convert, stratified_subset, to_pairs, to_sentences, to_triples
 from engine.data.files import from_frame, load_file
-from engine.data.formats import ColumnGuess, guess_columns, read_table
+from engine.data.formats import read_table
 from engine.data.registry import DATASETS, DatasetSpec, describe, load_dataset
 from engine.data.types import (
     KINDS,

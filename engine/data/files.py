@@ -21,17 +21,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.data.convert import convert
-from engine.data.formats import (
-    DELIMITER_NAMES,
+from engine.data.columns import (
     NLI_LABEL_NAMES,
     SCORE_NAMES,
     ColumnGuess,
     find_column,
     guess_columns,
-    read_table,
     resolve_column,
 )
+from engine.data.convert import convert
+from engine.data.formats import DELIMITER_NAMES, read_table
 from engine.data.layouts import looks_like_sts_original, read_sts_csv
 from engine.data.types import (
     NLI_LABELS,

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.data.formats import guess_columns, read_table, sniff_delimiter
+from engine.data.columns import guess_columns
+from engine.data.formats import read_table, sniff_delimiter
 from engine.errors import DataError
 
 
