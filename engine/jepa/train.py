@@ -14,16 +14,13 @@ by SimCSE's :mod:`engine.simcse.datasets`; under torchrun only rank 0 evaluates.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import torch
 
-from engine.device import precision_name, resolve_device, seed_everything, timed
-from engine.errors import ConfigError, one_line
+from engine.device import resolve_device, seed_everything, timed
 from engine.events import Event, Points, Progress, Row
 from engine.jepa.config import COLLAPSE_COLUMNS, JEPAConfig, is_eval_step, is_snapshot_step
 from engine.jepa.evaluation import CollapseEvaluator
@@ -31,7 +28,8 @@ from engine.jepa.step import make_trainer
 from engine.jepa.views import describe
 from engine.simcse import distributed
 from engine.simcse.config import GEOMETRY_COLUMNS, PROBE_COLUMNS
-from engine.simcse.datasets import default_sets, eval_set_label, load_eval, load_probe, load_training
+from engine.simcse.datasets import load_eval, load_probe, load_training
+from engine.simcse.train import training_summary
 
 
 def train_jepa(config: JEPAConfig, stop: threading.Event | None = None) -> Iterator[Event]:
@@ -103,37 +101,6 @@ SUMMARY_COLUMNS = (
 
 def summarize(rows: list[dict[str, Any]], config: JEPAConfig) -> dict[str, Any]:
     """Start / end of the evaluation measures (RankMe as ``effective_rank``), best STS, loss at start and
-    end, the time split, the views, the evaluation set and the precision."""
-
-    def series(column: str) -> list[tuple[int, float]]:
-        return [
-            (int(r["step"]), float(r[column]))
-            for r in rows
-            if r.get(column) is not None and math.isfinite(float(r[column]))
-        ]
-
-    out: dict[str, Any] = {"views": describe(config), "train_and_eval": list(default_sets(config))}
-    try:
-        out["eval_set"] = eval_set_label(config)
-    except Exception as err:  # noqa: BLE001 - the label must never lose a summary
-        out["eval_set"] = f"{default_sets(config)[1]} (unreadable: {one_line(err)})"
-    try:
-        out["precision"] = precision_name(resolve_device(config.device), config.precision)
-    except ConfigError:
-        out["precision"] = config.precision
-    for column in SUMMARY_COLUMNS:
-        values = series(column)
-        if values:
-            out[f"{column}_start"], out[f"{column}_end"] = values[0][1], values[-1][1]
-    sts = series("sts_spearman")
-    if sts:
-        out["best_step"], out["sts_spearman_best"] = max(sts, key=lambda item: item[1])
-    losses = [value for _, value in series("loss")]
-    if losses:
-        out["loss_first"], out["loss_last10"] = losses[0], float(np.mean(losses[-10:]))
-    train_s = max((value for _, value in series("seconds")), default=0.0)
-    eval_s = max((value for _, value in series("eval_seconds")), default=0.0)
-    out.update(
-        train_seconds=train_s, eval_seconds=eval_s, eval_overhead=eval_s / train_s if train_s else None
-    )
-    return out
+    end, the time split, the views, the evaluation set and the precision
+    (:func:`engine.simcse.train.training_summary`)."""
+    return training_summary(rows, config, describe(config), SUMMARY_COLUMNS)

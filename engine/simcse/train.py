@@ -206,7 +206,18 @@ SUMMARY_COLUMNS = ("sts_spearman", "alignment", "uniformity", "isoscore", *GEOME
 
 def summarize(rows: list[dict[str, Any]], config: SimCSEConfig) -> dict[str, Any]:
     """Start / end / best STS Spearman, start / end of the other evaluation metrics, loss at start and end,
-    time split, the evaluation set and the precision."""
+    time split, the evaluation set and the precision, and the untouched encoder's reference STS."""
+    out = training_summary(rows, config, plan_of(config).describe(), SUMMARY_COLUMNS)
+    out.update(_reference(config))
+    return out
+
+
+def training_summary(
+    rows: list[dict[str, Any]], config: Any, views: str, columns: tuple[str, ...]
+) -> dict[str, Any]:
+    """The summary of a run that trains an encoder on views of sentences (SimCSE, JEPA): its views, data
+    sets, evaluation set and precision; start / end of ``columns``; best STS Spearman; loss at start and
+    mean of the last 10; the time split between training and evaluation."""
 
     def series(column: str) -> list[tuple[int, float]]:
         return [
@@ -215,7 +226,7 @@ def summarize(rows: list[dict[str, Any]], config: SimCSEConfig) -> dict[str, Any
             if r.get(column) is not None and math.isfinite(float(r[column]))
         ]
 
-    out: dict[str, Any] = {"views": plan_of(config).describe(), "train_and_eval": list(default_sets(config))}
+    out: dict[str, Any] = {"views": views, "train_and_eval": list(default_sets(config))}
     try:
         out["eval_set"] = eval_set_label(config)
     except Exception as err:  # noqa: BLE001 - the label must never lose a summary
@@ -224,7 +235,7 @@ def summarize(rows: list[dict[str, Any]], config: SimCSEConfig) -> dict[str, Any
         out["precision"] = precision_name(resolve_device(config.device), config.precision)
     except ConfigError:
         out["precision"] = config.precision
-    for column in SUMMARY_COLUMNS:
+    for column in columns:
         values = series(column)
         if values:
             out[f"{column}_start"], out[f"{column}_end"] = values[0][1], values[-1][1]
@@ -234,7 +245,6 @@ def summarize(rows: list[dict[str, Any]], config: SimCSEConfig) -> dict[str, Any
     losses = [value for _, value in series("loss")]
     if losses:
         out["loss_first"], out["loss_last10"] = losses[0], float(np.mean(losses[-10:]))
-    out.update(_reference(config))
     train_s = max((value for _, value in series("seconds")), default=0.0)
     eval_s = max((value for _, value in series("eval_seconds")), default=0.0)
     out.update(
