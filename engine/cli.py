@@ -141,6 +141,7 @@ def load_config_json(kind: str, text: str) -> Any:
     if not isinstance(values, dict):
         raise ConfigError("--config-json: expected a JSON object of settings")
     values.pop("kind", None)
+    values.pop("name", None)  # a run folder's config.json: its name is not a setting (--name gives one)
     return EXPERIMENTS[kind].make_config(**values)
 
 
@@ -164,7 +165,9 @@ def execute(kind: str, args: argparse.Namespace) -> int:
             stream(event)
 
     try:
-        summary = run_experiment(kind, config, out_dir, stop=stop, on_event=on_event)
+        summary = run_experiment(
+            kind, config, out_dir, stop=stop, on_event=on_event, name=getattr(args, "name", None)
+        )
     finally:
         progress.close()
     if stream is not None:

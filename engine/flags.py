@@ -49,6 +49,18 @@ def add_flags(parser: argparse.ArgumentParser, config_class: type) -> None:
             if item.metavar:
                 options["metavar"] = item.metavar
         parser.add_argument(item.flag, **options)
+    add_name_flag(parser)
+
+
+def add_name_flag(parser: argparse.ArgumentParser) -> None:
+    """``--name``: the run's readable name, kept in its ``config.json`` (:mod:`engine.runlog.naming`)."""
+    parser.add_argument(
+        "--name",
+        default=None,
+        metavar="TEXT",
+        help="the run's name, shown in the app's pickers, legends and tables and in the lesson's title "
+        "(default: made from what differs: data, changed settings, steps)",
+    )
 
 
 def config_values(config_class: type, args: argparse.Namespace) -> dict[str, Any]:

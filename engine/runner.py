@@ -28,7 +28,7 @@ from engine.errors import EmbedlabError, RunFailed, one_line
 from engine.events import Event, Points, Row
 from engine.experiment import Experiment
 from engine.experiments import EXPERIMENTS
-from engine.runlog import RunWriter
+from engine.runlog import RunWriter, naming
 
 __all__ = ["EXPERIMENTS", "Experiment", "config_to_dict", "failure_message", "final_values", "run_experiment"]
 
@@ -61,16 +61,19 @@ def run_experiment(
     run_dir: Path,
     stop: threading.Event | None = None,
     on_event: EventCallback | None = None,
+    name: str | None = None,
 ) -> dict[str, Any]:
     """Run ``kind`` with ``config`` into ``run_dir``; return the summary.
 
     Every metrics row is on disk before the next step starts. User errors (``EmbedlabError``) and any
     other failure (out of memory, CUDA errors) end the run as ``failed`` with a one-line message in
-    ``status.json`` and are re-raised; a set ``stop`` ends it as ``stopped``.
+    ``status.json`` and are re-raised; a set ``stop`` ends it as ``stopped``. ``name``: the run's name
+    (:func:`engine.runlog.naming.clean_name`; default: one made from what differs), kept in ``config.json``.
     """
     experiment = EXPERIMENTS[kind]
     stop = stop or threading.Event()
     settings = {"kind": kind, **config_to_dict(config)}
+    settings["name"] = naming.clean_name(name) if name is not None else naming.generated_name(kind, config)
     columns = experiment.columns_for(config)
     writer = RunWriter(run_dir, columns, settings)
     rows: list[dict[str, Any]] = []

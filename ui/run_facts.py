@@ -1,5 +1,5 @@
-"""What the pages say about a run, without Streamlit (the live feed's thread uses it too): its label, its
-progress line, whether its charts still change."""
+"""What the pages say about a run, without Streamlit (the live feed's thread uses it too): its label (its
+name), its settings line, its progress line, whether its charts still change."""
 
 from __future__ import annotations
 
@@ -7,8 +7,16 @@ from engine.jobs import Job, JobRegistry
 
 
 def run_label(job: Job) -> str:
-    """Short, unique display name: ``name·abcd`` (the run folder's random suffix)."""
-    return f"{job.name}·{job.id[-4:]}"
+    """The run's name, unique among the server's runs (:attr:`engine.jobs.Job.label`: ``name (2)`` for the
+    second run of a name): what pickers, legends, tables and downloads call it."""
+    return getattr(job, "label", None) or job.name
+
+
+def settings_line(job: Job) -> str:
+    """A compact line of the run's main settings (``probe · demo · 150 steps · lr 0.001 · seed 0``)."""
+    from engine.runlog.naming import settings_line as line
+
+    return line(job.kind, job.config_dict)
 
 
 def changing(job: Job, reg: JobRegistry) -> bool:

@@ -15,7 +15,7 @@ import streamlit as st
 from engine import paths, priority, runlog
 from engine.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
-from ui import run_facts
+from ui import run_facts, run_name
 from ui.run_facts import format_seconds as format_seconds
 from ui.run_facts import progress_text as progress_text
 from ui.run_facts import run_label as run_label
@@ -57,9 +57,14 @@ def guard(what: str = "") -> Iterator[None]:
 
 
 def option_label(reg: JobRegistry) -> Callable[[str], str]:
+    """A run in a picker: its state, its name and its settings line (``✓ rt-polarity · 300 steps — probe ·
+    rt-polarity · 300 steps · lr 0.001 · seed 0``)."""
+
     def fmt(job_id: str) -> str:
         job = reg.get(job_id)
-        return job_id if job is None else f"{STATE_ICONS.get(job.state, '')} {run_label(job)}"
+        if job is None:
+            return job_id
+        return f"{STATE_ICONS.get(job.state, '')} {run_label(job)} — {run_facts.settings_line(job)}"
 
     return fmt
 
@@ -82,11 +87,29 @@ def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[Job]:
     yield_to_training()
     made = []
     group = uuid.uuid4().hex if len(runs) > 1 else None  # a preset's runs go side by side (engine.jobs)
-    for name, config in runs:
+    names = run_names(kind, runs)
+    for (_, config), name in zip(runs, names):
         made.append(reg.submit(kind, config, name=name, group=group))
         st.session_state.setdefault(STARTED_HERE, set()).add(made[-1].id)
     st.session_state[f"{kind}.shown"] = [job.id for job in made]
     return made
+
+
+def run_names(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[str | None]:
+    """The names of runs to queue: a preset's runs (their keys are its run keys) ``<preset title> · <what
+    differs>``; the page's ▶ Start (one run named after its kind) the name field's
+    (:func:`ui.run_name.typed_name`), else None (named from its settings); any other run keeps its name."""
+    from engine.presets import for_kind
+    from engine.runlog.naming import preset_run_names
+
+    keys = [key for key, _ in runs]
+    for preset in for_kind(kind, runs[0][1] if runs else None).values():
+        if list(preset.runs) == keys:
+            named = preset_run_names(preset.name, kind, preset.base, preset.runs)
+            return [named[key] for key in keys]
+    if keys == [kind]:
+        return [run_name.typed_name(kind)]
+    return list(keys)
 
 
 def started_here(job: Job) -> bool:

@@ -70,9 +70,13 @@ def popen_child(command: list[str], env: dict[str, str], pass_fds: tuple[int, ..
     )
 
 
-def child_argv(kind: str, config: dict[str, Any], run_dir: object, threads: int | None) -> list[str]:
-    """The ``python -m engine`` arguments of a job's child."""
+def child_argv(
+    kind: str, config: dict[str, Any], run_dir: object, threads: int | None, name: str | None = None
+) -> list[str]:
+    """The ``python -m engine`` arguments of a job's child (``name``: the run's name, ``--name``)."""
     argv = [kind, "--out", str(run_dir), "--config-json", json.dumps(config), "--events"]
+    if name is not None:
+        argv += ["--name", name]
     if threads:
         argv += ["--threads", str(int(threads))]
     return argv

@@ -54,7 +54,8 @@ class Job:
 
     def __init__(self, kind: str, config: Any, run_dir: Path, name: str, *, state: str = "queued"):
         self.id = Path(run_dir).name
-        self.name = name
+        self.name = name  # the run's readable name (engine.runlog.naming)
+        self.label = name  # the name, made unique among the registry's runs (JobRegistry: "name (2)")
         self.group: str | None = None  # runs queued together (a preset's) may run side by side
         self.kind = kind
         self.config = config
@@ -81,6 +82,7 @@ class Job:
         self._snapshots: OrderedDict[int, np.ndarray] = OrderedDict()
         self._points: pd.DataFrame | None = None
         self._pca: tuple[int, np.ndarray] | None = None
+        self._compacted = False
 
     # ------------------------------------------------------------------------------------- state
 
@@ -286,6 +288,17 @@ class Job:
         steps = [step for step, _ in runlog.list_snapshots(self.run_dir)]
         return self.film.missing(steps, max_frames or settings.get("film_frames"))
 
+    def compact(self) -> int:
+        """Once the run has ended and its film is made: remove the snapshots the film no longer needs
+        (:func:`engine.runlog.compaction.prune_snapshots`), once; returns the bytes freed. A run attached from
+        disk is left as it is (its film is not this server's to make)."""
+        if self._compacted or self.active or self.from_disk or self.missing_film_step() is not None:
+            return 0
+        self._compacted = True
+        from engine.runlog.compaction import prune_snapshots
+
+        return prune_snapshots(self.run_dir, settings.get("film_frames"))
+
     def frames(self) -> dict[int, np.ndarray]:
         """UMAP frames by step (those on disk included, for runs attached from disk)."""
         if self.from_disk:
@@ -346,8 +359,8 @@ class Job:
     @classmethod
     def from_run(cls, info: runlog.RunInfo) -> Job:
         """A run found on disk (another server, the CLI, before a restart), read through its folder."""
-        config = {k: v for k, v in info.config.items() if k != "kind"}
-        job = cls(info.kind, config, info.path, info.name, state=info.state)
+        config = {k: v for k, v in info.config.items() if k not in ("kind", runlog.naming.NAME_KEY)}
+        job = cls(info.kind, config, info.path, info.run_name or info.name, state=info.state)
         job.from_disk = True
         job.error = info.error
         job.started = info.started

@@ -129,6 +129,7 @@ class ProjectionWorker:
             step = job.missing_film_step()
             if step is not None:
                 return job, step, None, job.nearest_frame(step)
+            job.compact()  # its film is made: the snapshots it no longer needs go (engine.runlog.compaction)
         return None
 
     def _project_one(self) -> bool:

@@ -36,6 +36,15 @@ ISOLATIONS = ("process", "thread")
 IDLE_POLL_SECONDS = 0.02  # wait_idle's look interval: short, it only serves scripts and tests
 
 
+def _folder_prefix(title: str, kind: str) -> str:
+    """The start of a run's folder name: its name as a file name (:func:`engine.paths.safe_name`), at most
+    40 characters; the kind when the name keeps no usable character."""
+    try:
+        return paths.safe_name(title, what="run name")[:40].rstrip(".-_") or kind
+    except ConfigError:
+        return kind
+
+
 def _agrees(job: Job, info: runlog.RunInfo) -> bool:
     """Whether an attached run already says what its folder says (state and error; its summary, once it ended
     and wrote one): then re-reading its status (:meth:`Job.refresh_from_disk`) would change nothing."""
@@ -106,19 +115,44 @@ class JobRegistry:
             raise ConfigError(f"unknown experiment {kind!r} (known: {', '.join(EXPERIMENTS)})")
         if isinstance(config, dict):
             config = EXPERIMENTS[kind].make_config(**config)
-        label = paths.safe_name(name or kind, what="run name")
+        title = runlog.clean_name(name) if name is not None else runlog.naming.generated_name(kind, config)
+        prefix = _folder_prefix(title, kind)
         with self._lock:
             if self._closed:
                 raise ConfigError("the job registry is shut down")
-            run_dir = self.runs_root / paths.new_run_name(label)
+            run_dir = self.runs_root / paths.new_run_name(prefix)
             while run_dir.name in self._jobs or run_dir.exists():
-                run_dir = self.runs_root / paths.new_run_name(label)
-            job = Job(kind, config, run_dir, label)
+                run_dir = self.runs_root / paths.new_run_name(prefix)
+            job = Job(kind, config, run_dir, title)
             job.group = group
             self._jobs[job.id] = job
             self._queue.append(job)
+            self._relabel()
             self._wake.notify_all()
         return job
+
+    def rename(self, job_id: str, name: str) -> str:
+        """Give a run a new name (:func:`engine.runlog.clean_name`): written into its folder's
+        ``config.json`` (atomically) once the run has one, else given to its process when it starts. Returns
+        the name kept; ConfigError (one line) for an empty name or an unknown run."""
+        cleaned = runlog.clean_name(name)
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is None:
+                raise ConfigError(f"no run {job_id!r} to rename")
+            if (job.run_dir / runlog.CONFIG).exists():
+                runlog.rename(job.run_dir, cleaned)
+            job.name = cleaned
+            self._relabel()
+        return cleaned
+
+    def _relabel(self) -> None:
+        """Each run's :attr:`Job.label`: its name, with `` (2)``, `` (3)`` ... on the later runs of a name
+        that several runs share (in the registry's order: oldest first)."""
+        seen: dict[str, int] = {}
+        for job in self._jobs.values():
+            count = seen[job.name] = seen.get(job.name, 0) + 1
+            job.label = job.name if count == 1 else f"{job.name} ({count})"
 
     def jobs(self) -> list[Job]:
         """All known jobs, oldest first."""
@@ -148,6 +182,7 @@ class JobRegistry:
                     f"{job.name} is running or not in the lab's run folder: it cannot be deleted"
                 )
             del self._jobs[job_id]
+            self._relabel()
         shutil.rmtree(job.run_dir, ignore_errors=True)
 
     def attach_finished(self) -> list[Job]:
@@ -163,11 +198,14 @@ class JobRegistry:
                     added.append(job)
                 elif known.from_disk and not _agrees(known, info):
                     known.refresh_from_disk()
-        if added:
-            with self._lock:
+                if known is not None and info.run_name and not known.active and known.name != info.run_name:
+                    known.name = info.run_name  # renamed by another server or by hand
+        with self._lock:
+            if added:
                 self._jobs = dict(
                     sorted(self._jobs.items(), key=lambda item: item[1].started or item[1].created)
                 )
+            self._relabel()
         return added
 
     def projecting(self, job: Job) -> bool:
@@ -305,7 +343,12 @@ class JobRegistry:
     def _run_thread(self, job: Job) -> None:
         try:
             summary = run_experiment(
-                job.kind, job.config, job.run_dir, job.stop_event, lambda event: self._feed(job, event)
+                job.kind,
+                job.config,
+                job.run_dir,
+                job.stop_event,
+                lambda event: self._feed(job, event),
+                name=job.name,
             )
         except BaseException as err:  # noqa: BLE001 - the worker must survive every failure
             interrupted = isinstance(err, KeyboardInterrupt)
@@ -321,7 +364,7 @@ class JobRegistry:
         registry's choice) and follow its event lines until it ends."""
         if threads is None:
             threads = default_child_threads(job.kind) if self.child_threads == "auto" else self.child_threads
-        argv = child_argv(job.kind, job.config_dict, job.run_dir, threads)
+        argv = child_argv(job.kind, job.config_dict, job.run_dir, threads, job.name)
         try:
             proc = self._spares.launch(argv)
         except OSError as err:

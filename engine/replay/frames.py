@@ -70,7 +70,7 @@ def film(
     max_frames = int(max_frames or settings.get("film_frames"))
     snapshots = dict(run.snapshots)
     framed = dict(run.frames)
-    steps = evenly_spaced(sorted(snapshots) or sorted(framed), max_frames)
+    steps = evenly_spaced(sorted(set(snapshots) | set(framed)), max_frames)  # a compacted run: frames
     if not steps:
         return None
     coords: dict[int, np.ndarray] = {}

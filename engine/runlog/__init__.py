@@ -24,9 +24,11 @@ app, the app after a restart) reads rows, points, snapshots and frames from here
 
 Modules: :mod:`~engine.runlog.files` (names, atomic JSON, cells), :mod:`~engine.runlog.writer` (the one
 writer), :mod:`~engine.runlog.reading` (every reader of one run), :mod:`~engine.runlog.listing` (the run list
-and the damaged folders), :mod:`~engine.runlog.liveness` (is the writer alive).
+and the damaged folders), :mod:`~engine.runlog.liveness` (is the writer alive), :mod:`~engine.runlog.naming`
+(the run's readable name, the ``name`` key of ``config.json``).
 """
 
+from engine.runlog import naming
 from engine.runlog.files import (
     CONFIG,
     ERROR_LOG,
@@ -55,6 +57,7 @@ from engine.runlog.listing import (
     run_state,
 )
 from engine.runlog.liveness import WriterLock, pid_alive, process_start, request_stop, writer_alive
+from engine.runlog.naming import clean_name, rename, run_name
 from engine.runlog.reading import (
     MetricsTail,
     Spectra,
@@ -91,6 +94,7 @@ __all__ = [
     "Spectra",
     "SpectrumTail",
     "WriterLock",
+    "clean_name",
     "damaged_runs",
     "delete_damaged",
     "format_cell",
@@ -100,6 +104,7 @@ __all__ = [
     "list_frames",
     "list_runs",
     "list_snapshots",
+    "naming",
     "load_frame",
     "load_run_info",
     "load_snapshot",
@@ -111,7 +116,9 @@ __all__ = [
     "read_spectrum",
     "read_summary",
     "run_state",
+    "rename",
     "request_stop",
+    "run_name",
     "save_frame",
     "snapshot_path",
     "write_json_atomic",

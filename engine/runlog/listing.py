@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EmbedlabError
+from engine.runlog import naming
 from engine.runlog.files import CONFIG, FINAL_STATES, METRICS, STATUS, read_json
 from engine.runlog.liveness import writer_alive
 from engine.runlog.reading import read_metrics
@@ -49,6 +50,7 @@ class RunInfo:
     config: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     bad_rows: int = 0
+    run_name: str = ""  # the run's readable name (engine.runlog.naming): stored, else generated
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,7 @@ def load_run_info(run_dir: Path, memo: FileMemo | None = None) -> RunInfo:
         config=config,
         error=None if status.get("error") is None else str(status.get("error")),
         bad_rows=bad_rows,
+        run_name=naming.name_of(config, run_dir.name),
     )
 
 

@@ -306,7 +306,8 @@ def snapshot_path(run_dir: Path, step: int) -> Path:
 
 
 def load_snapshot(path: Path) -> np.ndarray:
-    """An embedding snapshot (never unpickled); a damaged file is a DataError that names it."""
+    """An embedding snapshot as float32 (stored as float16 since the lab keeps them compact, float32 in older
+    folders; never unpickled); a damaged file is a DataError that names it."""
     path = Path(path)
     try:
         with open_regular(path, f"{path.parent.name}/{path.name}") as handle:
@@ -315,11 +316,12 @@ def load_snapshot(path: Path) -> np.ndarray:
         raise
     except (OSError, ValueError, EOFError) as err:
         raise DataError(f"{path.parent.name}/{path.name} is damaged ({' '.join(str(err).split())})") from None
-    if array.ndim != 2:
+    if array.ndim != 2 or array.dtype.kind != "f":
         raise DataError(
-            f"{path.parent.name}/{path.name} is damaged (an array of shape {array.shape}, not n x d)"
+            f"{path.parent.name}/{path.name} is damaged (an array of {array.dtype} of shape {array.shape}, "
+            "not n x d numbers)"
         )
-    return array
+    return array.astype(np.float32, copy=False)
 
 
 def read_points(run_dir: Path) -> pd.DataFrame:

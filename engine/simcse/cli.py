@@ -63,7 +63,9 @@ def run_cli(args: argparse.Namespace, config: SimCSEConfig) -> int:
     out_dir = prepare_out_dir(args.out, getattr(args, "force", False))
     progress = ProgressBar(config.steps, enabled=not settings.get("no_progress"))
     try:
-        summary = run_experiment("simcse", config, out_dir, stop=stop, on_event=progress)
+        summary = run_experiment(
+            "simcse", config, out_dir, stop=stop, on_event=progress, name=getattr(args, "name", None)
+        )
     finally:
         progress.close()
     print(json.dumps({"out": str(out_dir), **summary}, indent=2, default=str), file=sys.stdout)

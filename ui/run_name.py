@@ -1,0 +1,53 @@
+"""The name of the next run: a text field in an experiment's sidebar, filled with the name made from the
+page's settings (:func:`engine.runlog.naming.generated_name`) until the user types one, and the name ▶ Start
+gives the run (:func:`ui.runs.submit_runs` reads it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from engine.runlog import naming
+
+
+def key(kind: str) -> str:
+    """The session key of ``kind``'s name field."""
+    return f"{kind}.run_name"
+
+
+def _auto_key(kind: str) -> str:
+    return f"{kind}.run_name.generated"
+
+
+def name_field(kind: str, config: dict[str, Any], box: Any = None) -> None:
+    """The field: it follows the settings (the generated name) until the user types a name of their own; an
+    emptied field takes the generated name again."""
+    box = box or st.sidebar
+    try:
+        generated = naming.generated_name(kind, config)
+    except Exception:  # noqa: BLE001 - settings a page could not check yet: the kind, until they can be
+        generated = kind
+    field, auto = key(kind), _auto_key(kind)
+    if not str(st.session_state.get(field) or "").strip() or st.session_state.get(
+        field
+    ) == st.session_state.get(auto):
+        st.session_state[field] = generated
+    st.session_state[auto] = generated
+    box.text_input(
+        "Run name",
+        key=field,
+        max_chars=naming.MAX_NAME,
+        help="How pickers, legends, tables, downloads and the lesson call this run. Made from what differs "
+        "(data, changed settings, steps) until you type your own; rename it later on Compare.",
+    )
+
+
+def typed_name(kind: str) -> str | None:
+    """The name the user typed in ``kind``'s field, cleaned (:func:`engine.runlog.naming.clean_name`: a
+    ConfigError line for one with nothing visible); None while the field holds the generated name (then the
+    run is named from the settings it is started with)."""
+    value = st.session_state.get(key(kind))
+    if value is None or value == st.session_state.get(_auto_key(kind)):
+        return None
+    return naming.clean_name(value)
