@@ -1,4 +1,5 @@
-"""Compare runs: any finished or running runs side by side, with summaries, downloads and deletion."""
+"""Compare runs: any finished or running runs side by side, with summaries, downloads, renaming, sizes and
+deletion."""
 
 from __future__ import annotations
 
@@ -6,10 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from engine import charts, experiments, export
-from ui import lens, live, live_state, projector, runs
+from ui import lens, live, live_state, projector, run_admin, runs
 from ui.downloads import downloads
 from ui.experiment import glossary_link
-from ui.text import ui_words
 
 #: every measure the experiments' pages offer (engine.experiments), each experiment's in its order
 METRICS = experiments.all_metrics()
@@ -36,11 +36,6 @@ def relation_figures(shown: dict[str, pd.DataFrame], where=None, style=None) -> 
     if not charts.available_metrics(shown, list(charts.ALIGNMENT_COLUMNS)):
         return []
     return [charts.align_uniform_figure(shown, measured_on=on("uniformity"), style=style)]
-
-
-def last_step_text(job) -> str:
-    step = job.last_step
-    return "no steps yet" if step is None else str(step)
 
 
 def figure_download(jobs: list) -> None:
@@ -76,37 +71,6 @@ def figure_download(jobs: list) -> None:
     )
 
 
-def delete_section(reg) -> None:
-    """Delete finished, stopped or failed runs (their folders in cache/runs), after a confirmation."""
-    done = [job for job in reversed(reg.jobs()) if runs.deletable(job)]
-    if not done:
-        st.caption("No finished, stopped or failed run to delete.")
-        return
-    names = {
-        job.id: f"{runs.STATE_ICONS.get(job.state, '')} {runs.run_label(job)} ({job.state})" for job in done
-    }
-    picked = st.multiselect(
-        "Runs to delete",
-        list(names),
-        format_func=names.get,
-        key="compare.delete.pick",
-        placeholder="pick finished, stopped or failed runs",
-        help="Running and queued runs are not offered: stop them first.",
-    )
-    confirm = st.checkbox(
-        "Yes, delete their folders (metrics, snapshots, frames) for good", key="compare.delete.confirm"
-    )
-    if st.button("🗑 Delete run", key="compare.delete", disabled=not (picked and confirm)):
-        with runs.guard("Delete: "):
-            for job_id in picked:
-                job = reg.get(job_id)
-                if job is not None:
-                    runs.delete_run(job)
-            st.session_state.pop("compare.delete.pick", None)
-            st.session_state.pop("compare.delete.confirm", None)
-            st.rerun()
-
-
 st.title("Compare runs")
 st.caption(
     "Every run of this lab (and of the command line, when it writes into cache/runs) can be overlaid here."
@@ -118,25 +82,16 @@ with runs.guard():
     reg = runs.registry()
     if not projector.on() and st.button("↻ Refresh run list", key="compare.refresh"):
         reg.attach_finished()
-    table = pd.DataFrame(
-        [
-            {
-                "run": runs.run_label(job),
-                "kind": job.kind,
-                "state": job.state,
-                "last step": last_step_text(job),
-                "error": ui_words(job.error or ""),
-            }
-            for job in reversed(reg.jobs())
-        ]
-    )
+    table = run_admin.runs_table(reg)
     if table.empty:
         st.info("No runs yet.")
     else:
         if not projector.on():
             with st.expander(f"All runs ({len(table)})"):
                 st.dataframe(table, hide_index=True)
-                delete_section(reg)
+                run_admin.disk_line()
+                run_admin.rename_section(reg)
+                run_admin.delete_section(reg)
         jobs = runs.shown_jobs(None, label="Runs to compare")
         if jobs:
             live.live_panel(jobs, METRICS, "compare", extras=relation_figures, drawn=DRAWN, pair=PAIR)

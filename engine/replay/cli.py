@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from engine import settings
+from engine import runlog, settings
 from engine.errors import ConfigError, one_line
 
 
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if args.frames is not None and not 1 <= args.frames <= 10_000:
         raise ConfigError(f"--frames must be between 1 and 10000, got {args.frames}")
     folders = list(dict.fromkeys(resolve_run(spec).resolve() for spec in args.runs))
-    runs = [load_run(folder) for folder in folders]
+    runs = [load_run(folder, runlog.run_name(folder)) for folder in folders]  # each run by its name
     _disambiguate(runs)
     progress = not settings.get("no_progress")
     if out is None:  # a GIF only: the film of the first run that has snapshots or frames
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _disambiguate(runs: list) -> None:
-    """Two runs of the same folder name from different places get a ``(2)``, ``(3)``... suffix."""
+    """Two runs of the same name (their config.json's, or their folders') get a ``(2)``, ``(3)``... suffix."""
     seen: dict[str, int] = {}
     for r in runs:
         count = seen.get(r.name, 0) + 1
