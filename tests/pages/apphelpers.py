@@ -60,7 +60,8 @@ def run_on_disk(
     error: str | None = None,
 ) -> str:
     """A run folder written as a run writes it (``cache/runs/<name>``): its rows, snapshots of ``snapshot``
-    (items, dims) shape at each row's step, and its end state. Returns the run's id (its folder name)."""
+    (items, dims) shape at each row's step, and its end state; the run is named ``name``. Returns the run's
+    id (its folder name)."""
     import numpy as np
 
     from engine import paths, runlog
@@ -93,7 +94,7 @@ def run_on_disk(
         if kind == "probe"
         else {"kind": kind, "mode": "unsup", "steps": 3, "data_dir": None, "eval": None, "snapshot_every": 0}
     )
-    writer = runlog.RunWriter(paths.runs_dir() / name, columns, {**base, **(config or {})})
+    writer = runlog.RunWriter(paths.runs_dir() / name, columns, {**base, "name": name, **(config or {})})
     if snapshot:
         writer.save_points(
             [f"sentence {i}" for i in range(snapshot[0])],

@@ -49,7 +49,7 @@ def lens_run(name: str, kind: str) -> tuple[str, pd.DataFrame]:
             "snapshot_every": 0,
         }
     )
-    writer = runlog.RunWriter(paths.runs_dir() / name, list(rows[0]), config)
+    writer = runlog.RunWriter(paths.runs_dir() / name, list(rows[0]), {**config, "name": name})
     for row in rows:
         if row["step"] % 3 == 0:
             writer.append_spectrum(row["step"], np.geomspace(1.0, 10.0 ** (-1 - row["step"] / 3), 5))
