@@ -127,6 +127,16 @@ def _folder_names(names: list[str]) -> dict[str, str]:
     return folders
 
 
+def file_stem(name: str, fallback: str = "run") -> str:
+    """A run's name as the start of a download's file name (:func:`engine.paths.safe_name`: letters, digits,
+    ``.``, ``_`` and ``-``; ``Demo: clusters form (2)`` is ``Demo-clusters-form-2``); ``fallback`` when
+    nothing usable is left."""
+    try:
+        return safe_name(name, what="run name")
+    except ConfigError:
+        return fallback
+
+
 def figure_html(fig: Any) -> bytes:
     """A Plotly figure as a standalone HTML page (plotly.js embedded: works offline)."""
     return fig.to_html(include_plotlyjs=True, full_html=True).encode("utf-8")

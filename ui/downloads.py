@@ -31,7 +31,7 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
         cols[index % 4].download_button(
             f"⬇ {run_label(job)}.csv",
             data,
-            file_name=f"{job.id}.csv",
+            file_name=f"{export.file_stem(run_label(job), job.id)}.csv",
             mime="text/csv",
             key=f"{key}.csv.{job.id}",
             on_click="ignore",
@@ -71,7 +71,7 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
         cols[3].download_button(
             f"⬇ UMAP frames of {run_label(job)}",
             lambda: export.frames_csv(job.frames(), job.points()),
-            file_name=f"{job.id}-frames.csv",
+            file_name=f"{export.file_stem(run_label(job), job.id)}-frames.csv",
             mime="text/csv",
             key=f"{key}.framescsv",
             on_click="ignore",
@@ -91,7 +91,7 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
     Both are made when clicked (in Streamlit's download thread). A film's missing frames are made from the
     snapshots only for a run whose frames nobody else is making (not running, not being projected): else the
     lesson has the frames made so far."""
-    from engine import replay, runlog
+    from engine import export, replay, runlog
 
     folders = [job.run_dir for job in jobs]
     names = [run_label(job) for job in jobs]
@@ -100,7 +100,7 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
     cols[0].download_button(
         "⬇ lesson to take home (HTML)",
         lambda: replay.lesson(folders, names=names, compute=compute)[0],
-        file_name=f"{jobs[0].id if len(jobs) == 1 else key}-lesson.html",
+        file_name=f"{export.file_stem(names[0], jobs[0].id) if len(jobs) == 1 else key}-lesson.html",
         mime="text/html",
         key=f"{key}.lesson",
         on_click="ignore",
@@ -114,7 +114,7 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
         cols[1].download_button(
             f"⬇ UMAP film of {run_label(job)} (GIF)",
             lambda: replay.run_gif(job.run_dir, name=names[filmed], compute=compute[filmed]),
-            file_name=f"{job.id}-film.gif",
+            file_name=f"{export.file_stem(names[filmed], job.id)}-film.gif",
             mime="image/gif",
             key=f"{key}.gif",
             on_click="ignore",
