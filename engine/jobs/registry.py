@@ -116,7 +116,7 @@ class JobRegistry:
         if isinstance(config, dict):
             config = EXPERIMENTS[kind].make_config(**config)
         title = runlog.clean_name(name) if name is not None else runlog.naming.generated_name(kind, config)
-        prefix = _folder_prefix(title, kind)
+        prefix = kind if name is None else _folder_prefix(title, kind)  # a name given: a folder after it
         with self._lock:
             if self._closed:
                 raise ConfigError("the job registry is shut down")

@@ -31,7 +31,7 @@ SPECTRUM_LINES = (
     " return g ? (g._fullData || g.data).filter(t => t.mode === 'lines').length : 0; }"
 )
 
-# The progress texts of the running runs ("probe·ab12 — step 12/60 · ..."): the live view's progress rows
+# The progress texts of the running runs ("demo · 60 steps — step 12/60 · ..."): the live view's progress rows
 # while the curves are live, else Streamlit's progress bars.
 PROGRESS_TEXTS = (
     "() => [...document.querySelectorAll('.embedlab-progress-text')].map(e => e.textContent)"

@@ -26,6 +26,8 @@ from browser_flow import (
 )
 from waiting import wait_for
 
+from engine import runlog
+
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 
@@ -104,7 +106,7 @@ def test_two_sessions_start_runs_at_once_and_both_finish_with_their_own_logs(ser
     for run_dir in new:
         table = pd.read_csv(run_dir / "metrics.csv")
         assert table["step"].tolist() == list(range(steps + 1)), run_dir.name
-    labels = {f"probe·{d.name[-4:]}" for d in new}
+    labels = {runlog.run_name(d) for d in new}  # each run by its name (engine.runlog.naming)
     shown = []
     for page in pages:  # each session shows the run it started in its run picker
         wait_for(

@@ -18,6 +18,6 @@ def test_demo_button_queues_the_demo_and_switches_page(app) -> None:
     app.button(key="overview.demo").click().run()
     assert not app.exception
     jobs = runs.registry().jobs()
-    assert len(jobs) == 1 and jobs[0].kind == "probe" and jobs[0].name == "demo-clusters"
+    assert len(jobs) == 1 and jobs[0].kind == "probe" and jobs[0].name == "Demo: clusters form"
     assert app.title[0].value == "Isotropy vs clusters"
     jobs[0].stop()
