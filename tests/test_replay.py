@@ -55,6 +55,7 @@ def make_probe_run(
         columns += ("effective_rank", "uniformity", "alignment")
     config = {
         "kind": "probe",
+        "name": run_dir.name,
         "data": "demo",
         "steps": steps,
         "lr": 0.001,
@@ -108,6 +109,7 @@ def make_simcse_run(run_dir: Path, *, steps: int = 40) -> Path:
     )
     config = {
         "kind": "simcse",
+        "name": run_dir.name,
         "mode": "unsup",
         "train": "demo",
         "eval": "demo-pairs",

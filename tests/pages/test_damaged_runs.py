@@ -14,7 +14,7 @@ COLUMNS = ["step", "loss", "accuracy", "isoscore", "silhouette", "seconds"]
 def _probe_run(name: str) -> str:
     folder = paths.runs_dir() / name
     writer = runlog.RunWriter(
-        folder, COLUMNS, {"kind": "probe", "data": "demo", "steps": 2, "snapshot_every": 1}
+        folder, COLUMNS, {"kind": "probe", "name": name, "data": "demo", "steps": 2, "snapshot_every": 1}
     )
     writer.save_points([f"sentence {i}" for i in range(8)], ["a", "b"] * 4)
     for step in range(3):
