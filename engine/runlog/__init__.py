@@ -1,7 +1,8 @@
 """A run folder on disk, written so that a killed process loses nothing before its last step.
 
 Layout of ``<run>/``:
-- ``config.json``   the run's settings (written atomically before the first step)
+- ``config.json``   the run's settings, its ``kind`` and its ``name`` (written atomically before the first
+                    step; a rename rewrites it atomically, :mod:`~engine.runlog.naming`)
 - ``status.json``   ``state`` (running, finished, stopped, failed), pid, times, error (atomic rewrites)
 - ``metrics.csv``   one row per logged step, appended with a single ``write`` and flushed per row
 - ``spectrum.csv``  the covariance spectrum of the steps that measure it (the probe): header
@@ -9,7 +10,9 @@ Layout of ``<run>/``:
                     each appended with a single ``write`` before that step's row in ``metrics.csv``
 - ``summary.json``  final values (atomic, at the end)
 - ``points.csv``    the texts and labels of projected points (when snapshots are kept)
-- ``snapshots/step_NNNNNN.npy``  embedding snapshots (``np.save``, never pickled)
+- ``snapshots/step_NNNNNN.npy``  embedding snapshots (``np.save``, never pickled; float16, float32 in older
+                    folders; once the app has made a finished run's film, all but a few are removed:
+                    :mod:`~engine.runlog.compaction`)
 - ``error.log``     the full traceback of an unexpected failure (the status holds its one line)
 - ``frames/step_NNNNNN.csv``     2-D UMAP frames of snapshots (``x``, ``y``; written by the app's projector)
 
