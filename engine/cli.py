@@ -36,6 +36,7 @@ from engine.cli_run import (
 from engine.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.events import Event, Finished
 from engine.experiments import EXPERIMENTS
+from engine.runlog import naming
 from engine.runner import run_experiment
 
 
@@ -146,6 +147,8 @@ def load_config_json(kind: str, text: str) -> Any:
 
 
 def execute(kind: str, args: argparse.Namespace) -> int:
+    if getattr(args, "name", None) is not None:
+        naming.clean_name(args.name)  # a name with nothing visible: one line, before any folder is made
     set_threads(getattr(args, "threads", None))
     cli = _cli_module(kind)
     config_json = getattr(args, "config_json", None)

@@ -102,7 +102,7 @@ def test_an_empty_name_on_the_command_line_is_one_line_and_exit_2(tmp_path: Path
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: a run name needs") and "\n" not in err
-    assert not (out / runlog.METRICS).exists()
+    assert not out.exists()  # refused before any folder is made
 
 
 def test_without_a_name_the_run_is_named_from_its_settings(tmp_path: Path) -> None:
