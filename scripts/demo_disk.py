@@ -2,7 +2,7 @@
 queues it (a child process, the app's UMAP film back-filled, the finished run compacted), then ``du -sh`` of
 its run folder.
 
-    EMBEDLAB_CACHE_DIR=/tmp/demo-disk python scripts/demo_disk.py
+    EMBEDLAB_CACHE_DIR=/tmp/demo-disk python -m scripts.demo_disk
 
 Writes into the cache folder of the setting ``cache_dir`` (set it to a scratch folder, as above).
 """
