@@ -254,7 +254,8 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
         describe=why,
     )
     label = page.evaluate(PROGRESS_TEXTS)[0].split(" — ")[0].strip()
-    assert label.endswith(" steps"), label  # the run's name, made from its settings (engine.runlog.naming)
+    # the run's name, made from its settings (engine.runlog.naming), "(2)" after another run of that name
+    assert re.search(r" steps( \(\d+\))?$", label), label
     # the live view is redrawn from its own fragment, not from page reruns: three draws, and meanwhile no
     # full rerun (which would mark the page's title stale: the test's own observer counts those)
     page.evaluate(STALE_COUNTER)
