@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
         "texts), and its UMAP film as an animated GIF.",
     )
     replay_cli.add_arguments(replay)
+    from engine.sweep import cli as sweep_cli  # a grid of runs as a group, locally or on Ray
+
+    sweep_cli.add_parser(commands)
     return parser
 
 
@@ -197,6 +200,10 @@ def _main(args: argparse.Namespace) -> int:
     try:
         if args.command == "settings":
             return print_settings(args.markdown, args.knobs)
+        if args.command == "sweep":
+            from engine.sweep.cli import run as sweep
+
+            return sweep(args)
         if args.command == "replay":
             from engine.replay.cli import run as replay
 

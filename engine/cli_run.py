@@ -134,6 +134,8 @@ def run_seed_group(kind: str, config: object, out: str, seeds_text: str, threads
     from engine.flags import parse_seeds
 
     seeds = parse_seeds(seeds_text)
+    if getattr(config, "save_encoder", None):
+        raise ConfigError("--save-encoder: the runs of a group would overwrite one encoder; leave it out")
     group = groups.create_group(groups.group_path(out), kind, asdict(config), {"seed": seeds})
     print(f"group {group.path}: {len(group.members)} runs", file=sys.stderr, flush=True)
     group = groups.run_group(group, groups.LocalExecutor(threads=threads))
