@@ -110,21 +110,32 @@ def executor_of(args: argparse.Namespace) -> groups.Executor:
         from engine.sweep.ray_run import RayExecutor, require_ray
 
         require_ray()
-        return RayExecutor(args.address, args.cpus_per_trial, args.gpus_per_trial)
+        executor = RayExecutor(args.address, args.cpus_per_trial, args.gpus_per_trial)
+        executor.connect()  # an unreachable cluster is refused before the group is written
+        return executor
     return groups.LocalExecutor(threads=args.threads)
+
+
+def _group_to_run(args: argparse.Namespace) -> groups.Group:
+    if not args.retry_failed:
+        return make_group(args)
+    group = groups.read_group(groups.group_path(args.out))
+    if group.kind != args.experiment:
+        raise ConfigError(f"--retry-failed: {group.path} is a {group.kind} group, not {args.experiment}")
+    return group
 
 
 def run(args: argparse.Namespace) -> int:
     """The sweep: make (or, with ``--retry-failed``, read) the group, run it, print its summary."""
+    if args.retry_failed and (args.grid or args.seeds):
+        raise ConfigError("--retry-failed reruns the group as it was made: leave out --grid and --seeds")
     executor = executor_of(args)
-    if args.retry_failed:
-        if args.grid or args.seeds:
-            raise ConfigError("--retry-failed reruns the group as it was made: leave out --grid and --seeds")
-        group = groups.read_group(groups.group_path(args.out))
-        if group.kind != args.experiment:
-            raise ConfigError(f"--retry-failed: {group.path} is a {group.kind} group, not {args.experiment}")
-    else:
-        group = make_group(args)
+    try:
+        group = _group_to_run(args)
+    except BaseException:
+        if hasattr(executor, "close"):
+            executor.close()
+        raise
     todo = groups.pending(group, retry_failed=True)
     print(f"group {group.path}: {len(todo)} of {len(group.members)} runs to go", file=sys.stderr, flush=True)
     group = groups.run_group(group, executor, retry_failed=args.retry_failed)

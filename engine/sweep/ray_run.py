@@ -10,6 +10,7 @@ Ray is the optional extra ``cluster`` (``pip install -e ".[cluster]"``) and is i
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,6 +20,9 @@ from engine.errors import ConfigError, one_line
 from engine.groups import Group, Member, execute_member
 from engine.groups.runner import STOPPED, Outcome
 
+#: Ray 2.59+ protects a head with a token when ~/.ray/auth_token exists, but a driver that joins it sends the
+#: token only with RAY_AUTH_MODE=token (ray-project/ray#64755)
+AUTH_HINT = "; a head with token authentication also needs RAY_AUTH_MODE=token here"
 MISSING = 'a sweep with --ray needs Ray: pip install -e ".[cluster]"'
 
 
@@ -36,6 +40,21 @@ def runtime_env() -> dict[str, Any]:
     and this checkout first on its import path (a head started elsewhere knows neither)."""
     path = os.pathsep.join([str(settings.REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     return {"env_vars": {**settings.worker_environment(), "PYTHONPATH": path}}
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """A ``host:port`` address must accept a connection within ``timeout`` seconds (Ray itself retries an
+    absent head for minutes); ``auto`` and ``ray://`` addresses are left to Ray."""
+    host, colon, port = address.rpartition(":")
+    if not colon or not port.isdigit() or "//" in address:
+        return
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as err:
+        raise ConfigError(
+            f"--address {address}: no Ray head answers there ({err.strerror or err}); start one with "
+            "ray start --head, or leave --address out for a local Ray"
+        ) from None
 
 
 class RayExecutor:
@@ -62,11 +81,16 @@ class RayExecutor:
         self.gpus_per_trial = gpus_per_trial
         self.local_cpus = local_cpus
         self.echo = echo
+        self.owned = False
 
-    def _connect(self, ray: Any) -> bool:
-        """Start or join Ray unless it is up; True when this call started the connection."""
+    def connect(self) -> None:
+        """Start or join Ray now (before a sweep writes anything), unless Ray is up in this process; a
+        cluster that cannot be reached is one ConfigError line."""
+        ray = require_ray()
+        if self.address:
+            check_reachable(self.address)
         if ray.is_initialized():
-            return False
+            return
         options: dict[str, Any] = {"runtime_env": runtime_env(), "log_to_driver": False}
         if self.address:
             options["address"] = self.address
@@ -76,17 +100,22 @@ class RayExecutor:
             ray.init(**options)
         except (ConnectionError, RuntimeError, ValueError) as err:
             where = self.address or "a local Ray"
-            raise ConfigError(f"--address {where}: cannot connect ({one_line(err)})"[:300]) from None
-        return True
+            message = f"--address {where}: cannot connect ({one_line(err)[:200]}){AUTH_HINT}"
+            raise ConfigError(message) from None
+        self.owned = True
+
+    def close(self) -> None:
+        """Shut down the Ray connection this executor started (a Ray started elsewhere keeps running)."""
+        if self.owned:
+            require_ray().shutdown()
+            self.owned = False
 
     def run(self, group: Group, members: list[Member], started: Callable[[str], None]) -> Iterator[Outcome]:
-        ray = require_ray()
-        owned = self._connect(ray)
+        self.connect()
         try:
-            yield from self._run(ray, group, members, started)
+            yield from self._run(require_ray(), group, members, started)
         finally:
-            if owned:
-                ray.shutdown()
+            self.close()
 
     def _run(
         self, ray: Any, group: Group, members: list[Member], started: Callable[[str], None]

@@ -9,6 +9,7 @@ the same; in practice the values are bit-identical.
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,5 +90,22 @@ def test_without_ray_the_sweep_says_how_to_install_it(
     assert cli.main(["sweep", *PROBES, *GRID, "--ray", "--out", str(tmp_path / "g")]) == 2
     assert (
         capsys.readouterr().err.strip() == 'error: a sweep with --ray needs Ray: pip install -e ".[cluster]"'
+    )
+    assert not (tmp_path / "g").exists()
+
+
+def test_an_address_nobody_answers_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    pytest.importorskip("ray", reason='Ray is not installed (pip install -e ".[cluster]")')
+    with socket.socket() as probe:  # a port that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = ["sweep", *PROBES, *GRID, "--address", f"127.0.0.1:{port}", "--out", str(tmp_path / "g")]
+    assert cli.main(args) == 2
+    error = capsys.readouterr().err.strip()
+    assert (
+        error.startswith(f"error: --address 127.0.0.1:{port}: no Ray head answers there")
+        and "\n" not in error
     )
     assert not (tmp_path / "g").exists()
