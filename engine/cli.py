@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.sweep import cli as sweep_cli  # a grid of runs as a group, locally or on Ray
 
     sweep_cli.add_parser(commands)
+    from engine.groups import cli as group_cli  # a group's state and summary
+
+    group_cli.add_parser(commands)
     return parser
 
 
@@ -200,6 +203,10 @@ def _main(args: argparse.Namespace) -> int:
     try:
         if args.command == "settings":
             return print_settings(args.markdown, args.knobs)
+        if args.command == "group":
+            from engine.groups.cli import run as show_group
+
+            return show_group(args)
         if args.command == "sweep":
             from engine.sweep.cli import run as sweep
 

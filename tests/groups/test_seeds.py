@@ -93,3 +93,13 @@ def test_bad_seeds_are_one_line_on_the_command_line(tmp_path: Path, capsys, text
     error = capsys.readouterr().err.strip()
     assert error.startswith("error: --seeds") and "\n" not in error
     assert not (tmp_path / "g").exists()
+
+
+def test_the_group_command_shows_state_and_summary(seeds_group: Path, capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["group", str(seeds_group)]) == 0
+    shown = capsys.readouterr().out
+    assert f"{seeds_group}: probe, 3 runs: 3 done" in shown and "final IsoScore" in shown and " ± " in shown
+    assert cli.main(["group", str(seeds_group), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads((seeds_group / "summary.json").read_text())
+    assert cli.main(["group", str(seeds_group / "runs")]) == 2
+    assert "no group.json (not a group folder)" in capsys.readouterr().err
