@@ -299,9 +299,11 @@ FORWARDED = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HOME", "TOKENIZERS_PA
 
 def worker_environment() -> dict[str, str]:
     """The variables a sweep's Ray workers get (a Ray head started elsewhere has its own environment): every
-    ``EMBEDLAB_*`` variable set here, those of :data:`FORWARDED`, and no progress bar."""
+    ``EMBEDLAB_*`` variable set here, those of :data:`FORWARDED`, no progress bar, and this checkout first
+    on ``PYTHONPATH`` (before this process's own ``PYTHONPATH``)."""
     chosen = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIX) or k in FORWARDED}
-    return {**chosen, SETTINGS["no_progress"].env: "1"}
+    path = os.pathsep.join([str(REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return {**chosen, SETTINGS["no_progress"].env: "1", "PYTHONPATH": path}
 
 
 #: OpenMP's own variable (not the lab's): read once, when torch loads its OpenMP runtime.

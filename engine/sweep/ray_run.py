@@ -9,7 +9,6 @@ Ray is the optional extra ``cluster`` (``pip install -e ".[cluster]"``) and is i
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 from collections.abc import Callable, Iterator
@@ -36,10 +35,9 @@ def require_ray() -> Any:
 
 
 def runtime_env() -> dict[str, Any]:
-    """What each worker needs from this process: the lab's variables (:func:`settings.worker_environment`)
-    and this checkout first on its import path (a head started elsewhere knows neither)."""
-    path = os.pathsep.join([str(settings.REPO_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
-    return {"env_vars": {**settings.worker_environment(), "PYTHONPATH": path}}
+    """What each worker needs from this process: the lab's variables and this checkout first on its import
+    path (:func:`engine.settings.worker_environment`; a head started elsewhere knows neither)."""
+    return {"env_vars": settings.worker_environment()}
 
 
 def check_reachable(address: str, timeout: float = 5.0) -> None:

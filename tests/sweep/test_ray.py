@@ -109,3 +109,16 @@ def test_an_address_nobody_answers_is_refused_before_anything_is_written(
         and "\n" not in error
     )
     assert not (tmp_path / "g").exists()
+
+
+def test_workers_get_the_labs_variables_and_this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine import settings
+    from engine.sweep.ray_run import runtime_env
+
+    monkeypatch.setenv("EMBEDLAB_DATA_DIR", "/shared/data")
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    monkeypatch.setenv("UNRELATED_SECRET", "x")
+    env = runtime_env()["env_vars"]
+    assert env["EMBEDLAB_DATA_DIR"] == "/shared/data" and env["EMBEDLAB_NO_PROGRESS"] == "1"
+    assert env["PYTHONPATH"].split(":") == [str(settings.REPO_ROOT), "/elsewhere"]
+    assert "UNRELATED_SECRET" not in env
