@@ -15,8 +15,10 @@ from engine.jobs import Job
 from ui import fields
 from ui.fields import KEEP, show_settings
 from ui.runs import guard, progress_text, registry, run_label, started_here, submit_runs
+from ui.text import plain
 
 BUNDLED_CHOICE = "bundled (all-MiniLM-L6-v2)"
+AUTO = "auto"  # the training data the data folder decides
 
 
 # ------------------------------------------------------------------------------------------ inputs
@@ -70,19 +72,76 @@ def encoder_dims(encoder: str | None) -> int | None:
     return None
 
 
+def folder_problem(text: str) -> str | None:
+    """Why the data folder typed in the sidebar cannot be read (None: it can, or the field is empty)."""
+    from pathlib import Path
+
+    if not text.strip():
+        return None
+    folder = Path(text.strip()).expanduser()
+    if not folder.exists():
+        return f"“Data folder”: {folder} does not exist. Fix the path, or empty the field for the demo data."
+    if not folder.is_dir():
+        return f"“Data folder”: {folder} is a file, not a folder."
+    return None
+
+
+def folder_contents(text: str) -> str:
+    """What the data folder holds, in words (the real data sets' sub-folders it has)."""
+    from pathlib import Path
+
+    from engine.data import DATASETS
+
+    folder = Path(text.strip()).expanduser()
+    found = sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    known = [name for name in found if any(key.startswith(name) for key in DATASETS)]
+    return f"Holds: {', '.join(known)}." if known else "Holds none of the real data sets' folders."
+
+
 def data_dir_input(prefix: str) -> str | None:
+    """The data folder field, checked when entered: a missing folder is named under the field (and keeps Start
+    off) until it is fixed; a readable one says which data sets it holds."""
     from engine.presets import default_data_dir
 
-    default = default_data_dir() or ""
+    key_name = f"{prefix}.data_dir"
     value = st.sidebar.text_input(
         "Data folder (real data sets)",
-        value=default,
-        key=f"{prefix}.data_dir",
+        key=key_name,
+        **fields.first_value(key_name, value=default_data_dir() or ""),
         **KEEP,
         help="Folder holding rt-polarity/, snli/, stsb/, wiki/ (e.g. ../shared/data). "
         "The Data & encoders page, tab “Get the data”, shows how to get them.",
     )
+    found = folder_problem(value)  # at every run: when entered, and cleared once fixed
+    if found is not None:
+        st.sidebar.error(plain(found), icon=":material/folder_off:")
+        fields.add_problem(prefix, found)
+    elif value.strip():
+        with contextlib.suppress(OSError):
+            st.sidebar.caption(folder_contents(value))
     return value.strip() or None
+
+
+def training_choice(prefix: str, supervised: bool, data_dir: str | None, key_name: str) -> str | None:
+    """The training data of a SimCSE or JEPA run: "auto" names the set it resolves to with this data folder
+    (:func:`engine.simcse.datasets.default_sets`: wiki1m / snli when the folder has them, else the demo)."""
+    from engine.simcse.config import SimCSEConfig
+    from engine.simcse.datasets import default_sets
+
+    resolved = default_sets(SimCSEConfig(mode="sup" if supervised else "unsup", data_dir=data_dir))[0]
+    where = "from the data folder" if resolved in ("wiki1m", "snli") else "no wiki/ or snli/ in a data folder"
+    names = {AUTO: f"auto: {resolved} ({where})"}
+    options = [AUTO, "demo-nli" if supervised else "demo"]
+    train = st.sidebar.selectbox(
+        "Training data",
+        options,
+        key=key_name,
+        format_func=lambda option: names.get(option, option),
+        **KEEP,
+        help="auto: wiki1m (unsupervised) or snli (supervised) when the data folder holds it, else the "
+        "built-in demo corpus.",
+    )
+    return None if train == AUTO else train
 
 
 def sources(prefix: str) -> dict[str, Any]:

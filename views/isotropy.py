@@ -13,8 +13,7 @@ from ui.live import capped_note
 
 P = "probe"
 CLASSES = {"rt-polarity": 2, "snli": 3}  # the real sets' classes (counted without loading them)
-st.title("Isotropy vs clusters")
-st.caption(lessons.lesson(P).intro)
+experiment.page_header("Isotropy vs clusters", lessons.lesson(P).intro)
 
 
 def data_choice() -> dict:

@@ -10,7 +10,9 @@ from ui import controls, runs
 st.title("embedlab — watch sentence embeddings take shape")
 
 cols = st.columns([1, 3], vertical_alignment="center")
-if cols[0].button("▶ Start the demo", type="primary", key="overview.demo", width="stretch"):
+if cols[0].button(
+    "Start the demo", type="primary", icon=":material/play_arrow:", key="overview.demo", width="stretch"
+):
     with runs.guard("Demo: "):
         from engine.presets import demo
 
