@@ -7,7 +7,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ import torch
 from engine import stopping
 from engine.device import seed_everything
 from engine.errors import ConfigError
-from engine.events import Event, Points, Progress, Row
+from engine.events import Event, Meter, Points, Progress, Row, relay
 from engine.probe.compute import make_adam, measure_device, pick_device
 from engine.probe.config import ProbeConfig
 from engine.probe.measure import measure
@@ -38,16 +38,25 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
     yield Progress("loading data", 0.0)
     encoder_box: dict[str, Any] = {}
 
-    def encode(texts: list[str]) -> np.ndarray:
-        from engine.encoders import encode_cached, load_encoder  # only sentences need the encoder
+    def set_up(report: Callable[[Progress | None], None]) -> ProbeProblem:
+        """Read the data and encode it, reporting the sentences encoded (count, rate, time left)."""
 
-        encoder_box["encoder"] = load_encoder(config.encoder, pooling=config.pooling, device=device)
-        stopping.check()
-        return encode_cached(encoder_box["encoder"], texts)
+        def encode(texts: list[str]) -> np.ndarray:
+            from engine.encoders import encode_cached, load_encoder  # only sentences need the encoder
+
+            report(Progress("loading encoder", 0.0))
+            encoder_box["encoder"] = load_encoder(config.encoder, pooling=config.pooling, device=device)
+            stopping.check()
+            meter = Meter("encoding", "sentences")
+            return encode_cached(
+                encoder_box["encoder"], texts, progress=lambda done, total: report(meter(done, total))
+            )
+
+        return build_problem(config, encode)
 
     try:
         with stopping.watching(stop):  # a stop while reading or encoding ends the set-up at its next batch
-            problem = build_problem(config, encode)
+            problem = yield from relay(set_up)
     except stopping.Stopped:
         return
     encoder_box.clear()  # free the transformer: only the embeddings are trained
