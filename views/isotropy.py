@@ -76,7 +76,7 @@ def sidebar() -> dict:
     settings.update(fields.draw_all(P, ["geometry_every", "objective"]))
     if settings["objective"] == "triplet":
         settings["margin"] = fields.draw(P, "margin")
-    settings.update(fields.draw_all(P, ["snapshot_every", "snapshot_limit"]))
+    settings.update(fields.draw_all(P, ["snapshot_every", "snapshot_limit", "lecture_pace"]))
     settings.update(device_and_seed(P))
     return settings
 

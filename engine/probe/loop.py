@@ -17,6 +17,7 @@ from engine import stopping
 from engine.device import seed_everything
 from engine.errors import ConfigError
 from engine.events import Event, Meter, Points, Progress, Row, relay
+from engine.pace import lecture_pace
 from engine.probe.compute import make_adam, measure_device, pick_device
 from engine.probe.config import ProbeConfig
 from engine.probe.measure import measure
@@ -98,6 +99,7 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
         tasks_not_ops(device) as workers,
         side_executor() if workers > 1 else contextlib.nullcontext() as side,
     ):
+        pace = lecture_pace(config.lecture_pace, config.steps, stop)
         started = time.perf_counter()
         for step in range(config.steps + 1):
             if step > 0:
@@ -117,7 +119,10 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
                 snapshot = None
                 if snapshot_rows is not None and (step % config.snapshot_every == 0 or step == config.steps):
                     snapshot = points[snapshot_rows.to(points.device)].float().cpu().numpy()
-            values["seconds"] = time.perf_counter() - started
+            if pace is not None and pace.before(step):  # a lecture: wait between steps, not in one
+                return
+            waited = pace.waited if pace is not None else 0.0
+            values["seconds"] = time.perf_counter() - started - waited  # training time, without the waits
             yield Row(step, values, snapshot, spectrum=measured.spectrum)
             if stop.is_set():
                 return
