@@ -347,6 +347,7 @@ def test_the_demo_is_at_the_top_and_the_isotropy_sidebar_shows_its_settings(app)
         "probe.snapshot_limit": demo["snapshot_limit"],
     }
     assert {key: _value(app, key) for key in shown} == shown
+    assert app.toggle(key="probe.lecture_pace").value is True  # the demo goes at a lecture's pace
     runs.registry().jobs()[0].stop()
     wait_idle(120)
 
