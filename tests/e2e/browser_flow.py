@@ -41,8 +41,13 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+START = re.compile(r"Start$")  # the sidebar's Start (its Material icon's name may come first)
+LEAVE = re.compile("Leave projector mode")  # the projector's way out (its icon may change)
 STEPS = 1000  # long enough to watch the charts grow
 TITLES = [title for _, title, _ in PAGES]  # the app's pages, as its navigation declares them
+#: the server log's lines name their level and logger (Streamlit's default shows neither)
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+_LOGGED_WARNING = re.compile(r"^\S+ \S+ (WARNING|ERROR|CRITICAL) (streamlit\S*): (.*)$")
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,12 @@ class Server:
     def log_tail(self, chars: int = 3000) -> str:
         log = self.cache / "server.log"
         return f"server log tail:\n{log.read_text()[-chars:]}" if log.exists() else "no server log"
+
+
+def streamlit_warnings(log: str) -> list[str]:
+    """The warnings (and errors) that Streamlit logged, one line each, from a server log written in
+    :data:`LOG_FORMAT`: a widget given a default and a Session State value, a deprecated argument, ..."""
+    return [line for line in log.splitlines() if _LOGGED_WARNING.match(line)]
 
 
 def free_port() -> int:
@@ -97,6 +108,7 @@ def streamlit_server(cache: Path) -> Iterator[Server]:
                 "--server.address=127.0.0.1",
                 "--browser.gatherUsageStats=false",
                 "--server.fileWatcherType=none",
+                f"--logger.messageFormat={LOG_FORMAT}",
             ],
             cwd=REPO,
             env=env,
@@ -239,7 +251,7 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     set_number(page, "Steps (Adam updates)", STEPS)
     set_number(page, "Limit (items, 0 = all)", 300)
     set_number(page, "UMAP frame every k steps (0 = off)", 5)
-    page.get_by_role("button", name="▶ Start").click()
+    page.get_by_role("button", name=START).click()
 
     # curves grow while the run goes
     wait_for(
@@ -351,7 +363,7 @@ def projector_mode(browser, server: Server, shots: Path) -> dict:
         describe=why,
     )
     page.get_by_text("Projector mode", exact=True).first.click()
-    page.get_by_role("button", name="✕ Leave projector mode").wait_for(timeout=30_000)
+    page.get_by_role("button", name=LEAVE).wait_for(timeout=30_000)
     wait_for(
         lambda: page.locator(".js-plotly-plot").count() >= 2 and idle(page),
         60,
@@ -371,7 +383,7 @@ def projector_mode(browser, server: Server, shots: Path) -> dict:
     }
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / "projector.png"), full_page=False)
-    page.get_by_role("button", name="✕ Leave projector mode").click()
+    page.get_by_role("button", name=LEAVE).click()
     wait_for(
         lambda: not hidden(page, "[data-testid='stSidebar']") and idle(page),
         30,
