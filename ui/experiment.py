@@ -33,28 +33,29 @@ def page_css() -> None:
     st.html(f"<style>{PAGE_CSS.read_text(encoding='utf-8')}</style>")
 
 
-def page_header(title: str, intro: str) -> None:
-    """An experiment page's title and its introduction in one line, the whole introduction and the
-    Glossary link in a popover beside it: the live charts start right under them (a room's screen is
-    768 px tall). Projector mode shows the title alone."""
-    page_css()
-    st.title(title)
-    if projector.on():
-        return
-    line, more = st.columns([6, 1], vertical_alignment="center")
-    line.caption(first_clause(intro) + ".")
-    with more.popover("About", icon=":material/info:", width="stretch"):
-        st.markdown(intro)
-        glossary_link()
-
-
 def glossary_link() -> None:
-    """The link to the Glossary that every experiment page shows."""
+    """The link to the Glossary that every experiment page shows (in its "About" popover)."""
     st.page_link(
         GLOSSARY,
         label="Glossary: what each measure means, its formula and what to watch",
         icon=":material/menu_book:",
     )
+
+
+def page_header(title: str, intro: str) -> None:
+    """An experiment page's title with an "About" popover beside it (the whole introduction and the
+    Glossary link), then the introduction's first clause in one line: the live charts start right under
+    them (a room's screen is 768 px tall). Projector mode shows the title alone."""
+    page_css()
+    if projector.on():
+        st.title(title)
+        return
+    heading, more = st.columns([6, 1], vertical_alignment="bottom")
+    heading.title(title)
+    with more.popover("About", icon=":material/info:", width="stretch"):
+        st.markdown(intro)
+        glossary_link()
+    st.caption(first_clause(intro) + ".")
 
 
 def start_blockers(
