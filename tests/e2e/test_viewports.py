@@ -17,21 +17,19 @@ import pytest
 from browser_flow import (
     CHROMIUM,
     SHOTS,
-    START,
+    VIEWPORTS,
     chromium,
-    explain,
-    idle,
-    points_in_first_chart,
-    set_number,
+    open_isotropy,
+    projector_on,
+    start_long_run,
     streamlit_server,
     streamlit_warnings,
+    viewport_shot,
 )
-from waiting import wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
-LAPTOP, PROJECTOR, FULL_HD = (1366, 768), (1280, 720), (1920, 1080)
-VIEWPORTS = {"projector": PROJECTOR, "laptop": LAPTOP, "full-hd": FULL_HD}
+LAPTOP, PROJECTOR = VIEWPORTS["laptop"], VIEWPORTS["projector"]
 CHARTS_WITHIN = 400  # px from the top of the window: where the first row of live charts must start
 SMALLEST_PROJECTED_FONT = 16  # px
 
@@ -78,7 +76,7 @@ FONT_SIZES = (
     "  if (t.textContent.trim() && t.getBoundingClientRect().width > 0)"
     "   out.push([parseFloat(getComputedStyle(t).fontSize), t.textContent.trim().slice(0, 40)]);"
     " for (const e of document.querySelectorAll(\"[data-testid='stMain'] p, [data-testid='stMain'] h1,"
-    " [data-testid='stMain'] label, [data-testid='stMain'] button\"))"
+    " [data-testid='stMain'] label, [data-testid='stMain'] button, .embedlab-progress-text\"))"
     "  if (e.textContent.trim() && e.getBoundingClientRect().width > 0)"
     "   out.push([parseFloat(getComputedStyle(e).fontSize), e.textContent.trim().slice(0, 40)]);"
     " return out; }"
@@ -103,56 +101,14 @@ def browser(server):
 @pytest.fixture(scope="module")
 def training(server, browser):
     """A probe run that trains through this module's tests (long, small: the charts stay live)."""
-    page = browser.new_page(viewport={"width": LAPTOP[0], "height": LAPTOP[1]})
-    page.goto(f"{server.url}/isotropy")
-    page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=90_000)
-    set_number(page, "Steps (Adam updates)", 100_000)
-    set_number(page, "Limit (items, 0 = all)", 300)
-    set_number(page, "UMAP frame every k steps (0 = off)", 25)
-    page.get_by_role("button", name=START).click()
-    why = explain(page, server)
-    wait_for(lambda: points_in_first_chart(page) >= 2, 180, "the first chart points", describe=why)
+    page = start_long_run(browser, server, LAPTOP)
     yield page
     page.close()
-
-
-def open_isotropy(browser, server, size: tuple[int, int]):
-    """A new session's Isotropy page at ``size``, once its live charts and its projection are drawn."""
-    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-    page.goto(f"{server.url}/isotropy")
-    page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=90_000)
-    wait_for(
-        lambda: page.locator("[data-testid='stMain'] .js-plotly-plot").count() >= 2 and idle(page),
-        120,
-        "the live charts and the projection",
-        interval=0.5,
-        describe=explain(page, server),
-    )
-    page.wait_for_timeout(1500)  # a redraw of the live view with its fetched description
-    return page
-
-
-def projector_on(page, server) -> None:
-    page.get_by_text("Projector mode", exact=True).first.click()
-    wait_for(
-        lambda: (
-            page.get_by_role("button", name="Leave projector mode").count() > 0
-            and page.locator("[data-testid='stMain'] .js-plotly-plot").count() >= 2
-            and idle(page)
-        ),
-        60,
-        "projector mode's charts",
-        interval=0.5,
-        describe=explain(page, server),
-    )
-    page.wait_for_timeout(1500)
 
 
 def test_at_1366x768_the_live_charts_start_in_the_first_400_px(server, browser, training) -> None:
     page = open_isotropy(browser, server, LAPTOP)
     top = page.evaluate(FIRST_CHART_TOP)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "viewport-1366x768.png"))
     page.close()
     assert top is not None and top <= CHARTS_WITHIN, f"the first live chart starts at y = {top} px"
 
@@ -164,8 +120,6 @@ def test_in_projector_mode_at_1280x720_every_chart_is_on_screen_in_large_type(
     projector_on(page, server)
     boxes = page.evaluate(CHART_BOXES)
     fonts = page.evaluate(FONT_SIZES)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "viewport-1280x720-projector.png"))
     page.close()
     width, height = PROJECTOR
     off_screen = [box for box in boxes if box[0] < 0 or box[1] < 0 or box[2] > width or box[3] > height]
@@ -182,7 +136,7 @@ def test_no_title_tick_label_or_slider_label_is_clipped(server, browser, trainin
         projector_on(page, server)
     clipped = page.evaluate(CLIPPED)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"viewport-{size[0]}x{size[1]}-{name}.png"))
+    page.screenshot(path=str(SHOTS / viewport_shot(name)))
     page.close()
     assert not clipped, f"{size[0]}×{size[1]}: {clipped[:12]}"
 
