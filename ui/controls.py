@@ -15,22 +15,37 @@ from engine.jobs import Job
 from ui import fields
 from ui.fields import KEEP, show_settings
 from ui.runs import guard, progress_text, registry, run_label, started_here, submit_runs
-from ui.text import plain
+from ui.text import plain, ui_words
 
 BUNDLED_CHOICE = "bundled (all-MiniLM-L6-v2)"
 AUTO = "auto"  # the training data the data folder decides
+DEVICE_NAMES = {"cpu": "the CPU", "cuda": "the CUDA GPU", "mps": "Apple's GPU (MPS)"}
 
 
 # ------------------------------------------------------------------------------------------ inputs
 
 
 def device_and_seed(kind: str) -> dict[str, Any]:
-    """The seed and the device of a run, side by side."""
+    """The seed and the device of a run, side by side; under them the device "auto" resolves to on this
+    machine, or why the chosen one cannot run (Start is then off)."""
     cols = st.sidebar.columns(2)
-    return {
+    chosen = {
         "seed": fields.draw(kind, "seed", box=cols[0]),
         "device": fields.draw(kind, "device", box=cols[1]),
     }
+    from engine.device import resolve_device
+    from engine.errors import ConfigError
+
+    try:
+        device = resolve_device(chosen["device"])
+    except ConfigError as err:
+        found = f"“Device”: {ui_words(err)}"
+        st.sidebar.error(plain(found), icon=":material/memory:")
+        fields.add_problem(kind, found)
+    else:
+        if chosen["device"] == "auto":
+            st.sidebar.caption(f"Device auto: {DEVICE_NAMES.get(device.type, device.type)} on this machine.")
+    return chosen
 
 
 def encoder_choice(prefix: str) -> str | None:

@@ -70,3 +70,17 @@ def test_first_clause_stops_at_the_first_full_stop_colon_or_semicolon() -> None:
     assert first_clause("SimCSE (2021): the rest; more") == "SimCSE (2021)"
     assert first_clause("No stop at all") == "No stop at all"
     assert first_clause("Version 1.5 is out. More") == "Version 1.5 is out"
+
+
+def test_device_auto_names_the_device_and_a_missing_gpu_turns_start_off(app) -> None:
+    import torch
+
+    app.switch_page("views/isotropy.py").run()
+    expected = "the CUDA GPU" if torch.cuda.is_available() else "the CPU"
+    assert f"Device auto: {expected} on this machine." in [c.value for c in app.sidebar.caption]
+    if torch.cuda.is_available():
+        return
+    app.selectbox(key="probe.device").set_value("cuda").run()
+    reason = start_off(app, "probe")
+    assert "no CUDA GPU is available; pick auto or cpu" in reason and "--device" not in reason
+    assert any("“Device”" in e.value for e in app.sidebar.error)
