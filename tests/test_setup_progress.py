@@ -84,3 +84,24 @@ def test_relay_raises_the_works_error_and_the_work_sees_the_callers_stop() -> No
 
     with stopping.watching(stop), pytest.raises(stopping.Stopped):
         list(relay(encoding))
+
+
+def test_the_probe_reports_each_batch_of_sentences_it_encodes(tmp_path, monkeypatch) -> None:
+    """A corpus not in the embedding cache: the probe's set-up yields the count of every batch encoded
+    (the meter's throttle off here), before its first row."""
+    from functools import partial
+
+    from engine.events import Row
+    from engine.probe.config import ProbeConfig
+    from engine.probe.loop import run_probe
+
+    monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(tmp_path / "cache"))  # nothing cached
+    monkeypatch.setattr("engine.probe.loop.Meter", partial(Meter, every=0.0))
+    events = list(run_probe(ProbeConfig(data="demo", label_col="sentiment", limit=150, steps=1)))
+    phases = [e.phase for e in events if isinstance(e, Progress)]
+    counts = [phase.split(" · ")[0] for phase in phases if phase.startswith("encoding")]
+    assert counts == [f"encoding {n}/150 sentences" for n in (64, 128, 150)], phases
+    assert phases.index("loading encoder") < next(i for i, p in enumerate(phases) if p.startswith("encoding"))
+    first_row = next(i for i, e in enumerate(events) if isinstance(e, Row))
+    encoded = [i for i, e in enumerate(events) if isinstance(e, Progress) and e.phase.startswith("encoding")]
+    assert max(encoded) < first_row  # all set-up progress comes before the first step

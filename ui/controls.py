@@ -190,7 +190,8 @@ def sidebar_controls_footer(kind: str, shown_live: list[Job] | None = None) -> N
     active = [job for job in registry().jobs() if job.kind == kind and job.active]
     mine = [job for job in active if started_here(job)]
     if mine and st.sidebar.button(
-        "■ Stop",
+        "Stop",
+        icon=":material/stop:",
         key=f"{kind}.stop",
         width="stretch",
         help="Stop the run this tab started and cancel the ones it queued (runs of other tabs go on)",
