@@ -224,15 +224,20 @@ def stop_others(kind: str, others: list[Job]) -> None:
 
 
 def progress_fragment(kind: str, shown_live: list[Job]) -> None:
+    """The sidebar's progress of the runs of ``kind``: one fragment, registered at every run of the page
+    (refreshing every ``live_seconds`` while a run goes and the live view does not show its progress), so
+    that a refresh the browser asked for just before a full rerun always finds it (Streamlit logs a warning
+    for a fragment that a rerun no longer registers)."""
     reg = registry()
     going = [job for job in reg.jobs() if job.kind == kind and job.active]
-    if going and {job.id for job in going} <= {job.id for job in shown_live}:
-        st.caption(f"{', '.join(run_label(job) for job in going)}: progress beside the charts.")
-        return
-    live = any(job.active for job in reg.jobs())
+    beside = bool(going) and {job.id for job in going} <= {job.id for job in shown_live}
+    live = not beside and any(job.active for job in reg.jobs())
 
     @st.fragment(run_every=settings.get("live_seconds") if live else None)
     def progress() -> None:
+        if beside:
+            st.caption(f"{', '.join(run_label(job) for job in going)}: progress beside the charts.")
+            return
         jobs = [
             job for job in registry().jobs() if job.kind == kind and (job.active or job is registry().current)
         ]
