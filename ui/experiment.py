@@ -45,10 +45,11 @@ def glossary_link() -> None:
 def page_header(title: str, intro: str) -> None:
     """An experiment page's title with an "About" popover beside it (the whole introduction and the
     Glossary link), then the introduction's first clause in one line: the live charts start right under
-    them (a room's screen is 768 px tall). Projector mode shows the title alone, as a smaller heading."""
+    them (a room's screen is 768 px tall). Projector mode shows the title alone, small."""
     page_css()
-    if projector.on():  # the charts take the screen: a smaller heading (the root font is larger there)
-        st.subheader(title)
+    if projector.on():  # the charts take the screen: a small title (page.css; the root font is larger there)
+        with st.container(key="projector-title"):
+            st.title(title)
         return
     heading, more = st.columns([6, 1], vertical_alignment="bottom")
     heading.title(title)
