@@ -26,7 +26,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs" / "screenshots"
-sys.path[:0] = [str(REPO / "tests" / "e2e"), str(REPO / "tests")]  # browser_flow and its helper modules
+# this tree's engine (not an installed copy), browser_flow and its helper modules
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "e2e"), str(REPO / "tests")]
 
 import browser_flow  # noqa: E402 - needs the path above
 

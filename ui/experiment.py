@@ -51,7 +51,7 @@ def page_header(title: str, intro: str) -> None:
         with st.container(key="projector-title"):
             st.title(title)
         return
-    heading, more = st.columns([6, 1], vertical_alignment="bottom")
+    heading, more = st.columns([6, 1], vertical_alignment="center")
     heading.title(title)
     with more.popover("About", icon=":material/info:", width="stretch"):
         st.markdown(intro)
