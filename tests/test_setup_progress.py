@@ -105,3 +105,13 @@ def test_the_probe_reports_each_batch_of_sentences_it_encodes(tmp_path, monkeypa
     first_row = next(i for i, e in enumerate(events) if isinstance(e, Row))
     encoded = [i for i, e in enumerate(events) if isinstance(e, Progress) and e.phase.startswith("encoding")]
     assert max(encoded) < first_row  # all set-up progress comes before the first step
+
+
+def test_the_gif_reports_each_frame_it_draws() -> None:
+    from engine.replay.frames import FilmFrames
+    from engine.replay.gif import film_gif
+
+    film = FilmFrames(steps=[0, 5, 10], coords=np.random.default_rng(0).normal(size=(3, 20, 2)))
+    seen: list[tuple[int, int]] = []
+    data = film_gif(film, title="a film", progress=lambda done, total: seen.append((done, total)))
+    assert data[:6] == b"GIF89a" and seen == [(1, 3), (2, 3), (3, 3)]

@@ -96,10 +96,10 @@ def film_gif(
         draw.text((MARGIN, 10), heading, fill=1, font=big)
         draw.text((MARGIN, 34), f"step {step}", fill=1, font=big)
         _legend(draw, names, small)
-        progress = (index + 1) / len(film.steps)
+        shown = (index + 1) / len(film.steps)  # the film's own progress bar, drawn in the frame
         draw.rectangle((MARGIN, HEIGHT - BOTTOM, WIDTH - MARGIN, HEIGHT - BOTTOM + 6), fill=2)
         draw.rectangle(
-            (MARGIN, HEIGHT - BOTTOM, MARGIN + progress * (WIDTH - 2 * MARGIN), HEIGHT - BOTTOM + 6), fill=3
+            (MARGIN, HEIGHT - BOTTOM, MARGIN + shown * (WIDTH - 2 * MARGIN), HEIGHT - BOTTOM + 6), fill=3
         )
         images.append(image)
         if progress is not None:
