@@ -10,11 +10,11 @@ from typing import Any
 import streamlit as st
 
 from engine import charts
-from engine.errors import ConfigError, EmbedlabError
+from engine.errors import EmbedlabError
 from engine.experiments import EXPERIMENTS
 from engine.jobs import Job
 from ui import controls, downloads, fields, lens, live, projector, runs
-from ui.text import message
+from ui.text import message, plain
 
 GLOSSARY = "views/glossary.py"
 PAGE_CSS = Path(__file__).resolve().with_name("web") / "page.css"
@@ -65,8 +65,12 @@ def start_blockers(
     """Why Start is off, in the pages' words: the fields out of their range (their knobs' declared checks,
     :func:`ui.fields.problems`), the page's own check, then the config's cross-field checks (its
     ``__post_init__``); empty when the run can start."""
+    found = fields.problems(kind)  # already in the pages' words (the fields' labels)
+    if found:
+        return [plain(line) for line in found]
     try:
-        check_start(kind, config, check)
+        if check is not None:
+            check(config)
         EXPERIMENTS[kind].make_config(**config)
     except EmbedlabError as err:
         return [message("", err)]
@@ -85,23 +89,12 @@ def start_button(kind: str, config: dict[str, Any], check: Callable[[dict[str, A
         width="stretch",
         disabled=bool(blockers),
     )
-    if blockers:
+    if blockers:  # also when the settings changed since the click: the reason shows, nothing is queued
         st.sidebar.caption(f"Start is off: {' '.join(blockers)}")
-    if pressed:
+    elif pressed:
         with runs.guard("Start: "):
-            check_start(kind, config, check)
             runs.submit_runs(kind, [(kind, config)])
             st.rerun()
-
-
-def check_start(kind: str, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None) -> None:
-    """Before a run is queued: no field out of its range (:func:`ui.fields.problems`), then the page's own
-    checks (``check`` raises a one-line error in the pages' words)."""
-    found = fields.problems(kind)
-    if found:
-        raise ConfigError(" ".join(found))
-    if check is not None:
-        check(config)
 
 
 def figure_of(jobs: list[Job], kind: str, relation: Any, pair: tuple[str, str] | None) -> Any:
