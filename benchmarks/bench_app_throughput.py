@@ -35,6 +35,7 @@ import contextlib
 import importlib.util
 import os
 import random
+import re
 import socket
 import statistics
 import subprocess
@@ -289,14 +290,14 @@ def app_run(
         page.wait_for_timeout(500)
     before = set(runs.glob("probe-*"))
     clicked = time.monotonic()
-    page.get_by_role("button", name="▶ Start").click()
+    page.get_by_role("button", name=re.compile(r"Start$")).click()
     return watch_run(page, runs, before, clicked, "probe-*", server_pid)
 
 
 def demo_click(page, url: str, runs: Path) -> dict:
     """A new user: open the app and click the Overview's demo button at once."""
     page.goto(url)
-    button = page.get_by_role("button", name="▶ Start the demo")
+    button = page.get_by_role("button", name="Start the demo")
     button.wait_for(timeout=120_000)
     before = set(runs.glob("*")) if runs.exists() else set()
     clicked = time.monotonic()
@@ -385,7 +386,7 @@ def main() -> None:
             else:  # the first page load starts the registry, its warm spare and the UMAP JIT warm-up:
                 # not in round 1
                 page.goto(url)
-                page.get_by_role("button", name="▶ Start the demo").wait_for(timeout=120_000)
+                page.get_by_role("button", name="Start the demo").wait_for(timeout=120_000)
             cli_run(env, args, cache / "warm-cli")  # fills the embedding cache of rt-polarity
             children_quiet(proc, runs)
             for trial in range(args.trials):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import signal
 import statistics
 import sys
@@ -89,7 +90,7 @@ def start_run(page, url: str, args: argparse.Namespace, runs: Path) -> Path:
         box.press("Enter")
         page.wait_for_timeout(500)
     before = set(runs.glob("probe-*"))
-    page.get_by_role("button", name="▶ Start").click()
+    page.get_by_role("button", name=re.compile(r"Start$")).click()
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         new = set(runs.glob("probe-*")) - before

@@ -54,8 +54,11 @@ class ProgressBar:
         self.last_step = 0
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, Progress):
-            self.bar.set_description_str(event.phase)
+        if isinstance(event, Progress):  # set-up: in place on a terminal, one plain line each otherwise
+            if self.bar.disable or sys.stderr.isatty():
+                self.bar.set_description_str(event.phase)
+            else:
+                print(event.phase, file=sys.stderr, flush=True)
         elif isinstance(event, Row):
             self.bar.update(max(0, event.step - self.last_step))
             self.last_step = event.step

@@ -3,7 +3,9 @@ process tells the server.
 
 An experiment is a generator of these events (see :mod:`engine.runner`):
 
-- :class:`Progress`: set-up work (loading data, encoding); not logged;
+- :class:`Progress`: set-up work (loading data, encoding); not logged. Work that counts (sentences encoded)
+  makes its Progress with a :class:`Meter` (count, rate and time left in its ``phase`` text); a set-up
+  call that reports through a callback runs under :func:`relay`, which yields its Progress as it comes;
 - :class:`Points`: the texts and labels of the points that snapshots stand for (once, before snapshots);
 - :class:`Row`: one logged step, its metric values and optionally an embedding snapshot and a spectrum.
 
@@ -16,9 +18,14 @@ themselves from ``metrics.csv``.
 
 from __future__ import annotations
 
+import contextvars
 import json
+import queue
+import threading
+import time
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -31,6 +38,91 @@ class Progress:
 
     phase: str
     fraction: float | None = None
+
+
+@dataclass
+class Meter:
+    """The :class:`Progress` of counted set-up work (``phase`` of ``unit``, e.g. "encoding" sentences):
+    ``meter(done, total)`` gives the Progress whose phase reads "encoding 3,200/10,662 sentences · 310/s ·
+    24 s left", or None when the last one is under ``every`` seconds old (the last of the work always
+    comes). Rate = items done since the first call / seconds since then; time left = (total − done) / rate.
+    ``clock`` (seconds, monotonic) is injectable: tests give their own."""
+
+    phase: str
+    unit: str
+    every: float = 1.0
+    clock: Callable[[], float] = time.monotonic
+    _start: tuple[float, int] | None = None
+    _shown: float | None = None
+
+    def __call__(self, done: int, total: int) -> Progress | None:
+        now = self.clock()
+        if self._start is None:
+            self._start = (now, done)
+        finished = done >= total
+        if not finished and self._shown is not None and now - self._shown < self.every:
+            return None
+        self._shown = now
+        return Progress(self.text(done, total, now), done / total if total else None)
+
+    def text(self, done: int, total: int, now: float) -> str:
+        """The phase line: count, then rate and time left once a second has gone by."""
+        line = f"{self.phase} {done:,}/{total:,} {self.unit}"
+        began, first = self._start or (now, done)
+        seconds = now - began
+        if seconds <= 0 or done <= first:
+            return line
+        rate = (done - first) / seconds
+        left = (total - done) / rate
+        return f"{line} · {rate:,.0f}/s · {duration_text(left)} left" if done < total else f"{line} · done"
+
+
+def duration_text(seconds: float) -> str:
+    """``24 s``, ``3 min 05 s``, ``1 h 02 min``."""
+    whole = int(round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    minutes, whole = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {whole:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+Result = TypeVar("Result")
+_DONE = object()
+
+
+def relay(
+    work: Callable[[Callable[[Progress | None], None]], Result],
+) -> Generator[Progress, None, Result]:
+    """Run ``work(report)`` and yield each :class:`Progress` it reports while it runs; return its result
+    (``result = yield from relay(work)``). An experiment is a generator, and a set-up call deep inside it
+    (encoding a corpus) cannot yield: it reports through a callback instead, and runs in a helper thread
+    (with the caller's context: its stop, :mod:`engine.stopping`) while this generator yields what it
+    reports. The work's exception, a stop included, is raised here."""
+    found: queue.Queue = queue.Queue()
+    outcome: dict[str, Any] = {}
+
+    def report(progress: Progress | None) -> None:
+        if progress is not None:
+            found.put(progress)
+
+    def run() -> None:
+        try:
+            outcome["result"] = work(report)
+        except BaseException as err:  # noqa: BLE001 - handed to the generator, raised there
+            outcome["error"] = err
+        finally:
+            found.put(_DONE)
+
+    context = contextvars.copy_context()
+    threading.Thread(target=context.run, args=(run,), name="set-up", daemon=True).start()
+    while (item := found.get()) is not _DONE:
+        yield item
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
 
 
 @dataclass(frozen=True)

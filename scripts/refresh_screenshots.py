@@ -4,8 +4,10 @@
 
 Runs the browser test's flow (tests/e2e/browser_flow.py: a fresh ``streamlit run app.py`` with its own cache
 folder, Playwright + /usr/bin/chromium, a small probe run on the demo corpus), which saves its screenshots in
-test-artifacts/screenshots/, then copies them into docs/screenshots/. The browser test itself never writes
-into docs/.
+test-artifacts/screenshots/, then, while a long run trains, the Isotropy page on a room's three screens
+(``viewport-1280x720-projector.png`` in projector mode, ``viewport-1366x768-laptop.png``,
+``viewport-1920x1080-full-hd.png``: tests/e2e/test_viewports.py checks their layout), and copies them all into
+docs/screenshots/. The browser tests themselves never write into docs/.
 
 ``replay.png`` is the lecture replay of a demo probe run: ``python -m engine probe --data demo`` (150 updates,
 a snapshot every 5), ``python -m engine replay RUN --out lesson.html``, the file opened from ``file://`` in
@@ -24,19 +26,22 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs" / "screenshots"
-sys.path[:0] = [str(REPO / "tests" / "e2e"), str(REPO / "tests")]  # browser_flow and its helper modules
+# this tree's engine (not an installed copy), browser_flow and its helper modules
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "e2e"), str(REPO / "tests")]
 
 import browser_flow  # noqa: E402 - needs the path above
 
 
 def app_screenshots() -> None:
-    """The pages, from the browser test's flow, copied from test-artifacts/ into docs/screenshots/."""
+    """The pages, from the browser test's flow, and the three viewports, copied from test-artifacts/ into
+    docs/screenshots/."""
     with tempfile.TemporaryDirectory(prefix="embedlab-shots-") as tmp:
         cache = Path(tmp) / "cache"
         cache.mkdir()
         with browser_flow.streamlit_server(cache) as server, browser_flow.chromium() as browser:
             browser_flow.run_watch_switch_reload_download(browser, server, browser_flow.SHOTS, Path(tmp))
-    for name in browser_flow.SCREENSHOTS:
+            viewports = browser_flow.viewport_screenshots(browser, server, browser_flow.SHOTS)
+    for name in [*browser_flow.SCREENSHOTS, *viewports]:
         shutil.copyfile(browser_flow.SHOTS / name, DOCS / name)
         print(f"{(DOCS / name).relative_to(REPO)} <- {(browser_flow.SHOTS / name).relative_to(REPO)}")
 

@@ -15,20 +15,37 @@ from engine.jobs import Job
 from ui import fields, run_name
 from ui.fields import KEEP, show_settings
 from ui.runs import guard, progress_text, registry, run_label, started_here, submit_runs
+from ui.text import plain, ui_words
 
 BUNDLED_CHOICE = "bundled (all-MiniLM-L6-v2)"
+AUTO = "auto"  # the training data the data folder decides
+DEVICE_NAMES = {"cpu": "the CPU", "cuda": "the CUDA GPU", "mps": "Apple's GPU (MPS)"}
 
 
 # ------------------------------------------------------------------------------------------ inputs
 
 
 def device_and_seed(kind: str) -> dict[str, Any]:
-    """The seed and the device of a run, side by side."""
+    """The seed and the device of a run, side by side; under them the device "auto" resolves to on this
+    machine, or why the chosen one cannot run (Start is then off)."""
     cols = st.sidebar.columns(2)
-    return {
+    chosen = {
         "seed": fields.draw(kind, "seed", box=cols[0]),
         "device": fields.draw(kind, "device", box=cols[1]),
     }
+    from engine.device import resolve_device
+    from engine.errors import ConfigError
+
+    try:
+        device = resolve_device(chosen["device"])
+    except ConfigError as err:
+        found = f"“Device”: {ui_words(err)}"
+        st.sidebar.error(plain(found), icon=":material/memory:")
+        fields.add_problem(kind, found)
+    else:
+        if chosen["device"] == "auto":
+            st.sidebar.caption(f"Device auto: {DEVICE_NAMES.get(device.type, device.type)} on this machine.")
+    return chosen
 
 
 def encoder_choice(prefix: str) -> str | None:
@@ -70,19 +87,76 @@ def encoder_dims(encoder: str | None) -> int | None:
     return None
 
 
+def folder_problem(text: str) -> str | None:
+    """Why the data folder typed in the sidebar cannot be read (None: it can, or the field is empty)."""
+    from pathlib import Path
+
+    if not text.strip():
+        return None
+    folder = Path(text.strip()).expanduser()
+    if not folder.exists():
+        return f"“Data folder”: {folder} does not exist. Fix the path, or empty the field for the demo data."
+    if not folder.is_dir():
+        return f"“Data folder”: {folder} is a file, not a folder."
+    return None
+
+
+def folder_contents(text: str) -> str:
+    """What the data folder holds, in words (the real data sets' sub-folders it has)."""
+    from pathlib import Path
+
+    from engine.data import DATASETS
+
+    folder = Path(text.strip()).expanduser()
+    found = sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    known = [name for name in found if any(key.startswith(name) for key in DATASETS)]
+    return f"Holds: {', '.join(known)}." if known else "Holds none of the real data sets' folders."
+
+
 def data_dir_input(prefix: str) -> str | None:
+    """The data folder field, checked when entered: a missing folder is named under the field (and keeps Start
+    off) until it is fixed; a readable one says which data sets it holds."""
     from engine.presets import default_data_dir
 
-    default = default_data_dir() or ""
+    key_name = f"{prefix}.data_dir"
     value = st.sidebar.text_input(
         "Data folder (real data sets)",
-        value=default,
-        key=f"{prefix}.data_dir",
+        key=key_name,
+        **fields.first_value(key_name, value=default_data_dir() or ""),
         **KEEP,
         help="Folder holding rt-polarity/, snli/, stsb/, wiki/ (e.g. ../shared/data). "
         "The Data & encoders page, tab “Get the data”, shows how to get them.",
     )
+    found = folder_problem(value)  # at every run: when entered, and cleared once fixed
+    if found is not None:
+        st.sidebar.error(plain(found), icon=":material/folder_off:")
+        fields.add_problem(prefix, found)
+    elif value.strip():
+        with contextlib.suppress(OSError):
+            st.sidebar.caption(folder_contents(value))
     return value.strip() or None
+
+
+def training_choice(prefix: str, supervised: bool, data_dir: str | None, key_name: str) -> str | None:
+    """The training data of a SimCSE or JEPA run: "auto" names the set it resolves to with this data folder
+    (:func:`engine.simcse.datasets.default_sets`: wiki1m / snli when the folder has them, else the demo)."""
+    from engine.simcse.config import SimCSEConfig
+    from engine.simcse.datasets import default_sets
+
+    resolved = default_sets(SimCSEConfig(mode="sup" if supervised else "unsup", data_dir=data_dir))[0]
+    where = "from the data folder" if resolved in ("wiki1m", "snli") else "no wiki/ or snli/ in a data folder"
+    names = {AUTO: f"auto: {resolved} ({where})"}
+    options = [AUTO, "demo-nli" if supervised else "demo"]
+    train = st.sidebar.selectbox(
+        "Training data",
+        options,
+        key=key_name,
+        format_func=lambda option: names.get(option, option),
+        **KEEP,
+        help="auto: wiki1m (unsupervised) or snli (supervised) when the data folder holds it, else the "
+        "built-in demo corpus.",
+    )
+    return None if train == AUTO else train
 
 
 def sources(prefix: str) -> dict[str, Any]:
@@ -117,7 +191,8 @@ def sidebar_controls_footer(kind: str, shown_live: list[Job] | None = None) -> N
     active = [job for job in registry().jobs() if job.kind == kind and job.active]
     mine = [job for job in active if started_here(job)]
     if mine and st.sidebar.button(
-        "■ Stop",
+        "Stop",
+        icon=":material/stop:",
         key=f"{kind}.stop",
         width="stretch",
         help="Stop the run this tab started and cancel the ones it queued (runs of other tabs go on)",
@@ -150,15 +225,20 @@ def stop_others(kind: str, others: list[Job]) -> None:
 
 
 def progress_fragment(kind: str, shown_live: list[Job]) -> None:
+    """The sidebar's progress of the runs of ``kind``: one fragment, registered at every run of the page
+    (refreshing every ``live_seconds`` while a run goes and the live view does not show its progress), so
+    that a refresh the browser asked for just before a full rerun always finds it (Streamlit logs a warning
+    for a fragment that a rerun no longer registers)."""
     reg = registry()
     going = [job for job in reg.jobs() if job.kind == kind and job.active]
-    if going and {job.id for job in going} <= {job.id for job in shown_live}:
-        st.caption(f"{', '.join(run_label(job) for job in going)}: progress beside the charts.")
-        return
-    live = any(job.active for job in reg.jobs())
+    beside = bool(going) and {job.id for job in going} <= {job.id for job in shown_live}
+    live = not beside and any(job.active for job in reg.jobs())
 
     @st.fragment(run_every=settings.get("live_seconds") if live else None)
     def progress() -> None:
+        if beside:
+            st.caption(f"{', '.join(run_label(job) for job in going)}: progress beside the charts.")
+            return
         jobs = [
             job for job in registry().jobs() if job.kind == kind and (job.active or job is registry().current)
         ]

@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from engine import charts
-from engine.errors import ConfigError
+from engine.errors import EmbedlabError
+from engine.experiments import EXPERIMENTS
 from engine.jobs import Job
 from ui import controls, downloads, fields, lens, live, projector, runs
+from ui.text import message, plain
 
 GLOSSARY = "views/glossary.py"
+PAGE_CSS = Path(__file__).resolve().with_name("web") / "page.css"
+_CLAUSE = re.compile(r"^(.+?)(?:[.:;](?:\s|$))")
+
+
+def first_clause(text: str) -> str:
+    """The first clause of a page's introduction (up to its first ``.``, ``:`` or ``;``): the one line shown
+    above the charts; the whole text is one click away."""
+    found = _CLAUSE.match(text.strip())
+    return found.group(1) if found else text.strip()
+
+
+def page_css() -> None:
+    """The page frame's CSS (``ui/web/page.css``: less space above a smaller title)."""
+    st.html(f"<style>{PAGE_CSS.read_text(encoding='utf-8')}</style>")
 
 
 def glossary_link() -> None:
-    """The link to the Glossary that every experiment page shows."""
+    """The link to the Glossary that every experiment page shows (in its "About" popover)."""
     st.page_link(
         GLOSSARY,
         label="Glossary: what each measure means, its formula and what to watch",
@@ -24,14 +42,59 @@ def glossary_link() -> None:
     )
 
 
-def check_start(kind: str, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None) -> None:
-    """Before a run is queued: no field out of its range (:func:`ui.fields.problems`), then the page's own
-    checks (``check`` raises a one-line error in the pages' words)."""
-    found = fields.problems(kind)
+def page_header(title: str, intro: str) -> None:
+    """An experiment page's title with an "About" popover beside it (the whole introduction and the
+    Glossary link), then the introduction's first clause in one line: the live charts start right under
+    them (a room's screen is 768 px tall). Projector mode shows the title alone, small."""
+    page_css()
+    if projector.on():  # the charts take the screen: a small title (page.css; the root font is larger there)
+        with st.container(key="projector-title"):
+            st.title(title)
+        return
+    heading, more = st.columns([6, 1], vertical_alignment="center")
+    heading.title(title)
+    with more.popover("About", icon=":material/info:", width="stretch"):
+        st.markdown(intro)
+        glossary_link()
+    st.caption(first_clause(intro) + ".")
+
+
+def start_blockers(
+    kind: str, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None
+) -> list[str]:
+    """Why Start is off, in the pages' words: the fields out of their range (their knobs' declared checks,
+    :func:`ui.fields.problems`), the page's own check, then the config's cross-field checks (its
+    ``__post_init__``); empty when the run can start."""
+    found = fields.problems(kind)  # already in the pages' words (the fields' labels)
     if found:
-        raise ConfigError(" ".join(found))
-    if check is not None:
-        check(config)
+        return [plain(line) for line in found]
+    try:
+        if check is not None:
+            check(config)
+        EXPERIMENTS[kind].make_config(**config)
+    except EmbedlabError as err:
+        return [message("", err)]
+    return []
+
+
+def start_button(kind: str, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None) -> None:
+    """▶ Start: off, with the reason under it, while a setting is impossible (Steps = 0, a missing data
+    folder, a Limit under the number of classes, ...); else it queues the run."""
+    blockers = start_blockers(kind, config, check)
+    pressed = st.sidebar.button(
+        "Start",
+        type="primary",
+        icon=":material/play_arrow:",
+        key=f"{kind}.start",
+        width="stretch",
+        disabled=bool(blockers),
+    )
+    if blockers:  # also when the settings changed since the click: the reason shows, nothing is queued
+        st.sidebar.caption(f"Start is off: {' '.join(blockers)}")
+    elif pressed:
+        with runs.guard("Start: "):
+            runs.submit_runs(kind, [(kind, config)])
+            st.rerun()
 
 
 def figure_of(jobs: list[Job], kind: str, relation: Any, pair: tuple[str, str] | None) -> Any:
@@ -76,14 +139,8 @@ def run_panel(
     fields.begin_fields(kind)
     with runs.guard():
         config = sidebar()
-        if st.sidebar.button("▶ Start", type="primary", key=f"{kind}.start", width="stretch"):
-            with runs.guard("Start: "):
-                check_start(kind, config, check)
-                runs.submit_runs(kind, [(kind, config)])
-                st.rerun()
+        start_button(kind, config, check)
         controls.preset_buttons(kind, config)
-    if not projector.on():
-        glossary_link()
 
     def extras(shown: dict, **options: Any) -> list:
         return [relation(shown, **options)]

@@ -23,6 +23,7 @@ from engine.experiments import EXPERIMENTS
 from engine.knobs import Knob, knob_of, knobs
 
 KEEP = {"persist_state": "session"}  # widget values survive page switches
+SLIDER_FORMAT = "%.2f"  # a rate shown with two decimals (0.10, not 0.1)
 
 _PROBLEMS = "_fields.problems"  # session key: {page prefix: [problem line, ...]} of the current run
 _SHOWN = "_fields.shown"  # session key: {page prefix: {widget key: value}} to write before the widgets
@@ -131,10 +132,26 @@ def problem(item: Knob, value: float | None) -> str | None:
 # ------------------------------------------------------------------------------------------ drawing
 
 
-def draw(kind: str, name: str, *, box: Any = None, disabled: bool = False, help: str | None = None) -> Any:
+def first_value(key_name: str, **value: Any) -> dict[str, Any]:
+    """``value`` (a widget's first value, e.g. ``value=3`` or ``index=0``) unless the session already holds
+    the widget's value (a preset's or the demo's, :func:`apply_shown`): a widget given both a first value
+    and a value set through the Session State API makes Streamlit log a warning (and shows the session's)."""
+    return {} if key_name in st.session_state else value
+
+
+def draw(
+    kind: str,
+    name: str,
+    *,
+    box: Any = None,
+    disabled: bool = False,
+    help: str | None = None,
+    fixed: float | None = None,
+) -> Any:
     """Draw the knob ``name`` of ``kind`` in ``box`` (default the sidebar) and return the config's value: a
     number outside its range is recorded as a problem of the page and its default returned; ``help``
-    replaces the declared help (e.g. why a widget is off)."""
+    replaces the declared help (e.g. why a widget is off); ``fixed``: the value a disabled slider shows (and
+    a run uses) instead of the one the user left in it (the dropout rate that "Same mask" fixes)."""
     item = knob_of(config_class(kind), name)
     shown = spec(kind, name)
     box = box if box is not None else st.sidebar
@@ -142,23 +159,29 @@ def draw(kind: str, name: str, *, box: Any = None, disabled: bool = False, help:
     common = {"key": shown.key, "help": text, "disabled": disabled, **KEEP}
     if item.widget == "number":
         step = None if item.step is None else item.type(item.step)
-        value = box.number_input(shown.label, value=shown.value, step=step, format=item.fmt, **common)
+        first = first_value(shown.key, value=shown.value)
+        value = box.number_input(shown.label, step=step, format=item.fmt, **first, **common)
         found = problem(item, value)
         if found is None:
             return config_value(item, value)
-        box.error(found, icon="⚠️")
+        box.error(found, icon=":material/error:")
         add_problem(kind, found)
         return item.default
     if item.widget in ("select", "radio"):
         options = list(shown.options)
         draw_choice = box.selectbox if item.widget == "select" else box.radio
-        value = draw_choice(shown.label, options, index=options.index(shown.value), **common)
+        value = draw_choice(
+            shown.label, options, **first_value(shown.key, index=options.index(shown.value)), **common
+        )
     elif item.widget == "slider":
-        value = box.slider(shown.label, float(item.low), float(item.high), shown.value, item.step, **common)
+        first = first_value(shown.key, value=shown.value)
+        low, high = float(item.low), float(item.high)
+        shows = SLIDER_FORMAT if fixed is None else f"{fixed:.2f} (fixed)"  # sprintf shows it as it is
+        value = box.slider(shown.label, low, high, step=item.step, format=shows, **first, **common)
     elif item.widget == "toggle":
-        value = box.toggle(shown.label, value=shown.value, **common)
+        value = box.toggle(shown.label, **first_value(shown.key, value=shown.value), **common)
     elif item.widget == "checkbox":
-        value = box.checkbox(shown.label, value=shown.value, **common)
+        value = box.checkbox(shown.label, **first_value(shown.key, value=shown.value), **common)
     else:
         value = box.text_input(shown.label, placeholder=item.placeholder, **common)
     return config_value(item, value)

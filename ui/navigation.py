@@ -36,7 +36,7 @@ def main() -> None:
 
     st.set_page_config(
         page_title="embedlab",
-        page_icon="🧭",
+        page_icon=":material/explore:",
         layout="wide",
         initial_sidebar_state="collapsed" if projector.on() else "auto",
     )

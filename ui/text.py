@@ -35,6 +35,7 @@ UI_WORDS: list[tuple[str, Any]] = [
     (r"\$?EMBEDLAB_MAX_ROWS", "the lab's row limit"),
     (r"choose another name or allow replacing it", "choose another name or tick “Replace an existing one”"),
     (r"--force", "a new run"),
+    (r"use --device (\w+) or (\w+)", r"pick \1 or \2"),
     (
         r"^(limit|steps|seed|lr|dropout|temp|device) must\b",
         lambda m: (

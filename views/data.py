@@ -48,8 +48,8 @@ def data_guide() -> None:
         )
     for name, entry in guide.GUIDES.items():
         state = guide.status(name, folder or None)
-        icon = "✅" if not state.startswith("missing") else "⬜"
-        with st.expander(f"{icon} {entry.title}"):
+        icon = ":material/check_circle:" if not state.startswith("missing") else ":material/circle:"
+        with st.expander(entry.title, icon=icon):
             st.markdown(
                 f"**Status:** {plain(state)}  \n**Used by:** {plain(entry.used_for)}  \n"
                 f"**Source:** {plain(entry.source)}  \n**Cite:** {plain(entry.citation)}  \n"
@@ -63,7 +63,8 @@ def data_guide() -> None:
                 st.caption(plain(entry.notes))
             hub = f"hf://datasets/{entry.hub_repo} ({entry.hub_size})"
             if st.button(
-                f"⬇ Download {name} from the Hugging Face hub",
+                f"Download {name} from the Hugging Face hub",
+                icon=":material/download:",
                 key=f"guide.download.{name}",
                 disabled=offline,
                 help=f"Fetches {hub} into the lab's cache.",
@@ -128,7 +129,7 @@ def damaged_runs() -> None:
     found = runlog.damaged_runs(paths.runs_dir())
     if not found:
         return
-    with st.expander(f"⚠ {len(found)} damaged run folder(s) in cache/runs"):
+    with st.expander(f"{len(found)} damaged run folder(s) in cache/runs", icon=":material/warning:"):
         for item in found:
             cols = st.columns([3, 1, 1])
             cols[0].markdown(f"**{plain(item.name)}**: {plain(item.reason)}")

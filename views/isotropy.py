@@ -13,8 +13,7 @@ from ui.live import capped_note
 
 P = "probe"
 CLASSES = {"rt-polarity": 2, "snli": 3}  # the real sets' classes (counted without loading them)
-st.title("Isotropy vs clusters")
-st.caption(lessons.lesson(P).intro)
+experiment.page_header("Isotropy vs clusters", lessons.lesson(P).intro)
 
 
 def data_choice() -> dict:
@@ -77,7 +76,7 @@ def sidebar() -> dict:
     settings.update(fields.draw_all(P, ["geometry_every", "objective"]))
     if settings["objective"] == "triplet":
         settings["margin"] = fields.draw(P, "margin")
-    settings.update(fields.draw_all(P, ["snapshot_every", "snapshot_limit"]))
+    settings.update(fields.draw_all(P, ["snapshot_every", "snapshot_limit", "lecture_pace"]))
     settings.update(device_and_seed(P))
     return settings
 

@@ -8,27 +8,27 @@ import streamlit as st
 from engine import charts, experiments, lessons
 from engine.presets import sts_evaluation
 from ui import experiment, fields
-from ui.controls import KEEP, device_and_seed, sources
+from ui.controls import KEEP, device_and_seed, sources, training_choice
 from ui.text import readable_references
 
 P = "jepa"
-st.title("JEPA (non-contrastive)")
-st.caption(lessons.lesson(P).intro)
+experiment.page_header("JEPA (non-contrastive)", lessons.lesson(P).intro)
 
 
 def sidebar() -> dict:
     """The run's settings: the training data, every knob from its declaration, the switches last."""
     sb = st.sidebar
     sb.header("JEPA settings")
-    options = ["auto (wiki1m from the data folder, else demo)", "demo"]
-    train = sb.selectbox("Training data", options, key=f"{P}.train_choice", **KEEP)
-    settings: dict = {"train": None if train.startswith("auto") else train}
-    settings.update(sources(P))
+    settings: dict = sources(P)
+    settings["train"] = training_choice(P, False, settings["data_dir"], f"{P}.train_choice")
     sb.caption(
         f"Evaluation (STS Spearman, alignment, uniformity, collapse lens): on {sts_evaluation(settings)}."
     )
     settings.update(fields.draw_all(P, ["steps", "lr", "batch_size", "eval_every", "eval_limit"]))
-    probe = sb.toggle("Silhouette on the demo topics", value=True, key=fields.key(P, "probe"), **KEEP)
+    probe_key = fields.key(P, "probe")
+    probe = sb.toggle(
+        "Silhouette on the demo topics", key=probe_key, **fields.first_value(probe_key, value=True), **KEEP
+    )
     settings["probe"] = "demo" if probe else None
     settings["snapshot_every"] = fields.draw(P, "snapshot_every")
     settings.update(device_and_seed(P))

@@ -7,13 +7,12 @@ import streamlit as st
 from engine import charts, experiments, lessons
 from engine.presets import sts_evaluation
 from ui import experiment, fields
-from ui.controls import KEEP, device_and_seed, encoder_dims, sources
+from ui.controls import KEEP, device_and_seed, encoder_dims, sources, training_choice
 from ui.live import capped_note
 from ui.text import readable_references
 
 P = "simcse"
-st.title("SimCSE training")
-st.caption(lessons.lesson(P).intro)
+experiment.page_header("SimCSE training", lessons.lesson(P).intro)
 
 
 def sidebar() -> dict:
@@ -23,13 +22,8 @@ def sidebar() -> dict:
     sb.header("SimCSE settings")
     settings: dict = {"mode": fields.draw(P, "mode")}
     supervised = settings["mode"] == "sup"
-    train_options = [
-        "auto (wiki1m / snli from the data folder, else demo)",
-        "demo-nli" if supervised else "demo",
-    ]
-    train = sb.selectbox("Training data", train_options, key=f"{P}.train{int(supervised)}", **KEEP)
-    settings["train"] = None if train.startswith("auto") else train
     settings.update(sources(P))
+    settings["train"] = training_choice(P, supervised, settings["data_dir"], f"{P}.train{int(supervised)}")
     sb.caption(f"Evaluation (STS Spearman, alignment, uniformity): on {sts_evaluation(settings)}.")
     settings.update(fields.draw_all(P, ["steps", "lr", "batch_size", "eval_every", "eval_limit"]))
     dims = encoder_dims(settings["encoder"])
@@ -37,7 +31,10 @@ def sidebar() -> dict:
         sb.caption(
             capped_note(2 * settings["eval_limit"], dims, " on at most that many evaluation sentences")
         )
-    probe = sb.toggle("Silhouette on the demo topics", value=True, key=fields.key(P, "probe"), **KEEP)
+    probe_key = fields.key(P, "probe")
+    probe = sb.toggle(
+        "Silhouette on the demo topics", key=probe_key, **fields.first_value(probe_key, value=True), **KEEP
+    )
     settings["probe"] = "demo" if probe else None
     settings["snapshot_every"] = fields.draw(P, "snapshot_every")
     settings.update(device_and_seed(P))
@@ -62,7 +59,8 @@ def ablations(supervised: bool) -> dict:
             else readable_references(VIEWS["same-mask"].explanation)
         )
     off = "Off while “Same mask” is on: that ablation fixes the rate at 0.1."
-    rate = fields.draw(P, "dropout", disabled=same, help=off if same else None)
+    fixed = lessons.SAME_MASK_DROPOUT if same else None
+    rate = fields.draw(P, "dropout", disabled=same, help=off if same else None, fixed=fixed)
     settings: dict = {"dropout": lessons.SAME_MASK_DROPOUT if same else rate}
     if not same:
         sb.caption(readable_references(VIEWS["dropout"].explanation))

@@ -173,6 +173,14 @@ class ProbeConfig:
         widget="checkbox",
     )
 
+    lecture_pace: bool = knob(
+        False,
+        help="For a class: spread the logged steps over about 25 s of wall clock (waits between steps; "
+        "the training itself is unchanged, and a slower run is not slowed). Off: as fast as it trains.",
+        label="Lecture pace (about 25 s a run)",
+        widget="toggle",
+    )
+
     def __post_init__(self) -> None:
         validate(self)
         if self.fixed_sample and self.sample_size is None:

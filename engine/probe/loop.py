@@ -7,7 +7,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,8 @@ import torch
 from engine import stopping
 from engine.device import seed_everything
 from engine.errors import ConfigError
-from engine.events import Event, Points, Progress, Row
+from engine.events import Event, Meter, Points, Progress, Row, relay
+from engine.pace import lecture_pace
 from engine.probe.compute import make_adam, measure_device, pick_device
 from engine.probe.config import ProbeConfig
 from engine.probe.measure import measure
@@ -38,16 +39,25 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
     yield Progress("loading data", 0.0)
     encoder_box: dict[str, Any] = {}
 
-    def encode(texts: list[str]) -> np.ndarray:
-        from engine.encoders import encode_cached, load_encoder  # only sentences need the encoder
+    def set_up(report: Callable[[Progress | None], None]) -> ProbeProblem:
+        """Read the data and encode it, reporting the sentences encoded (count, rate, time left)."""
 
-        encoder_box["encoder"] = load_encoder(config.encoder, pooling=config.pooling, device=device)
-        stopping.check()
-        return encode_cached(encoder_box["encoder"], texts)
+        def encode(texts: list[str]) -> np.ndarray:
+            from engine.encoders import encode_cached, load_encoder  # only sentences need the encoder
+
+            report(Progress("loading encoder", 0.0))
+            encoder_box["encoder"] = load_encoder(config.encoder, pooling=config.pooling, device=device)
+            stopping.check()
+            meter = Meter("encoding", "sentences")
+            return encode_cached(
+                encoder_box["encoder"], texts, progress=lambda done, total: report(meter(done, total))
+            )
+
+        return build_problem(config, encode)
 
     try:
         with stopping.watching(stop):  # a stop while reading or encoding ends the set-up at its next batch
-            problem = build_problem(config, encode)
+            problem = yield from relay(set_up)
     except stopping.Stopped:
         return
     encoder_box.clear()  # free the transformer: only the embeddings are trained
@@ -89,6 +99,7 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
         tasks_not_ops(device) as workers,
         side_executor() if workers > 1 else contextlib.nullcontext() as side,
     ):
+        pace = lecture_pace(config.lecture_pace, config.steps, stop)
         started = time.perf_counter()
         for step in range(config.steps + 1):
             if step > 0:
@@ -108,7 +119,10 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
                 snapshot = None
                 if snapshot_rows is not None and (step % config.snapshot_every == 0 or step == config.steps):
                     snapshot = points[snapshot_rows.to(points.device)].float().cpu().numpy()
-            values["seconds"] = time.perf_counter() - started
+            if pace is not None and pace.before(step):  # a lecture: wait between steps, not in one
+                return
+            waited = pace.waited if pace is not None else 0.0
+            values["seconds"] = time.perf_counter() - started - waited  # training time, without the waits
             yield Row(step, values, snapshot, spectrum=measured.spectrum)
             if stop.is_set():
                 return

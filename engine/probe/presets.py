@@ -100,7 +100,7 @@ def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
             DEMO,
             "probe",
             "The probe on the built-in demo corpus (topics): 150 updates, metrics every step, a UMAP frame "
-            "every 5 steps. Runs in seconds on a laptop.",
+            "every 5 steps, at a lecture pace (about 25 s, a step counter beside the charts).",
             base={
                 "data": "demo",
                 "label_col": None,
@@ -111,6 +111,7 @@ def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
                 "sample_size": None,
                 "snapshot_every": 5,
                 "snapshot_limit": 2000,
+                "lecture_pace": True,
             },
             runs={"demo-clusters": {}},
             demo=True,

@@ -8,6 +8,7 @@ film, so points move instead of the view. The GIF loops; its last frame is held 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -40,9 +41,15 @@ def _fit(text: str, limit: int) -> str:
 
 
 def film_gif(
-    film: FilmFrames | None, points: pd.DataFrame | None = None, title: str = "", *, frame_ms: int = FRAME_MS
+    film: FilmFrames | None,
+    points: pd.DataFrame | None = None,
+    title: str = "",
+    *,
+    frame_ms: int = FRAME_MS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> bytes:
-    """The frames of ``film`` as GIF bytes (a DataError when it has no frame)."""
+    """The frames of ``film`` as GIF bytes (a DataError when it has no frame); ``progress(done, total)`` after
+    each frame drawn (e.g. an :class:`engine.events.Meter` of "drawing" frames)."""
     if film is None or not film.steps:
         raise DataError("the run has no UMAP film to draw (the film needs snapshots: --snapshot-every N)")
     n = film.n_points
@@ -89,12 +96,14 @@ def film_gif(
         draw.text((MARGIN, 10), heading, fill=1, font=big)
         draw.text((MARGIN, 34), f"step {step}", fill=1, font=big)
         _legend(draw, names, small)
-        progress = (index + 1) / len(film.steps)
+        shown = (index + 1) / len(film.steps)  # the film's own progress bar, drawn in the frame
         draw.rectangle((MARGIN, HEIGHT - BOTTOM, WIDTH - MARGIN, HEIGHT - BOTTOM + 6), fill=2)
         draw.rectangle(
-            (MARGIN, HEIGHT - BOTTOM, MARGIN + progress * (WIDTH - 2 * MARGIN), HEIGHT - BOTTOM + 6), fill=3
+            (MARGIN, HEIGHT - BOTTOM, MARGIN + shown * (WIDTH - 2 * MARGIN), HEIGHT - BOTTOM + 6), fill=3
         )
         images.append(image)
+        if progress is not None:
+            progress(index + 1, len(film.steps))
     durations = [frame_ms] * (len(images) - 1) + [LAST_MS]
     out = io.BytesIO()
     images[0].save(

@@ -41,8 +41,13 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+START = re.compile(r"Start$")  # the sidebar's Start (its Material icon's name may come first)
+LEAVE = re.compile("Leave projector mode")  # the projector's way out (its icon may change)
 STEPS = 1000  # long enough to watch the charts grow
 TITLES = [title for _, title, _ in PAGES]  # the app's pages, as its navigation declares them
+#: the server log's lines name their level and logger (Streamlit's default shows neither)
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+_LOGGED_WARNING = re.compile(r"^\S+ \S+ (WARNING|ERROR|CRITICAL) (streamlit\S*): (.*)$")
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,12 @@ class Server:
     def log_tail(self, chars: int = 3000) -> str:
         log = self.cache / "server.log"
         return f"server log tail:\n{log.read_text()[-chars:]}" if log.exists() else "no server log"
+
+
+def streamlit_warnings(log: str) -> list[str]:
+    """The warnings (and errors) that Streamlit logged, one line each, from a server log written in
+    :data:`LOG_FORMAT`: a widget given a default and a Session State value, a deprecated argument, ..."""
+    return [line for line in log.splitlines() if _LOGGED_WARNING.match(line)]
 
 
 def free_port() -> int:
@@ -97,6 +108,7 @@ def streamlit_server(cache: Path) -> Iterator[Server]:
                 "--server.address=127.0.0.1",
                 "--browser.gatherUsageStats=false",
                 "--server.fileWatcherType=none",
+                f"--logger.messageFormat={LOG_FORMAT}",
             ],
             cwd=REPO,
             env=env,
@@ -239,7 +251,7 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     set_number(page, "Steps (Adam updates)", STEPS)
     set_number(page, "Limit (items, 0 = all)", 300)
     set_number(page, "UMAP frame every k steps (0 = off)", 5)
-    page.get_by_role("button", name="▶ Start").click()
+    page.get_by_role("button", name=START).click()
 
     # curves grow while the run goes
     wait_for(
@@ -352,7 +364,7 @@ def projector_mode(browser, server: Server, shots: Path) -> dict:
         describe=why,
     )
     page.get_by_text("Projector mode", exact=True).first.click()
-    page.get_by_role("button", name="✕ Leave projector mode").wait_for(timeout=30_000)
+    page.get_by_role("button", name=LEAVE).wait_for(timeout=30_000)
     wait_for(
         lambda: page.locator(".js-plotly-plot").count() >= 2 and idle(page),
         60,
@@ -372,7 +384,7 @@ def projector_mode(browser, server: Server, shots: Path) -> dict:
     }
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / "projector.png"), full_page=False)
-    page.get_by_role("button", name="✕ Leave projector mode").click()
+    page.get_by_role("button", name=LEAVE).click()
     wait_for(
         lambda: not hidden(page, "[data-testid='stSidebar']") and idle(page),
         30,
@@ -381,3 +393,80 @@ def projector_mode(browser, server: Server, shots: Path) -> dict:
     )
     page.close()
     return measured
+
+
+# ------------------------------------------------------------------------------- a room's screens
+
+#: the screens of tests/e2e/test_viewports.py and of docs/screenshots/viewport-*.png
+VIEWPORTS = {"projector": (1280, 720), "laptop": (1366, 768), "full-hd": (1920, 1080)}
+
+
+def viewport_shot(name: str) -> str:
+    """The screenshot file of viewport ``name`` (``viewport-1280x720-projector.png``)."""
+    width, height = VIEWPORTS[name]
+    return f"viewport-{width}x{height}-{name}.png"
+
+
+def start_long_run(browser, server: Server, size: tuple[int, int]):
+    """Start a long, small probe run on the Isotropy page (its charts stay live for minutes); its page,
+    once the first chart has points."""
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page.goto(f"{server.url}/isotropy")
+    page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=90_000)
+    set_number(page, "Steps (Adam updates)", 100_000)
+    set_number(page, "Limit (items, 0 = all)", 300)
+    set_number(page, "UMAP frame every k steps (0 = off)", 25)
+    page.get_by_role("button", name=START).click()
+    why = explain(page, server)
+    wait_for(lambda: points_in_first_chart(page) >= 2, 180, "the first chart points", describe=why)
+    return page
+
+
+def open_isotropy(browser, server, size: tuple[int, int]):
+    """A new session's Isotropy page at ``size``, once its live charts and its projection are drawn."""
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page.goto(f"{server.url}/isotropy")
+    page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=90_000)
+    wait_for(
+        lambda: page.locator("[data-testid='stMain'] .js-plotly-plot").count() >= 2 and idle(page),
+        120,
+        "the live charts and the projection",
+        interval=0.5,
+        describe=explain(page, server),
+    )
+    page.wait_for_timeout(1500)  # a redraw of the live view with its fetched description
+    return page
+
+
+def projector_on(page, server) -> None:
+    page.get_by_text("Projector mode", exact=True).first.click()
+    wait_for(
+        lambda: (
+            page.get_by_role("button", name="Leave projector mode").count() > 0
+            and page.locator("[data-testid='stMain'] .js-plotly-plot").count() >= 2
+            and idle(page)
+        ),
+        60,
+        "projector mode's charts",
+        interval=0.5,
+        describe=explain(page, server),
+    )
+    page.wait_for_timeout(1500)
+
+
+def viewport_screenshots(browser, server: Server, shots: Path) -> list[str]:
+    """While a long run trains: the Isotropy page at each of :data:`VIEWPORTS` (projector mode at the
+    projector's), saved in ``shots``; the file names."""
+    shots.mkdir(parents=True, exist_ok=True)
+    training = start_long_run(browser, server, VIEWPORTS["laptop"])
+    names = []
+    for name, size in VIEWPORTS.items():
+        page = open_isotropy(browser, server, size)
+        if name == "projector":
+            projector_on(page, server)
+        page.screenshot(path=str(shots / viewport_shot(name)))
+        names.append(viewport_shot(name))
+        page.close()
+    training.get_by_role("button", name="Stop").first.click()
+    training.close()
+    return names

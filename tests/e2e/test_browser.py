@@ -15,6 +15,7 @@ import pytest
 from browser_flow import (
     CHROMIUM,
     SHOTS,
+    START,
     TITLES,
     chromium,
     explain,
@@ -23,6 +24,7 @@ from browser_flow import (
     set_number,
     sidebar_pages,
     streamlit_server,
+    streamlit_warnings,
 )
 from waiting import wait_for
 
@@ -87,7 +89,7 @@ def test_two_sessions_start_runs_at_once_and_both_finish_with_their_own_logs(ser
         set_number(page, "Steps (Adam updates)", steps)
         set_number(page, "Limit (items, 0 = all)", 120)
     for page in pages:
-        page.get_by_role("button", name="▶ Start").click()
+        page.get_by_role("button", name=START).click()
     wait_for(
         lambda: len(set(runs.glob("probe-*")) - before) == 2,
         60,
@@ -123,3 +125,10 @@ def test_two_sessions_start_runs_at_once_and_both_finish_with_their_own_logs(ser
     assert shown[0] != shown[1] and all(len(s) == 1 for s in shown), shown
     for context in contexts:
         context.close()
+
+
+def test_the_server_logged_no_streamlit_warning(server) -> None:
+    """Last of the module: nothing the flows above did made Streamlit warn (tests/e2e/test_server_log.py
+    clicks the demo and the presets)."""
+    found = streamlit_warnings((server.cache / "server.log").read_text())
+    assert not found, "\n".join(found[:10])

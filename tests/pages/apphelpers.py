@@ -44,6 +44,14 @@ def start_without_data_folder(at: AppTest, timeout: float) -> None:
     wait_idle(timeout)
 
 
+def start_off(at: AppTest, kind: str) -> str:
+    """The reason beside the page's Start button, which must be off (a user cannot press it)."""
+    assert at.button(key=f"{kind}.start").proto.disabled, "Start is on"
+    reasons = [c.value for c in at.sidebar.caption if c.value.startswith("Start is off: ")]
+    assert len(reasons) == 1, reasons
+    return reasons[0].removeprefix("Start is off: ")
+
+
 def errors(at: AppTest) -> list[str]:
     return [str(e.value) for e in at.error]
 

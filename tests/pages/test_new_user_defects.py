@@ -11,6 +11,7 @@ from apphelpers import (
     errors,
     plotly_specs,
     run_on_disk,
+    start_off,
     start_without_data_folder,
     values,
     wait_idle,
@@ -132,8 +133,7 @@ def test_the_trained_encoder_can_be_saved_and_a_taken_name_is_refused_before_sta
     (paths.encoders_dir() / "taken").mkdir(parents=True)
     app.switch_page("views/simcse.py").run()
     app.text_input(key="simcse.save_encoder").set_value("taken").run()
-    app.button(key="simcse.start").click().run()
-    (line,) = errors(app)
+    line = start_off(app, "simcse")  # Start is off, the reason beside it
     assert "already exists" in line and "“Replace an existing one”" in line and "\n" not in line
     assert runs.registry().jobs() == []
     app.text_input(key="simcse.save_encoder").set_value("my encoder")
@@ -286,15 +286,17 @@ def test_numeric_fields_state_their_range_and_show_invalid_values(app) -> None:
     app.number_input(key="probe.steps").set_value(0).run()
     shown = [e.value for e in app.sidebar.error]
     assert any("“Steps (Adam updates)” must be from 1 to 1,000,000: 0 is outside" in e for e in shown), shown
-    app.button(key="probe.start").click().run()
-    assert runs.registry().jobs() == [] and any("Start:" in line for line in errors(app))
+    assert "“Steps (Adam updates)” must be from 1" in start_off(app, "probe")  # Start off, the reason beside
+    assert runs.registry().jobs() == []
 
     app.number_input(key="probe.steps").set_value(5)
     app.number_input(key="probe.limit").set_value(6).run()
-    app.button(key="probe.start").click().run()
-    (line,) = errors(app)
+    line = start_off(app, "probe")
     assert "6 classes of the demo topics" in line and "at least 7" in line and "silhouette" in line
     assert runs.registry().jobs() == []
+    app.number_input(key="probe.limit").set_value(60).run()  # fixed: Start is on again, no reason shown
+    assert not app.button(key="probe.start").proto.disabled
+    assert not any(c.value.startswith("Start is off") for c in app.sidebar.caption)
 
 
 def test_a_diverging_loss_is_warned_about_in_the_run_panel(fresh_registry) -> None:
@@ -345,6 +347,7 @@ def test_the_demo_is_at_the_top_and_the_isotropy_sidebar_shows_its_settings(app)
         "probe.snapshot_limit": demo["snapshot_limit"],
     }
     assert {key: _value(app, key) for key in shown} == shown
+    assert app.toggle(key="probe.lecture_pace").value is True  # the demo goes at a lecture's pace
     runs.registry().jobs()[0].stop()
     wait_idle(120)
 
