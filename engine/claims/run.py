@@ -43,10 +43,16 @@ def member_settings(
     return fields
 
 
-def items_of(setup: ClaimSetup, fields: dict[str, Any]) -> int:
-    """The items a run of ``setup`` trains: the setup's, or its ``limit`` when smaller."""
-    limit = fields.get("limit")
-    return setup.items if limit is None else min(setup.items, int(limit))
+def count_items(fields: dict[str, Any]) -> int:
+    """The items a probe run with ``fields`` trains, counted by building its problem with blank sentence
+    embeddings (no encoder runs; word sets look their words up in the vector table as the run does)."""
+    import numpy as np
+
+    from engine.experiments import EXPERIMENTS
+    from engine.probe.problem import build_problem
+
+    config = EXPERIMENTS["probe"].make_config(**fields)
+    return build_problem(config, lambda texts: np.zeros((len(texts), 2), dtype=np.float32)).n_items
 
 
 def _finished_with(folder: Path, fields: dict[str, Any]) -> dict[str, Any] | None:
@@ -93,12 +99,11 @@ def run_setup(
 ) -> ClaimRow:
     """``setup`` over ``seeds`` in ``out/<key>/runs/seed-<k>``, one after another; its row."""
     summaries, failed = [], []
-    items = setup.items
+    items = 0
     for seed in seeds:
         fields = member_settings(setup, seed, short=short, budget=budget)
         if data_dir is not None:
             fields["data_dir"] = data_dir
-        items = items_of(setup, fields)
         folder = out / setup.key / "runs" / f"seed-{seed}"
         try:
             summary = run_member(folder, fields)
@@ -107,6 +112,7 @@ def run_setup(
             report(f"{setup.key} seed {seed}: failed: {one_line(err)}")
             continue
         summaries.append(summary)
+        items = items or count_items(fields)
         report(
             f"{setup.key} seed {seed}: r {summary.get('pearson_r')}, {summary.get('wall_seconds', 0):.0f} s"
         )
