@@ -36,6 +36,7 @@ from engine.cli_run import (
 from engine.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.events import Event, Finished
 from engine.experiments import EXPERIMENTS
+from engine.flags import add_seeds_flag
 from engine.runner import run_experiment
 
 
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
             help="CPU threads of torch (default: torch's choice, one per physical core)",
         )
         _cli_module(kind).add_arguments(sub)
+        add_seeds_flag(sub)
     listing = commands.add_parser(
         "settings",
         help="list every setting and its environment variable",
@@ -92,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
         "texts), and its UMAP film as an animated GIF.",
     )
     replay_cli.add_arguments(replay)
+    from engine.sweep import cli as sweep_cli  # a grid of runs as a group, locally or on Ray
+
+    sweep_cli.add_parser(commands)
     from engine.claims import cli as claims_cli
 
     claims_cli.add_parser(commands)
@@ -153,6 +158,10 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     config_json = getattr(args, "config_json", None)
     config = load_config_json(kind, config_json) if config_json else cli.config_from_args(args)
     events = bool(getattr(args, "events", False))
+    if getattr(args, "seeds", None):  # a group of runs, one per seed (engine.groups)
+        from engine.cli_run import run_seed_group
+
+        return run_seed_group(kind, config, args.out, args.seeds, getattr(args, "threads", None))
     if hasattr(cli, "run_cli") and not events:
         return int(cli.run_cli(args, config))
     out_dir = prepare_out_dir(args.out, args.force)
@@ -194,6 +203,10 @@ def _main(args: argparse.Namespace) -> int:
     try:
         if args.command == "settings":
             return print_settings(args.markdown, args.knobs)
+        if args.command == "sweep":
+            from engine.sweep.cli import run as sweep
+
+            return sweep(args)
         if args.command == "replay":
             from engine.replay.cli import run as replay
 

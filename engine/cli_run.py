@@ -122,3 +122,25 @@ def stop_on_sigterm(stop: threading.Event) -> None:
     """SIGTERM ends the run cleanly between steps (SIGKILL cannot be caught: the log is already safe)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
+
+
+# ---------------------------------------------------------------- --seeds: a group of runs (engine.groups)
+def run_seed_group(kind: str, config: object, out: str, seeds_text: str, threads: int | None = None) -> int:
+    """``python -m engine KIND --seeds 0,1,2 --out GROUP``: one run per seed into a new group (the other
+    settings from ``config``), one by one in this process; prints the summary as mean ± std."""
+    from dataclasses import asdict
+
+    from engine import groups
+    from engine.flags import parse_seeds
+
+    seeds = parse_seeds(seeds_text)
+    if getattr(config, "save_encoder", None):
+        raise ConfigError("--save-encoder: the runs of a group would overwrite one encoder; leave it out")
+    group = groups.create_group(groups.group_path(out), kind, asdict(config), {"seed": seeds})
+    print(f"group {group.path}: {len(group.members)} runs", file=sys.stderr, flush=True)
+    group = groups.run_group(group, groups.LocalExecutor(threads=threads))
+    print(groups.format_summary(groups.summarise(group, write=False)))
+    failed = [m for m in group.members if m.status == "failed"]
+    for member in failed:
+        print(f"failed: {member.id}: {member.error}", file=sys.stderr)
+    return EXIT_FAILURE if failed else 0

@@ -64,3 +64,36 @@ def config_from_args(config_class: type, args: argparse.Namespace, **more: Any) 
     """Build (and validate) the config from parsed flags and ``more`` fields; a bad value raises one
     ConfigError line."""
     return config_class(**config_values(config_class, args), **more)
+
+
+# ---------------------------------------------------------------- --seeds (a group of runs, engine.groups)
+MAX_SEEDS = 1000
+
+
+def parse_seeds(text: str, flag: str = "--seeds") -> list[int]:
+    """``--seeds 0,1,2`` (those seeds) or ``--seeds 5`` (0 to 4): distinct whole numbers >= 0; anything else
+    is one ConfigError line naming the flag."""
+    from engine.errors import ConfigError
+
+    cells = [cell.strip() for cell in str(text).split(",")]
+    if not all(cell.isdigit() for cell in cells):
+        raise ConfigError(f"{flag}: expected a count (5) or seeds separated by commas (0,1,2), got {text!r}")
+    values = [int(cell) for cell in cells]
+    if len(values) == 1 and "," not in str(text):
+        if not 1 <= values[0] <= MAX_SEEDS:
+            raise ConfigError(f"{flag}: a count of seeds is 1 to {MAX_SEEDS}, got {values[0]}")
+        return list(range(values[0]))
+    if len(set(values)) != len(values):
+        raise ConfigError(f"{flag}: a seed is given twice in {text!r}")
+    return values
+
+
+def add_seeds_flag(parser: argparse.ArgumentParser) -> None:
+    """``--seeds``: run the experiment once per seed as a group (:mod:`engine.groups`); ``--out`` is then
+    the group's folder."""
+    parser.add_argument(
+        "--seeds",
+        metavar="LIST|COUNT",
+        help="run once per seed (0,1,2 or a count: 5 = 0..4) as a group; --out then names the group "
+        "(a bare name goes under cache/groups) and the summary gives each headline figure as mean ± std",
+    )

@@ -54,6 +54,11 @@ def runs_dir() -> Path:
     return _sub("runs")
 
 
+def groups_dir() -> Path:
+    """Groups of runs (seeds, sweeps: :mod:`engine.groups`), beside the runs folder, not inside it."""
+    return _sub("groups")
+
+
 def encoders_dir() -> Path:
     return _sub("encoders")
 

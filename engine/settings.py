@@ -193,6 +193,15 @@ _ALL: tuple[Setting, ...] = (
         "(0: one per CPU); two one-thread runs on 2 cores do 1.3x the steps of one two-thread run",
         low=0,
     ),
+    # ---------------------------------------------------------------- sweeps on Ray (engine.sweep)
+    Setting(
+        "ray_address",
+        "RAY_ADDRESS",
+        "str",
+        None,
+        "Ray's own variable: the Ray cluster a sweep with --ray joins (e.g. auto, ray://head:10001) when "
+        "--address is not given; unset: start a local Ray",
+    ),
     # ---------------------------------------------------------------- hub
     _s("hub_timeout_seconds", "float", 3.0, "how long the hub reachability probe may take", low=0.1),
 )
@@ -282,6 +291,17 @@ def markdown_table() -> str:
 def child_environment() -> dict[str, str]:
     """The environment of a job's child process: this one's, without a progress bar, unbuffered."""
     return {**os.environ, SETTINGS["no_progress"].env: "1", "PYTHONUNBUFFERED": "1"}
+
+
+#: variables outside the lab's that a Ray worker needs as this process has them (offline hub, tokenizers)
+FORWARDED = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HOME", "TOKENIZERS_PARALLELISM")
+
+
+def worker_environment() -> dict[str, str]:
+    """The variables a sweep's Ray workers get (a Ray head started elsewhere has its own environment): every
+    ``EMBEDLAB_*`` variable set here, those of :data:`FORWARDED`, and no progress bar."""
+    chosen = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIX) or k in FORWARDED}
+    return {**chosen, SETTINGS["no_progress"].env: "1"}
 
 
 #: OpenMP's own variable (not the lab's): read once, when torch loads its OpenMP runtime.

@@ -1,0 +1,132 @@
+"""Run a group's members and keep ``group.json`` up to date; this process is its only writer.
+
+:func:`run_group` hands the members to an executor and records what it reports: a member is ``running``
+when the executor starts it, then ``done`` or ``failed`` (with its one-line error); ``attempts`` counts
+its starts. The summary is rewritten after every member. :class:`LocalExecutor` runs the members one by
+one in this process; :class:`engine.sweep.ray_run.RayExecutor` runs them as Ray tasks. Both call
+:func:`execute_member`, which writes the member's ordinary run folder ``<group>/runs/<id>/``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from engine.errors import one_line
+from engine.groups.format import RUNS, Group, Member, write_group
+from engine.groups.summary import summarise
+
+#: a finished member as an executor reports it: (member id, None when it succeeded else its one line)
+Outcome = tuple[str, str | None]
+STOPPED = "stopped before it finished (run the group again with --retry-failed)"
+
+
+class Executor(Protocol):
+    def run(self, group: Group, members: list[Member], started: Callable[[str], None]) -> Iterator[Outcome]:
+        """Run ``members`` of ``group``; call ``started(member id)`` as each starts and yield each outcome
+        as it ends (any order)."""
+        ...
+
+
+def execute_member(
+    group_path: str,
+    kind: str,
+    fields: dict[str, Any],
+    member_id: str,
+    threads: int | None = None,
+    stop: threading.Event | None = None,
+) -> str | None:
+    """Run one member into ``<group_path>/runs/<member_id>/`` (an existing run there is replaced whole).
+    Returns None when it finished, else its one-line error (bad settings included). A plain function of
+    plain values, so that a Ray worker can run it."""
+    from engine.experiments import EXPERIMENTS
+    from engine.runner import run_experiment
+
+    try:
+        if threads is not None:
+            import torch
+
+            torch.set_num_threads(threads)
+        config = EXPERIMENTS[kind].make_config(**fields)
+        summary = run_experiment(kind, config, Path(group_path) / RUNS / member_id, stop=stop)
+    except Exception as err:  # noqa: BLE001 - every failure is the member's one line
+        return one_line(err)
+    if summary.get("state") != "finished":
+        return STOPPED
+    return None
+
+
+class LocalExecutor:
+    """The members one by one, in this process (torch and the encoder load once). Ctrl-C stops the
+    current member between two steps (recorded as failed, retryable) and ends the group."""
+
+    def __init__(self, threads: int | None = None, echo: bool = True):
+        self.threads = threads
+        self.echo = echo
+
+    def run(self, group: Group, members: list[Member], started: Callable[[str], None]) -> Iterator[Outcome]:
+        for index, member in enumerate(members, 1):
+            started(member.id)
+            if self.echo:
+                print(f"[{index}/{len(members)}] {member.id}", file=sys.stderr, flush=True)
+            try:
+                error = execute_member(
+                    str(group.path), group.kind, group.config_of(member), member.id, self.threads
+                )
+            except KeyboardInterrupt:
+                yield member.id, STOPPED
+                raise
+            yield member.id, error
+
+
+def pending(group: Group, retry_failed: bool = False) -> list[Member]:
+    """The members to run: queued ones, ``running`` ones left by a process that ended (a group has one
+    runner), and with ``retry_failed`` the failed ones."""
+    wanted = ("queued", "running", "failed") if retry_failed else ("queued", "running")
+    return [m for m in group.members if m.status in wanted]
+
+
+def run_group(
+    group: Group,
+    executor: Executor | None = None,
+    *,
+    retry_failed: bool = False,
+    on_update: Callable[[Group], None] | None = None,
+) -> Group:
+    """Run the pending members of ``group`` with ``executor`` (default :class:`LocalExecutor`), writing
+    ``group.json`` at each start and end and ``summary.json`` after each end; return the final group.
+    ``on_update`` sees the group after each change."""
+    executor = executor or LocalExecutor()
+    state = {"group": group}
+
+    def save(member: Member) -> None:
+        state["group"] = state["group"].with_member(member)
+        write_group(state["group"])
+        if on_update is not None:
+            on_update(state["group"])
+
+    def started(member_id: str) -> None:
+        member = state["group"].member(member_id)
+        save(replace(member, status="running", error=None, attempts=member.attempts + 1))
+
+    todo = pending(group, retry_failed)
+    try:
+        for member_id, error in executor.run(group, todo, started):
+            member = state["group"].member(member_id)
+            save(replace(member, status="failed" if error else "done", error=error))
+            summarise(state["group"])
+    finally:
+        summarise(state["group"])
+    return state["group"]
+
+
+def counts(group: Group) -> dict[str, int]:
+    """How many members are in each status."""
+    out = {"queued": 0, "running": 0, "done": 0, "failed": 0}
+    for member in group.members:
+        out[member.status] += 1
+    return out

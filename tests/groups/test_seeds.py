@@ -1,0 +1,95 @@
+"""``python -m engine probe --seeds``: a group of short probes, its summary against numpy over the members'
+own summaries, its bands against the members' curves, and one-line errors for bad seeds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import cli, groups, runlog
+from engine.errors import ConfigError
+from engine.flags import parse_seeds
+
+PROBE = ["probe", "--data", "demo", "--limit", "60", "--steps", "4", "--geometry-every", "2"]
+
+
+@pytest.fixture(scope="module")
+def seeds_group(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("seeds") / "demo-seeds"
+    assert cli.main([*PROBE, "--seeds", "0,1,2", "--out", str(out)]) == 0
+    return out
+
+
+def test_each_seed_is_an_ordinary_run_folder_of_the_group(seeds_group: Path) -> None:
+    group = groups.read_group(seeds_group)
+    assert group.kind == "probe" and group.grid == {"seed": [0, 1, 2]}
+    assert [(m.id, m.status, m.attempts) for m in group.members] == [
+        ("seed-0", "done", 1),
+        ("seed-1", "done", 1),
+        ("seed-2", "done", 1),
+    ]
+    for member, run_dir in groups.member_dirs(group).items():
+        config = json.loads((run_dir / "config.json").read_text())
+        assert config["seed"] == int(member.removeprefix("seed-")) and config["steps"] == 4
+        assert runlog.read_summary(run_dir)["state"] == "finished"
+        assert runlog.read_metrics(run_dir)["step"].tolist() == [0, 1, 2, 3, 4]
+
+
+def test_the_summary_is_mean_and_sample_std_of_the_members(seeds_group: Path) -> None:
+    group = groups.read_group(seeds_group)
+    written = json.loads((seeds_group / "summary.json").read_text())
+    assert written == groups.summarise(group, write=False)
+    (cell,) = written["cells"]
+    assert cell["label"] == "all" and cell["done"] == 3 and written["std"].endswith("(ddof=1)")
+    runs = [runlog.read_summary(d) for d in groups.member_dirs(group).values()]
+    for key, reference in {
+        "isoscore_end": [r["final"]["isoscore"] for r in runs],
+        "silhouette_end": [r["final"]["silhouette"] for r in runs],
+        "pearson_r": [r["pearson_r"] for r in runs],
+        "isoscore_start": [r["isoscore_start"] for r in runs],
+    }.items():
+        figure = cell["figures"][key]
+        assert figure["n"] == 3
+        assert figure["mean"] == pytest.approx(np.mean(reference), abs=1e-12)
+        assert figure["std"] == pytest.approx(np.std(reference, ddof=1), abs=1e-12)
+        assert (figure["min"], figure["max"]) == (min(reference), max(reference))
+    assert cell["figures"]["isoscore_end"]["std"] > 0  # the seeds differ
+    assert "sts_spearman_end" not in cell["figures"]  # a probe logs no STS
+
+
+def test_the_band_is_the_members_curves_per_step(seeds_group: Path) -> None:
+    group = groups.read_group(seeds_group)
+    band = groups.band(group, "isoscore")
+    curves = np.array(
+        [runlog.read_metrics(d)["isoscore"].to_numpy() for d in groups.member_dirs(group).values()]
+    )
+    assert band["step"].tolist() == [0, 1, 2, 3, 4] and band["n"].tolist() == [3] * 5
+    np.testing.assert_allclose(band["mean"], curves.mean(axis=0), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(band["std"], curves.std(axis=0, ddof=1), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(band["min"], curves.min(axis=0), rtol=0, atol=0)
+    assert set(groups.curves(group, "isoscore")["member"]) == {"seed-0", "seed-1", "seed-2"}
+    assert groups.band(group, "no_such_measure").empty
+    assert "± " in groups.format_summary(groups.summarise(group, write=False))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("3", [0, 1, 2]), ("0,5,2", [0, 5, 2]), (" 7 ", [0, 1, 2, 3, 4, 5, 6]), ("4,", None)],
+)
+def test_seeds_are_a_list_or_a_count(text: str, expected: list[int] | None) -> None:
+    if expected is None:
+        with pytest.raises(ConfigError, match="^--seeds: "):
+            parse_seeds(text)
+    else:
+        assert parse_seeds(text) == expected
+
+
+@pytest.mark.parametrize("text", ["0", "-1,2", "a", "1,1", "1.5"])
+def test_bad_seeds_are_one_line_on_the_command_line(tmp_path: Path, capsys, text: str) -> None:
+    assert cli.main([*PROBE, f"--seeds={text}", "--out", str(tmp_path / "g")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("error: --seeds") and "\n" not in error
+    assert not (tmp_path / "g").exists()
