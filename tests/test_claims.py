@@ -16,6 +16,7 @@ from engine.claims.setups import KEYS, PAPER_KEYS, SETUPS, by_keys
 from engine.claims.table import COLUMNS, NEGLIGIBLE, STRONG, claim_row, run_holds, stat
 from engine.cli import main
 from engine.errors import ConfigError
+from engine.groups import read_group
 
 NUMBER = r"(−?\d+\.\d+)"
 
@@ -67,6 +68,9 @@ def test_short_table_structure(short_table: tuple[str, Path, int]) -> None:
         members = sorted((out / key / "runs").iterdir())
         assert [m.name for m in members] == ["seed-0", "seed-1"]
         assert all(json.loads((m / "config.json").read_text())["steps"] == 30 for m in members)
+        group = read_group(out / key)  # each setup is a group of engine.groups: Compare lists it
+        assert group.kind == "probe" and group.grid == {"seed": [0, 1]}
+        assert [m.status for m in group.members] == ["done", "done"]
 
 
 @pytest.mark.parametrize("index,key", [(0, "app-b"), (1, "demo")])
@@ -96,7 +100,19 @@ def test_short_table_means_and_stds_equal_numpy(
     ):
         want = [v for name in names for v in expected(name)]
         np.testing.assert_allclose(shown, want, rtol=0, atol=0.6 * 10**-digits)
-    assert "demo seed" not in text  # progress goes to stderr
+    group_summary = json.loads((out / key / "summary.json").read_text())["cells"][0]["figures"]
+    assert group_summary["pearson_r"]["mean"] == pytest.approx(expected("pearson_r")[0], abs=1e-12)
+    assert "seed-0: r" not in text  # progress goes to stderr
+
+
+def test_finished_members_are_not_run_again(short_table: tuple[str, Path, int], capsys) -> None:
+    _, out, _ = short_table
+    before = (out / "demo" / "runs" / "seed-1" / "metrics.csv").stat().st_mtime_ns
+    assert (
+        main(["claims", "--setups", "demo", "--seeds", "2", "--short", "--out", str(out), "--markdown"]) == 0
+    )
+    assert (out / "demo" / "runs" / "seed-1" / "metrics.csv").stat().st_mtime_ns == before
+    assert "| demo corpus" in capsys.readouterr().out
 
 
 def test_table_stat_against_numpy() -> None:

@@ -48,7 +48,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--steps", type=int, help="fewer updates than the setups' (a budget; say so)")
     sub.add_argument("--limit", type=int, help="at most this many items per exact setup (a budget)")
     sub.add_argument("--metric-every", type=int, help="measure every k updates (a budget)")
-    sub.add_argument("--ray", action="store_true", help="run the seeds as a sweep on Ray (engine.groups)")
+    sub.add_argument("--ray", action="store_true", help="run each setup's seeds as Ray tasks (engine.sweep)")
+    sub.add_argument("--address", help="a running Ray cluster to join (implies --ray; default $RAY_ADDRESS)")
+    sub.add_argument("--cpus-per-trial", type=float, default=1, help="CPUs per Ray trial (default 1)")
     sub.add_argument("--markdown", action="store_true", help="print the table as Markdown only")
 
 
@@ -64,15 +66,28 @@ def run(args: argparse.Namespace) -> int:
     for name, value in budget.items():
         if value is not None and value < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be ≥ 1, got {value}")
-    if args.ray:
-        raise ConfigError("--ray needs engine.groups (the sweep runner), which this branch does not have")
+    executor = None
+    if args.ray or args.address:
+        from engine.sweep.ray_run import RayExecutor, require_ray
+
+        require_ray()
+        executor = RayExecutor(args.address, args.cpus_per_trial, echo=not args.markdown)
     out = Path(args.out) if args.out else paths.cache_dir() / "claims"
     say = (lambda _: None) if args.markdown else (lambda line: print(line, file=sys.stderr, flush=True))
     started = time.perf_counter()
     rows = []
     for setup in setups:
         rows.append(
-            run_setup(setup, seeds, out, short=args.short, budget=budget, data_dir=args.data_dir, report=say)
+            run_setup(
+                setup,
+                seeds,
+                out,
+                short=args.short,
+                budget=budget,
+                data_dir=args.data_dir,
+                executor=executor,
+                report=say,
+            )
         )
     print(markdown(rows))
     if not args.markdown:

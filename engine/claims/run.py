@@ -1,8 +1,9 @@
 """Running the claims table: every setup over the seeds, one ordinary probe run folder per seed; the rows.
 
-Layout: ``<out>/<setup key>/runs/seed-<k>/`` (ordinary run folders). A member whose folder already holds a
-finished run with the same settings is read, not run again, so a table interrupted half-way continues where
-it stopped.
+Each setup is a group of :mod:`engine.groups` (``<out>/<setup key>/group.json``, a member per seed, its run
+folder ``runs/seed-<k>/``, ``summary.json``), so Compare shows it while it runs. A member whose folder
+already holds a finished run with the same settings is read, not run again: a table interrupted half-way
+continues where it stopped.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from engine.claims.setups import SHORT, ClaimSetup
 from engine.claims.table import ClaimRow, claim_row
-from engine.errors import EmbedlabError, one_line
+from engine.errors import EmbedlabError
 
 log = logging.getLogger(__name__)
 
@@ -55,36 +56,47 @@ def count_items(fields: dict[str, Any]) -> int:
     return build_problem(config, lambda texts: np.zeros((len(texts), 2), dtype=np.float32)).n_items
 
 
-def _finished_with(folder: Path, fields: dict[str, Any]) -> dict[str, Any] | None:
-    """The summary of a finished run in ``folder`` made with ``fields`` (None: none, or other settings)."""
-    from engine.runlog import read_json, read_summary
+def _finished_with(folder: Path, fields: dict[str, Any]) -> bool:
+    """Whether ``folder`` holds a finished run made with ``fields`` (``data_dir`` aside)."""
+    from engine.runlog import CONFIG, read_json, read_summary
 
     try:
         summary = read_summary(folder)
-        config = read_json(folder / "config.json")
+        config = read_json(folder / CONFIG)
     except (OSError, ValueError, EmbedlabError):
-        return None
+        return False
     if not summary or summary.get("state") != "finished":
-        return None
-    if any(config.get(key) != value for key, value in fields.items() if key != "data_dir"):
-        return None
-    return summary
+        return False
+    return all(config.get(key) == value for key, value in fields.items() if key != "data_dir")
 
 
-def run_member(folder: Path, fields: dict[str, Any]) -> dict[str, Any]:
-    """One seed's probe run into ``folder`` (an ordinary run folder); its summary."""
-    from engine.experiments import EXPERIMENTS
-    from engine.runlog.swap import remove_tree
-    from engine.runner import run_experiment
+def open_group(folder: Path, base: dict[str, Any], seeds: Sequence[int], name: str) -> Any:
+    """The claims group of one setup in ``folder`` (:mod:`engine.groups`): the one there when it was made
+    with the same settings and seeds, else a new one (the old ``group.json`` replaced; its members' run
+    folders stay and count when they hold a finished run with the member's settings)."""
+    from dataclasses import replace
 
-    done = _finished_with(folder, fields)
-    if done is not None:
-        return done
-    if folder.exists():  # a stopped, failed or other-settings run: made again from scratch
-        remove_tree(folder)
-    folder.mkdir(parents=True)
-    config = EXPERIMENTS["probe"].make_config(**fields)
-    return run_experiment("probe", config, folder)
+    from engine import groups
+
+    grid = {"seed": list(seeds)}
+    group = None
+    if (folder / groups.GROUP_FILE).exists():
+        try:
+            group = groups.read_group(folder)
+        except groups.GroupError:
+            group = None
+        if group is not None and (group.kind != "probe" or group.base != base or group.grid != grid):
+            group = None
+        if group is None:
+            (folder / groups.GROUP_FILE).unlink()
+    if group is None:
+        group = groups.create_group(folder, "probe", base, grid, name=name)
+    dirs = groups.member_dirs(group)
+    for member in group.members:
+        if member.status != "done" and _finished_with(dirs[member.id], group.config_of(member)):
+            group = group.with_member(replace(member, status="done", error=None))
+    groups.write_group(group)
+    return group
 
 
 def run_setup(
@@ -95,25 +107,31 @@ def run_setup(
     short: bool = False,
     budget: dict[str, Any] | None = None,
     data_dir: str | None = None,
+    executor: Any = None,
     report: Reporter = print,
 ) -> ClaimRow:
-    """``setup`` over ``seeds`` in ``out/<key>/runs/seed-<k>``, one after another; its row."""
+    """``setup`` over ``seeds`` as a group in ``out/<key>`` (members ``runs/seed-<k>``), run by ``executor``
+    (:class:`engine.groups.LocalExecutor` by default, one by one; a Ray executor for ``--ray``); its row."""
+    from engine import groups
+    from engine.runlog import read_summary
+
+    base = member_settings(setup, seeds[0], short=short, budget=budget)
+    base.pop("seed")
+    if data_dir is not None:
+        base["data_dir"] = data_dir
+    group = open_group(out / setup.key, base, seeds, f"claims {setup.key}: {setup.title}")
+    group = groups.run_group(group, executor or groups.LocalExecutor(echo=False), retry_failed=True)
+    dirs = groups.member_dirs(group)
     summaries, failed = [], []
-    items = 0
-    for seed in seeds:
-        fields = member_settings(setup, seed, short=short, budget=budget)
-        if data_dir is not None:
-            fields["data_dir"] = data_dir
-        folder = out / setup.key / "runs" / f"seed-{seed}"
-        try:
-            summary = run_member(folder, fields)
-        except EmbedlabError as err:
-            failed.append(f"seed {seed}: {one_line(err)}")
-            report(f"{setup.key} seed {seed}: failed: {one_line(err)}")
+    for member in group.members:
+        summary = read_summary(dirs[member.id]) if member.status == "done" else None
+        if summary is None:
+            failed.append(f"{member.id}: {member.error or member.status}")
+            report(f"{setup.key} {member.id}: failed: {member.error or member.status}")
             continue
         summaries.append(summary)
-        items = items or count_items(fields)
         report(
-            f"{setup.key} seed {seed}: r {summary.get('pearson_r')}, {summary.get('wall_seconds', 0):.0f} s"
+            f"{setup.key} {member.id}: r {summary.get('pearson_r')}, {summary.get('wall_seconds', 0):.0f} s"
         )
+    items = count_items({**base, "seed": seeds[0]}) if summaries else 0
     return claim_row(setup, summaries, items, failed)
