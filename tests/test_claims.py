@@ -65,10 +65,10 @@ def test_short_table_structure(short_table: tuple[str, Path, int]) -> None:
         assert row[COLUMNS.index("finding")].startswith(("holds (", "does not hold ("))
     assert rows[0][COLUMNS.index("items")] == "80" and rows[1][COLUMNS.index("items")] == "300"  # table order
     for key in ("demo", "app-b"):
-        members = sorted((out / key / "runs").iterdir())
+        members = sorted((out / f"claims-{key}" / "runs").iterdir())
         assert [m.name for m in members] == ["seed-0", "seed-1"]
         assert all(json.loads((m / "config.json").read_text())["steps"] == 30 for m in members)
-        group = read_group(out / key)  # each setup is a group of engine.groups: Compare lists it
+        group = read_group(out / f"claims-{key}")  # each setup is a group of engine.groups: Compare lists it
         assert group.kind == "probe" and group.grid == {"seed": [0, 1]}
         assert [m.status for m in group.members] == ["done", "done"]
 
@@ -82,7 +82,10 @@ def test_short_table_means_and_stds_equal_numpy(
         c.strip() for c in [line for line in text.splitlines() if line.startswith("|")][2 + index].split("|")
     ]
     row = row[1:-1]
-    summaries = [json.loads((out / key / "runs" / f"seed-{k}" / "summary.json").read_text()) for k in (0, 1)]
+    summaries = [
+        json.loads((out / f"claims-{key}" / "runs" / f"seed-{k}" / "summary.json").read_text())
+        for k in (0, 1)
+    ]
 
     def expected(name: str) -> tuple[float, float]:
         values = np.array([s[name] for s in summaries], dtype=float)
@@ -100,18 +103,18 @@ def test_short_table_means_and_stds_equal_numpy(
     ):
         want = [v for name in names for v in expected(name)]
         np.testing.assert_allclose(shown, want, rtol=0, atol=0.6 * 10**-digits)
-    group_summary = json.loads((out / key / "summary.json").read_text())["cells"][0]["figures"]
+    group_summary = json.loads((out / f"claims-{key}" / "summary.json").read_text())["cells"][0]["figures"]
     assert group_summary["pearson_r"]["mean"] == pytest.approx(expected("pearson_r")[0], abs=1e-12)
     assert "seed-0: r" not in text  # progress goes to stderr
 
 
 def test_finished_members_are_not_run_again(short_table: tuple[str, Path, int], capsys) -> None:
     _, out, _ = short_table
-    before = (out / "demo" / "runs" / "seed-1" / "metrics.csv").stat().st_mtime_ns
+    before = (out / "claims-demo" / "runs" / "seed-1" / "metrics.csv").stat().st_mtime_ns
     assert (
         main(["claims", "--setups", "demo", "--seeds", "2", "--short", "--out", str(out), "--markdown"]) == 0
     )
-    assert (out / "demo" / "runs" / "seed-1" / "metrics.csv").stat().st_mtime_ns == before
+    assert (out / "claims-demo" / "runs" / "seed-1" / "metrics.csv").stat().st_mtime_ns == before
     assert "| demo corpus" in capsys.readouterr().out
 
 

@@ -40,7 +40,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     sub.add_argument("--seeds", default=str(DEFAULT_SEEDS), help="a count (5: seeds 0-4) or a list (0,1,2)")
     sub.add_argument("--setups", help=f"comma list of setups (default: all but demo): {', '.join(KEYS)}")
-    sub.add_argument("--out", default=None, help="folder of the runs (default: <cache>/claims)")
+    sub.add_argument(
+        "--out", default=None, help="folder of the setups' groups claims-<setup> (default: <cache>/groups)"
+    )
     sub.add_argument(
         "--data-dir", default=None, help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)"
     )
@@ -72,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
         require_ray()
         executor = RayExecutor(args.address, args.cpus_per_trial, echo=not args.markdown)
-    out = Path(args.out) if args.out else paths.cache_dir() / "claims"
+    out = Path(args.out) if args.out else paths.groups_dir()
     say = (lambda _: None) if args.markdown else (lambda line: print(line, file=sys.stderr, flush=True))
     started = time.perf_counter()
     rows = []

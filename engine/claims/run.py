@@ -1,7 +1,7 @@
 """Running the claims table: every setup over the seeds, one ordinary probe run folder per seed; the rows.
 
-Each setup is a group of :mod:`engine.groups` (``<out>/<setup key>/group.json``, a member per seed, its run
-folder ``runs/seed-<k>/``, ``summary.json``), so Compare shows it while it runs. A member whose folder
+Each setup is a group of :mod:`engine.groups` (``<out>/claims-<setup key>/group.json``, a member per seed,
+its run folder ``runs/seed-<k>/``, ``summary.json``), so Compare shows it while it runs. A member whose folder
 already holds a finished run with the same settings is read, not run again: a table interrupted half-way
 continues where it stopped.
 """
@@ -110,8 +110,9 @@ def run_setup(
     executor: Any = None,
     report: Reporter = print,
 ) -> ClaimRow:
-    """``setup`` over ``seeds`` as a group in ``out/<key>`` (members ``runs/seed-<k>``), run by ``executor``
-    (:class:`engine.groups.LocalExecutor` by default, one by one; a Ray executor for ``--ray``); its row."""
+    """``setup`` over ``seeds`` as a group in ``out/claims-<key>`` (members ``runs/seed-<k>``), run by
+    ``executor`` (:class:`engine.groups.LocalExecutor` by default, one by one; a Ray executor for ``--ray``);
+    its row."""
     from engine import groups
     from engine.runlog import read_summary
 
@@ -119,7 +120,7 @@ def run_setup(
     base.pop("seed")
     if data_dir is not None:
         base["data_dir"] = data_dir
-    group = open_group(out / setup.key, base, seeds, f"claims {setup.key}: {setup.title}")
+    group = open_group(out / f"claims-{setup.key}", base, seeds, f"claims {setup.key}: {setup.title}")
     group = groups.run_group(group, executor or groups.LocalExecutor(echo=False), retry_failed=True)
     dirs = groups.member_dirs(group)
     summaries, failed = [], []
