@@ -50,6 +50,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--steps", type=int, help="fewer updates than the setups' (a budget; say so)")
     sub.add_argument("--limit", type=int, help="at most this many items per exact setup (a budget)")
     sub.add_argument("--metric-every", type=int, help="measure every k updates (a budget)")
+    sub.add_argument(
+        "--sample-size",
+        type=int,
+        help="train on all items, measure one fixed seeded sample of this many (a budget; see App. A)",
+    )
     sub.add_argument("--ray", action="store_true", help="run each setup's seeds as Ray tasks (engine.sweep)")
     sub.add_argument("--address", help="a running Ray cluster to join (implies --ray; default $RAY_ADDRESS)")
     sub.add_argument("--cpus-per-trial", type=float, default=1, help="CPUs per Ray trial (default 1)")
@@ -64,7 +69,12 @@ def run(args: argparse.Namespace) -> int:
 
     seeds = parse_seeds(args.seeds)
     setups = by_keys([key.strip() for key in args.setups.split(",")] if args.setups else None)
-    budget = {"steps": args.steps, "limit": args.limit, "metric_every": args.metric_every}
+    budget = {
+        "steps": args.steps,
+        "limit": args.limit,
+        "metric_every": args.metric_every,
+        "sample_size": args.sample_size,
+    }
     for name, value in budget.items():
         if value is not None and value < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be ≥ 1, got {value}")

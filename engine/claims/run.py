@@ -19,8 +19,9 @@ from engine.errors import EmbedlabError
 
 log = logging.getLogger(__name__)
 
-#: the settings a claims run may shrink to fit a machine (``--steps``, ``--limit``, ``--metric-every``)
-BUDGET_KNOBS = ("steps", "limit", "metric_every")
+#: the settings a claims run may shrink to fit a machine (``--steps``, ``--limit``, ``--metric-every``,
+#: ``--sample-size``: the measures on one fixed seeded sample of the items, all items trained)
+BUDGET_KNOBS = ("steps", "limit", "metric_every", "sample_size")
 Reporter = Callable[[str], None]
 
 
@@ -28,13 +29,18 @@ def member_settings(
     setup: ClaimSetup, seed: int, *, short: bool = False, budget: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The probe config fields of ``setup``'s run with ``seed``: the setup's settings, then ``--short``'s,
-    then the budget (a ``limit`` only shrinks; a setup that measures a sample keeps all its items and its
-    ``metric_every``)."""
+    then the budget (a ``limit`` only shrinks; a ``sample_size`` measures one fixed sample; a setup that
+    measures samples already, App. A, keeps its items, samples and ``metric_every``)."""
     fields = {**setup.settings, "seed": seed}
+    sampled = setup.settings.get("sample_size") is not None  # App. A: samples of its own
     given = {name: value for name, value in (budget or {}).items() if value is not None}
     for name, value in {**(SHORT if short else {}), **given}.items():
-        if name in ("limit", "metric_every") and fields.get("sample_size") is not None and not short:
+        if name in ("limit", "metric_every", "sample_size") and sampled and not short:
             continue  # App. A: all items, the metrics on a sample after every update (cheap)
+        if name == "sample_size":  # one fixed sample (step 0's): the curves follow the same items
+            fields["sample_size"] = min(value, setup.items, fields.get("limit") or setup.items)
+            fields["fixed_sample"] = True
+            continue
         if name == "limit":
             current = fields.get("limit")
             value = value if current is None else min(value, current)
