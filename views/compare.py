@@ -9,6 +9,7 @@ from engine import charts, experiments, export
 from ui import lens, live, live_state, projector, runs
 from ui.downloads import downloads
 from ui.experiment import glossary_link
+from ui.groups import groups_section
 from ui.text import ui_words
 
 #: every measure the experiments' pages offer (engine.experiments), each experiment's in its order
@@ -143,3 +144,4 @@ with runs.guard():
             if not projector.on() and not live.nothing_to_draw(jobs):
                 figure_download(jobs)
                 downloads(jobs, "compare")
+groups_section()
