@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine import charts, groups, runlog
+from engine import charts, export, groups, runlog
 from engine.charts.bands import band_figure
 from ui import runs
 
@@ -117,13 +117,14 @@ def group_detail(group: groups.Group) -> None:
     band = cols[1].radio("Band", list(BANDS), horizontal=True, key="compare.group.band")
     show = cols[2].toggle("Show runs", key="compare.group.runs")
     cells = {cell: [frame for _, frame in members] for cell, members in frames.items() if members}
-    st.plotly_chart(band_figure(cells, measure, kind=BANDS[band], show_runs=show), key="compare.group.chart")
+    figure = band_figure(cells, measure, kind=BANDS[band], show_runs=show)
+    st.plotly_chart(figure, key="compare.group.chart")
     summary = groups.summarise(group, write=False)
     table = summary_table(summary)
     st.caption(f"Summary over the finished members; ± is the {summary['std']}.")
     st.dataframe(table[["cell", "figure", "mean ± std", "min", "max", "n"]], hide_index=True)
     name = group.path.name
-    left, right = st.columns(2)
+    left, middle, right = st.columns(3)
     left.download_button(
         "⬇ group summary (CSV)",
         table.to_csv(index=False),
@@ -132,12 +133,20 @@ def group_detail(group: groups.Group) -> None:
         key="compare.group.summary.csv",
         on_click="ignore",
     )
-    right.download_button(
+    middle.download_button(
         "⬇ members' metrics (CSV)",
         lambda: metrics_table(frames).to_csv(index=False),
         file_name=f"{name}-metrics.csv",
         mime="text/csv",
         key="compare.group.metrics.csv",
+        on_click="ignore",
+    )
+    right.download_button(
+        "⬇ band figure (HTML)",
+        lambda: export.figure_html(figure),
+        file_name=f"{name}-{measure}-band.html",
+        mime="text/html",
+        key="compare.group.band.html",
         on_click="ignore",
     )
 
