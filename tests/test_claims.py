@@ -149,6 +149,9 @@ def test_verdict_and_negligible() -> None:
     tight = claim_row(setup, [good, {**good, "silhouette_end": 0.6 + NEGLIGIBLE / 2}], 2275)
     assert tight.holds and tight.negligible is True
     assert claim_row(setup, [good], 10).negligible is None
+    sampled = claim_row(setup, [good], 10_662, sample=2275, fixed=True)
+    assert sampled.items_text == "10,662 (measured on one fixed sample of 2,275)"
+    assert claim_row(setup, [good], 2275, sample=2275, fixed=True).items_text == "2,275"
 
 
 def test_setups_and_flags() -> None:

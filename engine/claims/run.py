@@ -141,4 +141,4 @@ def run_setup(
             f"{setup.key} {member.id}: r {summary.get('pearson_r')}, {summary.get('wall_seconds', 0):.0f} s"
         )
     items = count_items({**base, "seed": seeds[0]}) if summaries else 0
-    return claim_row(setup, summaries, items, failed)
+    return claim_row(setup, summaries, items, failed, base.get("sample_size"), bool(base.get("fixed_sample")))

@@ -100,6 +100,16 @@ class ClaimRow:
     held: int
     reasons: tuple[str, ...]
     failed: tuple[str, ...] = ()
+    #: the measures on a sample of this many items (None: all); ``fixed``: one sample for the whole run
+    sample: int | None = None
+    fixed: bool = False
+
+    @property
+    def items_text(self) -> str:
+        if self.sample is None or self.sample >= self.items:
+            return f"{self.items:,}"
+        which = "one fixed sample of" if self.fixed else "a fresh sample of"
+        return f"{self.items:,} (measured on {which} {self.sample:,})"
 
     @property
     def holds(self) -> bool:
@@ -122,7 +132,14 @@ class ClaimRow:
         return all(s.std <= NEGLIGIBLE for s in spreads)
 
 
-def claim_row(setup: ClaimSetup, summaries: Sequence[Mapping[str, Any]], items: int, failed=()) -> ClaimRow:
+def claim_row(
+    setup: ClaimSetup,
+    summaries: Sequence[Mapping[str, Any]],
+    items: int,
+    failed: Sequence[str] = (),
+    sample: int | None = None,
+    fixed: bool = False,
+) -> ClaimRow:
     """The row of ``setup`` from its finished seeds' summaries."""
     stats = {name: stat([s.get(name) for s in summaries]) for name in FIGURES}
     reasons: list[str] = []
@@ -131,7 +148,7 @@ def claim_row(setup: ClaimSetup, summaries: Sequence[Mapping[str, Any]], items: 
         why = run_holds(summary)
         held += not why
         reasons += [r for r in why if r not in reasons]
-    return ClaimRow(setup, items, stats, len(summaries), held, tuple(reasons), tuple(failed))
+    return ClaimRow(setup, items, stats, len(summaries), held, tuple(reasons), tuple(failed), sample, fixed)
 
 
 COLUMNS = (
@@ -160,7 +177,7 @@ def cells(row: ClaimRow) -> list[str]:
         row.setup.title,
         row.setup.data,
         row.setup.vectors,
-        f"{row.items:,}",
+        row.items_text,
         str(row.seeds),
         arrow("isoscore_start", "isoscore_end", 4),
         arrow("silhouette_start", "silhouette_end", 3),
@@ -190,4 +207,13 @@ def negligible_lines(rows: Sequence[ClaimRow], keys: Sequence[str] = ("i", "ii")
             f"{row.setup.title}: std over {row.seeds} seeds: {stds or 'none'} → "
             f"{verdict[row.negligible]} (criterion: every std ≤ {NEGLIGIBLE})"
         )
+    return out
+
+
+def differences(rows: Sequence[ClaimRow]) -> list[str]:
+    """One line per row: how the lab's setup departs from the paper's, and the failed runs if any."""
+    out = []
+    for row in rows:
+        failed = f" Failed: {'; '.join(row.failed)}." if row.failed else ""
+        out.append(f"- {row.setup.title}: {row.setup.differs}.{failed}")
     return out
