@@ -141,4 +141,15 @@ def run_setup(
             f"{setup.key} {member.id}: r {summary.get('pearson_r')}, {summary.get('wall_seconds', 0):.0f} s"
         )
     items = count_items({**base, "seed": seeds[0]}) if summaries else 0
-    return claim_row(setup, summaries, items, failed, base.get("sample_size"), bool(base.get("fixed_sample")))
+    changed = [
+        f"{name} {_shown(setup.settings.get(name))} → {_shown(base.get(name))}"
+        for name in BUDGET_KNOBS
+        if base.get(name) != setup.settings.get(name)
+    ]
+    sample, fixed = base.get("sample_size"), bool(base.get("fixed_sample"))
+    return claim_row(setup, summaries, items, failed, sample, fixed, changed)
+
+
+def _shown(value: Any) -> str:
+    """A setting's value in the table's notes (None: all items, every step)."""
+    return "all" if value is None else str(value)

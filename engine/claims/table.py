@@ -103,6 +103,8 @@ class ClaimRow:
     #: the measures on a sample of this many items (None: all); ``fixed``: one sample for the whole run
     sample: int | None = None
     fixed: bool = False
+    #: the settings changed from the setup's own (a budget, ``--short``): ``name setup → run``
+    changed: tuple[str, ...] = ()
 
     @property
     def items_text(self) -> str:
@@ -139,6 +141,7 @@ def claim_row(
     failed: Sequence[str] = (),
     sample: int | None = None,
     fixed: bool = False,
+    changed: Sequence[str] = (),
 ) -> ClaimRow:
     """The row of ``setup`` from its finished seeds' summaries."""
     stats = {name: stat([s.get(name) for s in summaries]) for name in FIGURES}
@@ -148,7 +151,18 @@ def claim_row(
         why = run_holds(summary)
         held += not why
         reasons += [r for r in why if r not in reasons]
-    return ClaimRow(setup, items, stats, len(summaries), held, tuple(reasons), tuple(failed), sample, fixed)
+    return ClaimRow(
+        setup,
+        items,
+        stats,
+        len(summaries),
+        held,
+        tuple(reasons),
+        tuple(failed),
+        sample,
+        fixed,
+        tuple(changed),
+    )
 
 
 COLUMNS = (
@@ -215,5 +229,6 @@ def differences(rows: Sequence[ClaimRow]) -> list[str]:
     out = []
     for row in rows:
         failed = f" Failed: {'; '.join(row.failed)}." if row.failed else ""
-        out.append(f"- {row.setup.title}: {row.setup.differs}.{failed}")
+        changed = f" Changed here: {', '.join(row.changed)}." if row.changed else ""
+        out.append(f"- {row.setup.title}: {row.setup.differs}.{changed}{failed}")
     return out
