@@ -10,22 +10,9 @@ from pathlib import Path
 
 from engine.claims.setups import KEYS, by_keys
 from engine.errors import ConfigError
+from engine.flags import parse_seeds
 
 DEFAULT_SEEDS = 5
-
-
-def parse_seeds(text: str) -> list[int]:
-    """``--seeds``: a count (``5``: seeds 0–4) or a comma list (``0,1,2``); whole numbers ≥ 0, no repeats."""
-    try:
-        parts = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise ConfigError(f"--seeds {text}: give a count (5) or seeds separated by commas (0,1,2)") from None
-    if not parts or any(part < 0 for part in parts):
-        raise ConfigError(f"--seeds {text}: give a count ≥ 1 or seeds ≥ 0")
-    seeds = list(range(parts[0])) if "," not in text else parts
-    if not seeds or len(set(seeds)) != len(seeds):
-        raise ConfigError(f"--seeds {text}: give a count ≥ 1 or distinct seeds")
-    return seeds
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
