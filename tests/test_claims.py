@@ -136,14 +136,14 @@ def test_verdict_and_negligible() -> None:
         "spearman_rho": -1.0,
     }
     assert run_holds(good) == []
-    assert run_holds({**good, "pearson_r": STRONG + 0.01}) == [f"r > {STRONG}"]
+    assert run_holds({**good, "pearson_r": STRONG + 0.01}) == ["r > −0.8"]
     assert run_holds({**good, "isoscore_end": 0.4, "spearman_rho": None}) == [
         "IsoScore does not fall",
-        f"ρ > {STRONG}",
+        "ρ > −0.8",
     ]
     setup = by_keys(["i"])[0]
     row = claim_row(setup, [good, {**good, "pearson_r": 0.1}], 2275)
-    assert not row.holds and row.verdict == f"does not hold (1/2: r > {STRONG})"
+    assert not row.holds and row.verdict == "does not hold (1/2: r > −0.8)"
     assert row.negligible is False  # r's std is far above the criterion
     tight = claim_row(setup, [good, {**good, "silhouette_end": 0.6 + NEGLIGIBLE / 2}], 2275)
     assert tight.holds and tight.negligible is True

@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         print("\nWhat differs from the paper:")
         for line in differences(rows):
             print(line)
-        print(f"\nThe finding holds for a run when IsoScore falls, the silhouette rises and r, ρ ≤ {STRONG}.")
+        threshold = f"{STRONG:.1f}".replace("-", "−")
+        print(f"\nThe finding holds for a run when IsoScore falls, silhouette rises, r and ρ ≤ {threshold}.")
         for line in negligible_lines(rows):
             print(line)
         print(f"seeds {','.join(map(str, seeds))}; runs in {out}; {time.perf_counter() - started:.0f} s")

@@ -75,9 +75,9 @@ def run_holds(summary: Mapping[str, Any]) -> list[str]:
     if not _lt(get("silhouette_start"), get("silhouette_end")):
         reasons.append("silhouette does not rise")
     if not _le(get("pearson_r"), STRONG):
-        reasons.append(f"r > {STRONG}")
+        reasons.append(f"r > {_signed(STRONG, 1)}")
     if not _le(get("spearman_rho"), STRONG):
-        reasons.append(f"ρ > {STRONG}")
+        reasons.append(f"ρ > {_signed(STRONG, 1)}")
     return reasons
 
 
