@@ -101,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.groups import cli as group_cli  # a group's state and summary
 
     group_cli.add_parser(commands)
+    from engine.claims import cli as claims_cli
+
+    claims_cli.add_parser(commands)
     return parser
 
 
@@ -221,6 +224,10 @@ def _main(args: argparse.Namespace) -> int:
             from engine.replay.cli import run as replay
 
             return replay(args)
+        if args.command == "claims":
+            from engine.claims.cli import run as claims
+
+            return claims(args)
         return execute(args.command, args)
     except RunFailed as err:  # the run's own failure, recorded in its folder
         print(f"error: {one_line(err)}", file=sys.stderr)

@@ -10,6 +10,7 @@ from engine import charts, experiments, export
 from ui import lens, live, live_state, projector, run_admin, runs
 from ui.downloads import downloads
 from ui.experiment import glossary_link
+from ui.groups import groups_section
 
 #: every measure the experiments' pages offer (engine.experiments), each experiment's in its order
 METRICS = experiments.all_metrics()
@@ -98,3 +99,4 @@ with runs.guard():
             if not projector.on() and not live.nothing_to_draw(jobs):
                 figure_download(jobs)
                 downloads(jobs, "compare")
+groups_section()
