@@ -57,8 +57,8 @@ def test_compare_offers_the_lesson_and_the_gif_of_the_shown_runs(fresh_app: Path
     picker = at.multiselect(key="all.shown")
     picker.set_value(sorted(picker.options)).run()
     buttons = {str(b.label): b for b in at.get("download_button")}
-    lesson = buttons["⬇ lesson to take home (HTML)"]
-    gif = next(b for label, b in buttons.items() if label.startswith("⬇ UMAP film of cli-probe"))
+    lesson = buttons["lesson to take home (HTML)"]
+    gif = next(b for label, b in buttons.items() if label.startswith("UMAP film of cli-probe"))
     payload = embedded(deferred[lesson.proto.deferred_file_id]().decode("utf-8"))
     assert sorted(run["kind"] for run in payload["runs"]) == ["probe", "simcse"]
     assert next(run for run in payload["runs"] if run["kind"] == "probe")["film"]["steps"] == [5, 10, 15, 20]
@@ -77,8 +77,8 @@ def test_an_experiment_page_offers_the_lesson_of_its_runs(fresh_app: Path, defer
     at.switch_page("views/simcse.py").run()
     assert not at.exception
     labels = [str(b.label) for b in at.get("download_button")]
-    assert "⬇ lesson to take home (HTML)" in labels
-    assert not any(label.startswith("⬇ UMAP film of") for label in labels)  # no snapshots: no film, no GIF
-    lesson = next(b for b in at.get("download_button") if str(b.label) == "⬇ lesson to take home (HTML)")
+    assert "lesson to take home (HTML)" in labels
+    assert not any(label.startswith("UMAP film of") for label in labels)  # no snapshots: no film, no GIF
+    lesson = next(b for b in at.get("download_button") if str(b.label) == "lesson to take home (HTML)")
     payload = embedded(deferred[lesson.proto.deferred_file_id]().decode("utf-8"))
     assert payload["runs"][0]["kind"] == "simcse" and payload["runs"][0]["film"] is None

@@ -29,25 +29,27 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
             else export.metrics_csv(runs[run_label(job)])
         )
         cols[index % 4].download_button(
-            f"⬇ {run_label(job)}.csv",
+            f"{run_label(job)}.csv",
             data,
             file_name=f"{export.file_stem(run_label(job), job.id)}.csv",
             mime="text/csv",
             key=f"{key}.csv.{job.id}",
             on_click="ignore",
+            icon=":material/download:",
         )
     cols = st.columns(4)
     everything = (lambda: export.runs_csv(metrics_by_run(jobs))) if live else export.runs_csv(runs)
     cols[0].download_button(
-        "⬇ shown runs (one CSV)",
+        "shown runs (one CSV)",
         everything,
         file_name="runs.csv",
         mime="text/csv",
         key=f"{key}.all.csv",
         on_click="ignore",
+        icon=":material/download:",
     )
     cols[1].download_button(
-        "⬇ shown runs + configs (zip)",
+        "shown runs + configs (zip)",
         lambda: export.runs_zip(
             {run_label(job): (job.metrics(), job.config_dict, job.run_dir) for job in jobs}
         ),
@@ -55,26 +57,29 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
         mime="application/zip",
         key=f"{key}.zip",
         on_click="ignore",
+        icon=":material/download:",
     )
     if figure is not None:
         cols[2].download_button(
-            "⬇ figure (HTML)",
+            "figure (HTML)",
             lambda: export.figure_html(figure()),
             file_name="figure.html",
             mime="text/html",
             key=f"{key}.html",
             on_click="ignore",
+            icon=":material/download:",
         )
     framed = [job for job in jobs if job.frames()]
     if framed:
         job = framed[0]
         cols[3].download_button(
-            f"⬇ UMAP frames of {run_label(job)}",
+            f"UMAP frames of {run_label(job)}",
             lambda: export.frames_csv(job.frames(), job.points()),
             file_name=f"{export.file_stem(run_label(job), job.id)}-frames.csv",
             mime="text/csv",
             key=f"{key}.framescsv",
             on_click="ignore",
+            icon=":material/download:",
         )
     lesson_downloads(jobs, key)
     st.caption(
@@ -98,12 +103,13 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
     compute = [not changing(job) for job in jobs]
     cols = st.columns(4)
     cols[0].download_button(
-        "⬇ lesson to take home (HTML)",
+        "lesson to take home (HTML)",
         lambda: replay.lesson(folders, names=names, compute=compute)[0],
         file_name=f"{export.file_stem(names[0], jobs[0].id) if len(jobs) == 1 else key}-lesson.html",
         mime="text/html",
         key=f"{key}.lesson",
         on_click="ignore",
+        icon=":material/download:",
         help="one file that works offline: curves, film, settings, texts",
     )
     filmed = next(
@@ -112,10 +118,11 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
     if filmed is not None:
         job = jobs[filmed]
         cols[1].download_button(
-            f"⬇ UMAP film of {run_label(job)} (GIF)",
+            f"UMAP film of {run_label(job)} (GIF)",
             lambda: replay.run_gif(job.run_dir, name=names[filmed], compute=compute[filmed]),
             file_name=f"{export.file_stem(names[filmed], job.id)}-film.gif",
             mime="image/gif",
             key=f"{key}.gif",
             on_click="ignore",
+            icon=":material/download:",
         )

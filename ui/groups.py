@@ -126,28 +126,31 @@ def group_detail(group: groups.Group) -> None:
     name = group.path.name
     left, middle, right = st.columns(3)
     left.download_button(
-        "⬇ group summary (CSV)",
+        "group summary (CSV)",
         table.to_csv(index=False),
         file_name=f"{name}-summary.csv",
         mime="text/csv",
         key="compare.group.summary.csv",
         on_click="ignore",
+        icon=":material/download:",
     )
     middle.download_button(
-        "⬇ members' metrics (CSV)",
+        "members' metrics (CSV)",
         lambda: metrics_table(frames).to_csv(index=False),
         file_name=f"{name}-metrics.csv",
         mime="text/csv",
         key="compare.group.metrics.csv",
         on_click="ignore",
+        icon=":material/download:",
     )
     right.download_button(
-        "⬇ band figure (HTML)",
+        "band figure (HTML)",
         lambda: export.figure_html(figure),
         file_name=f"{name}-{measure}-band.html",
         mime="text/html",
         key="compare.group.band.html",
         on_click="ignore",
+        icon=":material/download:",
     )
 
 

@@ -116,8 +116,8 @@ def delete_section(reg: JobRegistry) -> None:
     confirm = st.checkbox(
         "Yes, delete their folders (metrics, snapshots, frames) for good", key="compare.delete.confirm"
     )
-    label = f"🗑 Delete {len(chosen)} run(s)" if chosen else "🗑 Delete run"
-    if st.button(label, key="compare.delete", disabled=not (chosen and confirm)):
+    label = f"Delete {len(chosen)} run(s)" if chosen else "Delete run"
+    if st.button(label, key="compare.delete", icon=":material/delete:", disabled=not (chosen and confirm)):
         with runs.guard("Delete: "):
             for job_id in chosen:
                 job = reg.get(job_id)

@@ -50,10 +50,10 @@ def guard(what: str = "") -> Iterator[None]:
     try:
         yield
     except EmbedlabError as err:
-        st.error(message(what, one_line(err)), icon="⚠️")
+        st.error(message(what, one_line(err)), icon=":material/warning:")
     except Exception as err:  # noqa: BLE001 - the UI must keep working
         log.exception("unexpected error in the UI")
-        st.error(message(what, one_line(err)), icon="⚠️")
+        st.error(message(what, one_line(err)), icon=":material/warning:")
 
 
 def option_label(reg: JobRegistry) -> Callable[[str], str]:
@@ -173,7 +173,7 @@ def failed_lines(jobs: list[Job]) -> None:
         if job.state == "failed":
             st.error(
                 message(f"{run_label(job)} failed: ", job.error or "unknown error") + " " + FIX_HINT,
-                icon="❌",
+                icon=":material/error:",
             )
         elif job.state == "interrupted":
             st.warning(

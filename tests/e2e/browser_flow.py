@@ -313,12 +313,12 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
         interval=0.5,
         describe=why,
     )
-    page.get_by_role("button", name=f"⬇ {label}.csv").wait_for(timeout=30_000)
+    page.get_by_role("button", name=f"{label}.csv").wait_for(timeout=30_000)
     wait_for(lambda: film_shown(page), 240, "the run's UMAP film", interval=0.5, describe=why)
     assert page.evaluate(SPECTRUM_LINES) >= 2  # after the run: Plotly, several steps coloured over training
     page.screenshot(path=str(shots / "isotropy.png"), full_page=True)
     with page.expect_download(timeout=30_000) as info:
-        page.get_by_role("button", name=f"⬇ {label}.csv").click()
+        page.get_by_role("button", name=f"{label}.csv").click()
     target = downloads / "run.csv"
     info.value.save_as(target)
     table = pd.read_csv(target)

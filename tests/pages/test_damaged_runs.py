@@ -51,7 +51,7 @@ def test_a_garbage_snapshot_and_a_bad_status_hide_nothing_else(fresh_registry) -
     warnings = [w.value for w in app.warning]
     assert any("broken-run" in w and "step\\_000002.npy is damaged" in w for w in warnings), warnings
     assert len(app.get("plotly_chart")) >= 4  # the metric curves of both runs, and the good run's projection
-    assert sum("⬇" in str(b.label) for b in app.get("download_button")) >= 2
+    assert len(app.get("download_button")) >= 2
 
 
 def test_a_malformed_metrics_row_is_skipped_and_its_count_shown(fresh_registry) -> None:

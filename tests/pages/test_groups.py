@@ -95,12 +95,12 @@ def test_groups_section_lists_draws_summarises_and_downloads(fresh_registry, dow
     assert shown["n"] == 2
 
     buttons = {b.label: b for b in at.get("download_button")}
-    summary_csv = csv_of(buttons["⬇ group summary (CSV)"], downloads)
+    summary_csv = csv_of(buttons["group summary (CSV)"], downloads)
     assert set(summary_csv["figure"]) >= {"isoscore_end", "pearson_r"}
-    metrics_csv = csv_of(buttons["⬇ members' metrics (CSV)"], downloads)
+    metrics_csv = csv_of(buttons["members' metrics (CSV)"], downloads)
     assert list(metrics_csv.columns[:2]) == ["cell", "member"] and len(metrics_csv) == 5 + 5 + 2
-    assert b"isoscore" in button_bytes(buttons["⬇ members' metrics (CSV)"], downloads)
-    page = button_bytes(buttons["⬇ band figure (HTML)"], downloads)
+    assert b"isoscore" in button_bytes(buttons["members' metrics (CSV)"], downloads)
+    page = button_bytes(buttons["band figure (HTML)"], downloads)
     assert b"<html>" in page[:100] and b"tonexty" in page
 
     # the sweep goes on: its last member ends, and the next rerun reads group.json again

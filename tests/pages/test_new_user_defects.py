@@ -161,7 +161,7 @@ def test_compare_says_no_steps_yet_offers_the_figure_as_html_and_deletes_a_run(
     assert table.set_index("run").loc["failed-run", "last step"] == "no steps yet"
     assert "None" not in table["last step"].astype(str).tolist()
     at.multiselect(key="all.shown").set_value([kept]).run()
-    html = {b.label: b for b in at.get("download_button")}["⬇ figure (HTML)"]
+    html = {b.label: b for b in at.get("download_button")}["figure (HTML)"]
     page = button_bytes(html, downloads).decode()
     assert (
         page.lstrip().lower().startswith("<!doctype html>")

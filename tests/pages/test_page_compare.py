@@ -27,7 +27,7 @@ def test_compare_overlays_runs_found_on_disk(fresh_registry, downloads) -> None:
     ids = at.multiselect(key="all.shown").value
     assert len(ids) == 2
     buttons = {b.label: b for b in at.get("download_button")}
-    both = csv_of(buttons["⬇ shown runs (one CSV)"], downloads)
+    both = csv_of(buttons["shown runs (one CSV)"], downloads)
     assert both["run"].nunique() == 2 and len(both) == 8
     assert len(at.get("plotly_chart")) >= 4
 

@@ -31,13 +31,13 @@ def test_tiny_probe_run_shows_charts_projection_and_downloads(app, downloads) ->
     assert not app.exception and not errors(app)
     assert len(app.get("plotly_chart")) >= 5  # 4 metrics + projection + IsoScore-silhouette scatter
     buttons = {b.label: b for b in app.get("download_button")}
-    run_csv = csv_of(buttons[f"⬇ {runs.run_label(job)}.csv"], downloads)
+    run_csv = csv_of(buttons[f"{runs.run_label(job)}.csv"], downloads)
     assert run_csv["step"].tolist() == list(range(7))
     assert {"loss", "isoscore", "silhouette", "accuracy"} <= set(run_csv.columns)
-    both = csv_of(buttons["⬇ shown runs (one CSV)"], downloads)
+    both = csv_of(buttons["shown runs (one CSV)"], downloads)
     assert both.columns[0] == "run" and len(both) == 7
     assert job.run_dir.joinpath("metrics.csv").exists()
-    assert button_bytes(buttons[f"⬇ {runs.run_label(job)}.csv"], downloads).decode().startswith("step,")
+    assert button_bytes(buttons[f"{runs.run_label(job)}.csv"], downloads).decode().startswith("step,")
 
 
 def test_a_running_run_without_snapshots_says_how_to_get_frames(app) -> None:

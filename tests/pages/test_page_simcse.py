@@ -30,7 +30,7 @@ def test_switches_and_a_tiny_simcse_run(app, downloads) -> None:
     app.run()
     assert not app.exception and not errors(app)
     buttons = {b.label: b for b in app.get("download_button")}
-    table = csv_of(buttons[f"⬇ {runs.run_label(job)}.csv"], downloads)
+    table = csv_of(buttons[f"{runs.run_label(job)}.csv"], downloads)
     assert table["step"].tolist() == [0, 1, 2]
     assert table["alignment"].notna().all() and table["uniformity"].notna().all()
     assert len(app.get("plotly_chart")) >= 4
