@@ -207,7 +207,7 @@ def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
     """The live feed's payload now (:data:`ui.feed.Payload`): the description as JSON, the signature, and
     whether the runs still change."""
     return {
-        "description": description.plain(description_of(look, choices, found)),
+        "description": description.versioned(description.plain(description_of(look, choices, found))),
         "signature": signature(look, choices, found),
         "live": look.changing,
     }
