@@ -344,9 +344,14 @@ def live_panel(
                 st.info(NO_METRICS)
         elif not look.present(choices) and found.spectrum is None:
             st.info("No measure picked: choose some under “Measures drawn”.")
+        watched = f"{key}.watched"  # the runs this session watched live, until it shows others
         if live:
+            st.session_state[watched] = choices.ids
             live_charts(choices, (look, found), key)
+        elif look.logged and st.session_state.get(watched) == choices.ids:
+            live_charts(choices, (look, found), key, ended=True)
         elif look.logged:
+            st.session_state.pop(watched, None)
             draw_finished(look, choices, found, key)
 
     frames_coming = projected is not None and (
@@ -370,13 +375,33 @@ def session_token() -> str:
 
 
 def live_charts(
-    choices: live_state.Choices, first: tuple[live_state.Look, live_state.Figures], key: str
+    choices: live_state.Choices,
+    first: tuple[live_state.Look, live_state.Figures],
+    key: str,
+    *,
+    ended: bool = False,
 ) -> None:
     """The live view of running runs: a fragment that draws only the live component, which then fetches its
     next descriptions from the live feed (:mod:`ui.feed`) itself; the fragment reruns every
     :data:`ui.feed.RENEW_SECONDS` to renew the feed (and when the component finds the page's signature
     changed, :func:`ui.live_state.signature`: then the whole page reruns). ``first``: the look and figures the
-    page run has just made (drawn at once, not built twice)."""
+    page run has just made (drawn at once, not built twice).
+
+    ``ended``: the runs this session watched live have ended; the same component, at the same place, draws
+    their finished charts (all points, no feed). Replacing it with Streamlit's Plotly charts left the
+    charts blank, or at the component's older data, for a moment at every run's end (issue 25: "the
+    charts jump back to an early state"); a page opened on finished runs draws them with Streamlit's
+    Plotly charts (:func:`draw_finished`)."""
+    if ended:
+        look, found = first
+
+        @st.fragment
+        def charts_now() -> None:
+            found_now = description.description(live_state.panels(look, choices, found, live=False))
+            live_view.show(found_now, f"{key}.live")
+
+        charts_now()
+        return
     drawn = live_state.signature(first[0], choices, first[1])
     pending = [first]  # a fragment reruns with its first arguments: the page run's look is used once
     session = session_token()

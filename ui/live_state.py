@@ -159,14 +159,15 @@ def chosen_figure(look: Look, choices: Choices, found: Figures, *, live: bool) -
     )
 
 
-def panels(look: Look, choices: Choices, found: Figures) -> list[description.Panel]:
+def panels(look: Look, choices: Choices, found: Figures, *, live: bool = True) -> list[description.Panel]:
     """The live view's panels: the picked curves (two per row) and the extra figures (full width), or in
-    projector mode the chosen curve alone."""
+    projector mode the chosen curve alone; ``live``: the curves downsampled to ``live_points`` (else to
+    ``chart_points``, as the finished charts)."""
     if not look.logged:
         return []
     if choices.projector:
         return [description.panel(found.chosen, "chosen", wide=True)] if found.chosen is not None else []
-    points = settings.get("live_points")
+    points = settings.get("live_points") if live else None
     curves = [
         description.panel(
             charts.metric_json(
@@ -198,9 +199,11 @@ def signature(look: Look, choices: Choices, found: Figures) -> str:
     )
 
 
-def description_of(look: Look, choices: Choices, found: Figures) -> description.Description:
+def description_of(
+    look: Look, choices: Choices, found: Figures, *, live: bool = True
+) -> description.Description:
     """The live view's chart description now: the panels and the running runs' progress."""
-    return description.description(panels(look, choices, found), progress=look.bars)
+    return description.description(panels(look, choices, found, live=live), progress=look.bars)
 
 
 def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
