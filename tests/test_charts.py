@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine import charts, settings
+from engine import charts, measures, settings
 
 
 def run(n: int = 50, seed: int = 0) -> pd.DataFrame:
@@ -297,3 +297,28 @@ def test_the_plane_shows_a_probe_runs_class_alignment_beside_a_simcse_run() -> N
     assert "class alignment" in fig.layout.yaxis.title.text
     assert fig.layout.yaxis.title.text == "l_align" or len(paths) == 2
     assert charts.align_uniform_figure({"simcse": run()}).layout.yaxis.title.text == "l_align"
+
+
+def test_measures_with_a_natural_range_are_drawn_on_it_unless_zoomed() -> None:
+    frame = pd.DataFrame({"step": [0, 1, 2], "silhouette": [0.10, 0.11, 0.12], "loss": [3.0, 2.0, 1.0]})
+    drawn = charts.metric_json({"a": frame}, "silhouette")["layout"]["yaxis"]
+    assert drawn["range"] == pytest.approx([-1.08, 1.08]) and drawn["autorange"] is False
+    assert "range" not in charts.metric_json({"a": frame}, "silhouette", zoom=True)["layout"]["yaxis"]
+    assert "range" not in charts.metric_json({"a": frame}, "loss")["layout"]["yaxis"]  # open range: fitted
+    on_range = [name for name, m in measures.MEASURES.items() if m.fixed_range]
+    for name in ("isoscore", "partition_isotropy", "silhouette", "average_cosine"):
+        assert name in on_range and None not in measures.get(name).range
+
+
+def test_runs_differ_by_colour_and_dash_alike_on_every_panel() -> None:
+    frame = pd.DataFrame({"step": [0, 1, 2], "loss": [3.0, 2.0, 1.0], "isoscore": [0.5, 0.4, 0.3]})
+    runs = {f"run {i}": frame for i in range(3)}
+    looks = {
+        metric: [
+            (t["name"], t["line"]["color"], t["line"]["dash"])
+            for t in charts.metric_json(runs, metric)["data"]
+        ]
+        for metric in ("loss", "isoscore")
+    }
+    assert looks["loss"] == looks["isoscore"]
+    assert len({dash for _, _, dash in looks["loss"]}) == 3 and [n for n, _, _ in looks["loss"]] == list(runs)

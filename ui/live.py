@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -30,7 +31,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import charts, runlog, settings
+from engine import charts, experiments, runlog, settings
 from engine.charts import description
 from engine.jobs import Job
 from ui import feed, lens, live_state, live_view, projector
@@ -44,22 +45,27 @@ NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, 
 
 
 def chart_options(key: str) -> dict[str, Any]:
-    """Smoothing, log-y and x axis options of the curves above the charts (projector mode: their last values,
-    not shown)."""
+    """Smoothing, log-y, x axis and zoom options of the curves (in the chart bar's options; projector mode:
+    their last values, not shown)."""
     if projector.on():
         return {
             "smoothing": st.session_state.get(f"{key}.smooth", 0.0),
             "log_y": st.session_state.get(f"{key}.logy", False),
             "x": st.session_state.get(f"{key}.x") or "step",
+            "zoom": st.session_state.get(f"{key}.zoom", False),
         }
-    cols = st.columns([2, 1, 1])
-    smoothing = cols[0].slider("Smoothing (EMA)", 0.0, 0.99, 0.0, 0.01, key=f"{key}.smooth", **KEEP)
-    log_y = cols[1].toggle("log y", key=f"{key}.logy", **KEEP)
-    x = (
-        cols[2].segmented_control("x axis", ["step", "seconds"], default="step", key=f"{key}.x", **KEEP)
-        or "step"
+    smoothing = st.slider("Smoothing (EMA)", 0.0, 0.99, 0.0, 0.01, key=f"{key}.smooth", **KEEP)
+    cols = st.columns(2)
+    log_y = cols[0].toggle("log y", key=f"{key}.logy", **KEEP)
+    zoom = cols[1].toggle(
+        "zoom to data",
+        key=f"{key}.zoom",
+        **KEEP,
+        help="Off: IsoScore, silhouette, average cosine and partition isotropy are drawn on their whole "
+        "natural range, so a nearly flat curve looks flat; on: each axis fits the values.",
     )
-    return {"smoothing": smoothing, "log_y": log_y, "x": x}
+    x = st.segmented_control("x axis", ["step", "seconds"], default="step", key=f"{key}.x", **KEEP) or "step"
+    return {"smoothing": smoothing, "log_y": log_y, "x": x, "zoom": zoom}
 
 
 def spectrum_share(key: str, chosen: list[str]) -> bool:
@@ -73,6 +79,45 @@ def spectrum_share(key: str, chosen: list[str]) -> bool:
         help="Off: the eigenvalues themselves; on: each as a share of their sum, comparable across "
         "steps whose scale grows.",
     )
+
+
+@dataclass
+class Bar:
+    """What the chart bar picked: the curves' options, the measures drawn, the relation pair, the
+    spectrum's scale."""
+
+    options: dict[str, Any]
+    measures: list[str]
+    pair: tuple[str, str] | None
+    share: bool
+
+
+def chart_bar(
+    metrics: list[str],
+    drawn: list[str],
+    pair: tuple[str, str] | None,
+    key: str,
+    projected: Callable[[], None],
+) -> Bar:
+    """The chart controls in one row above the charts (issue 25: the first charts within the first 400 px at
+    1366×768): the measures drawn, the run projected (``projected()`` draws its picker), and the rarely
+    changed options in a popover (smoothing, log y, zoom to data, x axis, the relation's measures, the
+    spectrum's scale). The widget keys are those of the separate controls before. Projector mode: nothing
+    shown, the last choices kept."""
+    if projector.on():
+        measures = lens.measure_picker(metrics, drawn, key)
+        xy = lens.pair_picker(metrics, pair, key) if pair is not None else None
+        return Bar(chart_options(key), measures, xy, spectrum_share(key, measures))
+    cols = st.columns([5, 3, 2], vertical_alignment="bottom")
+    with cols[0]:
+        measures = lens.measure_picker(metrics, drawn, key)
+    with cols[1]:
+        projected()
+    with cols[2].popover("Chart options", icon=":material/tune:", width="stretch"):
+        options = chart_options(key)
+        xy = lens.pair_picker(metrics, pair, key) if pair is not None else None
+        share = spectrum_share(key, measures)
+    return Bar(options, measures, xy, share)
 
 
 # -------------------------------------------------------------------------------------------- curves
@@ -289,36 +334,40 @@ def live_panel(
                 "nothing to show."
             )
         return []
-    options = chart_options(key)
-    measures = lens.measure_picker(metrics, drawn if drawn is not None else metrics, key)
-    xy = lens.pair_picker(metrics, pair, key) if pair is not None else None
-    share = spectrum_share(key, measures)
     live = any(changing(job) for job in jobs)
     with_snapshots = [job for job in jobs if job.active or job.view() is not None]
+    names = {job.id: run_label(job) for job in with_snapshots}
+    picked: list[str] = []
+
+    def projection_picker() -> None:
+        if names:
+            picked.append(
+                st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
+            )
+
+    bar = chart_bar(metrics, drawn if drawn is not None else metrics, pair, key, projection_picker)
+    xy = bar.pair
     for job in jobs:  # a damaged file is named beside its run; the other runs are drawn as usual
         if job.damaged:
             st.warning(plain(f"{run_label(job)}: {job.damaged}"))
     if not projector.on():
         isoscore_notes(jobs, key)
     projected = None
-    if with_snapshots:
-        names = {job.id: run_label(job) for job in with_snapshots}
-        if projector.on():
-            chosen = st.session_state.get(f"{key}.projected")
-            chosen = chosen if chosen in names else next(iter(names))
-        else:
-            chosen = st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
-        projected = reg.get(chosen)
+    if names:
+        chosen = picked[0] if picked else st.session_state.get(f"{key}.projected")
+        projected = reg.get(chosen if chosen in names else next(iter(names)))
     chosen_curve = (
-        curve_choice(metrics, extras is not None or xy is not None, key) if projector.on() else None
+        curve_choice(metrics, extras is not None or xy is not None, key, lesson_measure(jobs, metrics))
+        if projector.on()
+        else None
     )
     choices = live_state.Choices(
         ids=tuple(ids),
         metrics=tuple(metrics),
-        measures=tuple(measures),
-        options=options,
+        measures=tuple(bar.measures),
+        options=bar.options,
         pair=xy,
-        share=share,
+        share=bar.share,
         extras=extras,
         projector=projector.on(),
         chosen_curve=chosen_curve,
@@ -430,13 +479,33 @@ def live_charts(
 RELATION = live_state.RELATION
 
 
-def curve_choice(metrics: list[str], relation: bool, key: str) -> str:
+def lesson_measure(jobs: list[Job], metrics: list[str]) -> str | None:
+    """The measure the lesson of the shown runs' experiment is about (:mod:`engine.experiments`): its
+    ``measure`` where the lesson names one, else the first measure its text explains that the page offers,
+    the loss excepted; None without a lesson."""
+    kinds = [job.kind for job in jobs]
+    experiment = experiments.EXPERIMENTS.get(kinds[0]) if kinds else None
+    lesson = experiment.lesson if experiment is not None else None
+    if lesson is None:
+        return None
+    named = getattr(lesson, "measure", None)
+    if named in metrics:
+        return named
+    return next((m for m in lesson.measures if m in metrics and m != "loss"), None)
+
+
+def curve_choice(metrics: list[str], relation: bool, key: str, default: str | None = None) -> str:
     """Projector mode: which one curve is shown beside the film (a metric, the spectrum, or the relation
-    figure)."""
+    figure); at first ``default`` (the lesson's measure), else the first metric."""
     options = [*metrics, lens.SPECTRUM, *([RELATION] if relation else [])]
     names = {metric: lens.name_of(metric) for metric in options} | {RELATION: "Relation of two measures"}
     return st.selectbox(
-        "Curve beside the film", options, format_func=names.get, key=f"{key}.projcurve", **KEEP
+        "Curve beside the film",
+        options,
+        index=options.index(default) if default in options else 0,
+        format_func=names.get,
+        key=f"{key}.projcurve",
+        **KEEP,
     )
 
 

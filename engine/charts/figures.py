@@ -49,8 +49,36 @@ def label(metric: str) -> str:
     return measures.chart_title(metric)
 
 
+#: line patterns and marker symbols of the runs, by their place in a view: with the colour, a run keeps its
+#: look on every panel, and runs stay apart in print and for colour-blind readers
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
+
+
 def color(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
+
+
+def dash(index: int) -> str:
+    """The line pattern of the run at ``index`` (solid, dash, dot, …)."""
+    return DASHES[index % len(DASHES)]
+
+
+def symbol(index: int) -> str:
+    """The marker symbol of the run at ``index`` (circle, square, diamond, …)."""
+    return SYMBOLS[index % len(SYMBOLS)]
+
+
+def natural_range(metric: str) -> list[float] | None:
+    """The y range a measure is drawn on by default: its natural range with a 4 % margin (so that a value
+    at an end is not drawn on the frame) when the registry marks it ``fixed_range``, else None (fit to the
+    data)."""
+    found = measures.MEASURES.get(metric)
+    if found is None or not found.fixed_range or None in found.range:
+        return None
+    low, high = float(found.range[0]), float(found.range[1])
+    margin = 0.04 * (high - low)
+    return [low - margin, high + margin]
 
 
 def ema(values: pd.Series | np.ndarray, weight: float) -> np.ndarray:
@@ -115,6 +143,7 @@ def metric_json(
     height: int = 300,
     measured_on: str | None = None,
     baseline: float | None = None,
+    zoom: bool = False,
 ) -> dict[str, Any]:
     """:func:`metric_figure`'s figure, unstyled, as plain Plotly JSON (``{"data": [...], "layout": {...}}``,
     NumPy arrays for the series). ``measured_on`` names the data the metric was measured on (in the title,
@@ -122,7 +151,9 @@ def metric_json(
     gets tick labels that read as numbers (:func:`log_ticks`). ``baseline``: a dashed horizontal reference
     line at that value (for ``sts_spearman``, a SimCSE run summary's ``sts_baseline``: the untouched encoder
     at its native pooling, engine.simcse.baseline). The live view draws it every second (a chart
-    description's panel), where making and validating the Plotly objects took most of the figure's time."""
+    description's panel), where making and validating the Plotly objects took most of the figure's time.
+    A measure with a natural range (:func:`natural_range`) is drawn on it unless ``zoom`` (fit to the data);
+    each run has its colour and line pattern (:func:`color`, :func:`dash`) by its place in ``runs``."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
         steps, values = _xy(frame, metric, x)
@@ -140,7 +171,7 @@ def metric_json(
                     x=steps,
                     y=values,
                     mode=mode,
-                    line=dict(color=color(index), width=1),
+                    line=dict(color=color(index), width=1, dash=dash(index)),
                     opacity=0.3,
                     name=f"{name} (raw)",
                     legendgroup=name,
@@ -154,7 +185,8 @@ def metric_json(
                 x=steps,
                 y=smooth,
                 mode=mode,
-                line=dict(color=color(index), width=2),
+                line=dict(color=color(index), width=2, dash=dash(index)),
+                marker=dict(color=color(index), symbol=symbol(index)),
                 name=name,
                 legendgroup=name,
             )
@@ -164,6 +196,8 @@ def metric_json(
         log_y = metric in measures.MEASURES and measures.get(metric).scale == "log"
     if log_y:
         layout["yaxis"] = {**layout["yaxis"], "type": "log", **log_axis(_positive([t["y"] for t in traces]))}
+    elif not zoom and natural_range(metric) is not None:
+        layout["yaxis"] = {**layout["yaxis"], "range": natural_range(metric), "autorange": False}
     if baseline is not None and np.isfinite(baseline):
         layout.update(_baseline_line(float(baseline)))
     return {"data": traces, "layout": layout}
@@ -343,8 +377,8 @@ def align_uniform_figure(
                 mode="lines+markers",
                 name=legend,
                 legendgroup=name,
-                line=dict(color=color(index)),
-                marker=dict(size=5),
+                line=dict(color=color(index), dash=dash(index)),
+                marker=dict(size=5, symbol=symbol(index)),
                 customdata=points["step"],
                 hovertemplate="step %{customdata}<br>uniformity %{x:.3f}<br>"
                 + what
@@ -438,7 +472,7 @@ def relation_json(
                 y=points[y],
                 mode="markers",
                 name=legend,
-                marker=dict(color=color(index), size=6),
+                marker=dict(color=color(index), size=6, symbol=symbol(index)),
                 customdata=points.get("step"),
                 hovertemplate="step %{customdata}<br>"
                 + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",

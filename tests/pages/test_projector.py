@@ -43,6 +43,9 @@ def test_the_switch_enlarges_the_charts_and_shows_the_film_beside_one_curve(fres
     ]
     assert not [s for s in at.get("slider") if s.key == "probe.smooth"]  # the chart settings are hidden
     assert not at.get("download_button")
+    # it opens on the measure of the experiment's lesson (the probe's: IsoScore), not on the loss
+    assert at.selectbox(key="probe.projcurve").value == "isoscore"
+    assert curve["layout"]["title"]["text"].startswith("IsoScore")
     at.selectbox(key="probe.projcurve").set_value("silhouette").run()
     assert any(spec["layout"]["title"]["text"].startswith("Silhouette") for spec in plotly_specs(at))
 
