@@ -322,3 +322,18 @@ def test_runs_differ_by_colour_and_dash_alike_on_every_panel() -> None:
     }
     assert looks["loss"] == looks["isoscore"]
     assert len({dash for _, _, dash in looks["loss"]}) == 3 and [n for n, _, _ in looks["loss"]] == list(runs)
+
+
+def test_the_sts_reference_is_one_labelled_dashed_line_per_distinct_baseline() -> None:
+    frame = pd.DataFrame({"step": [0, 10, 20], "sts_spearman": [0.77, 0.79, 0.81]})
+    summaries = [{"sts_baseline": 0.863}, {"sts_baseline": 0.863}, {"sts_baseline": 0.735}, None, {}]
+    found = charts.baselines(summaries, "sts_spearman")
+    assert found == [0.863, 0.863, 0.735] and charts.baselines(summaries, "loss") == []
+    layout = charts.metric_json({"a": frame}, "sts_spearman", baseline=found)["layout"]
+    assert sorted(shape["y0"] for shape in layout["shapes"]) == [0.735, 0.863]
+    assert {shape["line"]["dash"] for shape in layout["shapes"]} == {"dash"}
+    assert sorted(note["text"] for note in layout["annotations"]) == [
+        "untouched encoder, native pooling: 0.735",
+        "untouched encoder, native pooling: 0.863",
+    ]
+    assert "shapes" not in charts.metric_json({"a": frame}, "sts_spearman")["layout"]

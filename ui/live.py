@@ -133,12 +133,20 @@ def draw_metric_grid(
     options: dict[str, Any],
     key: str,
     on: Callable[[str], str | None],
+    baselines: Callable[[str], list[float]] | None = None,
 ) -> None:
-    """The ``present`` metrics' Plotly figures, two per row (finished runs: zoom, camera, full series)."""
+    """The ``present`` metrics' Plotly figures, two per row (finished runs: zoom, camera, full series);
+    ``baselines(metric)``: its reference lines (STS: the untouched encoder)."""
     for start in range(0, len(present), 2):
         cols = st.columns(2)
         for col, metric in zip(cols, present[start : start + 2], strict=False):
-            found = charts.metric_json(runs, metric, measured_on=on(metric), **options)
+            found = charts.metric_json(
+                runs,
+                metric,
+                measured_on=on(metric),
+                baseline=baselines(metric) if baselines is not None else None,
+                **options,
+            )
             fig = description.figure(description.panel(found, metric))  # the live view's panel, as plotly.py
             col.plotly_chart(fig, key=f"{key}.{metric}", config=PLOTLY)
 
@@ -518,6 +526,6 @@ def draw_finished(
         if found.chosen is not None:
             draw_figure(found.chosen, f"{key}.chosen")
         return
-    draw_metric_grid(look.runs, look.present(choices), choices.options, key, look.on)
+    draw_metric_grid(look.runs, look.present(choices), choices.options, key, look.on, look.baselines)
     for i, fig in enumerate(found.all()):
         draw_figure(fig, f"{key}.extra{i}")

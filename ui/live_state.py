@@ -59,6 +59,11 @@ class Look:
     bars: list[tuple[float, str]]
     changing: bool
 
+    def baselines(self, metric: str) -> list[float]:
+        """The reference lines of ``metric`` (STS: the untouched encoder's score in each shown run's summary,
+        :func:`engine.charts.baselines`)."""
+        return charts.baselines([job.summary for job in self.jobs], metric)
+
     def present(self, choices: Choices) -> list[str]:
         """The logged measures the user picked, in the page's order."""
         return [metric for metric in self.logged if metric in choices.measures]
@@ -153,6 +158,7 @@ def chosen_figure(look: Look, choices: Choices, found: Figures, *, live: bool) -
         look.runs,
         metric,
         measured_on=look.on(metric),
+        baseline=look.baselines(metric),
         style=charts.PROJECTOR,
         max_points=settings.get("live_points") if live else None,
         **choices.options,
@@ -171,7 +177,12 @@ def panels(look: Look, choices: Choices, found: Figures, *, live: bool = True) -
     curves = [
         description.panel(
             charts.metric_json(
-                look.runs, metric, max_points=points, measured_on=look.on(metric), **choices.options
+                look.runs,
+                metric,
+                max_points=points,
+                measured_on=look.on(metric),
+                baseline=look.baselines(metric),
+                **choices.options,
             ),
             metric,
         )  # plain JSON: no Plotly objects

@@ -4,7 +4,7 @@ come from the measure registry (:mod:`engine.measures`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,15 +142,16 @@ def metric_json(
     max_points: int | None = None,
     height: int = 300,
     measured_on: str | None = None,
-    baseline: float | None = None,
+    baseline: float | Sequence[float] | None = None,
     zoom: bool = False,
 ) -> dict[str, Any]:
     """:func:`metric_figure`'s figure, unstyled, as plain Plotly JSON (``{"data": [...], "layout": {...}}``,
     NumPy arrays for the series). ``measured_on`` names the data the metric was measured on (in the title,
     e.g. "on the built-in demo pairs"); ``log_y`` None: the measure's scale in the registry; a log y axis
     gets tick labels that read as numbers (:func:`log_ticks`). ``baseline``: a dashed horizontal reference
-    line at that value (for ``sts_spearman``, a SimCSE run summary's ``sts_baseline``: the untouched encoder
-    at its native pooling, engine.simcse.baseline). The live view draws it every second (a chart
+    line at that value, or one at each of those values (for ``sts_spearman``, the run summaries'
+    ``sts_baseline``: the untouched encoder at its native pooling, engine.simcse.baseline;
+    :func:`baselines`). The live view draws it every second (a chart
     description's panel), where making and validating the Plotly objects took most of the figure's time.
     A measure with a natural range (:func:`natural_range`) is drawn on it unless ``zoom`` (fit to the data);
     each run has its colour and line pattern (:func:`color`, :func:`dash`) by its place in ``runs``."""
@@ -198,18 +199,52 @@ def metric_json(
         layout["yaxis"] = {**layout["yaxis"], "type": "log", **log_axis(_positive([t["y"] for t in traces]))}
     elif not zoom and natural_range(metric) is not None:
         layout["yaxis"] = {**layout["yaxis"], "range": natural_range(metric), "autorange": False}
-    if baseline is not None and np.isfinite(baseline):
-        layout.update(_baseline_line(float(baseline)))
+    lines = baseline_lines(baseline)
+    if lines["shapes"]:
+        layout.update(lines)
     return {"data": traces, "layout": layout}
 
 
-def _baseline_line(value: float) -> dict[str, Any]:
-    """A dashed line across the plot at ``value``, labelled as the untouched encoder's score."""
-    dashed = dict(color="gray", dash="dash", width=1)
-    line = dict(type="line", xref="paper", x0=0, x1=1, y0=value, y1=value, line=dashed)
-    text = f"untouched encoder, native pooling: {value:.3f}"
-    note = dict(xref="paper", x=1, y=value, text=text, showarrow=False, xanchor="right", yanchor="bottom")
-    return {"shapes": [line], "annotations": [note]}
+#: the reference line's label (an untouched encoder's STS at its native pooling)
+BASELINE_TEXT = "untouched encoder, native pooling: {value:.3f}"
+
+
+def baseline_lines(values: float | Sequence[float] | None) -> dict[str, list[dict[str, Any]]]:
+    """Plotly ``shapes`` and ``annotations``: a dashed grey line across the plot at each distinct finite
+    value, labelled as the untouched encoder's score (:data:`BASELINE_TEXT`)."""
+    if values is None:
+        return {"shapes": [], "annotations": []}
+    found = [values] if isinstance(values, int | float) else list(values)
+    distinct = sorted({round(float(v), 6) for v in found if v is not None and math.isfinite(float(v))})
+    dashed = dict(color="gray", dash="dash", width=1.5)
+    shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=v, y1=v, line=dashed) for v in distinct]
+    notes = [
+        dict(
+            xref="paper",
+            x=1,
+            y=v,
+            text=BASELINE_TEXT.format(value=v),
+            showarrow=False,
+            xanchor="right",
+            yanchor="bottom",
+            font=dict(color="gray"),
+        )
+        for v in distinct
+    ]
+    return {"shapes": shapes, "annotations": notes}
+
+
+def baselines(summaries: Sequence[Mapping[str, Any] | None], metric: str) -> list[float]:
+    """The reference values of ``metric`` in the runs' summaries: for ``sts_spearman``, each summary's
+    ``sts_baseline`` (the untouched encoder at its native pooling); none for other measures."""
+    if metric != "sts_spearman":
+        return []
+    found = []
+    for summary in summaries:
+        value = (summary or {}).get("sts_baseline")
+        if isinstance(value, int | float) and math.isfinite(value):
+            found.append(float(value))
+    return found
 
 
 def titled(title: str, measured_on: str | None) -> str:
