@@ -19,105 +19,29 @@ both at full width, in large type.
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import charts, experiments, runlog, settings
+from engine import charts, experiments, settings
 from engine.charts import description
 from engine.jobs import Job
 from ui import feed, lens, live_state, live_view, projector
-from ui.controls import KEEP, encoder_dims
+from ui.chart_bar import chart_bar
+from ui.controls import KEEP
+from ui.isoscore_notes import capped_note as capped_note  # the pages' import
+from ui.isoscore_notes import isoscore_notes
 from ui.runs import changing, failed_lines, registry, run_label
 from ui.text import plain
 
 PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 Extras = live_state.Extras
 NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, encoding) is done."
-
-
-def chart_options(key: str) -> dict[str, Any]:
-    """Smoothing, log-y, x axis and zoom options of the curves (in the chart bar's options; projector mode:
-    their last values, not shown)."""
-    if projector.on():
-        return {
-            "smoothing": st.session_state.get(f"{key}.smooth", 0.0),
-            "log_y": st.session_state.get(f"{key}.logy", False),
-            "x": st.session_state.get(f"{key}.x") or "step",
-            "zoom": st.session_state.get(f"{key}.zoom", False),
-        }
-    smoothing = st.slider("Smoothing (EMA)", 0.0, 0.99, 0.0, 0.01, key=f"{key}.smooth", **KEEP)
-    cols = st.columns(2)
-    log_y = cols[0].toggle("log y", key=f"{key}.logy", **KEEP)
-    zoom = cols[1].toggle(
-        "zoom to data",
-        key=f"{key}.zoom",
-        **KEEP,
-        help="Off: IsoScore, silhouette, average cosine and partition isotropy are drawn on their whole "
-        "natural range, so a nearly flat curve looks flat; on: each axis fits the values.",
-    )
-    x = st.segmented_control("x axis", ["step", "seconds"], default="step", key=f"{key}.x", **KEEP) or "step"
-    return {"smoothing": smoothing, "log_y": log_y, "x": x, "zoom": zoom}
-
-
-def spectrum_share(key: str, chosen: list[str]) -> bool:
-    """Whether the spectrum is drawn as shares of the variance (a toggle, shown when the spectrum is)."""
-    if projector.on() or lens.SPECTRUM not in chosen:
-        return bool(st.session_state.get(f"{key}.share", False))
-    return st.toggle(
-        "Spectrum as share of variance (λₖ / Σλ)",
-        key=f"{key}.share",
-        **KEEP,
-        help="Off: the eigenvalues themselves; on: each as a share of their sum, comparable across "
-        "steps whose scale grows.",
-    )
-
-
-@dataclass
-class Bar:
-    """What the chart bar picked: the curves' options, the measures drawn, the relation pair, the
-    spectrum's scale."""
-
-    options: dict[str, Any]
-    measures: list[str]
-    pair: tuple[str, str] | None
-    share: bool
-
-
-def chart_bar(
-    metrics: list[str],
-    drawn: list[str],
-    pair: tuple[str, str] | None,
-    key: str,
-    projected: Callable[[], None],
-) -> Bar:
-    """The chart controls in one row above the charts (issue 25: the first charts within the first 400 px at
-    1366×768): the measures drawn, the run projected (``projected()`` draws its picker), and the rarely
-    changed options in a popover (smoothing, log y, zoom to data, x axis, the relation's measures, the
-    spectrum's scale). The widget keys are those of the separate controls before. Projector mode: nothing
-    shown, the last choices kept."""
-    if projector.on():
-        measures = lens.measure_picker(metrics, drawn, key)
-        xy = lens.pair_picker(metrics, pair, key) if pair is not None else None
-        return Bar(chart_options(key), measures, xy, spectrum_share(key, measures))
-    cols = st.columns([5, 3, 2], vertical_alignment="bottom")
-    with cols[0]:
-        measures = lens.measure_picker(metrics, drawn, key)
-    with cols[1]:
-        projected()
-    with cols[2].popover("Chart options", icon=":material/tune:", width="stretch"):
-        options = chart_options(key)
-        xy = lens.pair_picker(metrics, pair, key) if pair is not None else None
-        share = spectrum_share(key, measures)
-    return Bar(options, measures, xy, share)
 
 
 # -------------------------------------------------------------------------------------------- curves
@@ -232,84 +156,6 @@ def draw_projection(job: Job | None, key: str) -> None:
         )
     if job.frame_error:
         st.caption(f"Last UMAP frame failed: {plain(job.frame_error)}")
-
-
-# ----------------------------------------------------------------------------- IsoScore with n <= d
-
-
-def items_and_dims(job: Job) -> tuple[int, int] | None:
-    """(items, dimensions) the probe run's measures see, where known: its geometry sample when it has one and
-    it is smaller, else all its items."""
-    found = all_items_and_dims(job)
-    sample = job.config_dict.get("sample_size") if job.kind == "probe" else None
-    if isinstance(sample, int) and sample >= 2:
-        dims = found[1] if found else encoder_dims(job.config_dict.get("encoder"))
-        if dims and (found is None or sample < found[0]):
-            return sample, dims
-    return found
-
-
-def all_items_and_dims(job: Job) -> tuple[int, int] | None:
-    """(items, dimensions) of a probe run's embeddings where known: from a snapshot (holding every item when
-    there are fewer than its snapshot limit), else from its Limit and its encoder's size."""
-    if job.kind != "probe":
-        return None
-    config = job.config_dict
-    found = runlog.list_snapshots(job.run_dir)
-    if found:
-        with contextlib.suppress(OSError, ValueError):
-            rows, dims = np.load(found[0][1], mmap_mode="r", allow_pickle=False).shape
-            if rows < int(config.get("snapshot_limit") or 0) or rows == config.get("limit"):
-                return int(rows), int(dims)
-            return None
-    dims = encoder_dims(config.get("encoder"))
-    if config.get("limit") and dims:
-        return int(config["limit"]), dims * (2 if config.get("data") == "snli" else 1)
-    return None
-
-
-def capped_note(items: int, dims: int, where: str = "") -> str:
-    from engine.metrics import isoscore_cap
-
-    return (
-        f"IsoScore is capped{where}: {items:,} items in {dims:,} dimensions can score at most "
-        f"{isoscore_cap(items, dims):.2f}, (n − 2)/(d − 1), however evenly they spread, because a covariance "
-        "of n points has at most n − 1 directions. Use more items than dimensions, or read IsoScore* "
-        "(shrinkage; see the Glossary)."
-    )
-
-
-def isoscore_notes(jobs: list[Job], key: str) -> None:
-    """For each shown probe run with fewer items than dimensions: why IsoScore is capped, and IsoScore* of
-    its snapshots on demand."""
-    for job in jobs:
-        shape = items_and_dims(job)
-        if shape is None or shape[0] > shape[1]:
-            continue
-        st.warning(capped_note(*shape, f" for {run_label(job)}"), icon="ℹ️")
-        snapshots = runlog.list_snapshots(job.run_dir)
-        if not snapshots or job.active:
-            continue
-        with st.expander(f"IsoScore* of {run_label(job)}'s snapshots"):
-            zeta = st.slider(
-                "Shrinkage ζ",
-                0.0,
-                1.0,
-                0.2,
-                0.05,
-                key=f"{key}.zeta.{job.id}",
-                help="0: IsoScore itself; 1: the isotropic covariance (IsoScore* = 1).",
-            )
-            slot = f"{key}.star.{job.id}"
-            if st.button("Compute IsoScore*", key=f"{key}.starbtn.{job.id}"):
-                loaded = {step: runlog.load_snapshot(path) for step, path in snapshots}
-                st.session_state[slot] = (zeta, charts.isoscore_star_series(loaded, zeta))
-            done = st.session_state.get(slot)
-            if done is not None:
-                fig = charts.metric_figure(
-                    {f"{run_label(job)}, ζ = {done[0]:g}": done[1]}, "isoscore_star", style=projector.style()
-                )
-                draw_figure(fig, f"{key}.starfig.{job.id}")
 
 
 # ---------------------------------------------------------------------------------------------- panel
