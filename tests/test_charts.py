@@ -199,7 +199,7 @@ def test_projector_style_sets_every_text_to_at_least_18_px_and_thickens_lines() 
         ]
         assert min(sizes) >= 18, (layout.title.text, sizes)
     loss = figures[0]
-    assert [t.line.width for t in loss.data] == [2.0, 4.0] and loss.layout.height >= 500
+    assert [t.line.width for t in loss.data] == [2.0, 4.0] and loss.layout.height >= 400
     assert all(t.marker.size >= 10 for t in figures[3].frames[0].data)
     plain = charts.metric_figure({"a": run()}, "loss")
     assert plain.layout.font.size is None and plain.data[0].line.width == 2

@@ -204,17 +204,17 @@ def live_panel(
     for job in jobs:  # a damaged file is named beside its run; the other runs are drawn as usual
         if job.damaged:
             st.warning(plain(f"{run_label(job)}: {job.damaged}"))
-    if not projector.on():
-        isoscore_notes(jobs, key)
     projected = None
     if names:
         chosen = picked[0] if picked else st.session_state.get(f"{key}.projected")
         projected = reg.get(chosen if chosen in names else next(iter(names)))
-    chosen_curve = (
-        curve_choice(metrics, extras is not None or xy is not None, key, lesson_measure(jobs, metrics))
-        if projector.on()
-        else None
-    )
+    left, right = st.columns([1, 1] if projector.on() else [3, 2])
+    chosen_curve = None
+    if projector.on():  # above the curve, in its column: the film beside it starts as high
+        with left:
+            chosen_curve = curve_choice(
+                metrics, extras is not None or xy is not None, key, lesson_measure(jobs, metrics)
+            )
     choices = live_state.Choices(
         ids=tuple(ids),
         metrics=tuple(metrics),
@@ -226,7 +226,6 @@ def live_panel(
         projector=projector.on(),
         chosen_curve=chosen_curve,
     )
-    left, right = st.columns([1, 1] if projector.on() else [3, 2])
 
     @st.fragment
     def curves() -> None:
@@ -269,6 +268,8 @@ def live_panel(
         curves()
     with right:
         projection()
+    if not projector.on():  # under the charts: the first charts start high on a laptop's screen
+        isoscore_notes(jobs, key)
     return jobs if live else []
 
 
