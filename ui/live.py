@@ -196,7 +196,13 @@ def live_panel(
     def projection_picker() -> None:
         if names:
             picked.append(
-                st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
+                st.selectbox(
+                    "Projection of",
+                    list(names),
+                    format_func=lambda run: f"Projection: {names[run]}",
+                    key=f"{key}.projected",
+                    label_visibility="collapsed",
+                )
             )
 
     bar = chart_bar(metrics, drawn if drawn is not None else metrics, pair, key, projection_picker)
