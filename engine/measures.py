@@ -29,7 +29,9 @@ class Measure:
     ``range`` is its natural (low, high), None = open; ``kind`` is "scalar" (one number per logged step) or
     "vector" (an array per step: the spectrum's d eigenvalues, in ``spectrum.csv``); ``scale`` is the axis
     it is charted on; ``title`` the chart's title where it differs from the label; ``symbol`` the paper's
-    name of it on an axis; ``explained_by`` the glossary entry that explains it (None: its own)."""
+    name of it on an axis; ``explained_by`` the glossary entry that explains it (None: its own);
+    ``fixed_range``: its charts show its whole natural range by default (a nearly flat curve then looks
+    flat), the curves' "zoom to data" switch fits the axis to the values instead."""
 
     name: str
     label: str
@@ -45,6 +47,7 @@ class Measure:
     kind: str = "scalar"
     scale: str = "linear"
     explained_by: str | None = None
+    fixed_range: bool = False
 
     @property
     def chart_title(self) -> str:
@@ -95,6 +98,7 @@ _MEASURES = (
         "higher",
         "the variance is spread over more directions (more isotropic)",
         (0.0, 1.0),
+        fixed_range=True,
     ),
     Measure(
         "isoscore_star",
@@ -108,6 +112,7 @@ _MEASURES = (
         "higher",
         "the shrunk covariance spreads its variance over more directions",
         (0.0, 1.0),
+        fixed_range=True,
     ),
     Measure(
         "silhouette",
@@ -120,6 +125,7 @@ _MEASURES = (
         "higher",
         "tighter, farther-apart classes",
         (-1.0, 1.0),
+        fixed_range=True,
     ),
     Measure(
         "alignment",
@@ -245,6 +251,7 @@ _MEASURES = (
         "lower",
         "the embeddings share a common direction more",
         (-1.0, 1.0),
+        fixed_range=True,
     ),
     Measure(
         "partition_isotropy",
@@ -258,6 +265,7 @@ _MEASURES = (
         "higher",
         "every principal direction looks more alike",
         (0.0, 1.0),
+        fixed_range=True,
     ),
     Measure(
         "spectrum",

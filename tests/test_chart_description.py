@@ -49,3 +49,22 @@ def test_the_static_figure_of_a_panel_is_the_charts_figure_with_the_cursor_at_th
     assert description.figure(panel).to_plotly_json() == expected.to_plotly_json()
     marked = description.figure({**panel, "cursor": True}, step=20)
     assert [(s.x0, s.x1, s.line.dash) for s in marked.layout.shapes] == [(20, 20, "dot")]
+
+
+def test_versioned_gives_equal_figures_equal_versions_and_keeps_given_ones() -> None:
+    frame = pd.DataFrame({"step": [0, 1, 2], "loss": [1.0, 0.5, 0.25]})
+    grown = pd.DataFrame({"step": [0, 1, 2, 3], "loss": [1.0, 0.5, 0.25, 0.2]})
+
+    def versions(*frames: pd.DataFrame, given: str | None = None) -> list[str]:
+        panels = [
+            description.panel(charts.metric_json({"a": f}, "loss"), f"p{i}") for i, f in enumerate(frames)
+        ]
+        panels.append(description.panel({"data": [], "layout": {}}, "frame", version=given))
+        return [
+            p["version"]
+            for p in description.versioned(description.plain(description.description(panels)))["panels"]
+        ]
+
+    first, same, other, kept = versions(frame, frame.copy(), grown, given="run-umap-10")
+    assert first == same and first != other and kept == "run-umap-10"
+    assert versions(frame)[0] == first  # the same figure built again: the same version

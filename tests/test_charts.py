@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine import charts, settings
+from engine import charts, measures, settings
 
 
 def run(n: int = 50, seed: int = 0) -> pd.DataFrame:
@@ -199,7 +199,7 @@ def test_projector_style_sets_every_text_to_at_least_18_px_and_thickens_lines() 
         ]
         assert min(sizes) >= 18, (layout.title.text, sizes)
     loss = figures[0]
-    assert [t.line.width for t in loss.data] == [2.0, 4.0] and loss.layout.height >= 500
+    assert [t.line.width for t in loss.data] == [2.0, 4.0] and loss.layout.height >= 400
     assert all(t.marker.size >= 10 for t in figures[3].frames[0].data)
     plain = charts.metric_figure({"a": run()}, "loss")
     assert plain.layout.font.size is None and plain.data[0].line.width == 2
@@ -297,3 +297,43 @@ def test_the_plane_shows_a_probe_runs_class_alignment_beside_a_simcse_run() -> N
     assert "class alignment" in fig.layout.yaxis.title.text
     assert fig.layout.yaxis.title.text == "l_align" or len(paths) == 2
     assert charts.align_uniform_figure({"simcse": run()}).layout.yaxis.title.text == "l_align"
+
+
+def test_measures_with_a_natural_range_are_drawn_on_it_unless_zoomed() -> None:
+    frame = pd.DataFrame({"step": [0, 1, 2], "silhouette": [0.10, 0.11, 0.12], "loss": [3.0, 2.0, 1.0]})
+    drawn = charts.metric_json({"a": frame}, "silhouette")["layout"]["yaxis"]
+    assert drawn["range"] == pytest.approx([-1.08, 1.08]) and drawn["autorange"] is False
+    assert "range" not in charts.metric_json({"a": frame}, "silhouette", zoom=True)["layout"]["yaxis"]
+    assert "range" not in charts.metric_json({"a": frame}, "loss")["layout"]["yaxis"]  # open range: fitted
+    on_range = [name for name, m in measures.MEASURES.items() if m.fixed_range]
+    for name in ("isoscore", "partition_isotropy", "silhouette", "average_cosine"):
+        assert name in on_range and None not in measures.get(name).range
+
+
+def test_runs_differ_by_colour_and_dash_alike_on_every_panel() -> None:
+    frame = pd.DataFrame({"step": [0, 1, 2], "loss": [3.0, 2.0, 1.0], "isoscore": [0.5, 0.4, 0.3]})
+    runs = {f"run {i}": frame for i in range(3)}
+    looks = {
+        metric: [
+            (t["name"], t["line"]["color"], t["line"]["dash"])
+            for t in charts.metric_json(runs, metric)["data"]
+        ]
+        for metric in ("loss", "isoscore")
+    }
+    assert looks["loss"] == looks["isoscore"]
+    assert len({dash for _, _, dash in looks["loss"]}) == 3 and [n for n, _, _ in looks["loss"]] == list(runs)
+
+
+def test_the_sts_reference_is_one_labelled_dashed_line_per_distinct_baseline() -> None:
+    frame = pd.DataFrame({"step": [0, 10, 20], "sts_spearman": [0.77, 0.79, 0.81]})
+    summaries = [{"sts_baseline": 0.863}, {"sts_baseline": 0.863}, {"sts_baseline": 0.735}, None, {}]
+    found = charts.baselines(summaries, "sts_spearman")
+    assert found == [0.863, 0.863, 0.735] and charts.baselines(summaries, "loss") == []
+    layout = charts.metric_json({"a": frame}, "sts_spearman", baseline=found)["layout"]
+    assert sorted(shape["y0"] for shape in layout["shapes"]) == [0.735, 0.863]
+    assert {shape["line"]["dash"] for shape in layout["shapes"]} == {"dash"}
+    assert sorted(note["text"] for note in layout["annotations"]) == [
+        "untouched encoder, native pooling: 0.735",
+        "untouched encoder, native pooling: 0.863",
+    ]
+    assert "shapes" not in charts.metric_json({"a": frame}, "sts_spearman")["layout"]

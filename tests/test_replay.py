@@ -135,9 +135,17 @@ def make_simcse_run(run_dir: Path, *, steps: int = 40) -> Path:
         )
     writer.finish(
         "finished",
-        summary={"state": "finished", "views": "dropout 0.1", "train_and_eval": ["demo", "demo-pairs"]},
+        summary={
+            "state": "finished",
+            "views": "dropout 0.1",
+            "train_and_eval": ["demo", "demo-pairs"],
+            "sts_baseline": STS_BASELINE,
+        },
     )
     return run_dir
+
+
+STS_BASELINE = 0.8125  # the untouched encoder's STS in the SimCSE run's summary
 
 
 def embedded(page: str) -> dict:
@@ -257,6 +265,23 @@ def test_several_runs_overlay_their_curves(probe_run: Path, simcse_run: Path) ->
     assert {r["kind"] for r in payload["relations"]} == {"iso_sil", "align_uniform"}
     keys = [m["key"] for m in payload["metrics"]]
     assert keys.count("isoscore") == 1 and {"alignment", "silhouette"} <= set(keys)
+
+
+def test_the_sts_curve_has_the_untouched_encoders_line_and_runs_differ_by_dash(
+    probe_run: Path, simcse_run: Path
+) -> None:
+    from engine.replay import panels
+
+    payload = embedded(lesson([probe_run, simcse_run], compute=False)[0].decode("utf-8"))
+    assert payload["runs"][1]["baselines"] == {"sts_spearman": [STS_BASELINE]}
+    assert payload["runs"][0]["baselines"] == {}  # a probe run has no STS reference
+    drawn = {panel["key"]: panel["figure"] for panel in panels.curves(payload)["panels"]}
+    sts = drawn["sts_spearman"]["layout"]
+    assert [shape["y0"] for shape in sts["shapes"]] == [STS_BASELINE]
+    assert sts["annotations"][0]["text"] == f"untouched encoder, native pooling: {STS_BASELINE:.3f}"
+    assert not drawn["loss"]["layout"]["shapes"]
+    assert drawn["isoscore"]["layout"]["yaxis"]["range"] == pytest.approx([-0.04, 1.04])  # natural range
+    assert [trace["line"]["dash"] for trace in drawn["isoscore"]["data"]] == ["solid", "dash"]
 
 
 def test_the_cli_writes_the_lesson_and_the_gif(probe_run: Path, tmp_path: Path) -> None:

@@ -19,60 +19,29 @@ both at full width, in large type.
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import charts, runlog, settings
+from engine import charts, experiments, settings
 from engine.charts import description
 from engine.jobs import Job
 from ui import feed, lens, live_state, live_view, projector
-from ui.controls import KEEP, encoder_dims
+from ui.chart_bar import chart_bar
+from ui.controls import KEEP
+from ui.isoscore_notes import capped_note as capped_note  # the pages' import
+from ui.isoscore_notes import isoscore_notes
 from ui.runs import changing, failed_lines, registry, run_label
 from ui.text import plain
 
 PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 Extras = live_state.Extras
 NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, encoding) is done."
-
-
-def chart_options(key: str) -> dict[str, Any]:
-    """Smoothing, log-y and x axis options of the curves above the charts (projector mode: their last values,
-    not shown)."""
-    if projector.on():
-        return {
-            "smoothing": st.session_state.get(f"{key}.smooth", 0.0),
-            "log_y": st.session_state.get(f"{key}.logy", False),
-            "x": st.session_state.get(f"{key}.x") or "step",
-        }
-    cols = st.columns([2, 1, 1])
-    smoothing = cols[0].slider("Smoothing (EMA)", 0.0, 0.99, 0.0, 0.01, key=f"{key}.smooth", **KEEP)
-    log_y = cols[1].toggle("log y", key=f"{key}.logy", **KEEP)
-    x = (
-        cols[2].segmented_control("x axis", ["step", "seconds"], default="step", key=f"{key}.x", **KEEP)
-        or "step"
-    )
-    return {"smoothing": smoothing, "log_y": log_y, "x": x}
-
-
-def spectrum_share(key: str, chosen: list[str]) -> bool:
-    """Whether the spectrum is drawn as shares of the variance (a toggle, shown when the spectrum is)."""
-    if projector.on() or lens.SPECTRUM not in chosen:
-        return bool(st.session_state.get(f"{key}.share", False))
-    return st.toggle(
-        "Spectrum as share of variance (λₖ / Σλ)",
-        key=f"{key}.share",
-        **KEEP,
-        help="Off: the eigenvalues themselves; on: each as a share of their sum, comparable across "
-        "steps whose scale grows.",
-    )
 
 
 # -------------------------------------------------------------------------------------------- curves
@@ -88,12 +57,20 @@ def draw_metric_grid(
     options: dict[str, Any],
     key: str,
     on: Callable[[str], str | None],
+    baselines: Callable[[str], list[float]] | None = None,
 ) -> None:
-    """The ``present`` metrics' Plotly figures, two per row (finished runs: zoom, camera, full series)."""
+    """The ``present`` metrics' Plotly figures, two per row (finished runs: zoom, camera, full series);
+    ``baselines(metric)``: its reference lines (STS: the untouched encoder)."""
     for start in range(0, len(present), 2):
         cols = st.columns(2)
         for col, metric in zip(cols, present[start : start + 2], strict=False):
-            found = charts.metric_json(runs, metric, measured_on=on(metric), **options)
+            found = charts.metric_json(
+                runs,
+                metric,
+                measured_on=on(metric),
+                baseline=baselines(metric) if baselines is not None else None,
+                **options,
+            )
             fig = description.figure(description.panel(found, metric))  # the live view's panel, as plotly.py
             col.plotly_chart(fig, key=f"{key}.{metric}", config=PLOTLY)
 
@@ -181,84 +158,6 @@ def draw_projection(job: Job | None, key: str) -> None:
         st.caption(f"Last UMAP frame failed: {plain(job.frame_error)}")
 
 
-# ----------------------------------------------------------------------------- IsoScore with n <= d
-
-
-def items_and_dims(job: Job) -> tuple[int, int] | None:
-    """(items, dimensions) the probe run's measures see, where known: its geometry sample when it has one and
-    it is smaller, else all its items."""
-    found = all_items_and_dims(job)
-    sample = job.config_dict.get("sample_size") if job.kind == "probe" else None
-    if isinstance(sample, int) and sample >= 2:
-        dims = found[1] if found else encoder_dims(job.config_dict.get("encoder"))
-        if dims and (found is None or sample < found[0]):
-            return sample, dims
-    return found
-
-
-def all_items_and_dims(job: Job) -> tuple[int, int] | None:
-    """(items, dimensions) of a probe run's embeddings where known: from a snapshot (holding every item when
-    there are fewer than its snapshot limit), else from its Limit and its encoder's size."""
-    if job.kind != "probe":
-        return None
-    config = job.config_dict
-    found = runlog.list_snapshots(job.run_dir)
-    if found:
-        with contextlib.suppress(OSError, ValueError):
-            rows, dims = np.load(found[0][1], mmap_mode="r", allow_pickle=False).shape
-            if rows < int(config.get("snapshot_limit") or 0) or rows == config.get("limit"):
-                return int(rows), int(dims)
-            return None
-    dims = encoder_dims(config.get("encoder"))
-    if config.get("limit") and dims:
-        return int(config["limit"]), dims * (2 if config.get("data") == "snli" else 1)
-    return None
-
-
-def capped_note(items: int, dims: int, where: str = "") -> str:
-    from engine.metrics import isoscore_cap
-
-    return (
-        f"IsoScore is capped{where}: {items:,} items in {dims:,} dimensions can score at most "
-        f"{isoscore_cap(items, dims):.2f}, (n − 2)/(d − 1), however evenly they spread, because a covariance "
-        "of n points has at most n − 1 directions. Use more items than dimensions, or read IsoScore* "
-        "(shrinkage; see the Glossary)."
-    )
-
-
-def isoscore_notes(jobs: list[Job], key: str) -> None:
-    """For each shown probe run with fewer items than dimensions: why IsoScore is capped, and IsoScore* of
-    its snapshots on demand."""
-    for job in jobs:
-        shape = items_and_dims(job)
-        if shape is None or shape[0] > shape[1]:
-            continue
-        st.warning(capped_note(*shape, f" for {run_label(job)}"), icon="ℹ️")
-        snapshots = runlog.list_snapshots(job.run_dir)
-        if not snapshots or job.active:
-            continue
-        with st.expander(f"IsoScore* of {run_label(job)}'s snapshots"):
-            zeta = st.slider(
-                "Shrinkage ζ",
-                0.0,
-                1.0,
-                0.2,
-                0.05,
-                key=f"{key}.zeta.{job.id}",
-                help="0: IsoScore itself; 1: the isotropic covariance (IsoScore* = 1).",
-            )
-            slot = f"{key}.star.{job.id}"
-            if st.button("Compute IsoScore*", key=f"{key}.starbtn.{job.id}"):
-                loaded = {step: runlog.load_snapshot(path) for step, path in snapshots}
-                st.session_state[slot] = (zeta, charts.isoscore_star_series(loaded, zeta))
-            done = st.session_state.get(slot)
-            if done is not None:
-                fig = charts.metric_figure(
-                    {f"{run_label(job)}, ζ = {done[0]:g}": done[1]}, "isoscore_star", style=projector.style()
-                )
-                draw_figure(fig, f"{key}.starfig.{job.id}")
-
-
 # ---------------------------------------------------------------------------------------------- panel
 
 
@@ -289,41 +188,50 @@ def live_panel(
                 "nothing to show."
             )
         return []
-    options = chart_options(key)
-    measures = lens.measure_picker(metrics, drawn if drawn is not None else metrics, key)
-    xy = lens.pair_picker(metrics, pair, key) if pair is not None else None
-    share = spectrum_share(key, measures)
     live = any(changing(job) for job in jobs)
     with_snapshots = [job for job in jobs if job.active or job.view() is not None]
+    names = {job.id: run_label(job) for job in with_snapshots}
+    picked: list[str] = []
+
+    def projection_picker() -> None:
+        if names:
+            picked.append(
+                st.selectbox(
+                    "Projection of",
+                    list(names),
+                    format_func=lambda run: f"Projection: {names[run]}",
+                    key=f"{key}.projected",
+                    label_visibility="collapsed",
+                )
+            )
+
+    bar = chart_bar(metrics, drawn if drawn is not None else metrics, pair, key, projection_picker)
+    xy = bar.pair
     for job in jobs:  # a damaged file is named beside its run; the other runs are drawn as usual
         if job.damaged:
             st.warning(plain(f"{run_label(job)}: {job.damaged}"))
-    if not projector.on():
-        isoscore_notes(jobs, key)
     projected = None
-    if with_snapshots:
-        names = {job.id: run_label(job) for job in with_snapshots}
-        if projector.on():
-            chosen = st.session_state.get(f"{key}.projected")
-            chosen = chosen if chosen in names else next(iter(names))
-        else:
-            chosen = st.selectbox("Projection of", list(names), format_func=names.get, key=f"{key}.projected")
-        projected = reg.get(chosen)
-    chosen_curve = (
-        curve_choice(metrics, extras is not None or xy is not None, key) if projector.on() else None
-    )
+    if names:
+        chosen = picked[0] if picked else st.session_state.get(f"{key}.projected")
+        projected = reg.get(chosen if chosen in names else next(iter(names)))
+    left, right = st.columns([1, 1] if projector.on() else [3, 2])
+    chosen_curve = None
+    if projector.on():  # above the curve, in its column: the film beside it starts as high
+        with left:
+            chosen_curve = curve_choice(
+                metrics, extras is not None or xy is not None, key, lesson_measure(jobs, metrics)
+            )
     choices = live_state.Choices(
         ids=tuple(ids),
         metrics=tuple(metrics),
-        measures=tuple(measures),
-        options=options,
+        measures=tuple(bar.measures),
+        options=bar.options,
         pair=xy,
-        share=share,
+        share=bar.share,
         extras=extras,
         projector=projector.on(),
         chosen_curve=chosen_curve,
     )
-    left, right = st.columns([1, 1] if projector.on() else [3, 2])
 
     @st.fragment
     def curves() -> None:
@@ -344,9 +252,14 @@ def live_panel(
                 st.info(NO_METRICS)
         elif not look.present(choices) and found.spectrum is None:
             st.info("No measure picked: choose some under “Measures drawn”.")
+        watched = f"{key}.watched"  # the runs this session watched live, until it shows others
         if live:
+            st.session_state[watched] = choices.ids
             live_charts(choices, (look, found), key)
+        elif look.logged and st.session_state.get(watched) == choices.ids:
+            live_charts(choices, (look, found), key, ended=True)
         elif look.logged:
+            st.session_state.pop(watched, None)
             draw_finished(look, choices, found, key)
 
     frames_coming = projected is not None and (
@@ -361,6 +274,8 @@ def live_panel(
         curves()
     with right:
         projection()
+    if not projector.on():  # under the charts: the first charts start high on a laptop's screen
+        isoscore_notes(jobs, key)
     return jobs if live else []
 
 
@@ -370,13 +285,33 @@ def session_token() -> str:
 
 
 def live_charts(
-    choices: live_state.Choices, first: tuple[live_state.Look, live_state.Figures], key: str
+    choices: live_state.Choices,
+    first: tuple[live_state.Look, live_state.Figures],
+    key: str,
+    *,
+    ended: bool = False,
 ) -> None:
     """The live view of running runs: a fragment that draws only the live component, which then fetches its
     next descriptions from the live feed (:mod:`ui.feed`) itself; the fragment reruns every
     :data:`ui.feed.RENEW_SECONDS` to renew the feed (and when the component finds the page's signature
     changed, :func:`ui.live_state.signature`: then the whole page reruns). ``first``: the look and figures the
-    page run has just made (drawn at once, not built twice)."""
+    page run has just made (drawn at once, not built twice).
+
+    ``ended``: the runs this session watched live have ended; the same component, at the same place, draws
+    their finished charts (all points, no feed). Replacing it with Streamlit's Plotly charts left the
+    charts blank, or at the component's older data, for a moment at every run's end (issue 25: "the
+    charts jump back to an early state"); a page opened on finished runs draws them with Streamlit's
+    Plotly charts (:func:`draw_finished`)."""
+    if ended:
+        look, found = first
+
+        @st.fragment
+        def charts_now() -> None:
+            found_now = description.description(live_state.panels(look, choices, found, live=False))
+            live_view.show(found_now, f"{key}.live")
+
+        charts_now()
+        return
     drawn = live_state.signature(first[0], choices, first[1])
     pending = [first]  # a fragment reruns with its first arguments: the page run's look is used once
     session = session_token()
@@ -405,13 +340,33 @@ def live_charts(
 RELATION = live_state.RELATION
 
 
-def curve_choice(metrics: list[str], relation: bool, key: str) -> str:
+def lesson_measure(jobs: list[Job], metrics: list[str]) -> str | None:
+    """The measure the lesson of the shown runs' experiment is about (:mod:`engine.experiments`): its
+    ``measure`` where the lesson names one, else the first measure its text explains that the page offers,
+    the loss excepted; None without a lesson."""
+    kinds = [job.kind for job in jobs]
+    experiment = experiments.EXPERIMENTS.get(kinds[0]) if kinds else None
+    lesson = experiment.lesson if experiment is not None else None
+    if lesson is None:
+        return None
+    named = getattr(lesson, "measure", None)
+    if named in metrics:
+        return named
+    return next((m for m in lesson.measures if m in metrics and m != "loss"), None)
+
+
+def curve_choice(metrics: list[str], relation: bool, key: str, default: str | None = None) -> str:
     """Projector mode: which one curve is shown beside the film (a metric, the spectrum, or the relation
-    figure)."""
+    figure); at first ``default`` (the lesson's measure), else the first metric."""
     options = [*metrics, lens.SPECTRUM, *([RELATION] if relation else [])]
     names = {metric: lens.name_of(metric) for metric in options} | {RELATION: "Relation of two measures"}
     return st.selectbox(
-        "Curve beside the film", options, format_func=names.get, key=f"{key}.projcurve", **KEEP
+        "Curve beside the film",
+        options,
+        index=options.index(default) if default in options else 0,
+        format_func=names.get,
+        key=f"{key}.projcurve",
+        **KEEP,
     )
 
 
@@ -424,6 +379,6 @@ def draw_finished(
         if found.chosen is not None:
             draw_figure(found.chosen, f"{key}.chosen")
         return
-    draw_metric_grid(look.runs, look.present(choices), choices.options, key, look.on)
+    draw_metric_grid(look.runs, look.present(choices), choices.options, key, look.on, look.baselines)
     for i, fig in enumerate(found.all()):
         draw_figure(fig, f"{key}.extra{i}")

@@ -59,6 +59,11 @@ class Look:
     bars: list[tuple[float, str]]
     changing: bool
 
+    def baselines(self, metric: str) -> list[float]:
+        """The reference lines of ``metric`` (STS: the untouched encoder's score in each shown run's summary,
+        :func:`engine.charts.baselines`)."""
+        return charts.baselines([job.summary for job in self.jobs], metric)
+
     def present(self, choices: Choices) -> list[str]:
         """The logged measures the user picked, in the page's order."""
         return [metric for metric in self.logged if metric in choices.measures]
@@ -153,24 +158,31 @@ def chosen_figure(look: Look, choices: Choices, found: Figures, *, live: bool) -
         look.runs,
         metric,
         measured_on=look.on(metric),
+        baseline=look.baselines(metric),
         style=charts.PROJECTOR,
         max_points=settings.get("live_points") if live else None,
         **choices.options,
     )
 
 
-def panels(look: Look, choices: Choices, found: Figures) -> list[description.Panel]:
+def panels(look: Look, choices: Choices, found: Figures, *, live: bool = True) -> list[description.Panel]:
     """The live view's panels: the picked curves (two per row) and the extra figures (full width), or in
-    projector mode the chosen curve alone."""
+    projector mode the chosen curve alone; ``live``: the curves downsampled to ``live_points`` (else to
+    ``chart_points``, as the finished charts)."""
     if not look.logged:
         return []
     if choices.projector:
         return [description.panel(found.chosen, "chosen", wide=True)] if found.chosen is not None else []
-    points = settings.get("live_points")
+    points = settings.get("live_points") if live else None
     curves = [
         description.panel(
             charts.metric_json(
-                look.runs, metric, max_points=points, measured_on=look.on(metric), **choices.options
+                look.runs,
+                metric,
+                max_points=points,
+                measured_on=look.on(metric),
+                baseline=look.baselines(metric),
+                **choices.options,
             ),
             metric,
         )  # plain JSON: no Plotly objects
@@ -198,16 +210,18 @@ def signature(look: Look, choices: Choices, found: Figures) -> str:
     )
 
 
-def description_of(look: Look, choices: Choices, found: Figures) -> description.Description:
+def description_of(
+    look: Look, choices: Choices, found: Figures, *, live: bool = True
+) -> description.Description:
     """The live view's chart description now: the panels and the running runs' progress."""
-    return description.description(panels(look, choices, found), progress=look.bars)
+    return description.description(panels(look, choices, found, live=live), progress=look.bars)
 
 
 def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
     """The live feed's payload now (:data:`ui.feed.Payload`): the description as JSON, the signature, and
     whether the runs still change."""
     return {
-        "description": description.plain(description_of(look, choices, found)),
+        "description": description.versioned(description.plain(description_of(look, choices, found))),
         "signature": signature(look, choices, found),
         "live": look.changing,
     }

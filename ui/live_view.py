@@ -84,7 +84,7 @@ def show(
     """Draw ``found`` (a chart description) as one element; half-width panels two per row, or one per row
     when ``single``. ``fed`` (:func:`ui.feed.follow`): where the component fetches its next descriptions."""
     data: dict[str, Any] = {
-        "description": description.plain(found),
+        "description": description.versioned(description.plain(found)),
         "plotly": serve_plotly(),
         "single": single,
         "feed": fed,

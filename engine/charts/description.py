@@ -7,7 +7,9 @@ A description is a dict ``{"panels": [panel, ...], "step": int | None, "progress
   points, name, colour, width, mode, hover), its axes (titles, log or linear scale, fixed ranges, equal
   scales), its title and legend. ``wide``: the panel spans the row; ``cursor``: its x axis is the training
   step, and the description's ``step`` is marked on it (a dotted line); ``version``: a panel with the version
-  already drawn is not drawn again (a projection frame, thousands of points);
+  already drawn is not drawn again (a projection frame, thousands of points; the live feed gives every other
+  panel the hash of its figure as its version, :func:`versioned`, so that the browser skips the panels whose
+  figure did not change without comparing them);
 - ``step``: the current step (the replay's film frame), or None;
 - a bar is ``{"fraction": float, "text": str}``: the progress of a running run.
 
@@ -21,6 +23,8 @@ they are and are drawn as gaps), and every other value as JSON.
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -110,3 +114,14 @@ def plain(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def versioned(found: Description) -> Description:
+    """``found`` (a :func:`plain` description) with each panel that has no version given the hash of its
+    figure (BLAKE2b of its JSON, 16 hex digits): equal figures, equal versions. The renderer redraws a panel
+    only when its version (and, for a panel with a cursor, the step) changed."""
+    for item in found.get("panels") or []:
+        if item.get("version") is None:
+            text = json.dumps(item["figure"], sort_keys=True, separators=(",", ":"), allow_nan=True)
+            item["version"] = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    return found

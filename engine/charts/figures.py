@@ -4,7 +4,7 @@ come from the measure registry (:mod:`engine.measures`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +40,9 @@ class ChartStyle:
     height: int | None = None
 
 
-#: a room's projector: every text at least 18 px, lines and markers twice as thick
-PROJECTOR = ChartStyle(font=20, title=26, scale=2.0, height=560)
+#: a room's projector: every text at least 18 px, lines and markers twice as thick; 440 px high, so that the
+#: curve and the film beside it fit a 1280×720 screen under the page's title and cards
+PROJECTOR = ChartStyle(font=20, title=26, scale=2.0, height=440)
 
 
 def label(metric: str) -> str:
@@ -49,8 +50,36 @@ def label(metric: str) -> str:
     return measures.chart_title(metric)
 
 
+#: line patterns and marker symbols of the runs, by their place in a view: with the colour, a run keeps its
+#: look on every panel, and runs stay apart in print and for colour-blind readers
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
+
+
 def color(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
+
+
+def dash(index: int) -> str:
+    """The line pattern of the run at ``index`` (solid, dash, dot, …)."""
+    return DASHES[index % len(DASHES)]
+
+
+def symbol(index: int) -> str:
+    """The marker symbol of the run at ``index`` (circle, square, diamond, …)."""
+    return SYMBOLS[index % len(SYMBOLS)]
+
+
+def natural_range(metric: str) -> list[float] | None:
+    """The y range a measure is drawn on by default: its natural range with a 4 % margin (so that a value
+    at an end is not drawn on the frame) when the registry marks it ``fixed_range``, else None (fit to the
+    data)."""
+    found = measures.MEASURES.get(metric)
+    if found is None or not found.fixed_range or None in found.range:
+        return None
+    low, high = float(found.range[0]), float(found.range[1])
+    margin = 0.04 * (high - low)
+    return [low - margin, high + margin]
 
 
 def ema(values: pd.Series | np.ndarray, weight: float) -> np.ndarray:
@@ -114,15 +143,19 @@ def metric_json(
     max_points: int | None = None,
     height: int = 300,
     measured_on: str | None = None,
-    baseline: float | None = None,
+    baseline: float | Sequence[float] | None = None,
+    zoom: bool = False,
 ) -> dict[str, Any]:
     """:func:`metric_figure`'s figure, unstyled, as plain Plotly JSON (``{"data": [...], "layout": {...}}``,
     NumPy arrays for the series). ``measured_on`` names the data the metric was measured on (in the title,
     e.g. "on the built-in demo pairs"); ``log_y`` None: the measure's scale in the registry; a log y axis
     gets tick labels that read as numbers (:func:`log_ticks`). ``baseline``: a dashed horizontal reference
-    line at that value (for ``sts_spearman``, a SimCSE run summary's ``sts_baseline``: the untouched encoder
-    at its native pooling, engine.simcse.baseline). The live view draws it every second (a chart
-    description's panel), where making and validating the Plotly objects took most of the figure's time."""
+    line at that value, or one at each of those values (for ``sts_spearman``, the run summaries'
+    ``sts_baseline``: the untouched encoder at its native pooling, engine.simcse.baseline;
+    :func:`baselines`). The live view draws it every second (a chart
+    description's panel), where making and validating the Plotly objects took most of the figure's time.
+    A measure with a natural range (:func:`natural_range`) is drawn on it unless ``zoom`` (fit to the data);
+    each run has its colour and line pattern (:func:`color`, :func:`dash`) by its place in ``runs``."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
         steps, values = _xy(frame, metric, x)
@@ -140,7 +173,7 @@ def metric_json(
                     x=steps,
                     y=values,
                     mode=mode,
-                    line=dict(color=color(index), width=1),
+                    line=dict(color=color(index), width=1, dash=dash(index)),
                     opacity=0.3,
                     name=f"{name} (raw)",
                     legendgroup=name,
@@ -154,7 +187,8 @@ def metric_json(
                 x=steps,
                 y=smooth,
                 mode=mode,
-                line=dict(color=color(index), width=2),
+                line=dict(color=color(index), width=2, dash=dash(index)),
+                marker=dict(color=color(index), symbol=symbol(index)),
                 name=name,
                 legendgroup=name,
             )
@@ -164,18 +198,54 @@ def metric_json(
         log_y = metric in measures.MEASURES and measures.get(metric).scale == "log"
     if log_y:
         layout["yaxis"] = {**layout["yaxis"], "type": "log", **log_axis(_positive([t["y"] for t in traces]))}
-    if baseline is not None and np.isfinite(baseline):
-        layout.update(_baseline_line(float(baseline)))
+    elif not zoom and natural_range(metric) is not None:
+        layout["yaxis"] = {**layout["yaxis"], "range": natural_range(metric), "autorange": False}
+    lines = baseline_lines(baseline)
+    if lines["shapes"]:
+        layout.update(lines)
     return {"data": traces, "layout": layout}
 
 
-def _baseline_line(value: float) -> dict[str, Any]:
-    """A dashed line across the plot at ``value``, labelled as the untouched encoder's score."""
-    dashed = dict(color="gray", dash="dash", width=1)
-    line = dict(type="line", xref="paper", x0=0, x1=1, y0=value, y1=value, line=dashed)
-    text = f"untouched encoder, native pooling: {value:.3f}"
-    note = dict(xref="paper", x=1, y=value, text=text, showarrow=False, xanchor="right", yanchor="bottom")
-    return {"shapes": [line], "annotations": [note]}
+#: the reference line's label (an untouched encoder's STS at its native pooling)
+BASELINE_TEXT = "untouched encoder, native pooling: {value:.3f}"
+
+
+def baseline_lines(values: float | Sequence[float] | None) -> dict[str, list[dict[str, Any]]]:
+    """Plotly ``shapes`` and ``annotations``: a dashed grey line across the plot at each distinct finite
+    value, labelled as the untouched encoder's score (:data:`BASELINE_TEXT`)."""
+    if values is None:
+        return {"shapes": [], "annotations": []}
+    found = [values] if isinstance(values, int | float) else list(values)
+    distinct = sorted({round(float(v), 6) for v in found if v is not None and math.isfinite(float(v))})
+    dashed = dict(color="gray", dash="dash", width=1.5)
+    shapes = [dict(type="line", xref="paper", x0=0, x1=1, y0=v, y1=v, line=dashed) for v in distinct]
+    notes = [
+        dict(
+            xref="paper",
+            x=1,
+            y=v,
+            text=BASELINE_TEXT.format(value=v),
+            showarrow=False,
+            xanchor="right",
+            yanchor="bottom",
+            font=dict(color="gray"),
+        )
+        for v in distinct
+    ]
+    return {"shapes": shapes, "annotations": notes}
+
+
+def baselines(summaries: Sequence[Mapping[str, Any] | None], metric: str) -> list[float]:
+    """The reference values of ``metric`` in the runs' summaries: for ``sts_spearman``, each summary's
+    ``sts_baseline`` (the untouched encoder at its native pooling); none for other measures."""
+    if metric != "sts_spearman":
+        return []
+    found = []
+    for summary in summaries:
+        value = (summary or {}).get("sts_baseline")
+        if isinstance(value, int | float) and math.isfinite(value):
+            found.append(float(value))
+    return found
 
 
 def titled(title: str, measured_on: str | None) -> str:
@@ -343,8 +413,8 @@ def align_uniform_figure(
                 mode="lines+markers",
                 name=legend,
                 legendgroup=name,
-                line=dict(color=color(index)),
-                marker=dict(size=5),
+                line=dict(color=color(index), dash=dash(index)),
+                marker=dict(size=5, symbol=symbol(index)),
                 customdata=points["step"],
                 hovertemplate="step %{customdata}<br>uniformity %{x:.3f}<br>"
                 + what
@@ -438,7 +508,7 @@ def relation_json(
                 y=points[y],
                 mode="markers",
                 name=legend,
-                marker=dict(color=color(index), size=6),
+                marker=dict(color=color(index), size=6, symbol=symbol(index)),
                 customdata=points.get("step"),
                 hovertemplate="step %{customdata}<br>"
                 + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",

@@ -34,6 +34,7 @@ from engine.charts.figures import (
     TITLED,
     ChartStyle,
     color,
+    dash,
     log_axis,
     styled,
     titled,
@@ -170,7 +171,7 @@ def spectrum_json(
                         mode="lines",
                         name=f"{name} · step {step}",
                         legendgroup=name,
-                        line=dict(color=color(index), width=width),
+                        line=dict(color=color(index), width=width, dash=dash(index)),
                         opacity=opacity,
                         hovertemplate=f"step {step}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
                     )

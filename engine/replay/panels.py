@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from engine import charts
 from engine.charts import description
 
 FONT = {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif", "size": 12}
@@ -47,7 +48,9 @@ def first_step(data: dict[str, Any]) -> int | None:
 
 
 def curves(data: dict[str, Any]) -> description.Description:
-    """A panel per metric (key: the metric's column), one line per run that logged it, the cursor on."""
+    """A panel per metric (key: the metric's column), one line per run that logged it (its colour and dash),
+    the cursor on; a measure with a natural range drawn on it, the STS curves with the untouched encoder's
+    score as a labelled reference line (the runs' ``baselines``)."""
     film_steps = [np.asarray(run["film"]["steps"], dtype=float) for run in data["runs"] if run["film"]]
     panels = []
     for metric in data["metrics"]:
@@ -65,12 +68,14 @@ def curves(data: dict[str, Any]) -> description.Description:
                     "x": _typed(curve["x"]),
                     "y": _typed(curve["y"]),
                     "name": run["legend"],
-                    "line": {"color": run["color"], "width": 2},
+                    "line": {"color": run["color"], "width": 2, "dash": run.get("dash", "solid")},
                     "marker": {"size": 4, "color": run["color"]},
                     "hovertemplate": "step %{x}<br>%{y:.4g}",
                 }
             )
         span = _span(steps)
+        y_range = charts.natural_range(metric["key"])
+        references = [v for run in data["runs"] for v in (run.get("baselines") or {}).get(metric["key"], [])]
         layout = {
             "title": {"text": metric["label"], "font": {"size": 14}},
             "height": 260,
@@ -79,7 +84,8 @@ def curves(data: dict[str, Any]) -> description.Description:
             "showlegend": len(traces) > 1,
             "legend": {"orientation": "h", "y": -0.32},
             "xaxis": {"title": {"text": "step"}, "zeroline": False, "range": span, "autorange": span is None},
-            "yaxis": {"zeroline": False},
+            "yaxis": {"zeroline": False, **({"range": y_range, "autorange": False} if y_range else {})},
+            **charts.baseline_lines(references),
         }
         figure = {"data": traces, "layout": layout}
         panels.append(description.panel(figure, metric["key"], cursor=True))

@@ -202,6 +202,12 @@ def payload(runs: Sequence[RunData], films: Sequence[FilmFrames | None]) -> dict
                 "legend": plotly_text(run.name),
                 "kind": run.kind,
                 "color": charts.color(index),
+                "dash": charts.dash(index),
+                "baselines": {
+                    key: charts.baselines([run.summary], key)
+                    for key in run.curves
+                    if charts.baselines([run.summary], key)
+                },
                 "curves": curves_of(run),
                 "relations": found,
                 "film": film_payload(film, run.points) if film is not None and film.steps else None,

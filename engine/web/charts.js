@@ -5,8 +5,10 @@
 // reads itself.
 //
 // Redrawing a Plotly chart is the live view's main cost in the browser (on the shared 2 cores it is taken
-// from the training), so a panel is redrawn only when its figure changed, and a panel scrolled out of view
-// only when it comes back into view.
+// from the training), so a panel is redrawn only when its version changed (the live feed gives each panel
+// the hash of its figure: engine/charts/description.py versioned; without one its figure's JSON is
+// compared), and a panel scrolled out of view only when it comes back into view. Plotly.extendTraces was
+// measured and is not used: it redraws the whole plot (Plotly.redraw), as react does when data change.
 //
 // What tests and benchmarks read is in the DOM, never in globals: every panel element carries data-key,
 // data-title, data-points and data-last-x (its newest series), the grid data-renders (descriptions drawn)
@@ -118,8 +120,8 @@ var EmbedlabCharts = (function () {
     panels.forEach(function (panel, index) {
       var box = boxFor(grid, panel, index);
       var version = panel.version === null || panel.version === undefined ? null : String(panel.version);
-      if (version !== null && box.dataset.version === version) return;
-      var text = JSON.stringify(panel.figure) + "|" + (panel.cursor ? description.step : "");
+      var text = (version !== null ? "v" + version : JSON.stringify(panel.figure)) + "|" +
+        (panel.cursor ? description.step : "");
       if (text === box.drawnText) return;  // the same figure: nothing to redraw
       var layout = layoutOf(panel, description.step, theme);
       if (box.drawnText !== undefined && box.hiddenFromView) {

@@ -134,6 +134,19 @@ def plotly_specs(at: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
+def charts_drawn(at: AppTest) -> int:
+    """The charts of the page: its Plotly charts and the panels of its live views (custom components v2;
+    the runs a session watched live stay in its live view when they end, ui/live.py live_charts)."""
+    import json
+
+    panels = 0
+    for element in at.get("bidi_component"):
+        proto = element.proto
+        data = json.loads(proto.json) if proto.json else json.loads(proto.mixed.json)
+        panels += len(((data or {}).get("description") or {}).get("panels") or [])
+    return len(at.get("plotly_chart")) + panels
+
+
 def values(array) -> list[float]:
     """A Plotly data array of a figure's JSON (a list, or base64 ``bdata`` with its dtype) as numbers."""
     import base64

@@ -10,9 +10,10 @@ import pandas as pd
 from apphelpers import APP, errors, plotly_specs, start_off, values, wait_idle
 from streamlit.testing.v1 import AppTest
 
-from engine import paths, runlog
+from engine import charts, paths, runlog
 
 STEPS = 10
+BASELINE = 0.8125  # a SimCSE run summary's sts_baseline (the untouched encoder)
 
 
 def lens_run(name: str, kind: str) -> tuple[str, pd.DataFrame]:
@@ -54,7 +55,9 @@ def lens_run(name: str, kind: str) -> tuple[str, pd.DataFrame]:
         if row["step"] % 3 == 0:
             writer.append_spectrum(row["step"], np.geomspace(1.0, 10.0 ** (-1 - row["step"] / 3), 5))
         writer.append(row)
-    writer.finish("finished", {"eval_set": "demo-pairs"} if kind == "simcse" else None)
+    writer.finish(
+        "finished", {"eval_set": "demo-pairs", "sts_baseline": BASELINE} if kind == "simcse" else None
+    )
     return name, pd.DataFrame(rows)
 
 
@@ -112,16 +115,29 @@ def test_isotropy_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
     np.testing.assert_allclose(values(pair["data"][0]["x"]), rows["effective_rank"], rtol=1e-6)
 
 
+def baseline_of(spec: dict) -> list[tuple[float, str]]:
+    """The reference lines of a figure: (y, label) of each horizontal line with its annotation."""
+    lines = [shape["y0"] for shape in spec["layout"].get("shapes", []) if shape.get("xref") == "paper"]
+    notes = {note["y"]: note["text"] for note in spec["layout"].get("annotations", [])}
+    return [(y, notes.get(y, "")) for y in lines]
+
+
 def test_simcse_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
     name, rows = lens_run("simcse-lens", "simcse")
     at = page_with("views/simcse.py", "simcse.shown", [name])
+    at.multiselect(key="simcse.measures").set_value(["sts_spearman", "spectrum"]).run()
     found = figures(at)
+    # the STS chart draws the untouched encoder's score (the run summary's sts_baseline) as a labelled line
+    assert baseline_of(found[charts.label("sts_spearman")]) == [
+        (BASELINE, f"untouched encoder, native pooling: {BASELINE:.3f}")
+    ]
     assert len([t for t in spectrum_of(found)["data"] if t["mode"] == "lines"]) == 4
     assert found["Uniformity vs STS Spearman ρ"]["data"][0]["name"].endswith(
         legend_of(rows, "uniformity", "sts_spearman")
     )
     at.multiselect(key="simcse.measures").set_value(["effective_rank", "average_cosine"]).run()
     assert {"Effective rank", "Average cosine"} <= set(figures(at)) and "Training loss" not in figures(at)
+    assert all(not baseline_of(spec) for spec in figures(at).values())  # only on the STS chart
     at.selectbox(key="simcse.relx").set_value("isoscore")
     at.selectbox(key="simcse.rely").set_value("effective_rank").run()
     pair = figures(at)["IsoScore vs Effective rank"]

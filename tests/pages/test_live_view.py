@@ -208,8 +208,14 @@ def test_a_running_runs_page_draws_its_curves_from_a_description_that_grows(app)
         # the last payload says the run stopped: the component then asks the page for a rerun
         wait_for(lambda: json.loads(file.read_text())["live"] is False, 30, "the feed's last payload")
         assert json.loads(file.read_text())["signature"] != data["feed"]["signature"]
-        app.run()  # a stopped run is drawn with Streamlit's Plotly charts: no live component
-        assert not app.exception and not [d for d in descriptions(app) if d["description"]["panels"]]
+        # the run this session watched live stays in the same component, its finished charts drawn without a
+        # feed and with every point (replacing it by Streamlit's charts blanked them for a moment)
+        app.run()
+        assert not app.exception and not errors(app)
+        ended = curves_of(app)
+        assert ended["feed"] is None and ended["description"]["progress"] == []
+        loss = next(panel for panel in ended["description"]["panels"] if panel["key"] == "loss")
+        assert last_step(loss) == job.last_step
     finally:
         job.stop()
         wait_idle(30)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from apphelpers import button_bytes, csv_of, errors, start_without_data_folder, wait_idle
+from apphelpers import button_bytes, charts_drawn, csv_of, errors, start_without_data_folder, wait_idle
 from waiting import wait_for
 
 
@@ -29,7 +29,7 @@ def test_tiny_probe_run_shows_charts_projection_and_downloads(app, downloads) ->
     assert job.state == "finished", job.error
     app.run()
     assert not app.exception and not errors(app)
-    assert len(app.get("plotly_chart")) >= 5  # 4 metrics + projection + IsoScore-silhouette scatter
+    assert charts_drawn(app) >= 5  # 4 metrics + projection + IsoScore-silhouette scatter
     buttons = {b.label: b for b in app.get("download_button")}
     run_csv = csv_of(buttons[f"{runs.run_label(job)}.csv"], downloads)
     assert run_csv["step"].tolist() == list(range(7))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apphelpers import csv_of, errors, start_off, wait_idle
+from apphelpers import charts_drawn, csv_of, errors, start_off, wait_idle
 
 
 def test_switches_and_a_tiny_simcse_run(app, downloads) -> None:
@@ -33,7 +33,7 @@ def test_switches_and_a_tiny_simcse_run(app, downloads) -> None:
     table = csv_of(buttons[f"{runs.run_label(job)}.csv"], downloads)
     assert table["step"].tolist() == [0, 1, 2]
     assert table["alignment"].notna().all() and table["uniformity"].notna().all()
-    assert len(app.get("plotly_chart")) >= 4
+    assert charts_drawn(app) >= 4
 
 
 def test_same_mask_with_augmentation_turns_start_off_with_one_line(app) -> None:

@@ -37,12 +37,15 @@ def test_the_switch_enlarges_the_charts_and_shows_the_film_beside_one_curve(fres
     assert all(size >= 18 for spec in shown for size in _fonts(spec)), [_fonts(spec) for spec in shown]
     curve = next(spec for spec in shown if spec["data"][0]["type"] == "scatter")
     assert all(trace["line"]["width"] >= 4 for trace in curve["data"])
-    assert curve["layout"]["height"] >= 500
+    assert 400 <= curve["layout"]["height"] <= 460  # large, and fits a 1280×720 screen beside the film
     assert [
         css for css in at.get("html") if "stSidebar" in css.proto.body and "display: none" in css.proto.body
     ]
     assert not [s for s in at.get("slider") if s.key == "probe.smooth"]  # the chart settings are hidden
     assert not at.get("download_button")
+    # it opens on the measure of the experiment's lesson (the probe's: IsoScore), not on the loss
+    assert at.selectbox(key="probe.projcurve").value == "isoscore"
+    assert curve["layout"]["title"]["text"].startswith("IsoScore")
     at.selectbox(key="probe.projcurve").set_value("silhouette").run()
     assert any(spec["layout"]["title"]["text"].startswith("Silhouette") for spec in plotly_specs(at))
 

@@ -37,7 +37,7 @@ function viewOf(root) {
     var box = document.createElement("div");
     box.className = "embedlab-live";
     view = {progress: document.createElement("div"), grid: document.createElement("div"), latest: null,
-            feed: null, timer: null, text: null, asked: null};
+            feed: null, timer: null, text: null, asked: null, given: null};
     view.grid.className = "embedlab-grid";
     box.appendChild(view.progress);
     box.appendChild(view.grid);
@@ -91,7 +91,15 @@ export default function (component) {
   var theme = themeOf(root.host || root);
   view.plotly = data.plotly;
   view.grid.className = "embedlab-grid" + (data.single ? " single" : "");
-  drawInto(view, data.description || {panels: [], progress: []}, theme);
+  // Streamlit calls this again with the data of the last script run whenever the component renders again
+  // (its trigger set, the page rerunning around it): that description is older than what the feed has drawn
+  // since, and drawing it again made the charts jump back for a moment when a run ended. Only a new
+  // description from the server is drawn.
+  var given = JSON.stringify(data.description || null);
+  if (given !== view.given) {
+    view.given = given;
+    drawInto(view, data.description || {panels: [], progress: []}, theme);
+  }
   clearTimeout(view.timer);
   view.feed = data.feed && data.feed.url ? data.feed : null;
   view.text = null;
