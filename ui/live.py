@@ -89,7 +89,7 @@ def warnings_of(jobs: list[Job]) -> None:
                 f"{run_label(job)} diverges: {reason}. The learning rate{rate} is probably too high: "
                 f"{act}lower “Learning rate” and start again."
             ),
-            icon="📈",
+            icon=":material/trending_up:",
         )
 
 

@@ -54,8 +54,9 @@ def switch() -> None:
     if on():
         st.html(CSS)
         st.button(
-            "✕ Leave projector mode",
+            "Leave projector mode",
             key="projector.leave",
+            icon=":material/close:",
             on_click=_leave,
             help="Shows the settings and the sidebar again.",
         )
