@@ -366,6 +366,7 @@ def curve_choice(metrics: list[str], relation: bool, key: str, default: str | No
         index=options.index(default) if default in options else 0,
         format_func=names.get,
         key=f"{key}.projcurve",
+        label_visibility="collapsed",  # projector mode only: the curve's title names it
         **KEEP,
     )
 

@@ -15,7 +15,7 @@ import streamlit as st
 from engine import paths, priority, runlog
 from engine.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
-from ui import run_facts, run_name
+from ui import projector, run_facts, run_name
 from ui.run_facts import format_seconds as format_seconds
 from ui.run_facts import progress_text as progress_text
 from ui.run_facts import run_label as run_label
@@ -149,7 +149,12 @@ def shown_jobs(kind: str | None, *, label: str = "Runs shown") -> list[Job]:
         chosen = default_shown(pool)
     st.session_state[key] = chosen
     picked = st.multiselect(
-        label, ids, key=key, format_func=option_label(reg), placeholder="pick runs to show"
+        label,
+        ids,
+        key=key,
+        format_func=option_label(reg),
+        placeholder="pick runs to show",
+        label_visibility="collapsed" if projector.on() else "visible",  # a projector's rows are few
     )
     return [reg.get(i) for i in picked if reg.get(i) is not None]
 

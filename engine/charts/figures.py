@@ -40,9 +40,9 @@ class ChartStyle:
     height: int | None = None
 
 
-#: a room's projector: every text at least 18 px, lines and markers twice as thick; 440 px high, so that the
+#: a room's projector: every text at least 18 px, lines and markers twice as thick; 420 px high, so that the
 #: curve and the film beside it fit a 1280×720 screen under the page's title and cards
-PROJECTOR = ChartStyle(font=20, title=26, scale=2.0, height=440)
+PROJECTOR = ChartStyle(font=20, title=26, scale=2.0, height=420)
 
 
 def label(metric: str) -> str:
