@@ -4,6 +4,101 @@
 from __future__ import annotations
 
 from engine.experiment import Lesson
+from engine.jepa.presets import (
+    COLLAPSE,
+    JEPA_RUN,
+    NONE_OF_THREE,
+    PLAIN,
+    REGULARISED,
+    SIGREG,
+    SIMCSE_RUN,
+    STOP_GRAD_ONLY,
+    VICREG,
+)
+from engine.lesson_claims import Claim
+
+CLAIMS = (
+    Claim(
+        COLLAPSE,
+        STOP_GRAD_ONLY,
+        "effective_rank",
+        "below",
+        "SimSiam (Chen & He 2021): without its predictor the stop-gradient alone does not prevent collapse.",
+        than=JEPA_RUN,
+        factor=0.5,
+        source="paper",
+    ),
+    Claim(
+        COLLAPSE,
+        NONE_OF_THREE,
+        "effective_rank",
+        "below",
+        "Without EMA, predictor and stop-gradient the embeddings collapse: RankMe ends below half the JEPA "
+        "run's.",
+        than=JEPA_RUN,
+        factor=0.5,
+    ),
+    Claim(
+        COLLAPSE,
+        JEPA_RUN,
+        "effective_rank",
+        "steady",
+        "The JEPA run keeps its rank: RankMe stays within 10 % of its start.",
+        by=0.1,
+    ),
+    Claim(
+        COLLAPSE,
+        STOP_GRAD_ONLY,
+        "effective_rank",
+        "below",
+        "Stop-gradient alone collapses as well: RankMe ends below half the JEPA run's.",
+        than=JEPA_RUN,
+        factor=0.5,
+    ),
+    Claim(
+        COLLAPSE,
+        NONE_OF_THREE,
+        "dim_std_mean",
+        "falls",
+        "The per-dimension std falls towards 0 in the collapse case.",
+        by=0.02,
+    ),
+    Claim(
+        COLLAPSE,
+        NONE_OF_THREE,
+        "uniformity",
+        "rises",
+        "Uniformity rises towards 0 as every sentence lands near one point.",
+        by=1.0,
+    ),
+    Claim(
+        COLLAPSE,
+        NONE_OF_THREE,
+        "alignment",
+        "below",
+        "A collapsed encoder aligns every pair: alignment ends below the JEPA run's.",
+        than=JEPA_RUN,
+    ),
+    Claim(COLLAPSE, NONE_OF_THREE, "sts_spearman", "falls", "STS falls in the collapse case.", by=0.02),
+    Claim(
+        COLLAPSE,
+        SIMCSE_RUN,
+        "effective_rank",
+        "above",
+        "SimCSE, the contrastive reference, keeps more directions than the JEPA run.",
+        than=JEPA_RUN,
+    ),
+    Claim(
+        REGULARISED,
+        SIGREG,
+        "isoscore",
+        "above",
+        "LeJEPA (Balestriero & LeCun 2025): SIGReg pulls the embeddings towards an isotropic Gaussian.",
+        than=PLAIN,
+        source="paper",
+    ),
+    Claim(REGULARISED, VICREG, "isoscore", "below", "VICReg ends below plain JEPA's IsoScore.", than=PLAIN),
+)
 
 LESSON = Lesson(
     title="JEPA (non-contrastive)",
@@ -47,4 +142,5 @@ LESSON = Lesson(
         "demo pairs).",
         "spectrum": "collapse shows as a spectrum whose tail drops by orders of magnitude.",
     },
+    claims=CLAIMS,
 )
