@@ -12,6 +12,7 @@ How a claim is judged (``start``/``end``: the first and last finite value of the
 
 - ``rises``: end − start > ``by``;  ``falls``: start − end > ``by``;
 - ``steady``: |end − start| ≤ ``by`` · |start| (``by`` is a fraction of the start);
+- ``under``: start < ``by`` and end < ``by`` (a value that starts and ends small: the loss);
 - ``below``: end(run) < ``factor`` · end(``than``) − ``by``;  ``above``: end(run) > ``factor`` · end(``than``)
   + ``by``.
 """
@@ -23,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-DIRECTIONS = ("rises", "falls", "steady")
+DIRECTIONS = ("rises", "falls", "steady", "under")
 ORDERS = ("below", "above")
 SOURCES = ("lab", "paper")
 
@@ -120,6 +121,8 @@ def holds(claim: Claim, measured: Mapping[str, Series]) -> bool | None:
         return first.start - first.end > claim.by
     if claim.expect == "steady":
         return abs(first.end - first.start) <= claim.by * abs(first.start)
+    if claim.expect == "under":
+        return first.start < claim.by and first.end < claim.by
     other = measured.get(claim.than or "")
     if other is None or other.end is None:
         return None

@@ -117,6 +117,8 @@ def _expected(claim: Claim) -> str:
         return claim.expect + (f" by more than {claim.by:g}" if claim.by else "")
     if claim.expect == "steady":
         return f"stays within {claim.by:.0%} of its start"
+    if claim.expect == "under":
+        return f"starts and ends below {claim.by:g}"
     scale = f"{claim.factor:g} × " if claim.factor != 1 else ""
     margin = f" by more than {claim.by:g}" if claim.by else ""
     return f"ends {claim.expect} {scale}{claim.than}'s{margin}"
