@@ -7,7 +7,8 @@ Each run folder holds a ``metrics.csv`` written by ``python -m engine jepa`` or 
 Left: each run as a path on the (uniformity, alignment) plane (Wang & Isola 2020), from its first evaluation
 (open circle) to its last (filled), with arrows along the way; lower-left is better, and a collapsed encoder
 ends at (0, 0), every sentence on one point. Right: RankMe (``effective_rank``) against the step, on a log
-scale. A run is named by its ``config.json`` ``name`` when it has one, else by its folder.
+scale. A run is named by ``--names``, else by its ``config.json`` ``name`` when it has one, else by its
+folder.
 """
 
 from __future__ import annotations
@@ -46,11 +47,11 @@ def evaluations(run_dir: Path):
     return frame.dropna(subset=["alignment", "uniformity"])
 
 
-def draw(run_dirs: list[Path], out: Path, title: str) -> None:
+def draw(run_dirs: list[Path], out: Path, title: str, names: list[str] | None = None) -> None:
     fig, (plane, rank) = plt.subplots(1, 2, figsize=(12, 4.8))
     for index, run_dir in enumerate(run_dirs):
         frame = evaluations(run_dir)
-        name = run_name(run_dir)
+        name = names[index] if names else run_name(run_dir)
         x, y = frame["uniformity"].to_numpy(), frame["alignment"].to_numpy()
         dash = DASHES[index % len(DASHES)]
         (line,) = plane.plot(x, y, linestyle=dash, marker="o", markersize=3, linewidth=1.4, label=name)
@@ -88,12 +89,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", type=Path, help="run folders (each with metrics.csv)")
     parser.add_argument("--out", type=Path, default=Path("jepa-plane.png"))
     parser.add_argument("--title", default="Does JEPA collapse? all-MiniLM-L6-v2, demo corpus (embedlab)")
+    parser.add_argument("--names", nargs="+", help="the runs' names in the legend, in the order of the runs")
     args = parser.parse_args(argv)
     runs = [run for run in args.runs if run.is_dir()]
     if not runs:
         print("error: no run folders given", file=sys.stderr)
         return 2
-    draw(runs, args.out, args.title)
+    if args.names and len(args.names) != len(runs):
+        print(f"error: {len(args.names)} names for {len(runs)} run folders", file=sys.stderr)
+        return 2
+    draw(runs, args.out, args.title, args.names)
     print(args.out)
     return 0
 
