@@ -21,6 +21,9 @@ CLAIMS = (
     Claim(DEMO, _RUN, "silhouette", "rises", "The silhouette of the demo topics rises.", by=0.1),
     Claim(DEMO, _RUN, "isoscore", "falls", "IsoScore falls while the silhouette rises.", by=0.01),
     Claim(DEMO, _RUN, "accuracy", "rises", "The classifier's accuracy rises.", by=0.1),
+    Claim(DEMO, _RUN, "effective_rank", "falls", "The effective rank falls as the clusters form."),
+    Claim(DEMO, _RUN, "uniformity", "rises", "Uniformity rises (less uniform) as the points gather."),
+    Claim(DEMO, _RUN, "alignment", "falls", "Class alignment falls as each class gathers.", by=0.1),
 )
 
 LESSON = Lesson(
