@@ -8,7 +8,8 @@ version or, with ``--short``, the short CPU version the preset declares
 "paper's claim, not checked here". Exit 0 only when every claim the lab states as its own holds; else 1, with
 one line per failing claim.
 
-Two runs of the check with the same config (the plain JEPA run of two presets) share one run folder.
+Two runs of the check with the same config (the plain JEPA run of two presets) share one run folder; with
+``--reuse`` a finished run folder of an earlier check with the same config is judged again, not rerun.
 """
 
 from __future__ import annotations
@@ -49,10 +50,12 @@ def run_presets(
     *,
     short: bool,
     settings: dict[str, Any] | None = None,
+    reuse: bool = False,
     say: Say = print,
 ) -> dict[tuple[str, str], Path]:
     """Run every run of the presets ``names`` into ``out_dir/<preset>/<run>``; return (preset, run) -> its
-    folder. A run whose config equals one already run in this check reuses that folder."""
+    folder. A run whose config equals one already run in this check reuses that folder; with ``reuse``, so
+    does a finished run already in its folder with the same config."""
     known = presets(settings)
     missing = [name for name in names if name not in known]
     if missing:
@@ -62,12 +65,29 @@ def run_presets(
     for name in names:
         for run in queue(known[name], settings, short=short):
             config = experiments.EXPERIMENTS[run.kind].make_config(**run.fields)
-            key = json.dumps({"kind": run.kind, **config_to_dict(config)}, sort_keys=True, default=str)
+            settled = {"kind": run.kind, **config_to_dict(config)}
+            key = json.dumps(settled, sort_keys=True, default=str)
             if key not in done:
                 folder = out_dir / paths.safe_name(name) / paths.safe_name(run.name)
-                done[key] = _run(run, config, folder, say)
+                if reuse and _finished_with(folder, settled):
+                    say(f"  kept {run.kind} / {run.name} (finished, same config) in {folder}")
+                    done[key] = folder
+                else:
+                    done[key] = _run(run, config, folder, say)
             folders[(name, run.name)] = done[key]
     return folders
+
+
+def _finished_with(folder: Path, settled: dict[str, Any]) -> bool:
+    """Whether ``folder`` holds a finished run whose ``config.json`` is ``settled``."""
+    from engine.runlog import CONFIG, read_json, run_state
+
+    try:
+        if not (folder / CONFIG).is_file() or run_state(folder) != "finished":
+            return False
+        return json.loads(json.dumps(settled, default=str)) == read_json(folder / CONFIG)
+    except (OSError, ValueError):  # a damaged folder is run again
+        return False
 
 
 def _run(run: QueuedRun, config: Any, folder: Path, say: Say) -> Path:
@@ -130,12 +150,18 @@ def check(
     short: bool = False,
     settings: dict[str, Any] | None = None,
     only: Iterable[str] | None = None,
+    reuse: bool = False,
     say: Say = print,
 ) -> list[Verdict]:
     """Run the presets of every claim (of the presets ``only``, when given) and judge the claims."""
     claims = [c for c in all_claims() if only is None or c.preset in set(only)]
     folders = run_presets(
-        claimed_presets(claims), out_dir or default_out(short), short=short, settings=settings, say=say
+        claimed_presets(claims),
+        out_dir or default_out(short),
+        short=short,
+        settings=settings,
+        reuse=reuse,
+        say=say,
     )
     return judge_all(claims, folders)
 
@@ -154,6 +180,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub.add_argument("--preset", action="append", metavar="NAME", help="only this preset's claims (repeat)")
     sub.add_argument("--data-dir", help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)")
     sub.add_argument("--device", help="cpu, cuda or auto (default: each config's)")
+    sub.add_argument(
+        "--reuse",
+        action="store_true",
+        help="judge a finished run of an earlier check again when its config is the same (no rerun)",
+    )
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -168,6 +199,7 @@ def run_cli(args: argparse.Namespace) -> int:
         short=args.short,
         settings=settings,
         only=args.preset,
+        reuse=args.reuse,
         say=lambda line: print(line, file=sys.stderr, flush=True),
     )
     print("\n".join(report(verdicts)))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,16 @@ def test_a_short_version_changes_no_ablation_of_its_runs() -> None:
         for overrides in preset.runs.values():
             assert not set(preset.short) & set(overrides), preset.name
         assert dataclasses.is_dataclass(preset)
+
+
+def test_reuse_keeps_only_a_finished_run_with_the_same_config(tmp_path: Path) -> None:
+    settled = {"kind": "probe", "steps": 3, "lr": 0.001, "data": "demo"}
+    (tmp_path / "config.json").write_text(json.dumps(settled))
+    (tmp_path / "status.json").write_text(json.dumps({"state": "finished"}))
+    assert lessons_check._finished_with(tmp_path, settled)
+    assert not lessons_check._finished_with(tmp_path, {**settled, "steps": 4})
+    (tmp_path / "status.json").write_text(json.dumps({"state": "failed"}))
+    assert not lessons_check._finished_with(tmp_path, settled)
+    (tmp_path / "config.json").write_text("{not json")
+    assert not lessons_check._finished_with(tmp_path, settled)
+    assert not lessons_check._finished_with(tmp_path / "absent", settled)
