@@ -32,7 +32,8 @@ LESSON = Lesson(
         "Sentence embeddings become parameters of a linear classifier (full-batch Adam). After every update "
         "the lab measures IsoScore (how evenly all directions are used) and the silhouette (how well the "
         "classes cluster). Mickus et al. (2024) found that the two move in opposite directions: clusters "
-        "cost isotropy."
+        "cost isotropy. The demo preset shows it: in 150 updates IsoScore fell from 0.21 to 0.015 while the "
+        "silhouette rose from 0.07 to 0.63 (r −0.90, ρ −1.00 over the steps)."
     ),
     watch=(
         "the silhouette rises while IsoScore falls, step after step;",
