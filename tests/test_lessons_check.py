@@ -122,6 +122,7 @@ def test_runs_with_the_same_config_share_one_run_folder(tmp_path: Path, monkeypa
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 11 short runs: minutes on a loaded 2-core machine
 def test_lessons_check_short_runs_every_lesson_preset_and_every_lab_claim_holds(
     tmp_path: Path, capsys
 ) -> None:
