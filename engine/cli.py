@@ -1,6 +1,7 @@
 """Command line: ``python -m engine KIND ... --out DIR``, one subcommand per registered experiment
 (:mod:`engine.experiments`); ``settings`` lists the settings (``--knobs``: every experiment's knobs),
-``replay RUN --out lesson.html`` makes a lesson to take home (:mod:`engine.replay`). The run plumbing (run
+``replay RUN --out lesson.html`` makes a lesson to take home (:mod:`engine.replay`), ``lessons check`` runs
+the lessons' presets and checks their claims (:mod:`engine.lessons_check`). The run plumbing (run
 folder, progress, ``--events``) is in :mod:`engine.cli_run`; an experiment's flags come from its config's
 declarations (:mod:`engine.flags`).
 
@@ -104,6 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.claims import cli as claims_cli
 
     claims_cli.add_parser(commands)
+    from engine import lessons_check
+
+    lessons_check.add_arguments(
+        commands.add_parser(
+            "lessons",
+            help="check the lessons' claims against runs of their presets",
+            description="Each lesson's claims, checked against real runs of its presets.",
+        )
+    )
     return parser
 
 
@@ -228,6 +238,10 @@ def _main(args: argparse.Namespace) -> int:
             from engine.claims.cli import run as claims
 
             return claims(args)
+        if args.command == "lessons":
+            from engine.lessons_check import run_cli as lessons_check
+
+            return lessons_check(args)
         return execute(args.command, args)
     except RunFailed as err:  # the run's own failure, recorded in its folder
         print(f"error: {one_line(err)}", file=sys.stderr)

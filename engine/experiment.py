@@ -17,24 +17,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import ConfigError, one_line
+from engine.lesson_claims import Claim
 from engine.measures import MEASURES
 
 
 @dataclass(frozen=True)
 class Lesson:
     """What an experiment page (and its replay) says: a title, a short introduction, what to watch, and what
-    to watch in each measure (the glossary's "Watch in …" line, by measure name)."""
+    to watch in each measure (the glossary's "Watch in …" line, by measure name); ``claims``: what the
+    text says about its presets' runs, as data (:class:`~engine.lesson_claims.Claim`), checked by
+    ``python -m engine lessons check`` (:mod:`engine.lessons_check`)."""
 
     title: str
     intro: str
     watch: tuple[str, ...]
     measures: Mapping[str, str] = field(default_factory=dict)
+    claims: tuple[Claim, ...] = ()
 
 
 @dataclass(frozen=True)
 class Preset:
     """Runs to queue: ``runs`` maps a run name to the config fields it sets on top of ``base``; ``demo``
-    marks the Overview's one-click demo."""
+    marks the Overview's one-click demo.
+
+    ``kind`` is the experiment whose page offers it; a run of another experiment (the unsupervised SimCSE
+    reference beside the JEPA runs) names its kind in ``run_kinds`` and takes, of the user's settings and
+    ``base``, the fields its own config has (:func:`engine.presets.queue`). ``short``: the fields laid over
+    every run for the short CPU version that ``python -m engine lessons check --short`` runs (few steps,
+    small limits), declared here so that the checker hard-codes nothing."""
 
     name: str
     kind: str
@@ -42,12 +52,24 @@ class Preset:
     base: dict[str, Any] = field(default_factory=dict)
     runs: dict[str, dict[str, Any]] = field(default_factory=dict)
     demo: bool = False
+    run_kinds: Mapping[str, str] = field(default_factory=dict)
+    short: dict[str, Any] = field(default_factory=dict)
+
+    def kind_of(self, run: str) -> str:
+        """The experiment of run ``run``."""
+        return self.run_kinds.get(run, self.kind)
+
+    def fields(
+        self, run: str, settings: dict[str, Any] | None = None, *, short: bool = False
+    ) -> dict[str, Any]:
+        """Run ``run``'s config fields before any are dropped: the user's ``settings``, then the preset, then
+        the run, then (``short``) the short version's."""
+        return {**(settings or {}), **self.base, **self.runs[run], **(self.short if short else {})}
 
     def configs(self, settings: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
-        """``(run name, config fields)`` per run: the user's ``settings``, then the preset, then the run."""
-        return [
-            (name, {**(settings or {}), **self.base, **overrides}) for name, overrides in self.runs.items()
-        ]
+        """``(run name, config fields)`` per run of the preset's own kind: the user's ``settings``, then the
+        preset, then the run (the runs of other kinds: :func:`engine.presets.queue`)."""
+        return [(name, self.fields(name, settings)) for name in self.runs if self.kind_of(name) == self.kind]
 
 
 @dataclass(frozen=True)

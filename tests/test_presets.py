@@ -15,6 +15,33 @@ def test_every_preset_makes_valid_configs() -> None:
             assert config.seed == 3, name
 
 
+def test_every_run_of_every_preset_and_of_its_short_version_is_a_valid_config() -> None:
+    """queue(): each run with its own kind; a run of another kind keeps only its config's fields (the JEPA
+    page's settings hold JEPA knobs that SimCSE has not), and the short version lays its fields on top."""
+    jepa_page = {"seed": 3, "device": "cpu", "ema": 0.5, "predictor": False, "view": "span-mask"}
+    for preset in presets.presets().values():
+        for short in (False, True):
+            settings = jepa_page if preset.kind == "jepa" else {"seed": 3}
+            for run in presets.queue(preset, settings, short=short):
+                config = EXPERIMENTS[run.kind].make_config(**run.fields)
+                assert config.seed == 3, (preset.name, run.name)
+                if short and preset.short:
+                    assert config.steps == preset.short["steps"], (preset.name, run.name)
+
+
+def test_the_jepa_collapse_preset_holds_its_simcse_reference_beside_the_three_jepa_runs() -> None:
+    collapse = presets.presets()["Does JEPA collapse?"]
+    queued = presets.queue(collapse, {"ema": 0.5, "seed": 1})
+    assert [run.kind for run in queued] == ["jepa", "jepa", "jepa", "simcse"]
+    reference = queued[-1].fields
+    assert reference["mode"] == "unsup" and reference["seed"] == 1 and "ema" not in reference
+    assert {key: reference[key] for key in ("steps", "lr", "batch_size", "train")} == {
+        key: queued[0].fields[key] for key in ("steps", "lr", "batch_size", "train")
+    }
+    # the page's own configs (and so its sidebar) are the JEPA runs; the preset is offered on the JEPA page
+    assert len(collapse.configs()) == 3 and "Does JEPA collapse?" in presets.for_kind("jepa")
+
+
 def test_figure2_queues_the_four_runs_and_setup_i_is_the_paper_setup() -> None:
     figure2 = presets.presets()["SimCSE Figure 2"].configs({"steps": 5})
     # the same-mask run (half the work) last: runs side by side end close together
@@ -29,8 +56,7 @@ def test_figure2_queues_the_four_runs_and_setup_i_is_the_paper_setup() -> None:
         1,
         None,
     )
-    # the JEPA package declares the contrastive reference of its collapse question as a SimCSE preset
-    assert set(presets.for_kind("simcse")) == {"SimCSE Figure 2", "Does JEPA collapse? (SimCSE reference)"}
+    assert set(presets.for_kind("simcse")) == {"SimCSE Figure 2"}
 
 
 def test_default_data_dir_is_the_setting_then_the_app_folder(tmp_path, monkeypatch) -> None:

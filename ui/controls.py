@@ -167,7 +167,7 @@ def sources(prefix: str) -> dict[str, Any]:
 def preset_buttons(kind: str, current: dict[str, Any]) -> None:
     """One button per preset of this kind: queues its runs on top of the ``current`` settings, and the
     sidebar then shows the preset's settings (those of its run, or those its runs share)."""
-    from engine.presets import for_kind
+    from engine.presets import for_kind, queue
 
     run_name.name_field(kind, current)  # the name ▶ Start gives the next run (ui.run_name)
     found = for_kind(kind, current)
@@ -177,8 +177,10 @@ def preset_buttons(kind: str, current: dict[str, Any]) -> None:
     for name, preset in found.items():
         if st.sidebar.button(name, key=f"{kind}.preset.{name}", help=preset.description, width="stretch"):
             with guard(f"{name}: "):
+                queued = queue(preset, current)
+                for run_kind in dict.fromkeys(run.kind for run in queued):  # a run of another experiment too
+                    submit_runs(run_kind, [(run.name, run.fields) for run in queued if run.kind == run_kind])
                 runs = preset.configs(current)
-                submit_runs(kind, runs)
                 show_settings(kind, runs[0][1] if len(runs) == 1 else {**current, **preset.base})
                 st.rerun()
 

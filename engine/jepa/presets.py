@@ -1,11 +1,12 @@
 """JEPA's one-click presets (:class:`engine.experiment.Preset`), listed by :func:`engine.presets.presets`.
 
 - "Does JEPA collapse?": JEPA (EMA target + predictor + stop-gradient), stop-gradient only (SimSiam without
-  its predictor), and none of the three (the collapse case), on the same data, steps and learning rate;
-- "Does JEPA collapse? (SimCSE reference)": unsupervised SimCSE on the same data, steps and learning rate. A
-  preset queues runs of one kind (:class:`~engine.experiment.Preset` has one ``kind``), so the contrastive
-  reference is a SimCSE preset of its own, declared here beside the JEPA one;
+  its predictor), none of the three (the collapse case) and unsupervised SimCSE, the contrastive reference (a
+  run of the SimCSE experiment: :attr:`~engine.experiment.Preset.run_kinds`), on the same data, steps and
+  learning rate;
 - "JEPA + SIGReg / + VICReg": the plain JEPA run beside the two regularised ones.
+
+Each declares its short CPU version (:data:`SHORT`, for ``python -m engine lessons check --short``).
 
 The learning rate is raised above SimCSE's 3e-5 (see :data:`COLLAPSE_LR`): the bundled encoder is already
 trained contrastively and, at 3e-5, does not move far enough in a short run for the collapse to show.
@@ -19,7 +20,6 @@ from engine.experiment import Preset
 from engine.simcse.presets import sts_evaluation
 
 COLLAPSE = "Does JEPA collapse?"
-COLLAPSE_SIMCSE = "Does JEPA collapse? (SimCSE reference)"
 REGULARISED = "JEPA + SIGReg / + VICReg"
 #: measured on the bundled MiniLM (docs/results.md): the contrast is clear within the preset's steps
 COLLAPSE_LR = 1e-4
@@ -37,11 +37,6 @@ SHARED: dict[str, Any] = {
     "dropout": 0.1,
 }
 JEPA = {"ema": 0.996, "predictor": True, "stop_grad": True, "regulariser": "none"}
-COLLAPSE_RUNS: dict[str, dict[str, Any]] = {
-    "jepa (ema + predictor + stop-grad)": dict(JEPA),
-    "stop-grad only": {"ema": 0.0, "predictor": False, "stop_grad": True, "regulariser": "none"},
-    "none of the three": {"ema": 0.0, "predictor": False, "stop_grad": False, "regulariser": "none"},
-}
 #: unsupervised SimCSE with the JEPA runs' pooling (the mean of the tokens, the bundled MiniLM's own), so that
 #: the four runs start from the same embeddings
 SIMCSE_REFERENCE: dict[str, Any] = {
@@ -51,33 +46,52 @@ SIMCSE_REFERENCE: dict[str, Any] = {
     "augment": "none",
     "save_encoder": None,
 }
+JEPA_RUN = "jepa (ema + predictor + stop-grad)"
+STOP_GRAD_ONLY = "stop-grad only"
+NONE_OF_THREE = "none of the three"
+SIMCSE_RUN = "unsup simcse (reference)"
+COLLAPSE_RUNS: dict[str, dict[str, Any]] = {
+    JEPA_RUN: dict(JEPA),
+    STOP_GRAD_ONLY: {"ema": 0.0, "predictor": False, "stop_grad": True, "regulariser": "none"},
+    NONE_OF_THREE: {"ema": 0.0, "predictor": False, "stop_grad": False, "regulariser": "none"},
+    SIMCSE_RUN: dict(SIMCSE_REFERENCE),
+}
+PLAIN, SIGREG, VICREG = "jepa", "jepa + sigreg", "jepa + vicreg"
 REGULARISED_RUNS: dict[str, dict[str, Any]] = {
-    "jepa": dict(JEPA),
-    "jepa + sigreg": {**JEPA, "regulariser": "sigreg"},
-    "jepa + vicreg": {**JEPA, "regulariser": "vicreg"},
+    PLAIN: dict(JEPA),
+    SIGREG: {**JEPA, "regulariser": "sigreg"},
+    VICREG: {**JEPA, "regulariser": "vicreg"},
+}
+#: the short CPU version of both presets (``lessons check --short``): a higher lr makes the collapse show
+#: within a few steps (docs/results.md: at 3e-4 the collapse case fell to RankMe 2.8 in 30 steps)
+SHORT: dict[str, Any] = {
+    "train": "demo",
+    "eval": "demo-pairs",
+    "eval_limit": 60,
+    "steps": 10,
+    "batch_size": 16,
+    "lr": 3e-4,
+    "eval_every": 5,
+    "snapshot_every": 0,
+    "probe": None,
 }
 
 
 def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
-    """JEPA's presets (and the SimCSE reference run of the collapse question)."""
+    """JEPA's presets (the collapse question with its SimCSE reference run, and the regularisers)."""
     where = sts_evaluation(settings)
     return [
         Preset(
             COLLAPSE,
             "jepa",
-            f"Queues JEPA, stop-gradient only and none of the three (the collapse case), {COLLAPSE_STEPS} "
-            f"steps at lr {COLLAPSE_LR:g} on the demo corpus; RankMe, α-ReQ and the per-dimension std every "
-            f"10 steps, STS on {where}. Queue “{COLLAPSE_SIMCSE}” beside it for the contrastive reference.",
+            f"Queues JEPA, stop-gradient only, none of the three (the collapse case) and unsupervised SimCSE "
+            f"(the contrastive reference, on the SimCSE page and in Compare), {COLLAPSE_STEPS} steps at lr "
+            f"{COLLAPSE_LR:g} on the demo corpus; RankMe, α-ReQ and the per-dimension std every 10 steps, "
+            f"STS on {where}.",
             base={**SHARED, "view": "span-mask"},
             runs=COLLAPSE_RUNS,
-        ),
-        Preset(
-            COLLAPSE_SIMCSE,
-            "simcse",
-            f"Unsupervised SimCSE with the settings of “{COLLAPSE}” (demo corpus, {COLLAPSE_STEPS} steps, lr "
-            f"{COLLAPSE_LR:g}): the contrastive reference on the same charts.",
-            base={**SHARED, **SIMCSE_REFERENCE},
-            runs={"unsup simcse (reference)": {}},
+            run_kinds={SIMCSE_RUN: "simcse"},
+            short=SHORT,
         ),
         Preset(
             REGULARISED,
@@ -87,5 +101,6 @@ def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
             "(watch IsoScore and RankMe).",
             base={**SHARED, "view": "span-mask"},
             runs=REGULARISED_RUNS,
+            short=SHORT,
         ),
     ]

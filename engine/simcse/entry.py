@@ -3,44 +3,9 @@ only, so that reading it imports neither torch nor the training loop."""
 
 from __future__ import annotations
 
-from engine.experiment import Experiment, Lesson, Section
+from engine.experiment import Experiment, Section
 from engine.measures import SPECTRUM
-
-LESSON = Lesson(
-    title="SimCSE training",
-    intro=(
-        "Contrastive learning of sentence embeddings (Gao, Yao & Chen 2021): a sentence encoded twice with "
-        "different dropout masks is its own positive; the other sentences of the batch are negatives. Flip "
-        "an ablation in the sidebar and watch alignment, uniformity and the STS score move."
-    ),
-    watch=(
-        "uniformity falls fast: the embeddings spread over the sphere;",
-        "alignment stays low with dropout noise, and collapses to 0 without it (the positives are "
-        "identical);",
-        "the STS Spearman score climbs with dropout, and stalls without it or with the same mask.",
-    ),
-    measures={
-        "isoscore": "measured on the evaluation sentences; it moves little while uniformity falls. With "
-        "fewer sentences than dimensions it is capped at (n − 2)/(d − 1).",
-        "isoscore_star": "read it when few STS pairs are evaluated (fewer sentences than dimensions).",
-        "silhouette": "(probe silhouette, on the demo topics) unsupervised SimCSE never sees the labels, so "
-        "it need not rise.",
-        "alignment": "stays low with dropout noise; read it together with uniformity in the "
-        "alignment–uniformity plane, where lower-left is better. The chart names the pairs it was measured "
-        "on.",
-        "uniformity": "falls fast in every run: the negatives push the sentences apart over the sphere.",
-        "sts_spearman": "climbs with dropout noise and stalls without it or with the same mask. The chart's "
-        "title names the pairs it was measured on: STS-B dev from the data folder, or the built-in demo "
-        "pairs when there is none.",
-        "loss": "falls, noisily (a new batch each step); with the same mask it falls fastest and means "
-        "least.",
-        "effective_rank": "rises a little as contrastive training spreads the embeddings.",
-        "average_cosine": "falls as the negatives push the sentences apart (pre-trained encoders often start "
-        "high).",
-        "partition_isotropy": "rises when training removes a dominant common direction.",
-        "spectrum": "flattens: the SimCSE paper reads this as the contrastive objective at work.",
-    },
-)
+from engine.simcse.lesson import LESSON
 
 SECTION = Section(
     page="views/simcse.py",

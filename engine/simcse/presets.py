@@ -13,6 +13,18 @@ from engine import paths
 from engine.experiment import Preset
 
 FIGURE2 = "SimCSE Figure 2"
+#: the short CPU version of Figure 2 (``python -m engine lessons check --short``): the demo corpus and pairs
+#: (no data folder needed), a few small steps, no probe set or snapshots
+SHORT: dict[str, Any] = {
+    "train": "demo",
+    "eval": "demo-pairs",
+    "eval_limit": 60,
+    "steps": 10,
+    "batch_size": 16,
+    "eval_every": 5,
+    "snapshot_every": 0,
+    "probe": None,
+}
 
 
 def _figure2_runs() -> dict[str, dict[str, Any]]:
@@ -61,5 +73,6 @@ def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
                 "replace_encoder": False,
             },
             runs=_figure2_runs(),
+            short=SHORT,
         )
     ]

@@ -1,0 +1,206 @@
+"""``python -m engine lessons check [--short]``: run every lesson's presets and judge its claims.
+
+Each lesson (:class:`engine.experiment.Lesson`) states its claims as data
+(:class:`engine.lesson_claims.Claim`). The check runs every preset a claim names, through the ordinary run
+machinery (:func:`engine.runner.run_experiment`, one run folder per run, under ``--out``), in its full
+version or, with ``--short``, the short CPU version the preset declares
+(:attr:`engine.experiment.Preset.short`), then prints each claim with what was measured and PASS, FAIL or
+"paper's claim, not checked here". Exit 0 only when every claim the lab states as its own holds; else 1, with
+one line per failing claim.
+
+Two runs of the check with the same config (the plain JEPA run of two presets) share one run folder; with
+``--reuse`` a finished run folder of an earlier check with the same config is judged again, not rerun.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from engine import experiments, paths
+from engine.lesson_claims import Claim, Series, Verdict, judge, series
+from engine.presets import QueuedRun, default_data_dir, presets, queue
+from engine.runner import config_to_dict, run_experiment
+
+Say = Callable[[str], None]
+
+
+def all_claims() -> list[Claim]:
+    """Every lesson's claims, in the registry's order."""
+    return [claim for lesson in experiments.lessons().values() for claim in lesson.claims]
+
+
+def claimed_presets(claims: Iterable[Claim]) -> list[str]:
+    """The presets the claims name, each once, in their order."""
+    return list(dict.fromkeys(claim.preset for claim in claims))
+
+
+def default_out(short: bool) -> Path:
+    """Where the check's run folders go by default: ``cache/lessons-check/{short,full}``."""
+    return paths.cache_dir() / "lessons-check" / ("short" if short else "full")
+
+
+def run_presets(
+    names: Iterable[str],
+    out_dir: Path,
+    *,
+    short: bool,
+    settings: dict[str, Any] | None = None,
+    reuse: bool = False,
+    say: Say = print,
+) -> dict[tuple[str, str], Path]:
+    """Run every run of the presets ``names`` into ``out_dir/<preset>/<run>``; return (preset, run) -> its
+    folder. A run whose config equals one already run in this check reuses that folder; with ``reuse``, so
+    does a finished run already in its folder with the same config."""
+    known = presets(settings)
+    missing = [name for name in names if name not in known]
+    if missing:
+        raise KeyError(f"no preset named {missing[0]!r} (a lesson's claim names it)")
+    done: dict[str, Path] = {}
+    folders: dict[tuple[str, str], Path] = {}
+    for name in names:
+        for run in queue(known[name], settings, short=short):
+            config = experiments.EXPERIMENTS[run.kind].make_config(**run.fields)
+            settled = {"kind": run.kind, **config_to_dict(config)}
+            key = json.dumps(settled, sort_keys=True, default=str)
+            if key not in done:
+                folder = out_dir / paths.safe_name(name) / paths.safe_name(run.name)
+                if reuse and _finished_with(folder, settled):
+                    say(f"  kept {run.kind} / {run.name} (finished, same config) in {folder}")
+                    done[key] = folder
+                else:
+                    done[key] = _run(run, config, folder, say)
+            folders[(name, run.name)] = done[key]
+    return folders
+
+
+def _finished_with(folder: Path, settled: dict[str, Any]) -> bool:
+    """Whether ``folder`` holds a finished run whose ``config.json`` is ``settled``."""
+    from engine.runlog import CONFIG, read_json, run_state
+
+    try:
+        if not (folder / CONFIG).is_file() or run_state(folder) != "finished":
+            return False
+        return json.loads(json.dumps(settled, default=str)) == read_json(folder / CONFIG)
+    except (OSError, ValueError):  # a damaged folder is run again
+        return False
+
+
+def _run(run: QueuedRun, config: Any, folder: Path, say: Say) -> Path:
+    from engine.cli_run import prepare_out_dir
+
+    prepare_out_dir(str(folder), force=True)
+    say(f"  running {run.kind} / {run.name} → {folder}")
+    summary = run_experiment(run.kind, config, folder)
+    if summary.get("state") != "finished":
+        raise RuntimeError(f"{run.name}: the run ended {summary.get('state')}")
+    return folder
+
+
+def judge_all(claims: Iterable[Claim], folders: dict[tuple[str, str], Path]) -> list[Verdict]:
+    """Each claim judged on the run folders of its preset."""
+    verdicts = []
+    for claim in claims:
+        measured: dict[str, Series] = {}
+        for run in claim.runs:
+            folder = folders.get((claim.preset, run))
+            measured[run] = series(folder, claim.measure) if folder else Series(None, None)
+        verdicts.append(judge(claim, measured))
+    return verdicts
+
+
+def report(verdicts: list[Verdict]) -> list[str]:
+    """The check's lines: each claim under its preset with what was measured and its outcome, then the
+    reasons of the failing ones."""
+    lines: list[str] = []
+    preset = None
+    for verdict in verdicts:
+        claim = verdict.claim
+        if claim.preset != preset:
+            preset = claim.preset
+            lines.append(f"\n{preset}")
+        lines.append(f"  [{verdict.outcome}] ({claim.source}) {claim.text}")
+        lines.append(f"      {claim.measure} {_expected(claim)}: {verdict.measured}")
+    failing = [v for v in verdicts if v.fails]
+    lab = sum(1 for v in verdicts if v.claim.source == "lab")
+    lines.append(f"\n{lab - len(failing)} of {lab} lab claims hold; {len(verdicts) - lab} paper claims shown")
+    lines += [f"FAIL: {verdict.reason()}" for verdict in failing]
+    return lines
+
+
+def _expected(claim: Claim) -> str:
+    if claim.expect in ("rises", "falls"):
+        return claim.expect + (f" by more than {claim.by:g}" if claim.by else "")
+    if claim.expect == "steady":
+        return f"stays within {claim.by:.0%} of its start"
+    if claim.expect == "under":
+        return f"starts and ends below {claim.by:g}"
+    scale = f"{claim.factor:g} × " if claim.factor != 1 else ""
+    margin = f" by more than {claim.by:g}" if claim.by else ""
+    return f"ends {claim.expect} {scale}{claim.than}'s{margin}"
+
+
+def check(
+    out_dir: Path | None = None,
+    *,
+    short: bool = False,
+    settings: dict[str, Any] | None = None,
+    only: Iterable[str] | None = None,
+    reuse: bool = False,
+    say: Say = print,
+) -> list[Verdict]:
+    """Run the presets of every claim (of the presets ``only``, when given) and judge the claims."""
+    claims = [c for c in all_claims() if only is None or c.preset in set(only)]
+    folders = run_presets(
+        claimed_presets(claims),
+        out_dir or default_out(short),
+        short=short,
+        settings=settings,
+        reuse=reuse,
+        say=say,
+    )
+    return judge_all(claims, folders)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``lessons check`` and its flags."""
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    sub = actions.add_parser(
+        "check",
+        help="run every lesson's presets and check its claims",
+        description="Run every preset a lesson's claims name and print each claim with what was measured; "
+        "exit 0 only when every claim the lab states as its own holds.",
+    )
+    sub.add_argument("--short", action="store_true", help="the presets' short CPU versions (few steps)")
+    sub.add_argument("--out", help="folder for the run folders (default: cache/lessons-check/{short,full})")
+    sub.add_argument("--preset", action="append", metavar="NAME", help="only this preset's claims (repeat)")
+    sub.add_argument("--data-dir", help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)")
+    sub.add_argument("--device", help="cpu, cuda or auto (default: each config's)")
+    sub.add_argument(
+        "--reuse",
+        action="store_true",
+        help="judge a finished run of an earlier check again when its config is the same (no rerun)",
+    )
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    """``python -m engine lessons check``: exit 0 when every lab claim holds, else 1. The runs get the
+    settings the app's sidebar would give them: the data folder (``--data-dir``, else the app's)."""
+    settings: dict[str, Any] = {"data_dir": args.data_dir or default_data_dir()}
+    if args.device:
+        settings["device"] = args.device
+    print(f"lessons check ({'short' if args.short else 'full'} presets)", flush=True)
+    verdicts = check(
+        Path(args.out) if args.out else None,
+        short=args.short,
+        settings=settings,
+        only=args.preset,
+        reuse=args.reuse,
+        say=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+    print("\n".join(report(verdicts)))
+    return 1 if any(verdict.fails for verdict in verdicts) else 0

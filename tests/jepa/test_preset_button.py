@@ -1,0 +1,32 @@
+"""The JEPA page's preset button queues the collapse question's four runs, each under its own experiment."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+
+def _page() -> None:
+    from ui import controls
+
+    controls.preset_buttons("jepa", {"seed": 2, "device": "cpu", "ema": 0.5, "view": "crop"})
+
+
+def test_does_jepa_collapse_queues_three_jepa_runs_and_the_simcse_reference(monkeypatch) -> None:
+    from ui import controls
+
+    queued: list[tuple[str, list[str], dict]] = []
+    monkeypatch.setattr(
+        controls,
+        "submit_runs",
+        lambda kind, runs: queued.append((kind, [name for name, _ in runs], runs[-1][1])) or [],
+    )
+    monkeypatch.setattr(controls, "show_settings", lambda kind, values: None)
+    at = AppTest.from_function(_page, default_timeout=60).run()
+    at.button(key="jepa.preset.Does JEPA collapse?").click().run()
+    assert not at.exception
+    assert [(kind, names) for kind, names, _ in queued] == [
+        ("jepa", ["jepa (ema + predictor + stop-grad)", "stop-grad only", "none of the three"]),
+        ("simcse", ["unsup simcse (reference)"]),
+    ]
+    reference = queued[1][2]
+    assert reference["mode"] == "unsup" and reference["seed"] == 2 and not {"ema", "view"} & set(reference)

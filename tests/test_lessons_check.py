@@ -1,0 +1,160 @@
+"""Lessons that cannot lie: each lesson's claims are data (engine.lesson_claims), judged against run folders
+(engine.lessons_check), and ``python -m engine lessons check --short`` runs every lesson's short presets."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import experiments, lessons_check, presets
+from engine.cli import main
+from engine.lesson_claims import FAIL, MISSING, PAPER, PASS, Claim, Series, holds, judge, series
+
+
+def _claim(expect: str, **fields) -> Claim:
+    return Claim("P", "a", "m", expect, "text", **fields)
+
+
+@pytest.mark.parametrize(
+    ("expect", "fields", "a", "b", "expected"),
+    [
+        ("rises", {}, Series(1.0, 1.5), None, True),
+        ("rises", {"by": 0.5}, Series(1.0, 1.5), None, False),  # must rise by more than `by`
+        ("rises", {}, Series(1.0, 1.0), None, False),
+        ("falls", {"by": 0.1}, Series(1.0, 0.8), None, True),
+        ("falls", {}, Series(1.0, 1.2), None, False),
+        ("steady", {"by": 0.1}, Series(200.0, 181.0), None, True),  # 9.5 % of the start
+        ("steady", {"by": 0.1}, Series(200.0, 179.0), None, False),
+        ("steady", {"by": 0.1}, Series(-2.0, -2.15), None, True),  # relative to |start|
+        ("under", {"by": 0.001}, Series(0.0005, 0.0002), None, True),
+        ("under", {"by": 0.001}, Series(0.0005, 0.002), None, False),
+        ("below", {"than": "b"}, Series(0.0, 1.0), Series(5.0, 2.0), True),
+        ("below", {"than": "b", "factor": 0.5}, Series(0.0, 1.0), Series(5.0, 2.0), False),  # 1 < 1 fails
+        ("below", {"than": "b", "by": 0.5}, Series(0.0, 1.0), Series(5.0, 1.4), False),
+        ("above", {"than": "b"}, Series(0.0, 3.0), Series(5.0, 2.0), True),
+        ("above", {"than": "b", "by": 1.0}, Series(0.0, 3.0), Series(5.0, 2.0), False),
+    ],
+)
+def test_a_claim_holds_exactly_as_its_rule_says(expect, fields, a, b, expected) -> None:
+    measured = {"a": a} if b is None else {"a": a, "b": b}
+    assert holds(_claim(expect, **fields), measured) is expected
+
+
+def test_a_claim_never_measured_is_missing_and_fails_only_when_it_is_the_labs() -> None:
+    lab = judge(_claim("rises"), {"a": Series(None, None)})
+    assert lab.outcome == MISSING and lab.holds is None and lab.fails
+    compared = judge(_claim("below", than="b"), {"a": Series(1.0, 1.0)})
+    assert compared.outcome == MISSING and "b: not measured" in compared.measured
+    paper = judge(_claim("rises", source="paper"), {"a": Series(1.0, 0.5)})
+    assert paper.outcome == PAPER and not paper.fails and "does not hold here" in paper.measured
+    assert "1 → 0.5" in paper.measured
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"expect": "climbs"},
+        {"expect": "below"},  # an order without the run it compares with
+        {"expect": "rises", "than": "b"},
+        {"expect": "rises", "source": "blog"},
+        {"expect": "rises", "by": -1.0},
+    ],
+)
+def test_a_malformed_claim_is_refused_when_declared(fields) -> None:
+    with pytest.raises(ValueError):
+        Claim("P", "a", "m", text="text", **fields)
+
+
+def test_series_reads_the_first_and_last_finite_values_of_a_run_folder(tmp_path: Path) -> None:
+    (tmp_path / "metrics.csv").write_text("step,loss,alignment\n0,,0.3\n1,0.9,\n2,0.5,0.1\n3,0.4,\n")
+    assert series(tmp_path, "alignment") == Series(0.3, 0.1)
+    assert series(tmp_path, "loss") == Series(0.9, 0.4)
+    assert series(tmp_path, "uniformity") == Series(None, None)
+
+
+def test_every_lesson_claim_names_a_preset_its_runs_and_a_column_they_log() -> None:
+    """A claim that names nothing real could never be checked: each names a preset, runs of it and a column
+    of those runs' metrics.csv; every experiment's lesson states some claims, the lab's own among them."""
+    found = presets.presets()
+    claims = lessons_check.all_claims()
+    for kind, lesson in experiments.lessons().items():
+        assert any(claim.source == "lab" for claim in lesson.claims), kind
+    for claim in claims:
+        preset = found[claim.preset]
+        queued = {run.name: run for run in presets.queue(preset, short=True)}
+        for run in claim.runs:
+            assert run in queued, (claim.text, run)
+            experiment = experiments.EXPERIMENTS[queued[run].kind]
+            config = experiment.make_config(**queued[run].fields)
+            assert claim.measure in experiment.columns_for(config), (claim.text, claim.measure)
+        assert preset.short, f"{claim.preset} declares no short version"
+
+
+def test_judge_all_and_the_report_name_each_failing_claim_in_one_line(tmp_path: Path) -> None:
+    for run, alignment in (("a", "0.3\n1,0.1"), ("b", "0.3\n1,0.2")):
+        (tmp_path / run).mkdir()
+        (tmp_path / run / "metrics.csv").write_text(f"step,alignment\n0,{alignment}\n")
+    claims = [
+        Claim("P", "a", "alignment", "falls", "a's alignment falls"),
+        Claim("P", "a", "alignment", "above", "a ends above b", than="b"),
+        Claim("P", "b", "alignment", "rises", "b's rises (the paper)", source="paper"),
+    ]
+    verdicts = lessons_check.judge_all(claims, {("P", "a"): tmp_path / "a", ("P", "b"): tmp_path / "b"})
+    assert [v.outcome for v in verdicts] == [PASS, FAIL, PAPER]
+    lines = lessons_check.report(verdicts)
+    assert "\n1 of 2 lab claims hold; 1 paper claims shown" in lines
+    assert [line for line in lines if line.startswith("FAIL:")] == [
+        "FAIL: P / a / alignment: a ends above b — a: 0.3 → 0.1; b: 0.3 → 0.2"
+    ]
+
+
+def test_runs_with_the_same_config_share_one_run_folder(tmp_path: Path, monkeypatch) -> None:
+    """The plain JEPA run of the regulariser preset is the JEPA run of the collapse preset: run once."""
+    ran: list[Path] = []
+    monkeypatch.setattr(lessons_check, "_run", lambda run, config, folder, say: ran.append(folder) or folder)
+    collapse, regularised = "Does JEPA collapse?", "JEPA + SIGReg / + VICReg"
+    folders = lessons_check.run_presets([collapse, regularised], tmp_path, short=True, say=lambda _: None)
+    assert len(folders) == 7 and len(ran) == 6
+    assert folders[(regularised, "jepa")] == folders[(collapse, "jepa (ema + predictor + stop-grad)")]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # 11 short runs: minutes on a loaded 2-core machine
+def test_lessons_check_short_runs_every_lesson_preset_and_every_lab_claim_holds(
+    tmp_path: Path, capsys
+) -> None:
+    """The command itself, on the short presets, through the ordinary run machinery: exit 0, each claim
+    printed with what was measured, and real run folders."""
+    code = main(["lessons", "check", "--short", "--out", str(tmp_path)])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    claims = lessons_check.all_claims()
+    assert printed.count(f"[{PASS}]") == sum(claim.source == "lab" for claim in claims)
+    assert printed.count(f"[{PAPER}]") == sum(claim.source == "paper" for claim in claims)
+    assert "FAIL" not in printed
+    finished = [folder for folder in tmp_path.glob("*/*") if (folder / "summary.json").is_file()]
+    assert len(finished) >= len({claim.preset for claim in claims})
+
+
+def test_a_short_version_changes_no_ablation_of_its_runs() -> None:
+    """The short version may shorten a run, never change what it tests: no field that a run sets."""
+    for preset in presets.presets().values():
+        for overrides in preset.runs.values():
+            assert not set(preset.short) & set(overrides), preset.name
+        assert dataclasses.is_dataclass(preset)
+
+
+def test_reuse_keeps_only_a_finished_run_with_the_same_config(tmp_path: Path) -> None:
+    settled = {"kind": "probe", "steps": 3, "lr": 0.001, "data": "demo"}
+    (tmp_path / "config.json").write_text(json.dumps(settled))
+    (tmp_path / "status.json").write_text(json.dumps({"state": "finished"}))
+    assert lessons_check._finished_with(tmp_path, settled)
+    assert not lessons_check._finished_with(tmp_path, {**settled, "steps": 4})
+    (tmp_path / "status.json").write_text(json.dumps({"state": "failed"}))
+    assert not lessons_check._finished_with(tmp_path, settled)
+    (tmp_path / "config.json").write_text("{not json")
+    assert not lessons_check._finished_with(tmp_path, settled)
+    assert not lessons_check._finished_with(tmp_path / "absent", settled)
