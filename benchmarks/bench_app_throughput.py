@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
+import json
 import os
 import random
 import re
@@ -212,6 +213,14 @@ def browser_cpu_seconds() -> float:
     return total
 
 
+def run_name(run_dir: Path) -> str | None:
+    """The run's name from its config.json (None until the file is written)."""
+    try:
+        return json.loads((run_dir / "config.json").read_text(encoding="utf-8")).get("name")
+    except (OSError, ValueError):
+        return None
+
+
 def watch_run(
     page, runs: Path, before: set[Path], clicked: float, pattern: str, server_pid: int | None = None
 ) -> dict:
@@ -228,8 +237,8 @@ def watch_run(
             run_dir = next(iter(new), None)
         now = time.monotonic() - clicked
         if first_points is None and run_dir is not None:
-            label = run_dir.name.rsplit("-", 3)[0] + "·" + run_dir.name[-4:]  # ui.runs.run_label
-            if page.evaluate(CHART_CURVE, label)[0] > 1:
+            label = run_name(run_dir)  # the legend's name (ui.run_facts.run_label): unique in this cache
+            if label is not None and page.evaluate(CHART_CURVE, label)[0] > 1:
                 first_points = now
                 page.evaluate(RECORD_CHANGES, label)  # from here on the page notes the refreshes itself
         if run_dir is not None:
@@ -288,10 +297,14 @@ def app_run(
         box.fill(str(value))
         box.press("Enter")
         page.wait_for_timeout(500)
-    before = set(runs.glob("probe-*"))
+    name = page.get_by_label("Run name", exact=True)  # a name no earlier round used: the legend's label
+    name.fill(f"bench {time.monotonic_ns() % 10**9}")
+    name.press("Enter")
+    page.wait_for_timeout(500)
+    before = set(runs.glob("bench-*"))
     clicked = time.monotonic()
     page.get_by_role("button", name=re.compile(r"Start$")).click()
-    return watch_run(page, runs, before, clicked, "probe-*", server_pid)
+    return watch_run(page, runs, before, clicked, "bench-*", server_pid)
 
 
 def demo_click(page, url: str, runs: Path) -> dict:
@@ -302,9 +315,9 @@ def demo_click(page, url: str, runs: Path) -> dict:
     before = set(runs.glob("*")) if runs.exists() else set()
     clicked = time.monotonic()
     button.click()
-    seen = watch_run(page, runs, before, clicked, "demo-*")
+    seen = watch_run(page, runs, before, clicked, "Demo-*")  # the preset's name
     if seen["first_frame"] is None:  # the run ended before its film began: the film is back-filled after it
-        run_dir = next(iter(set(runs.glob("demo-*")) - before))
+        run_dir = next(iter(set(runs.glob("Demo-*")) - before))
         while time.monotonic() - clicked < 120 and not next((run_dir / "frames").glob("step_*.csv"), None):
             time.sleep(0.2)
         if next((run_dir / "frames").glob("step_*.csv"), None):

@@ -12,7 +12,7 @@ import streamlit as st
 
 from engine import settings
 from engine.jobs import Job
-from ui import fields, run_name
+from ui import fields
 from ui.fields import KEEP, show_settings
 from ui.runs import guard, progress_text, registry, run_label, started_here, submit_runs
 from ui.text import plain, ui_words
@@ -169,7 +169,6 @@ def preset_buttons(kind: str, current: dict[str, Any]) -> None:
     sidebar then shows the preset's settings (those of its run, or those its runs share)."""
     from engine.presets import for_kind, queue
 
-    run_name.name_field(kind, current)  # the name ▶ Start gives the next run (ui.run_name)
     found = for_kind(kind, current)
     if not found:
         return

@@ -13,7 +13,7 @@ from engine import charts
 from engine.errors import EmbedlabError
 from engine.experiments import EXPERIMENTS
 from engine.jobs import Job
-from ui import controls, downloads, fields, lens, live, projector, runs
+from ui import controls, downloads, fields, lens, live, projector, run_name, runs
 from ui.text import message, plain
 
 GLOSSARY = "views/glossary.py"
@@ -139,6 +139,7 @@ def run_panel(
     fields.begin_fields(kind)
     with runs.guard():
         config = sidebar()
+        run_name.name_field(kind, config)  # the name Start gives the next run, made from these settings
         start_button(kind, config, check)
         controls.preset_buttons(kind, config)
 

@@ -155,7 +155,7 @@ def spectrum_json(
                     ),
                 )
             )
-        title = f"Covariance spectrum of {name} over training"
+        title = f"Covariance spectrum over training<br><sup>{name}</sup>"
     else:
         for index, (name, found) in enumerate(runs.items()):
             for row, width, opacity, when in ((0, 1.5, 0.45, "first"), (len(found) - 1, 3.0, 1.0, "last")):

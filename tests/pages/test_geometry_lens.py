@@ -71,8 +71,8 @@ def page_with(page: str, key: str, runs: list[str]) -> AppTest:
 
 
 def figures(at: AppTest) -> dict[str, dict]:
-    """The page's Plotly figures by title (without the "· on ..." of the data measured on)."""
-    return {spec["layout"]["title"]["text"].split(" · on ")[0]: spec for spec in plotly_specs(at)}
+    """The page's Plotly figures by title (without the "<br><sup>on ..." line of the data measured on)."""
+    return {spec["layout"]["title"]["text"].split("<br>")[0]: spec for spec in plotly_specs(at)}
 
 
 def legend_of(rows: pd.DataFrame, x: str, y: str) -> str:
