@@ -1,6 +1,8 @@
 """``python -m engine replay RUN [RUN ...] --out lesson.html [--gif film.gif]``: a lesson to take home.
 
-RUN is a run folder, or the name of a run under ``cache/runs``. Frames missing from a run's film are made
+RUN is a run folder, or the name of a run under ``cache/runs``, or a group of runs (a folder with a
+``group.json``, or a group's name under ``cache/groups``: :mod:`engine.groups`): its finished members,
+overlaid, titled by the group's name. Frames missing from a run's film are made
 from its snapshots (a progress bar on stderr) and saved into the run folder for the app, unless
 ``--no-save-frames``. Warnings (a damaged optional file) print as ``warning: ...`` on stderr; errors raise
 one-line :class:`~engine.errors.EmbedlabError` that :func:`engine.cli._main` prints (exit 2).
@@ -9,6 +11,7 @@ one-line :class:`~engine.errors.EmbedlabError` that :func:`engine.cli._main` pri
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -24,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "runs",
         nargs="+",
         metavar="RUN",
-        help="a run folder, or the name of a run under cache/runs (several: overlaid curves)",
+        help="a run folder, or the name of a run under cache/runs, or a group (its folder or its name under "
+        "cache/groups: its finished runs); several: overlaid curves",
     )
     parser.add_argument(
         "--out", metavar="FILE.html", help="write the lesson: one HTML file that works offline"
@@ -86,7 +90,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("replay writes --out lesson.html and/or --gif film.gif: give at least one")
     if args.frames is not None and not 1 <= args.frames <= 10_000:
         raise ConfigError(f"--frames must be between 1 and 10000, got {args.frames}")
-    folders = list(dict.fromkeys(resolve_run(spec).resolve() for spec in args.runs))
+    specs, group_title = expand_groups(args.runs)
+    args.title = args.title or group_title
+    folders = list(dict.fromkeys(resolve_run(spec).resolve() for spec in specs))
     runs = [load_run(folder, runlog.run_name(folder)) for folder in folders]  # each run by its name
     _disambiguate(runs)
     progress = not settings.get("no_progress")
@@ -125,6 +131,31 @@ def run(args: argparse.Namespace) -> int:
             )
     print(json.dumps(report, indent=2))
     return 0
+
+
+def expand_groups(specs: list[str]) -> tuple[list[str], str | None]:
+    """``specs`` with each group (a folder holding ``group.json``, or a group's name under cache/groups)
+    replaced by its finished members' run folders, and the title of the first group (None without one)."""
+    from engine.groups import format as groups
+
+    found: list[str] = []
+    title = None
+    for spec in specs:
+        folder = Path(spec).expanduser()
+        if not (folder / "group.json").is_file() and "/" not in spec:
+            with contextlib.suppress(ConfigError):  # not a usable group name: a run's, resolved below
+                folder = groups.group_path(spec)
+        if not (folder / "group.json").is_file():
+            found.append(spec)
+            continue
+        group = groups.read_group(folder)
+        dirs = groups.member_dirs(group)
+        done = [str(dirs[m.id]) for m in group.members if m.status == "done" and dirs[m.id].is_dir()]
+        if not done:
+            raise ConfigError(f"group {group.name}: no finished run to replay yet")
+        found.extend(done)
+        title = title or f"{group.name} ({len(done)} runs)"
+    return found, title
 
 
 def _disambiguate(runs: list) -> None:

@@ -103,3 +103,18 @@ def test_the_group_command_shows_state_and_summary(seeds_group: Path, capsys: py
     assert json.loads(capsys.readouterr().out) == json.loads((seeds_group / "summary.json").read_text())
     assert cli.main(["group", str(seeds_group / "runs")]) == 2
     assert "no group.json (not a group folder)" in capsys.readouterr().err
+
+
+def test_the_replay_of_a_group_overlays_its_finished_runs(seeds_group: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "group.html"
+    assert cli.main(["replay", str(seeds_group), "--out", str(out)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    members = groups.member_dirs(groups.read_group(seeds_group))
+    assert sorted(report["runs"]) == sorted(str(path.resolve()) for path in members.values())
+    assert "demo-seeds (3 runs)" in out.read_text(encoding="utf-8")  # the group's name titles the lesson
+
+
+def test_the_replay_of_a_group_with_no_finished_run_is_one_line(tmp_path: Path, capsys) -> None:
+    group = groups.create_group(tmp_path / "empty", "probe", {}, {"seed": [0]}, name="empty")
+    assert cli.main(["replay", str(group.path), "--out", str(tmp_path / "x.html")]) == 2
+    assert capsys.readouterr().err.strip() == "error: group empty: no finished run to replay yet"
