@@ -93,7 +93,7 @@ class Verdict:
 
 def series(run_dir: Path, measure: str) -> Series:
     """The first and last finite values of ``measure`` in the run folder's ``metrics.csv``."""
-    from engine.runlog import read_metrics
+    from engine.runlog.reading import read_metrics
 
     frame = read_metrics(Path(run_dir))
     if measure not in frame.columns:

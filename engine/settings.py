@@ -142,6 +142,13 @@ _ALL: tuple[Setting, ...] = (
         "and stops writing snapshots, with a warning",
         low=1.0,
     ),
+    _s(
+        "snapshot_float16",
+        "bool",
+        False,
+        "store embedding snapshots as float16: half the disk, but measures recomputed from a snapshot "
+        "(IsoScore*, the geometry lens) then differ from the logged float32 ones (IsoScore by up to 1 %)",
+    ),
     _s("film_frames", "int", 40, "frames a finished run's UMAP film gets (missing ones back-filled)", low=1),
     _s(
         "live_frame_share",

@@ -175,7 +175,7 @@ def test_titles_name_the_data_the_measures_come_from(tmp_path, monkeypatch) -> N
     fig = charts.metric_figure({"a": run()}, "sts_spearman", measured_on="built-in demo pairs")
     assert fig.layout.title.text == "STS Spearman ρ<br><sup>on built-in demo pairs</sup>"
     assert charts.align_uniform_figure({"a": run()}, measured_on="STS-B dev").layout.title.text.endswith(
-        "on STS-B dev"
+        "on STS-B dev</sup>"
     )
 
 

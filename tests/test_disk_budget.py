@@ -1,4 +1,4 @@
-"""The disk budget: snapshots stored as float16 (older float32 folders still read), pruned to a few once a
+"""The disk budget: snapshots exact float32 (float16 with a setting; both read), pruned to a few once a
 run's film is made, and folder sizes measured as du does, kept until a folder changes."""
 
 from __future__ import annotations
@@ -27,18 +27,27 @@ from engine.runlog.writer import compact
     )
 )
 def test_a_snapshot_is_stored_half_size_and_read_back_as_float32_within_float16_precision(values) -> None:
-    stored = compact(values)
+    stored = compact(values, half=True)
     assert stored.dtype == (np.float16 if np.abs(values).max(initial=0) <= 65504 else np.float32)
     back = stored.astype(np.float32)
     # float16 keeps 11 significant bits: a relative error of at most 2^-11 (subnormals: an absolute 2^-25)
     assert np.all(np.abs(back - values) <= np.abs(values) * 2.0**-11 + 2.0**-24)
 
 
+def test_snapshots_are_exact_float32_by_default(tmp_path: Path) -> None:
+    values = np.random.default_rng(1).normal(size=(20, 6)).astype(np.float32)
+    path = _writer(tmp_path / "run").save_snapshot(0, values)
+    assert np.load(path).dtype == np.float32 and np.array_equal(runlog.load_snapshot(path), values)
+
+
 def _writer(run_dir: Path) -> runlog.RunWriter:
     return runlog.RunWriter(run_dir, ["step", "loss"], {"kind": "probe", "data": "demo", "steps": 30})
 
 
-def test_snapshots_are_float16_on_disk_and_old_float32_ones_still_read(tmp_path: Path) -> None:
+def test_snapshots_are_float16_on_disk_with_the_setting_and_old_float32_ones_still_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EMBEDLAB_SNAPSHOT_FLOAT16", "1")
     writer = _writer(tmp_path / "run")
     values = np.random.default_rng(0).normal(size=(20, 6)).astype(np.float32)
     path = writer.save_snapshot(0, values)
@@ -66,12 +75,12 @@ def _run_with_film(tmp_path: Path, steps: list[int], framed: list[int]) -> Path:
     return run_dir
 
 
-def test_a_finished_film_keeps_five_snapshots_and_every_frame(tmp_path: Path) -> None:
+def test_a_finished_film_keeps_three_snapshots_and_every_frame(tmp_path: Path) -> None:
     steps = list(range(0, 155, 5))  # the demo: 31 snapshots
     run_dir = _run_with_film(tmp_path, steps, steps)
     assert prune_snapshots(run_dir, film_frames=40) > 0
     kept = [step for step, _ in runlog.list_snapshots(run_dir)]
-    assert kept == [0, 40, 75, 110, 150]
+    assert kept == [0, 75, 150]
     assert [step for step, _ in runlog.list_frames(run_dir)] == steps
     assert prune_snapshots(run_dir, film_frames=40) == 0  # nothing more to remove
 
@@ -106,7 +115,7 @@ def test_a_registry_run_is_pruned_once_its_film_is_made(tmp_path: Path) -> None:
         for step in steps:
             job.add_frame(step, np.zeros((60, 2), dtype=np.float32))
         assert job.compact() > 0
-        assert len(runlog.list_snapshots(job.run_dir)) == 5 and len(job.frames()) == 13
+        assert len(runlog.list_snapshots(job.run_dir)) == 3 and len(job.frames()) == 13
         assert job.missing_film_step() is None
     finally:
         reg.shutdown()

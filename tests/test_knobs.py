@@ -231,8 +231,15 @@ def test_presets_set_only_preset_knobs_and_the_sidebar_shows_them() -> None:
         config_class = fields.config_class(preset.kind)
         set_by_preset = {field for overrides in [preset.base, *preset.runs.values()] for field in overrides}
         declared = {item.name: item for item in knobs(config_class)}
-        for field in set_by_preset:
-            assert field in declared and declared[field].preset, f"{name} sets {field}"
+        for run, overrides in preset.runs.items():  # each run by its own experiment's knobs
+            own = {item.name: item for item in knobs(fields.config_class(preset.kind_of(run)))}
+            for field in overrides:
+                assert field in own and own[field].preset, f"{name}: {run} sets {field}"
+        for field in preset.base:  # the preset's shared fields: the page's own experiment's
+            kinds = {preset.kind_of(run) for run in preset.runs} | {preset.kind}
+            owners = [{i.name: i for i in knobs(fields.config_class(kind))} for kind in kinds]
+            assert any(field in own and own[field].preset for own in owners), f"{name} sets {field}"
+        set_by_preset = {field for field in set_by_preset if field in declared}
         shown = fields.shown_values(preset.kind, {**preset.base})
         for field in set_by_preset & set(preset.base):
             item = declared[field]

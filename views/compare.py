@@ -59,12 +59,13 @@ def figure_download(jobs: list) -> None:
     cols = st.columns([2, 1])
     chosen = cols[0].selectbox("Figure to download", list(figures), key="compare.figure")
     cols[1].download_button(
-        "⬇ figure (HTML)",
+        "figure (HTML)",
         lambda: export.figure_html(figures[chosen]()),
         file_name=f"{chosen.split(' ·')[0].lower().replace(' ', '-')}.html",
         mime="text/html",
         key="compare.figure.html",
         on_click="ignore",
+        icon=":material/download:",
     )
     st.caption(
         "PNG: the camera icon in each chart's toolbar. The HTML keeps the figure interactive and works "

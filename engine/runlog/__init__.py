@@ -10,9 +10,9 @@ Layout of ``<run>/``:
                     each appended with a single ``write`` before that step's row in ``metrics.csv``
 - ``summary.json``  final values (atomic, at the end)
 - ``points.csv``    the texts and labels of projected points (when snapshots are kept)
-- ``snapshots/step_NNNNNN.npy``  embedding snapshots (``np.save``, never pickled; float16, float32 in older
-                    folders; once the app has made a finished run's film, all but a few are removed:
-                    :mod:`~engine.runlog.compaction`)
+- ``snapshots/step_NNNNNN.npy``  embedding snapshots (``np.save``, never pickled; float32, or float16 with
+                    the setting ``snapshot_float16``; once the app has made a finished run's film, all but
+                    a few are removed: :mod:`~engine.runlog.compaction`)
 - ``error.log``     the full traceback of an unexpected failure (the status holds its one line)
 - ``frames/step_NNNNNN.csv``     2-D UMAP frames of snapshots (``x``, ``y``; written by the app's projector)
 

@@ -1,11 +1,11 @@
 """Keeping a finished run small: once its UMAP film is made, the full embedding snapshots whose frames are on
 disk go, but for a few evenly spaced ones (the first and the last of the film among them).
 
-A demo run keeps 31 snapshots of 600 x 384 values; as float16 (:func:`engine.runlog.writer.compact`) that is
-14 MB, the film's 2-D frames 0.4 MB. The film, the replay and the downloads draw the frames; the few full
-snapshots left serve the readers that need the embeddings themselves (a PCA view, IsoScore* of the
-snapshots, a film made again with other settings). A snapshot whose frame is missing (its projection
-failed, or was not made yet) is never removed.
+A demo run keeps 31 snapshots of 600 x 384 float32 values (:func:`engine.runlog.writer.compact`), 28 MB, and
+the film's 2-D frames, 0.4 MB; three snapshots (2.8 MB) stay. The film, the replay and the downloads draw the
+frames; the few full snapshots left serve the readers that need the embeddings themselves (a PCA view,
+IsoScore* of the snapshots, a film made again with other settings). A snapshot whose frame is missing (its
+projection failed, or was not made yet) is never removed.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from engine.runlog.reading import list_frames, list_snapshots
 
 #: the full snapshots a finished run keeps once its film is made
-KEPT_SNAPSHOTS = 5
+KEPT_SNAPSHOTS = 3
 
 
 def evenly_spaced(steps: list[int], count: int) -> list[int]:

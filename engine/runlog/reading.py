@@ -306,8 +306,8 @@ def snapshot_path(run_dir: Path, step: int) -> Path:
 
 
 def load_snapshot(path: Path) -> np.ndarray:
-    """An embedding snapshot as float32 (stored as float16 since the lab keeps them compact, float32 in older
-    folders; never unpickled); a damaged file is a DataError that names it."""
+    """An embedding snapshot as float32 (stored as float32, or float16 with the setting ``snapshot_float16``;
+    never unpickled); a damaged file is a DataError that names it."""
     path = Path(path)
     try:
         with open_regular(path, f"{path.parent.name}/{path.name}") as handle:
