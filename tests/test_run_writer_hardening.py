@@ -101,8 +101,8 @@ def _run_rows(tmp_path: Path, monkeypatch, snapshots: int, size: tuple[int, int]
 
 
 def test_snapshots_stop_at_the_cap_with_a_warning(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("EMBEDLAB_SNAPSHOT_CAP_MB", "1")  # a 250 x 1000 snapshot is 0.48 MB (float16)
-    run = _run_rows(tmp_path, monkeypatch, 5, (250, 1000))
+    monkeypatch.setenv("EMBEDLAB_SNAPSHOT_CAP_MB", "1")  # a 125 x 1000 snapshot is 0.48 MB (float32)
+    run = _run_rows(tmp_path, monkeypatch, 5, (125, 1000))
     assert [step for step, _ in runlog.list_snapshots(run)] == [0, 1]
     assert runlog.read_metrics(run)["step"].tolist() == [0, 1, 2, 3, 4]
     status = runlog.read_json(run / runlog.STATUS)

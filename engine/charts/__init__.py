@@ -37,7 +37,6 @@ from engine.charts.figures import (
     LEGEND,
     PALETTE,
     PROJECTOR,
-    SUPERSCRIPT,
     SYMBOLS,
     TITLED,
     X_AXES,
@@ -53,8 +52,6 @@ from engine.charts.figures import (
     ema,
     iso_sil_figure,
     label,
-    log_axis,
-    log_ticks,
     metric_figure,
     metric_json,
     natural_range,
@@ -62,7 +59,6 @@ from engine.charts.figures import (
     relation_json,
     styled,
     symbol,
-    tick_text,
     titled,
 )
 from engine.charts.geometry import (
@@ -73,6 +69,7 @@ from engine.charts.geometry import (
     spectrum_figure,
     spectrum_json,
 )
+from engine.charts.log_axis import SUPERSCRIPT, log_axis, log_ticks, tick_text
 from engine.charts.projection import (
     _hover,
     frames_figure,

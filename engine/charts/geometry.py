@@ -35,11 +35,11 @@ from engine.charts.figures import (
     ChartStyle,
     color,
     dash,
-    log_axis,
     styled,
     titled,
     titled_layout,
 )
+from engine.charts.log_axis import log_axis
 from engine.measures import SPECTRUM, get
 
 #: at most this many spectra drawn for one run (evenly spaced over its logged steps)
