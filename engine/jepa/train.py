@@ -20,16 +20,16 @@ from typing import Any
 
 import torch
 
-from engine.device import resolve_device, seed_everything, timed
-from engine.events import Event, Points, Progress, Row
-from engine.jepa.config import COLLAPSE_COLUMNS, JEPAConfig, is_eval_step, is_snapshot_step
+from engine.device import resolve_device, seed_everything
+from engine.events import Event, Points, Progress
+from engine.jepa.config import COLLAPSE_COLUMNS, JEPAConfig
 from engine.jepa.evaluation import CollapseEvaluator
 from engine.jepa.step import make_trainer
 from engine.jepa.views import describe
 from engine.simcse import distributed
 from engine.simcse.config import GEOMETRY_COLUMNS, PROBE_COLUMNS
 from engine.simcse.datasets import load_eval, load_probe, load_training
-from engine.simcse.train import training_summary
+from engine.simcse.train import training_rows, training_summary
 
 
 def train_jepa(config: JEPAConfig, stop: threading.Event | None = None) -> Iterator[Event]:
@@ -63,28 +63,7 @@ def _train(
         else:
             yield Points(list(evalset.sentences), None)
     yield Progress("training", 1.0)
-    train_seconds = eval_seconds = 0.0
-    for step in range(config.steps + 1):
-        row: dict[str, Any] = {}
-        snapshot = spectrum = None
-        if step > 0:
-            with timed(device) as took:
-                row["loss"] = trainer.step(step)
-            train_seconds += took[0]
-        row["seconds"] = train_seconds
-        if evaluator is not None and is_eval_step(step, config):
-            with timed(device) as took:
-                result = evaluator(stop)
-            eval_seconds += took[0]
-            row["eval_seconds"] = eval_seconds
-            if result is not None:
-                points_now, spectrum = result.pop("_points"), result.pop("_spectrum")
-                row.update(result)
-                if is_snapshot_step(step, config):
-                    snapshot = points_now
-        yield Row(step, row, snapshot, spectrum=spectrum)
-        if distributed.any_rank(stop.is_set(), world, device):
-            return
+    yield from training_rows(trainer, evaluator, config, world, device, stop)
 
 
 #: columns whose first and last logged values the summary reports (``<column>_start`` / ``<column>_end``)

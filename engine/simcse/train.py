@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import asdict
 from typing import Any
 
@@ -151,6 +151,25 @@ def _train(
             yield Points(list(evalset.sentences), None)
     yield Progress("training", 1.0)
 
+    last_eval = yield from training_rows(trainer, evaluator, config, world, device, stop)
+    if last_eval is not None and config.save_encoder and world.is_main:  # a stopped run saves nothing
+        yield Progress("saving encoder", 1.0)
+        save_trained(trainer.encoder, config, last_eval)
+
+
+def training_rows(
+    trainer: Any,
+    evaluator: Any,
+    config: Any,
+    world: distributed.World,
+    device: torch.device,
+    stop: threading.Event,
+) -> Generator[Event, None, dict[str, Any] | None]:
+    """The training loop SimCSE and JEPA share: one :class:`~engine.events.Row` per step (0 is the untouched
+    encoder), ``trainer.step(step)`` giving the loss, ``evaluator(stop)`` (main process only) on the
+    evaluation steps with its points kept on the snapshot steps; the ``seconds`` and ``eval_seconds`` columns
+    count training and evaluation apart. Returns the last evaluation's values (the saved encoder's card), or
+    None when it ended early, after a step where any process was asked to stop."""
     train_seconds = eval_seconds = 0.0
     last_eval: dict[str, Any] = {}
     for step in range(config.steps + 1):
@@ -174,10 +193,8 @@ def _train(
                     snapshot = points_now
         yield Row(step, row, snapshot, spectrum=spectrum)
         if distributed.any_rank(stop.is_set(), world, device):
-            return
-    if config.save_encoder and world.is_main:
-        yield Progress("saving encoder", 1.0)
-        save_trained(trainer.encoder, config, last_eval)
+            return None
+    return last_eval
 
 
 def save_trained(encoder: Any, config: SimCSEConfig, final: dict[str, Any]) -> Any:
