@@ -354,3 +354,23 @@ def test_delete_removes_an_ended_run_and_refuses_a_running_one(tmp_path: Path, s
         assert going.run_dir.exists()
     finally:
         registry.shutdown()
+
+
+def test_the_film_back_fill_counts_its_frames_with_rate_and_time_left(tmp_path: Path) -> None:
+    from engine.jobs.film import Film, wanted
+
+    steps = list(range(0, 100, 2))  # 50 snapshot steps, a film of 10
+    assert wanted(steps, 10) == [steps[i] for i in (0, 5, 11, 16, 22, 27, 33, 38, 44, 49)]
+    assert wanted(steps[:3], 10) == steps[:3]
+    film, now = Film(tmp_path), [100.0]
+    film._meter.clock = lambda: now[0]
+    assert film.progress(steps, 10) == (0, 10) and film.progress_text(steps, 10) == "film 0/10 frames"
+    for step in wanted(steps, 10)[:4]:
+        film.add(step, np.zeros((3, 2)), save=False)
+    film.skip(wanted(steps, 10)[4], "failed")  # a failed frame counts as handled
+    now[0] += 2.0
+    assert film.progress(steps, 10) == (5, 10)
+    assert film.progress_text(steps, 10) == "film 5/10 frames · 2/s · 2 s left"  # 5 frames in 2 s, 5 to go
+    for step in wanted(steps, 10)[5:]:
+        film.add(step, np.zeros((3, 2)), save=False)
+    assert film.progress(steps, 10) == (10, 10) and film.progress_text(steps, 10) is None

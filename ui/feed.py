@@ -6,7 +6,7 @@ server a script run and the description sent over the websocket (measured on the
 run training, on 2 shared cores: a one-second live fragment that drew only the live component used ~0.06 core
 more of the browser and ~0.1 core more of the server than this feed). The page reruns only when something
 Streamlit draws must change: each payload carries a ``signature`` of that (run states, failed and diverging
-runs, logged measures, :func:`ui.live_state.signature`); the component compares it with the one it was drawn
+runs, damaged files: :func:`ui.live_state.signature`); the component compares it with the one it was drawn
 with and, when they differ, sets a trigger value, which reruns the live fragment, which reruns the page.
 
 Files: ``static/live/<server pid>/<token>.json`` beside ``app.py``, one per browser session that shows a live

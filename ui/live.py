@@ -4,9 +4,9 @@ While a run trains, the curves and the newest projection frame are drawn by the 
 (:mod:`ui.live_view`: one component, Plotly.js) from a chart description (:mod:`engine.charts.description`)
 of the same figures the finished view shows. The component fetches the next description every
 ``live_seconds`` from the live feed (:mod:`ui.feed`, built by :mod:`ui.live_state`); the page reruns only
-when what it draws around the charts changes (a run's state, a diverging loss, a measure logged for the
-first time: :func:`ui.live_state.signature`). Finished runs are drawn with Streamlit's Plotly chart (zoom,
-export, full hover).
+when what it draws around the charts changes (a run's state, a diverging loss:
+:func:`ui.live_state.signature`); "No metrics yet" is drawn by the live view itself, so the first curves need
+no page rerun. Finished runs are drawn with Streamlit's Plotly chart (zoom, export, full hover).
 
 The user picks the measures drawn (the curves and the covariance spectrum) and the relation figure's two
 measures (:mod:`ui.lens`); the spectrum and the relation figures are drawn full width under the curves, live
@@ -41,8 +41,6 @@ from ui.text import plain
 
 PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 Extras = live_state.Extras
-NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, encoding) is done."
-
 
 # -------------------------------------------------------------------------------------------- curves
 
@@ -143,7 +141,7 @@ def draw_projection(job: Job | None, key: str) -> None:
     if job.active or projecting or len(frames) < 2:
         title = f"{'UMAP' if method == 'umap' else 'PCA (UMAP soon)'} · step {step}"
         if projecting and not job.active:
-            title += f" · film: {len(frames)} frames"
+            title += f" · {job.film_line() or f'film: {len(frames)} frames'}"
         if job.active:  # the live view draws a frame once: no WebGL redraw while training
             panel = live_projection_panel(job, f"{method}-{step}", coords, points, title, key)
             live_view.show(description.description([panel]), f"{key}.projlive", single=True)
@@ -244,14 +242,9 @@ def live_panel(
             st.caption(plain(line))
         failed_lines(look.jobs)
         warnings_of(look.jobs)
-        if not look.logged:
-            if not any(job.state == "failed" for job in look.jobs):
-                st.info(NO_METRICS)  # no extra figure either: an empty scatter says nothing
-        elif choices.projector:
-            if found.chosen is None:
-                st.info(NO_METRICS)
-        elif not look.present(choices) and found.spectrum is None:
-            st.info("No measure picked: choose some under “Measures drawn”.")
+        why_empty = live_state.message(look, choices, found)
+        if why_empty and not live:  # while a run goes, the live view draws it (no page rerun when it goes)
+            st.info(why_empty)
         watched = f"{key}.watched"  # the runs this session watched live, until it shows others
         if live:
             st.session_state[watched] = choices.ids

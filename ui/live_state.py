@@ -27,6 +27,8 @@ Extras = Callable[..., list[Any]]
 RELATION = (
     "relation"  # the projector's curve choice that means the experiment's relation figure (extras' first)
 )
+NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, encoding) is done."
+NO_MEASURE = "No measure picked: choose some under “Measures drawn”."
 
 
 @dataclass(frozen=True)
@@ -191,30 +193,37 @@ def panels(look: Look, choices: Choices, found: Figures, *, live: bool = True) -
     return curves + [description.panel(fig, f"extra{i}", wide=True) for i, fig in enumerate(found.all())]
 
 
+def message(look: Look, choices: Choices, found: Figures) -> str | None:
+    """Why nothing is drawn, where nothing is: no row logged yet (unless a run failed: its error says why),
+    or no measure picked; None where there is something to draw."""
+    if not look.logged:
+        return None if any(job.state == "failed" for job in look.jobs) else NO_METRICS
+    if choices.projector:
+        return NO_METRICS if found.chosen is None else None
+    if not look.present(choices) and found.spectrum is None:
+        return NO_MEASURE
+    return None
+
+
 def signature(look: Look, choices: Choices, found: Figures) -> str:
     """What Streamlit draws around the live view depends on, as one string: whether any run still changes,
-    each run's state, the diverging runs, the measures logged, the damaged spectrum files, and whether
-    anything is drawn at all. The live view asks for a rerun when the feed's signature differs from the one
-    it was drawn with."""
+    each run's state, the diverging runs and the damaged spectrum files. The live view asks for a rerun of
+    the page when the feed's signature differs from the one it was drawn with. The first row of a run does
+    not change it: "No metrics yet" is the description's :func:`message`, drawn by the live view itself, so
+    the curves appear without a page rerun (which cost the browser about 0.3 s of a core, taken from the
+    training on a 2-core machine: docs/performance.md)."""
     diverging = [job.id for job in look.jobs if charts.divergence(look.runs[run_label(job)]) is not None]
-    drawn = bool(look.present(choices)) or found.spectrum is not None
-    return json.dumps(
-        [
-            look.changing,
-            [[job.id, job.state] for job in look.jobs],
-            diverging,
-            look.logged,
-            found.errors,
-            drawn,
-        ]
-    )
+    return json.dumps([look.changing, [[job.id, job.state] for job in look.jobs], diverging, found.errors])
 
 
 def description_of(
     look: Look, choices: Choices, found: Figures, *, live: bool = True
 ) -> description.Description:
-    """The live view's chart description now: the panels and the running runs' progress."""
-    return description.description(panels(look, choices, found, live=live), progress=look.bars)
+    """The live view's chart description now: the panels, the running runs' progress and why nothing is
+    drawn, where nothing is (:func:`message`)."""
+    return description.description(
+        panels(look, choices, found, live=live), progress=look.bars, message=message(look, choices, found)
+    )
 
 
 def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:

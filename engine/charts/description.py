@@ -1,6 +1,7 @@
 """One chart description: what the app's live view and the offline replay draw, as plain data.
 
-A description is a dict ``{"panels": [panel, ...], "step": int | None, "progress": [bar, ...]}``:
+A description is a dict ``{"panels": [panel, ...], "step": int | None, "progress": [bar, ...],
+"message": str | None}``:
 
 - a panel is ``{"key": str, "wide": bool, "cursor": bool, "version": str | None, "figure": figure}``, where
   ``figure`` is a figure in Plotly's schema (``{"data": [traces], "layout": {...}}``): its series (traces:
@@ -11,7 +12,9 @@ A description is a dict ``{"panels": [panel, ...], "step": int | None, "progress
   panel the hash of its figure as its version, :func:`versioned`, so that the browser skips the panels whose
   figure did not change without comparing them);
 - ``step``: the current step (the replay's film frame), or None;
-- a bar is ``{"fraction": float, "text": str}``: the progress of a running run.
+- a bar is ``{"fraction": float, "text": str}``: the progress of a running run;
+- ``message``: a line shown above the panels where there is nothing (yet) to draw ("No metrics yet …"), or
+  None.
 
 One renderer draws it in the browser, ``engine/web/charts.js`` with Plotly.js (the live page's component
 and the replay's page both load it); :func:`figure` makes the same panel a plotly.py figure for the static
@@ -74,10 +77,14 @@ def bars(progress: Iterable[tuple[float, str]] | None) -> list[dict[str, Any]]:
 
 
 def description(
-    panels: list[Panel], *, step: int | None = None, progress: Iterable[tuple[float, str]] | None = None
+    panels: list[Panel],
+    *,
+    step: int | None = None,
+    progress: Iterable[tuple[float, str]] | None = None,
+    message: str | None = None,
 ) -> Description:
-    """The description of ``panels`` at ``step`` with the running runs' ``progress``."""
-    return {"panels": panels, "step": step, "progress": bars(progress)}
+    """The description of ``panels`` at ``step`` with the running runs' ``progress`` and a ``message``."""
+    return {"panels": panels, "step": step, "progress": bars(progress), "message": message}
 
 
 def figure(found: Panel, step: int | None = None) -> go.Figure:

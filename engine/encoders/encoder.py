@@ -278,16 +278,23 @@ class Encoder:
         return TokenizedTexts(len(items), batches)
 
     def encode_tokenized(
-        self, tokenized: TokenizedTexts, should_stop: Callable[[], bool] | None = None
+        self,
+        tokenized: TokenizedTexts,
+        should_stop: Callable[[], bool] | None = None,
+        progress: Progress | None = None,
     ) -> np.ndarray | None:
         """:meth:`encode` of pretokenised texts (same vectors); None when ``should_stop()`` turns true
-        between two batches."""
+        between two batches. ``progress(done, total)`` after each batch."""
         out = np.zeros((tokenized.count, self.hidden_size), dtype=np.float32)
+        done = 0
         with self._inference():
             for idx, batch in tokenized.batches:
                 if should_stop is not None and should_stop():
                     return None
                 out[idx] = self._embed(batch)
+                done += len(idx)
+                if progress is not None:
+                    progress(done, tokenized.count)
         return out
 
     # -- identity ----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import runlog
+from engine.events import Meter
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,7 @@ class Film:
         self._failed: set[int] = set()
         self._handled_step = -1
         self._lock = threading.Lock()
+        self._meter = Meter("film", "frames", every=0.0)  # the back-fill's count, rate and time left
 
     @property
     def handled_step(self) -> int:
@@ -78,9 +80,29 @@ class Film:
 
     def missing(self, steps: list[int], max_frames: int) -> int | None:
         """The first of ``max_frames`` evenly spaced ``steps`` that has neither a frame nor a failure."""
-        if len(steps) > max_frames:
-            keep = np.unique(np.linspace(0, len(steps) - 1, max_frames).round().astype(int))
-            steps = [steps[i] for i in keep]
+        done = self._handled()
+        return next((step for step in wanted(steps, max_frames) if step not in done), None)
+
+    def progress(self, steps: list[int], max_frames: int) -> tuple[int, int]:
+        """(frames handled, frames wanted) of the film of ``steps``: ``max_frames`` evenly spaced ones."""
+        chosen, done = wanted(steps, max_frames), self._handled()
+        return sum(step in done for step in chosen), len(chosen)
+
+    def progress_text(self, steps: list[int], max_frames: int) -> str | None:
+        """ "film 12/31 frames · 2/s · 9 s left" while frames of the film are still to come, else None (the
+        rate counts from the first time this was asked)."""
+        done, total = self.progress(steps, max_frames)
+        found = self._meter(done, total) if done < total else None
+        return found.phase if found is not None else None
+
+    def _handled(self) -> set[int]:
         with self._lock:
-            done = set(self._frames) | self._failed
-        return next((step for step in steps if step not in done), None)
+            return set(self._frames) | self._failed
+
+
+def wanted(steps: list[int], max_frames: int) -> list[int]:
+    """The film's steps: ``max_frames`` evenly spaced ones of ``steps`` (all of them when there are fewer)."""
+    if len(steps) <= max_frames:
+        return list(steps)
+    keep = np.unique(np.linspace(0, len(steps) - 1, max_frames).round().astype(int))
+    return [steps[i] for i in keep]

@@ -288,6 +288,13 @@ class Job:
         steps = [step for step, _ in runlog.list_snapshots(self.run_dir)]
         return self.film.missing(steps, max_frames or settings.get("film_frames"))
 
+    def film_line(self) -> str | None:
+        """After the run, while its film is back-filled: "film 12/31 frames · 2/s · 9 s left"; else None."""
+        if self.active or self.from_disk:
+            return None
+        steps = [step for step, _ in runlog.list_snapshots(self.run_dir)]
+        return self.film.progress_text(steps, settings.get("film_frames"))
+
     def compact(self) -> int:
         """Once the run has ended and its film is made: remove the snapshots the film no longer needs
         (:func:`engine.runlog.compaction.prune_snapshots`), once; returns the bytes freed. A run attached from

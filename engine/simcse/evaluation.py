@@ -21,6 +21,7 @@ and the STS of the same encoders differs by at most 0.2 points (docs/results.md)
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -73,21 +74,34 @@ class Evaluator:
         values, spectrum = geometry(points)
         return {f"{prefix}{name}": value for name, value in values.items()}, spectrum
 
-    def _encode(self, tokens: Any, stop: threading.Event) -> np.ndarray | None:
+    def _encode(
+        self, tokens: Any, stop: threading.Event, progress: Callable[[int, int], None] | None = None
+    ) -> np.ndarray | None:
         """Float32 vectors of pretokenised sentences, the forwards in the run's precision."""
         from engine.device import autocast
 
         with autocast(self.device, precision=self.precision):
-            return self.encoder.encode_tokenized(tokens, stop.is_set)
+            return self.encoder.encode_tokenized(tokens, stop.is_set, progress)
 
-    def __call__(self, stop: threading.Event) -> dict[str, Any] | None:
+    @property
+    def sentences(self) -> int:
+        """The sentences one evaluation encodes: the evaluation pairs' and the probe's."""
+        return self.tokens.count + (self.probe_tokens.count if self.probe_tokens is not None else 0)
+
+    def __call__(
+        self, stop: threading.Event, progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, Any] | None:
         """The metrics, with the embeddings under ``_points`` (the probe's when there is one: what snapshots
         show) and the evaluation sentences' spectrum under ``_spectrum``; None when ``stop`` is set during
-        the encoding of the evaluation sentences."""
+        the encoding of the evaluation sentences. ``progress(done, total)``: the sentences encoded so far of
+        :attr:`sentences`, after each batch."""
         from engine.metrics import alignment, silhouette, sts_spearman, uniformity
 
+        total, first = self.sentences, self.tokens.count
+        counted = None if progress is None else (lambda done, _: progress(done, total))
+        then = None if progress is None else (lambda done, _: progress(first + done, total))
         evalset = self.evalset
-        emb = self._encode(self.tokens, stop)
+        emb = self._encode(self.tokens, stop, counted)
         if emb is None:
             return None
         a, b = emb[evalset.left], emb[evalset.right]
@@ -102,7 +116,7 @@ class Evaluator:
             "_spectrum": spectrum,
         }
         if self.probe_tokens is not None:
-            probe_emb = self._encode(self.probe_tokens, stop)
+            probe_emb = self._encode(self.probe_tokens, stop, then)
             if probe_emb is None:
                 return out
             probe_family, _ = self._family(probe_emb, "probe_")

@@ -32,7 +32,7 @@ import torch
 from engine import stopping
 from engine.device import precision_name, resolve_device, seed_everything, timed
 from engine.errors import ConfigError, one_line
-from engine.events import Event, Points, Progress, Row
+from engine.events import Event, Meter, Points, Progress, Row, relay
 from engine.simcse import distributed
 from engine.simcse.baseline import resolve_pooler, sts_baseline
 from engine.simcse.config import (
@@ -182,7 +182,10 @@ def training_rows(
         row["seconds"] = train_seconds
         if evaluator is not None and is_eval_step(step, config):
             with timed(device) as took:
-                result = evaluator(stop)
+                if step == 0:  # before the first row, seen as set-up: counted, with rate and time left
+                    result = yield from first_evaluation(evaluator, stop)
+                else:
+                    result = evaluator(stop)
             eval_seconds += took[0]
             row["eval_seconds"] = eval_seconds
             if result is not None:
@@ -195,6 +198,14 @@ def training_rows(
         if distributed.any_rank(stop.is_set(), world, device):
             return None
     return last_eval
+
+
+def first_evaluation(evaluator: Any, stop: threading.Event) -> Generator[Event, None, dict[str, Any] | None]:
+    """The untouched encoder's evaluation (row 0): its sentences encoded in a helper thread while this yields
+    their count, rate and time left as :class:`~engine.events.Progress` ("evaluating the untouched encoder
+    1,024/1,500 sentences · 180/s · 3 s left")."""
+    meter = Meter("evaluating the untouched encoder", "sentences")
+    return (yield from relay(lambda report: evaluator(stop, lambda done, total: report(meter(done, total)))))
 
 
 def save_trained(encoder: Any, config: SimCSEConfig, final: dict[str, Any]) -> Any:

@@ -1,8 +1,8 @@
 // The one chart renderer of embedlab: draws a chart description (engine/charts/description.py) with
 // Plotly.js. The app's live component (ui/live_view.py) and the offline replay (engine/replay/page.py) both
 // load this file. A description is {panels: [{key, wide, cursor, version, figure: {data, layout}}], step,
-// progress: [{fraction, text}]}; its numbers come as Plotly typed arrays ({dtype, bdata}), which Plotly.js
-// reads itself.
+// progress: [{fraction, text}], message}; its numbers come as Plotly typed arrays ({dtype, bdata}), which
+// Plotly.js reads itself.
 //
 // Redrawing a Plotly chart is the live view's main cost in the browser (on the shared 2 cores it is taken
 // from the training), so a panel is redrawn only when its version changed (the live feed gives each panel
@@ -12,7 +12,8 @@
 //
 // What tests and benchmarks read is in the DOM, never in globals: every panel element carries data-key,
 // data-title, data-points and data-last-x (its newest series), the grid data-renders (descriptions drawn)
-// and data-step (the cursor's step); every progress row is a role="progressbar" with its text.
+// and data-step (the cursor's step); every progress row is a role="progressbar" with its text; the message
+// line is a role="status".
 "use strict";
 
 var EmbedlabCharts = (function () {
@@ -164,5 +165,14 @@ var EmbedlabCharts = (function () {
     });
   }
 
-  return {CONFIG: CONFIG, CURSOR: CURSOR, draw: draw, progress: progress, merged: merged};
+  // Why nothing is drawn, where nothing is (the description's message, e.g. "No metrics yet"): one line in
+  // `box` (role="status"), empty and hidden when the description has none.
+  function message(box, text) {
+    box.className = "embedlab-message";
+    box.setAttribute("role", "status");
+    box.textContent = text || "";
+    box.hidden = !text;
+  }
+
+  return {CONFIG: CONFIG, CURSOR: CURSOR, draw: draw, progress: progress, message: message, merged: merged};
 })();

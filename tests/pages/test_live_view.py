@@ -15,6 +15,7 @@ import numpy as np
 from apphelpers import errors, wait_idle
 from waiting import wait_for
 
+from engine import settings
 from ui import feed, live_view
 
 
@@ -186,6 +187,7 @@ def test_a_running_runs_page_draws_its_curves_from_a_description_that_grows(app)
         assert not app.exception and not errors(app)
         data = curves_of(app)
         assert data["plotly"].startswith("app/static/plotly-")
+        assert data["feed"]["seconds"] == settings.get("live_seconds")  # the component's refresh period
         drawn = data["description"]
         keys = [panel["key"] for panel in drawn["panels"]]
         assert "loss" in keys and drawn["progress"][0]["text"].startswith(runs.run_label(job))

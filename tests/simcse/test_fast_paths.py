@@ -211,9 +211,32 @@ def test_evaluator_equals_encoding_the_sentences_each_time(tiny_config) -> None:
     want = sts_spearman(emb[evalset.left], emb[evalset.right], evalset.gold)
     assert got["sts_spearman"] == pytest.approx(want, abs=1e-6)
     assert encoder.model.training  # the evaluation restored training mode
+    seen: list[tuple[int, int]] = []  # progress: the evaluation's sentences, then the probe's, one total
+    evaluator(threading.Event(), lambda done, total: seen.append((done, total)))
+    total = len(evalset.sentences) + len(probe.texts)
+    assert evaluator.sentences == total and seen[-1] == (total, total) and {t for _, t in seen} == {total}
+    assert [done for done, _ in seen] == sorted({done for done, _ in seen})  # rising, no repeats
     stop = threading.Event()
     stop.set()
     assert evaluator(stop) is None
+
+
+def test_the_first_evaluation_yields_its_count_rate_and_time_left_and_returns_its_values() -> None:
+    from engine.simcse.train import first_evaluation
+
+    def evaluator(stop: threading.Event, progress) -> dict:
+        for done in (128, 256, 300):
+            progress(done, 300)
+        return {"sts_spearman": 0.8}
+
+    events, run = [], first_evaluation(evaluator, threading.Event())
+    with pytest.raises(StopIteration) as ended:
+        while True:
+            events.append(next(run))
+    assert ended.value.value == {"sts_spearman": 0.8}
+    assert events[0].phase == "evaluating the untouched encoder 128/300 sentences"
+    assert events[-1].phase.startswith("evaluating the untouched encoder 300/300 sentences")
+    assert events[-1].fraction == 1.0
 
 
 def test_summary_names_the_demo_pairs_when_there_is_no_data_folder(tiny_config, monkeypatch) -> None:

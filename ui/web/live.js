@@ -29,17 +29,19 @@ function themeOf(element) {
   return {textColor: read("--st-text-color"), font: read("--st-font"), primaryColor: read("--st-primary-color")};
 }
 
-var views = new WeakMap();  // the component's root -> {progress, grid, latest}
+var views = new WeakMap();  // the component's root -> {progress, note, grid, latest, ...}
 
 function viewOf(root) {
   var view = views.get(root);
   if (!view) {
     var box = document.createElement("div");
     box.className = "embedlab-live";
-    view = {progress: document.createElement("div"), grid: document.createElement("div"), latest: null,
+    view = {progress: document.createElement("div"), note: document.createElement("div"),
+            grid: document.createElement("div"), latest: null,
             feed: null, timer: null, text: null, asked: null, given: null};
     view.grid.className = "embedlab-grid";
     box.appendChild(view.progress);
+    box.appendChild(view.note);
     box.appendChild(view.grid);
     root.appendChild(box);
     views.set(root, view);
@@ -50,6 +52,7 @@ function viewOf(root) {
 function drawInto(view, description, theme) {
   view.latest = description;
   EmbedlabCharts.progress(view.progress, description.progress || [], theme);
+  EmbedlabCharts.message(view.note, description.message);
   return plotlyLoaded(view.plotly).then(function () {
     if (view.latest === description) return EmbedlabCharts.draw(view.grid, description, theme);
   }).catch(function (error) {
