@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from engine import charts, measures, settings
+from engine.charts import figures
 
 
 def run(n: int = 50, seed: int = 0) -> pd.DataFrame:
@@ -337,3 +338,23 @@ def test_the_sts_reference_is_one_labelled_dashed_line_per_distinct_baseline() -
         "untouched encoder, native pooling: 0.863",
     ]
     assert "shapes" not in charts.metric_json({"a": frame}, "sts_spearman")["layout"]
+
+
+def test_a_legend_of_several_runs_gets_rows_of_its_own_under_the_x_axis() -> None:
+    # four runs, one legend row each in a half-width panel: the figure and its bottom margin grow by three
+    # rows, so the plot keeps the height of a one-run chart and the legend does not cover the x axis
+    # (issue 25: Compare's x-axis title drawn over the tick labels)
+    frame = pd.DataFrame({"step": range(10), "isoscore": np.linspace(0.3, 0.1, 10)})
+    one = charts.metric_json({"a": frame}, "isoscore")["layout"]
+    four = charts.metric_json({name: frame for name in "abcd"}, "isoscore")["layout"]
+    extra = 3 * figures.LEGEND_ROW
+    assert four["height"] == one["height"] + extra and four["margin"]["b"] == one["margin"]["b"] + extra
+    plot_height = four["height"] - four["margin"]["t"] - four["margin"]["b"]
+    assert plot_height == one["height"] - one["margin"]["t"] - one["margin"]["b"]
+    styled = charts.metric_figure({name: frame for name in "abcd"}, "isoscore", style=charts.PROJECTOR)
+    grow = charts.PROJECTOR.font / 12
+    assert styled.layout.height == charts.PROJECTOR.height + round(extra * grow)
+    relation = figures.relation_json(
+        {n: frame.assign(silhouette=0.1) for n in "ab"}, "isoscore", "silhouette"
+    )
+    assert relation["layout"]["height"] == figures.TITLED["height"] + figures.LEGEND_ROW

@@ -27,6 +27,10 @@ AXIS = dict(ticklabeloverflow="allow", automargin=False)
 LEGEND = dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0, xanchor="left")
 LAYOUT = dict(margin=dict(l=50, r=25, t=62, b=72), height=300, legend=LEGEND, xaxis=AXIS, yaxis=AXIS)
 TITLED = {**LAYOUT, "margin": dict(l=70, r=25, t=62, b=82), "height": 400}  # room for axis titles
+#: one legend row (12 px text; 29 px apart in Chromium): a legend of several runs, one a row in a half-width
+#: panel, took the plot's height and covered the x axis's labels and title (issue 25): each entry past the
+#: first makes the figure and its bottom margin this much taller (:func:`legend_extra`)
+LEGEND_ROW = 30
 
 
 @dataclass(frozen=True)
@@ -203,7 +207,7 @@ def metric_json(
     lines = baseline_lines(baseline)
     if lines["shapes"]:
         layout.update(lines)
-    return {"data": traces, "layout": layout}
+    return {"data": traces, "layout": legend_room(layout, traces)}
 
 
 #: the reference line's label (an untouched encoder's STS at its native pooling)
@@ -272,6 +276,25 @@ def titled_layout(
     return layout
 
 
+def legend_extra(traces: Sequence[Any]) -> int:
+    """Pixels a figure needs under its plot for the legend rows of ``traces`` past the first (0 for one)."""
+
+    def field(trace: Any, key: str) -> Any:  # plain JSON or a plotly.py trace
+        return trace.get(key) if isinstance(trace, Mapping) else getattr(trace, key, None)
+
+    entries = sum(1 for t in traces if field(t, "name") and field(t, "showlegend") is not False)
+    return LEGEND_ROW * max(0, entries - 1)
+
+
+def legend_room(layout: dict[str, Any], traces: Sequence[Any]) -> dict[str, Any]:
+    """``layout`` made taller, and its bottom margin too, by :func:`legend_extra` of ``traces``."""
+    extra = legend_extra(traces)
+    if not extra:
+        return layout
+    margin = {**layout["margin"], "b": layout["margin"]["b"] + extra}
+    return {**layout, "margin": margin, "height": layout["height"] + extra}
+
+
 def styled(fig: go.Figure, style: ChartStyle | None) -> go.Figure:
     """``fig`` with the text sizes, line widths, marker sizes and height of ``style`` (None: unchanged); the
     margins grow with the text. Animation frames get the same marker sizes."""
@@ -292,8 +315,8 @@ def styled(fig: go.Figure, style: ChartStyle | None) -> go.Figure:
             b=round((margin.b or 40) * grow),
         ),
     )
-    if style.height is not None:
-        fig.update_layout(height=style.height)
+    if style.height is not None:  # the legend's rows past the first kept, in the style's text size
+        fig.update_layout(height=style.height + round(legend_extra(fig.data) * grow))
     fig.update_xaxes(title_font_size=font, tickfont_size=font)
     fig.update_yaxes(title_font_size=font, tickfont_size=font)
     for trace in [*fig.data, *(t for frame in fig.frames for t in frame.data)]:
@@ -394,7 +417,7 @@ def align_uniform_figure(
         measures.get("uniformity").symbol,
         CLASS_ALIGN_TITLE if classes else measures.get("alignment").symbol,
     )
-    return styled(go.Figure(data=traces, layout=layout), style)
+    return styled(go.Figure(data=traces, layout=legend_room(layout, traces)), style)
 
 
 def correlations(
@@ -442,7 +465,7 @@ def relation_figure(
 def relation_json(
     runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800, measured_on: str | None = None
 ) -> dict[str, Any]:
-    """:func:`relation_figure`'s figure, unstyled, as plain Plotly JSON (what the live canvas paints)."""
+    """:func:`relation_figure`'s figure, unstyled, as plain Plotly JSON (what the live view draws)."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
         if x not in frame or y not in frame:
@@ -472,7 +495,7 @@ def relation_json(
     layout = titled_layout(
         TITLED, titled(title, measured_on), label(x), label(y), showlegend=True
     )  # the legend carries r and ρ, also for a single run
-    return {"data": traces, "layout": layout}
+    return {"data": traces, "layout": legend_room(layout, traces)}
 
 
 def short(metric: str) -> str:
