@@ -412,3 +412,17 @@ def test_no_save_frames_leaves_the_run_folder_as_it_was(tmp_path: Path) -> None:
     assert main(["replay", str(run_dir), "--gif", str(tmp_path / "film"), "--no-save-frames"]) == 0
     assert sorted(p.relative_to(run_dir) for p in run_dir.rglob("*")) == before
     assert (tmp_path / "film.gif").is_file()  # the suffix is added
+
+
+def test_make_films_counts_the_frames_of_all_runs_in_one_progress(tmp_path: Path) -> None:
+    from engine import replay
+
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for folder in folders:
+        make_probe_run(folder, steps=20, n=30, snapshot_every=5, frames=False)
+    assert replay.frames_to_make(folders) == 8  # 4 snapshots each, no frame yet
+    seen: list[tuple[int, int]] = []
+    replay.make_films(folders, lambda made, total: seen.append((made, total)))
+    assert seen == [(made, 8) for made in range(1, 9)]
+    assert replay.frames_to_make(folders) == 0
+    assert all(len(list((folder / "frames").glob("step_*"))) == 4 for folder in folders)

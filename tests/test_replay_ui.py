@@ -48,7 +48,7 @@ def deferred(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
 def test_compare_offers_the_lesson_and_the_gif_of_the_shown_runs(fresh_app: Path, deferred: dict) -> None:
     from streamlit.testing.v1 import AppTest
 
-    make_probe_run(fresh_app / "runs" / "cli-probe", steps=20, n=30, snapshot_every=5)
+    make_probe_run(fresh_app / "runs" / "cli-probe", steps=20, n=30, snapshot_every=5, frames=False)
     make_simcse_run(fresh_app / "runs" / "cli-simcse", steps=20)
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.run()
@@ -56,8 +56,18 @@ def test_compare_offers_the_lesson_and_the_gif_of_the_shown_runs(fresh_app: Path
     assert not at.exception
     picker = at.multiselect(key="all.shown")
     picker.set_value(sorted(picker.options)).run()
+    # the probe run from the command line kept 4 snapshots and no frame: the lesson waits for its film, made
+    # here with a progress bar (count, rate, time left), then saved into the run folder
+    buttons = {str(b.label): b for b in at.get("download_button")}
+    assert buttons["lesson to take home (HTML)"].proto.disabled
+    make = next(b for b in at.button if str(b.label).startswith("Make the UMAP film first (4 frames"))
+    make.click().run()
+    assert not at.exception
+    assert len(list((fresh_app / "runs" / "cli-probe" / "frames").glob("step_*"))) == 4
+    assert not [b for b in at.button if str(b.label).startswith("Make the UMAP film first")]
     buttons = {str(b.label): b for b in at.get("download_button")}
     lesson = buttons["lesson to take home (HTML)"]
+    assert not lesson.proto.disabled
     gif = next(b for label, b in buttons.items() if label.startswith("UMAP film of cli-probe"))
     payload = embedded(deferred[lesson.proto.deferred_file_id]().decode("utf-8"))
     assert sorted(run["kind"] for run in payload["runs"]) == ["probe", "simcse"]

@@ -9,8 +9,9 @@ from typing import Any
 import streamlit as st
 
 from engine import export
+from engine.errors import EmbedlabError
 from engine.jobs import Job
-from ui.runs import changing, metrics_by_run, run_label
+from ui.runs import changing, guard, metrics_by_run, run_label
 
 
 def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None) -> None:
@@ -101,6 +102,7 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
     folders = [job.run_dir for job in jobs]
     names = [run_label(job) for job in jobs]
     compute = [not changing(job) for job in jobs]
+    to_make = film_to_make([folder for folder, flag in zip(folders, compute, strict=True) if flag], key)
     cols = st.columns(4)
     cols[0].download_button(
         "lesson to take home (HTML)",
@@ -110,7 +112,9 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
         key=f"{key}.lesson",
         on_click="ignore",
         icon=":material/download:",
-        help="one file that works offline: curves, film, settings, texts",
+        help="one file that works offline: curves, film, settings, texts"
+        + (f" (make the film's {to_make} frames first, above)" if to_make else ""),
+        disabled=bool(to_make),
     )
     filmed = next(
         (i for i, job in enumerate(jobs) if job.frames() or runlog.list_snapshots(job.run_dir)), None
@@ -125,4 +129,36 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
             key=f"{key}.gif",
             on_click="ignore",
             icon=":material/download:",
+            disabled=bool(to_make) and compute[filmed],
         )
+
+
+def film_to_make(folders: list, key: str) -> int:
+    """Frames the lesson of ``folders`` would first make from snapshots (runs from the command line, or from
+    another server, whose film nobody made): a button makes them here with a progress bar (count, rate and
+    time left: about a second a frame), and the downloads wait for it. Returns how many are still to make."""
+    from engine import replay
+    from engine.events import Meter
+
+    try:
+        count = replay.frames_to_make(folders)
+    except EmbedlabError:
+        return 0  # a damaged run: the lesson's own error says which file
+    if not count:
+        return 0
+    if st.button(
+        f"Make the UMAP film first ({count} frames from the snapshots, about {count} s)",
+        key=f"{key}.makefilm",
+        icon=":material/movie:",
+    ):
+        bar, meter = st.progress(0.0, text="making the film"), Meter("making the film", "frames", every=0.5)
+
+        def report(made: int, total: int) -> None:
+            shown = meter(made, total)
+            if shown is not None:
+                bar.progress(min(1.0, made / total), text=shown.phase)
+
+        with guard("Making the film"):
+            replay.make_films(folders, report)
+        st.rerun()
+    return count

@@ -16,7 +16,7 @@ script and styles from ``engine/web/``), :mod:`~engine.replay.panels` (its chart
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +71,32 @@ def lesson(
     return lesson_html(runs, films, title).encode("utf-8"), runs, films
 
 
+def frames_to_make(run_dirs: Sequence[Path], max_frames: int | None = None) -> int:
+    """UMAP frames the lesson of ``run_dirs`` would first make from their snapshots (0: it is quick)."""
+    from engine.replay.frames import frames_to_make as missing
+    from engine.replay.source import load_run
+
+    return sum(missing(load_run(path), max_frames) for path in run_dirs)
+
+
+def make_films(
+    run_dirs: Sequence[Path], report: Callable[[int, int], None], max_frames: int | None = None
+) -> None:
+    """Make and save the missing film frames of ``run_dirs`` (:func:`frames_to_make` of them), calling
+    ``report(made, to_make)`` after each frame, counted over all the runs."""
+    from engine.replay.frames import film
+    from engine.replay.frames import frames_to_make as missing
+    from engine.replay.source import load_run
+
+    runs = [load_run(path) for path in run_dirs]
+    total, before = sum(missing(run, max_frames) for run in runs), 0
+    for run in runs:
+        todo = missing(run, max_frames)
+        if todo:
+            film(run, max_frames, progress=False, report=lambda made, _, b=before: report(b + made, total))
+            before += todo
+
+
 def run_gif(
     run_dir: Path,
     *,
@@ -94,9 +120,11 @@ __all__ = [
     "evenly_spaced",
     "film",
     "film_gif",
+    "frames_to_make",
     "lesson",
     "lesson_html",
     "load_run",
+    "make_films",
     "resolve_run",
     "run_gif",
 ]

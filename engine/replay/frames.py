@@ -11,6 +11,7 @@ nearest earlier frame, the run's seed.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,11 +61,13 @@ def film(
     compute: bool = True,
     save: bool = True,
     progress: bool = True,
+    report: Callable[[int, int], None] | None = None,
 ) -> FilmFrames | None:
     """The film of ``run``: None when it kept neither snapshots nor frames.
 
     ``compute``: make the frames that are missing from the snapshots (else the film has the frames made so
-    far); ``save``: write the frames made into the run folder. A damaged snapshot is a DataError naming it; a
+    far); ``save``: write the frames made into the run folder; ``progress``: a bar on stderr; ``report(made,
+    to_make)`` after each frame made (the app's progress bar). A damaged snapshot is a DataError naming it; a
     damaged frame is made again from its snapshot.
     """
     max_frames = int(max_frames or settings.get("film_frames"))
@@ -83,13 +86,21 @@ def film(
     todo = [step for step in steps if step not in coords and step in snapshots]
     made = 0
     if todo and compute:
-        made = _make(run, todo, snapshots, coords, save=save, progress=progress)
+        made = _make(run, todo, snapshots, coords, save=save, progress=progress, report=report)
     elif todo:
         notes.append(
             f"{len(todo)} of the film's {len(steps)} frames are not made yet; the film shows the "
             f"{len(coords)} made so far"
         )
     return _assemble(run, coords, made, notes)
+
+
+def frames_to_make(run: RunData, max_frames: int | None = None) -> int:
+    """How many of the film's frames :func:`film` would make from snapshots (none on disk yet)."""
+    framed, snapshots = dict(run.frames), dict(run.snapshots)
+    count = int(max_frames or settings.get("film_frames"))
+    steps = evenly_spaced(sorted(set(snapshots) | set(framed)), count)
+    return sum(1 for step in steps if step not in framed and step in snapshots)
 
 
 def _load_frame(path: Path, run: RunData, notes: list[str]) -> np.ndarray | None:
@@ -123,6 +134,7 @@ def _make(
     *,
     save: bool,
     progress: bool,
+    report: Callable[[int, int], None] | None = None,
 ) -> int:
     """Make the frames of ``todo`` (ascending) into ``coords``, each warm-started from the nearest earlier
     one."""
@@ -146,6 +158,8 @@ def _make(
             if save:
                 save = _save(run, step, coords[step])
             bar.update(1)
+            if report is not None:
+                report(made, len(todo))
     finally:
         bar.close()
     return made
