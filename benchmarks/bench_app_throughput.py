@@ -2,7 +2,7 @@
 
     python benchmarks/bench_app_throughput.py [--data-dir ../shared/data] [--limit 3000] [--steps 300]
                                               [--trials 3] [--umap-every 10] [--seed 0] [--no-demo]
-                                              [--job-threads N]
+                                              [--job-threads N] [--blank]
 
 One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chromium), then:
 
@@ -16,7 +16,9 @@ One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chro
      (:func:`engine.jobs.default_child_threads` of the probe; skipped where that is torch's default): the
      app's own overhead, apart from its choice of threads;
    - ``charts``: the app with live charts (refreshed every second), no snapshots;
-   - ``umap``: the same with a UMAP frame every ``--umap-every`` steps (the page's default, 10).
+   - ``umap``: the same with a UMAP frame every ``--umap-every`` steps (the page's default, 10);
+   - ``blank`` (with ``--blank``): the app's run with live charts, the browser sent to about:blank once it
+     starts: the app's cost without the browser's drawing (the training child, the web server).
 Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded); "chart refresh"
 = the median time between two updates of the first chart's curve seen in the browser; "browser" and "server" =
 the cores used by the benchmark's own chromium (its profile folder; other browsers on the machine are not
@@ -281,7 +283,13 @@ def watch_run(
 
 
 def app_run(
-    page, url: str, args: argparse.Namespace, runs: Path, snapshot_every: int, server_pid: int
+    page,
+    url: str,
+    args: argparse.Namespace,
+    runs: Path,
+    snapshot_every: int,
+    server_pid: int,
+    blank: bool = False,
 ) -> dict:
     page.goto(f"{url}/isotropy")
     page.get_by_role("heading", name="Isotropy vs clusters").wait_for(timeout=120_000)
@@ -304,7 +312,31 @@ def app_run(
     before = set(runs.glob("bench-*"))
     clicked = time.monotonic()
     page.get_by_role("button", name=re.compile(r"Start$")).click()
+    if blank:
+        return blank_run(page, runs, before)
     return watch_run(page, runs, before, clicked, "bench-*", server_pid)
+
+
+def blank_run(page, runs: Path, before: set[Path]) -> dict:
+    """Once the run's folder exists, send the browser to about:blank and wait for the run's end: its rate
+    with the app's server and training child, without the browser drawing."""
+    deadline = time.monotonic() + 1800
+    while not (new := set(runs.glob("bench-*")) - before):
+        if time.monotonic() > deadline:
+            raise SystemExit("the app run did not start in 30 minutes")
+        time.sleep(0.1)
+    run_dir = next(iter(new))
+    page.goto("about:blank")
+    while not any(
+        f'"{state}"' in (run_dir / "status.json").read_text()
+        for state in ("finished", "failed", "stopped")
+        if (run_dir / "status.json").exists()
+    ):
+        if time.monotonic() > deadline:
+            raise SystemExit("the app run did not finish in 30 minutes")
+        time.sleep(0.2)
+    unseen = ("first_points", "first_row", "first_frame", "refresh", "browser", "server")
+    return {"rate": rate(run_dir), **dict.fromkeys(unseen)}
 
 
 def demo_click(page, url: str, runs: Path) -> dict:
@@ -344,6 +376,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the condition order")
     parser.add_argument("--no-demo", action="store_true", help="skip the new-user demo click")
     parser.add_argument(
+        "--blank",
+        action="store_true",
+        help="also the app's run with the browser on about:blank (the app without the browser's drawing)",
+    )
+    parser.add_argument(
         "--job-threads",
         type=int,
         help="torch threads of the app's training child "
@@ -370,6 +407,8 @@ def main() -> None:
     proc, url = start_server(env)
     threads = default_child_threads("probe")
     results: dict[str, list[dict]] = {"cli": [], "charts": [], "umap": []}
+    if args.blank:
+        results["blank"] = []
     if threads:
         results["cli_same"] = []
         print(
@@ -411,7 +450,13 @@ def main() -> None:
                         result = cli_run(env, args, cache / f"{condition}-{trial}", same)
                     else:
                         result = app_run(
-                            page, url, args, runs, args.umap_every if condition == "umap" else 0, proc.pid
+                            page,
+                            url,
+                            args,
+                            runs,
+                            args.umap_every if condition == "umap" else 0,
+                            proc.pid,
+                            blank=condition == "blank",
                         )
                         children_quiet(proc, runs)
                     results[condition].append(result)

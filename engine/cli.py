@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import knobs, settings
+from engine.allocator import keep_freed_memory
 from engine.cli_run import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -206,6 +207,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    keep_freed_memory()  # the same allocator policy in every training process (engine/allocator.py)
     parser = build_parser()
     args = parser.parse_args(argv)
     code = _main(args)

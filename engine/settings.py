@@ -82,6 +82,13 @@ _ALL: tuple[Setting, ...] = (
         low=0,
     ),
     _s(
+        "malloc_tuning",
+        "bool",
+        True,
+        "training processes keep freed memory for their next step (glibc's mmap and trim thresholds, "
+        "engine/allocator.py): the same speed in the app's warm spare as from the command line",
+    ),
+    _s(
         "warm_encoder",
         "bool",
         True,
@@ -295,9 +302,16 @@ def markdown_table() -> str:
     return "\n".join(lines)
 
 
+#: glibc's malloc variables (not the lab's), read when a process starts: a training process keeps freed memory
+#: for its next step (engine/allocator.py: the same policy set in a process already running, the CLI)
+MALLOC_VARIABLES = {"MALLOC_MMAP_THRESHOLD_": str(256 * 2**20), "MALLOC_TRIM_THRESHOLD_": str(512 * 2**20)}
+
+
 def child_environment() -> dict[str, str]:
-    """The environment of a job's child process: this one's, without a progress bar, unbuffered."""
-    return {**os.environ, SETTINGS["no_progress"].env: "1", "PYTHONUNBUFFERED": "1"}
+    """The environment of a job's child process: this one's, without a progress bar, unbuffered, and with
+    :data:`MALLOC_VARIABLES` unless ``malloc_tuning`` is off (or this environment sets them itself)."""
+    malloc = MALLOC_VARIABLES if get("malloc_tuning") else {}
+    return {**malloc, **os.environ, SETTINGS["no_progress"].env: "1", "PYTHONUNBUFFERED": "1"}
 
 
 #: variables outside the lab's that a Ray worker needs as this process has them (offline hub, tokenizers)

@@ -14,6 +14,7 @@ import os
 import sys
 
 from engine import settings
+from engine.allocator import keep_freed_memory
 from engine.errors import one_line
 from engine.experiments import EXPERIMENTS
 
@@ -61,6 +62,7 @@ def serve_one(ready_fd: int | None = None) -> None:
     """Entry of a spare child: preload, say so on ``ready_fd`` (one byte, then closed), read its job
     (``{"argv": CLI argv, "env": environment}``, one JSON line) from stdin, run it as ``python -m engine
     *argv`` would, exit."""
+    keep_freed_memory()  # before the warm-up: its frees must not set the run's allocator policy
     preload()
     try:
         if settings.get("warm_encoder"):
