@@ -20,6 +20,13 @@ def _auto_key(kind: str) -> str:
     return f"{kind}.run_name.generated"
 
 
+def _made(kind: str) -> set[str]:
+    """Every name this session's page generated for ``kind``: a click right after a setting changed may send
+    back the field's previous generated name (the browser had not shown the new one yet), which is no name
+    of the user's either."""
+    return st.session_state.setdefault(f"{kind}.run_name.made", set())
+
+
 def name_field(kind: str, config: dict[str, Any], box: Any = None) -> None:
     """The field: it follows the settings (the generated name) until the user types a name of their own; an
     emptied field takes the generated name again."""
@@ -29,11 +36,11 @@ def name_field(kind: str, config: dict[str, Any], box: Any = None) -> None:
     except Exception:  # noqa: BLE001 - settings a page could not check yet: the kind, until they can be
         generated = kind
     field, auto = key(kind), _auto_key(kind)
-    if not str(st.session_state.get(field) or "").strip() or st.session_state.get(
-        field
-    ) == st.session_state.get(auto):
+    shown = st.session_state.get(field)
+    if not str(shown or "").strip() or shown == st.session_state.get(auto) or shown in _made(kind):
         st.session_state[field] = generated
     st.session_state[auto] = generated
+    _made(kind).add(generated)
     box.text_input(
         "Run name",
         key=field,
@@ -45,9 +52,9 @@ def name_field(kind: str, config: dict[str, Any], box: Any = None) -> None:
 
 def typed_name(kind: str) -> str | None:
     """The name the user typed in ``kind``'s field, cleaned (:func:`engine.runlog.naming.clean_name`: a
-    ConfigError line for one with nothing visible); None while the field holds the generated name (then the
-    run is named from the settings it is started with)."""
+    ConfigError line for one with nothing visible); None while the field holds a generated name, the newest or
+    an earlier one (then the run is named from the settings it is started with)."""
     value = st.session_state.get(key(kind))
-    if value is None or value == st.session_state.get(_auto_key(kind)):
+    if value is None or value == st.session_state.get(_auto_key(kind)) or value in _made(kind):
         return None
     return naming.clean_name(value)

@@ -40,3 +40,22 @@ def test_a_preset_names_its_run_after_itself(app) -> None:
     assert job.name == "Demo: clusters form" and job.run_dir.name.startswith("Demo-clusters-form-")
     job.stop()
     wait_idle()
+
+
+def test_a_start_that_sends_back_an_earlier_generated_name_names_the_run_from_its_settings(app) -> None:
+    # a click right after a setting changed can carry the field's previous generated name (the browser had
+    # not drawn the new one): that is no name the user typed (it named an e2e run "demo · 600 steps" after
+    # its Limit had changed, in a folder the test did not look for)
+    from ui import runs
+
+    app.switch_page("views/isotropy.py").run()
+    app.number_input(key="probe.steps").set_value(6).run()
+    earlier = app.text_input(key="probe.run_name").value
+    app.number_input(key="probe.limit").set_value(120).run()
+    app.text_input(key="probe.run_name").set_value(earlier)  # what the stale browser sends with the click
+    app.button(key="probe.start").click().run()
+    assert not app.exception and not errors(app)
+    job = runs.registry().jobs()[-1]
+    assert job.name == "demo · limit 120 · 6 steps" and job.run_dir.name.startswith("probe-")
+    job.stop()
+    wait_idle()
