@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from engine import charts, measures, settings
-from engine.charts import figures
+from engine.charts import figures, legend
 
 
 def run(n: int = 50, seed: int = 0) -> pd.DataFrame:
@@ -347,7 +347,7 @@ def test_a_legend_of_several_runs_gets_rows_of_its_own_under_the_x_axis() -> Non
     frame = pd.DataFrame({"step": range(10), "isoscore": np.linspace(0.3, 0.1, 10)})
     one = charts.metric_json({"a": frame}, "isoscore")["layout"]
     four = charts.metric_json({name: frame for name in "abcd"}, "isoscore")["layout"]
-    extra = 3 * figures.LEGEND_ROW
+    extra = 3 * legend.LEGEND_ROW
     assert four["height"] == one["height"] + extra and four["margin"]["b"] == one["margin"]["b"] + extra
     plot_height = four["height"] - four["margin"]["t"] - four["margin"]["b"]
     assert plot_height == one["height"] - one["margin"]["t"] - one["margin"]["b"]
@@ -357,4 +357,4 @@ def test_a_legend_of_several_runs_gets_rows_of_its_own_under_the_x_axis() -> Non
     relation = figures.relation_json(
         {n: frame.assign(silhouette=0.1) for n in "ab"}, "isoscore", "silhouette"
     )
-    assert relation["layout"]["height"] == figures.TITLED["height"] + figures.LEGEND_ROW
+    assert relation["layout"]["height"] == figures.TITLED["height"] + legend.LEGEND_ROW

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from engine import measures, settings
+from engine.charts.legend import LEGEND, legend_extra, legend_room
 from engine.charts.log_axis import log_axis, positive
 
 PALETTE = qualitative.Plotly + qualitative.D3
@@ -22,15 +23,8 @@ X_AXES = {"step": "step", "seconds": "seconds"}
 # y-axis automargin, which Streamlit's theme turns on): a large share of its drawing time (CDP profile);
 # the right margin leaves room for the last x label, which may now overflow the plot area.
 AXIS = dict(ticklabeloverflow="allow", automargin=False)
-# The legend sits at the bottom edge of the figure (container coordinates), under the x-axis title, and the
-# bottom margin leaves room for both: a legend placed in plot coordinates below the axis overlapped its title.
-LEGEND = dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0, xanchor="left")
 LAYOUT = dict(margin=dict(l=50, r=25, t=62, b=72), height=300, legend=LEGEND, xaxis=AXIS, yaxis=AXIS)
 TITLED = {**LAYOUT, "margin": dict(l=70, r=25, t=62, b=82), "height": 400}  # room for axis titles
-#: one legend row (12 px text; 29 px apart in Chromium): a legend of several runs, one a row in a half-width
-#: panel, took the plot's height and covered the x axis's labels and title (issue 25): each entry past the
-#: first makes the figure and its bottom margin this much taller (:func:`legend_extra`)
-LEGEND_ROW = 30
 
 
 @dataclass(frozen=True)
@@ -276,25 +270,6 @@ def titled_layout(
     return layout
 
 
-def legend_extra(traces: Sequence[Any]) -> int:
-    """Pixels a figure needs under its plot for the legend rows of ``traces`` past the first (0 for one)."""
-
-    def field(trace: Any, key: str) -> Any:  # plain JSON or a plotly.py trace
-        return trace.get(key) if isinstance(trace, Mapping) else getattr(trace, key, None)
-
-    entries = sum(1 for t in traces if field(t, "name") and field(t, "showlegend") is not False)
-    return LEGEND_ROW * max(0, entries - 1)
-
-
-def legend_room(layout: dict[str, Any], traces: Sequence[Any]) -> dict[str, Any]:
-    """``layout`` made taller, and its bottom margin too, by :func:`legend_extra` of ``traces``."""
-    extra = legend_extra(traces)
-    if not extra:
-        return layout
-    margin = {**layout["margin"], "b": layout["margin"]["b"] + extra}
-    return {**layout, "margin": margin, "height": layout["height"] + extra}
-
-
 def styled(fig: go.Figure, style: ChartStyle | None) -> go.Figure:
     """``fig`` with the text sizes, line widths, marker sizes and height of ``style`` (None: unchanged); the
     margins grow with the text. Animation frames get the same marker sizes."""
@@ -315,8 +290,9 @@ def styled(fig: go.Figure, style: ChartStyle | None) -> go.Figure:
             b=round((margin.b or 40) * grow),
         ),
     )
-    if style.height is not None:  # the legend's rows past the first kept, in the style's text size
-        fig.update_layout(height=style.height + round(legend_extra(fig.data) * grow))
+    if style.height is not None:  # a legend's rows under the plot past the first kept, in the style's size
+        under = fig.layout.legend.orientation == "h"
+        fig.update_layout(height=style.height + (round(legend_extra(fig.data) * grow) if under else 0))
     fig.update_xaxes(title_font_size=font, tickfont_size=font)
     fig.update_yaxes(title_font_size=font, tickfont_size=font)
     for trace in [*fig.data, *(t for frame in fig.frames for t in frame.data)]:

@@ -138,9 +138,9 @@ def test_stop_during_evaluation_returns_promptly(tiny_config, monkeypatch) -> No
     stop = threading.Event()
     real = evaluation.Evaluator._encode
 
-    def stopped_while_encoding(self, tokens, flag):
+    def stopped_while_encoding(self, tokens, flag, progress=None):
         stop.set()  # ■ Stop pressed as the first evaluation starts
-        return real(self, tokens, flag)
+        return real(self, tokens, flag, progress)
 
     monkeypatch.setattr(evaluation.Evaluator, "_encode", stopped_while_encoding)
     rows = [e for e in train_simcse(tiny_config(steps=50), stop) if isinstance(e, Row)]
