@@ -34,6 +34,16 @@ def _entry_bytes(entry: os.DirEntry) -> int:
 
 def _walk(folder: Path) -> tuple[int, tuple[int, ...]]:
     """(bytes on disk of everything under ``folder``, the modification times of it and its sub-folders)."""
+    return _scan(folder, sizes=True)
+
+
+def _signature(folder: Path) -> tuple[int, ...]:
+    """The modification times of ``folder`` and of its sub-folders (their own entries changing)."""
+    return _scan(folder, sizes=False)[1]
+
+
+def _scan(folder: Path, sizes: bool) -> tuple[int, tuple[int, ...]]:
+    """:func:`_walk`, the files' sizes counted only with ``sizes`` (else 0)."""
     total, times = 0, []
     pending = [folder]
     while pending:
@@ -45,28 +55,13 @@ def _walk(folder: Path) -> tuple[int, tuple[int, ...]]:
                     try:
                         if entry.is_dir(follow_symlinks=False):
                             pending.append(Path(entry.path))
-                        else:
+                        elif sizes:
                             total += _entry_bytes(entry)
                     except OSError:
                         continue  # a file removed meanwhile, or one that cannot be looked at
         except OSError:
             continue
     return total, tuple(times)
-
-
-def _signature(folder: Path) -> tuple[int, ...]:
-    """The modification times of ``folder`` and of its sub-folders (their own entries changing)."""
-    times = []
-    pending = [folder]
-    while pending:
-        current = pending.pop()
-        try:
-            times.append(current.stat().st_mtime_ns)
-            with os.scandir(current) as entries:
-                pending += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
-        except OSError:
-            continue
-    return tuple(times)
 
 
 def folder_bytes(folder: Path, *, fresh: bool = False) -> int:

@@ -357,7 +357,8 @@ def test_delete_removes_an_ended_run_and_refuses_a_running_one(tmp_path: Path, s
 
 
 def test_the_film_back_fill_counts_its_frames_with_rate_and_time_left(tmp_path: Path) -> None:
-    from engine.jobs.film import Film, wanted
+    from engine.jobs.film import Film
+    from engine.runlog.compaction import evenly_spaced as wanted
 
     steps = list(range(0, 100, 2))  # 50 snapshot steps, a film of 10
     assert wanted(steps, 10) == [steps[i] for i in (0, 5, 11, 16, 22, 27, 33, 38, 44, 49)]

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.experiment import Preset
+from engine.simcse.presets import SHORT as SIMCSE_SHORT
 from engine.simcse.presets import sts_evaluation
 
 COLLAPSE = "Does JEPA collapse?"
@@ -64,17 +65,7 @@ REGULARISED_RUNS: dict[str, dict[str, Any]] = {
 }
 #: the short CPU version of both presets (``lessons check --short``): a higher lr makes the collapse show
 #: within a few steps (docs/results.md: at 3e-4 the collapse case fell to RankMe 2.8 in 30 steps)
-SHORT: dict[str, Any] = {
-    "train": "demo",
-    "eval": "demo-pairs",
-    "eval_limit": 60,
-    "steps": 10,
-    "batch_size": 16,
-    "lr": 3e-4,
-    "eval_every": 5,
-    "snapshot_every": 0,
-    "probe": None,
-}
+SHORT: dict[str, Any] = {**SIMCSE_SHORT, "lr": 3e-4}
 
 
 def presets(settings: dict[str, Any] | None = None) -> list[Preset]:

@@ -14,6 +14,7 @@ import numpy as np
 
 from engine import runlog
 from engine.events import Meter
+from engine.runlog.compaction import evenly_spaced
 
 log = logging.getLogger(__name__)
 
@@ -81,11 +82,11 @@ class Film:
     def missing(self, steps: list[int], max_frames: int) -> int | None:
         """The first of ``max_frames`` evenly spaced ``steps`` that has neither a frame nor a failure."""
         done = self._handled()
-        return next((step for step in wanted(steps, max_frames) if step not in done), None)
+        return next((step for step in evenly_spaced(steps, max_frames) if step not in done), None)
 
     def progress(self, steps: list[int], max_frames: int) -> tuple[int, int]:
         """(frames handled, frames wanted) of the film of ``steps``: ``max_frames`` evenly spaced ones."""
-        chosen, done = wanted(steps, max_frames), self._handled()
+        chosen, done = evenly_spaced(steps, max_frames), self._handled()
         return sum(step in done for step in chosen), len(chosen)
 
     def progress_text(self, steps: list[int], max_frames: int) -> str | None:
@@ -98,11 +99,3 @@ class Film:
     def _handled(self) -> set[int]:
         with self._lock:
             return set(self._frames) | self._failed
-
-
-def wanted(steps: list[int], max_frames: int) -> list[int]:
-    """The film's steps: ``max_frames`` evenly spaced ones of ``steps`` (all of them when there are fewer)."""
-    if len(steps) <= max_frames:
-        return list(steps)
-    keep = np.unique(np.linspace(0, len(steps) - 1, max_frames).round().astype(int))
-    return [steps[i] for i in keep]

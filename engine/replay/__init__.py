@@ -72,11 +72,19 @@ def lesson(
 
 
 def frames_to_make(run_dirs: Sequence[Path], max_frames: int | None = None) -> int:
-    """UMAP frames the lesson of ``run_dirs`` would first make from their snapshots (0: it is quick)."""
+    """UMAP frames the lesson of ``run_dirs`` would first make from their snapshots (0: it is quick); only
+    the folders' listings are read (a page asks this at every run)."""
+    from engine import runlog
     from engine.replay.frames import frames_to_make as missing
-    from engine.replay.source import load_run
 
-    return sum(missing(load_run(path), max_frames) for path in run_dirs)
+    return sum(
+        missing(
+            [step for step, _ in runlog.list_snapshots(path)],
+            [step for step, _ in runlog.list_frames(path)],
+            max_frames,
+        )
+        for path in run_dirs
+    )
 
 
 def make_films(
@@ -85,16 +93,15 @@ def make_films(
     """Make and save the missing film frames of ``run_dirs`` (:func:`frames_to_make` of them), calling
     ``report(made, to_make)`` after each frame, counted over all the runs."""
     from engine.replay.frames import film
-    from engine.replay.frames import frames_to_make as missing
     from engine.replay.source import load_run
 
-    runs = [load_run(path) for path in run_dirs]
-    total, before = sum(missing(run, max_frames) for run in runs), 0
-    for run in runs:
-        todo = missing(run, max_frames)
-        if todo:
-            film(run, max_frames, progress=False, report=lambda made, _, b=before: report(b + made, total))
-            before += todo
+    todo = {path: frames_to_make([path], max_frames) for path in run_dirs}
+    total, before = sum(todo.values()), 0
+    for path, count in todo.items():
+        if count:
+            report_all = lambda made, _, b=before: report(b + made, total)  # noqa: E731
+            film(load_run(path), max_frames, progress=False, report=report_all)
+            before += count
 
 
 def run_gif(

@@ -20,6 +20,7 @@ import numpy as np
 from engine import runlog, settings
 from engine.errors import DataError, one_line
 from engine.replay.source import RunData
+from engine.runlog.compaction import evenly_spaced  # the app's film choice
 
 
 @dataclass
@@ -34,14 +35,6 @@ class FilmFrames:
     @property
     def n_points(self) -> int:
         return int(self.coords.shape[1])
-
-
-def evenly_spaced(steps: list[int], count: int) -> list[int]:
-    """At most ``count`` of ``steps``, evenly spaced, the first and the last kept (as the app's film)."""
-    if len(steps) <= count:
-        return list(steps)
-    keep = np.unique(np.linspace(0, len(steps) - 1, count).round().astype(int))
-    return [steps[i] for i in keep]
 
 
 def frame_of(snapshot: np.ndarray, previous: np.ndarray | None, seed: int) -> np.ndarray:
@@ -95,12 +88,12 @@ def film(
     return _assemble(run, coords, made, notes)
 
 
-def frames_to_make(run: RunData, max_frames: int | None = None) -> int:
-    """How many of the film's frames :func:`film` would make from snapshots (none on disk yet)."""
-    framed, snapshots = dict(run.frames), dict(run.snapshots)
+def frames_to_make(snapshots: list[int], framed: list[int], max_frames: int | None = None) -> int:
+    """How many of the film's frames :func:`film` would make: film steps (of ``snapshots`` and ``framed``
+    steps) with a snapshot and no frame on disk yet."""
     count = int(max_frames or settings.get("film_frames"))
     steps = evenly_spaced(sorted(set(snapshots) | set(framed)), count)
-    return sum(1 for step in steps if step not in framed and step in snapshots)
+    return len(set(steps) & set(snapshots) - set(framed))
 
 
 def _load_frame(path: Path, run: RunData, notes: list[str]) -> np.ndarray | None:
