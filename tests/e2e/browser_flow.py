@@ -187,6 +187,13 @@ def last_step_in_first_chart(page) -> float:
     return float(page.evaluate(CHART_CURVE, None)[1])
 
 
+def finished(run_dir: Path) -> bool:
+    """Whether the run's status says finished (False while its folder has no status file yet: the folder is
+    made a moment before the file)."""
+    status = run_dir / "status.json"
+    return status.exists() and '"finished"' in status.read_text()
+
+
 def idle(page) -> bool:
     """Whether no script run of the page's session is going (Streamlit's own marker on its app element)."""
     return page.locator("[data-testid='stApp']").first.get_attribute("data-test-script-state") == "notRunning"
@@ -307,7 +314,7 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     run_dirs = list((server.cache / "runs").glob("probe-*"))
     assert len(run_dirs) == 1
     wait_for(
-        lambda: '"finished"' in (run_dirs[0] / "status.json").read_text(),
+        lambda: finished(run_dirs[0]),
         240,
         "the run to finish",
         interval=0.5,

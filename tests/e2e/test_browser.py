@@ -19,6 +19,7 @@ from browser_flow import (
     TITLES,
     chromium,
     explain,
+    finished,
     projector_mode,
     run_watch_switch_reload_download,
     set_number,
@@ -99,7 +100,7 @@ def test_two_sessions_start_runs_at_once_and_both_finish_with_their_own_logs(ser
     )
     new = sorted(set(runs.glob("probe-*")) - before)
     wait_for(
-        lambda: all('"finished"' in (d / "status.json").read_text() for d in new),
+        lambda: all(finished(d) for d in new),
         300,
         "both runs to finish",
         interval=0.5,

@@ -15,7 +15,17 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_flow import ARTIFACTS, CHROMIUM, chromium, explain, go, idle, set_number, streamlit_server
+from browser_flow import (
+    ARTIFACTS,
+    CHROMIUM,
+    chromium,
+    explain,
+    finished,
+    go,
+    idle,
+    set_number,
+    streamlit_server,
+)
 from probe_js import CHART_CURVE
 from waiting import wait_for
 
@@ -91,7 +101,7 @@ def test_the_charts_never_jump_back_when_a_run_finishes(server, browser, tmp_pat
     wait_for(lambda: list(runs.glob("probe-*")), 60, "the run folder", interval=0.5, describe=why)
     run_dir = next(runs.glob("probe-*"))
     wait_for(
-        lambda: '"finished"' in (run_dir / "status.json").read_text(),
+        lambda: finished(run_dir),
         240,
         "the run to finish",
         interval=0.5,
