@@ -2,7 +2,7 @@
 
     python benchmarks/bench_app_throughput.py [--data-dir ../shared/data] [--limit 3000] [--steps 300]
                                               [--trials 3] [--umap-every 10] [--seed 0] [--no-demo]
-                                              [--job-threads N] [--blank]
+                                              [--job-threads N] [--blank] [--skip-umap]
 
 One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chromium), then:
 
@@ -16,7 +16,8 @@ One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chro
      (:func:`engine.jobs.default_child_threads` of the probe; skipped where that is torch's default): the
      app's own overhead, apart from its choice of threads;
    - ``charts``: the app with live charts (refreshed every second), no snapshots;
-   - ``umap``: the same with a UMAP frame every ``--umap-every`` steps (the page's default, 10);
+   - ``umap`` (unless ``--skip-umap``): the same with a UMAP frame every ``--umap-every`` steps (the page's
+     default, 10);
    - ``blank`` (with ``--blank``): the app's run with live charts, the browser sent to about:blank once it
      starts: the app's cost without the browser's drawing (the training child, the web server).
 Throughput = logged steps / the run's ``seconds`` column (the training loop; set-up excluded); "chart refresh"
@@ -381,6 +382,11 @@ def main() -> None:
         help="also the app's run with the browser on about:blank (the app without the browser's drawing)",
     )
     parser.add_argument(
+        "--skip-umap",
+        action="store_true",
+        help="leave out the app's run with UMAP frames (more rounds of the charts in the same time)",
+    )
+    parser.add_argument(
         "--job-threads",
         type=int,
         help="torch threads of the app's training child "
@@ -406,7 +412,9 @@ def main() -> None:
 
     proc, url = start_server(env)
     threads = default_child_threads("probe")
-    results: dict[str, list[dict]] = {"cli": [], "charts": [], "umap": []}
+    results: dict[str, list[dict]] = {"cli": [], "charts": []}
+    if not args.skip_umap:
+        results["umap"] = []
     if args.blank:
         results["blank"] = []
     if threads:
