@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import random
 import shutil
 import statistics
@@ -52,8 +53,6 @@ def _throughput_bench():
 def capture(bench, args: argparse.Namespace) -> dict:
     """Start the app, train a probe from the Isotropy page with its live charts, and return the last live-feed
     payload written while it trained (the one with the most points)."""
-    import os
-
     from playwright.sync_api import sync_playwright
 
     cache = Path(tempfile.mkdtemp(prefix="embedlab-renderer-"))
