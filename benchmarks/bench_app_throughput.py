@@ -216,6 +216,18 @@ def browser_cpu_seconds() -> float:
     return total
 
 
+def launch_browser(pw, profile: str = PROFILE):
+    """Headless Debian chromium (Playwright ``pw``) with the benchmarks' flags and window, on ``profile``: a
+    profile folder by which :func:`browser_cpu_seconds` finds the browser's processes (the default)."""
+    return pw.chromium.launch_persistent_context(
+        profile,
+        executable_path="/usr/bin/chromium",
+        args=ARGS,
+        headless=True,
+        viewport={"width": 1500, "height": 1000},
+    )
+
+
 def run_name(run_dir: Path) -> str | None:
     """The run's name from its config.json (None until the file is written)."""
     try:
@@ -426,13 +438,7 @@ def main() -> None:
     order_rng = random.Random(args.seed)
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch_persistent_context(
-                PROFILE,
-                executable_path="/usr/bin/chromium",
-                args=ARGS,
-                headless=True,
-                viewport={"width": 1500, "height": 1000},
-            )
+            browser = launch_browser(pw)
             page = browser.new_page()
             if not args.no_demo:
                 demo = demo_click(page, url, runs)

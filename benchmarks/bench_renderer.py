@@ -37,20 +37,19 @@ import threading
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other benchmarks' helpers
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the app's ui package, beside app.py
+
+import bench_app_throughput as bench  # noqa: E402
+from bench_app_throughput import REPO  # noqa: E402
+
+from ui.feed import STATIC  # noqa: E402
+from ui.live_view import plotly_source  # noqa: E402
+
 WEB = Path(__file__).resolve().parent / "web"
 
 
-def _throughput_bench():
-    """benchmarks/bench_app_throughput.py, loaded by its path: its server, browser and app-run helpers."""
-    path = WEB.parent / "bench_app_throughput.py"
-    spec = importlib.util.spec_from_file_location("bench_app_throughput", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def capture(bench, args: argparse.Namespace) -> dict:
+def capture(args: argparse.Namespace) -> dict:
     """Start the app, train a probe from the Isotropy page with its live charts, and return the last live-feed
     payload written while it trained (the one with the most points)."""
     from playwright.sync_api import sync_playwright
@@ -62,7 +61,7 @@ def capture(bench, args: argparse.Namespace) -> dict:
     done = threading.Event()
 
     def keep_newest() -> None:
-        feed = REPO / "static" / "live" / str(server.pid)
+        feed = STATIC / "live" / str(server.pid)  # the server's feed folder (ui.feed.folder, its pid)
         while not done.is_set():
             for path in feed.glob("*.json"):
                 try:
@@ -74,13 +73,7 @@ def capture(bench, args: argparse.Namespace) -> dict:
     watcher = threading.Thread(target=keep_newest, daemon=True)
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch_persistent_context(
-                tempfile.mkdtemp(prefix="embedlab-renderer-chromium-"),
-                executable_path="/usr/bin/chromium",
-                args=bench.ARGS,
-                headless=True,
-                viewport={"width": 1500, "height": 1000},
-            )
+            browser = bench.launch_browser(pw, tempfile.mkdtemp(prefix="embedlab-renderer-chromium-"))
             page = browser.new_page()
             watcher.start()
             bench.app_run(page, url, args, cache / "runs", 0, server.pid)
@@ -106,9 +99,6 @@ def uplot_files() -> list[Path]:
 
 def page_folder(payload: dict, uplot: list[Path]) -> Path:
     """A folder with the page, the renderer's files, Plotly.js, uPlot (if found) and the payload script."""
-    sys.path.insert(0, str(REPO))  # the app's ui package (not installed: it is the app's, beside app.py)
-    from ui.live_view import plotly_source
-
     folder = Path(tempfile.mkdtemp(prefix="embedlab-renderer-page-"))
     for path in [
         WEB / "renderer.html",
@@ -123,20 +113,14 @@ def page_folder(payload: dict, uplot: list[Path]) -> Path:
     return folder
 
 
-def measure(bench, folder: Path, modes: list[str], args: argparse.Namespace) -> dict[str, list[float]]:
+def measure(folder: Path, modes: list[str], args: argparse.Namespace) -> dict[str, list[float]]:
     """Browser cores per mode over ``args.rounds`` rounds (modes in a seeded random order each round)."""
     from playwright.sync_api import sync_playwright
 
     cores: dict[str, list[float]] = {mode: [] for mode in modes}
     order_rng = random.Random(args.seed)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch_persistent_context(
-            bench.PROFILE,  # the profile folder by which bench.browser_cpu_seconds finds its processes
-            executable_path="/usr/bin/chromium",
-            args=bench.ARGS,
-            headless=True,
-            viewport={"width": 1500, "height": 1000},
-        )
+        browser = bench.launch_browser(pw)  # its profile: how bench.browser_cpu_seconds finds its processes
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -173,11 +157,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    bench = _throughput_bench()
     if args.payload:
         payload = json.loads(Path(args.payload).read_text(encoding="utf-8"))
     else:
-        payload = capture(bench, args)
+        payload = capture(args)
         if args.save:
             Path(args.save).write_text(json.dumps(payload), encoding="utf-8")
     panels = payload["description"]["panels"]
@@ -186,7 +169,7 @@ def main() -> None:
     modes = ["blank", "plotly", "curves"] + (["uplot"] if uplot else [])
     if not uplot:
         print("uplot: not measured (pip install uplot-python to compare)")
-    cores = measure(bench, page_folder(payload, uplot), modes, args)
+    cores = measure(page_folder(payload, uplot), modes, args)
     print("\nmedian over rounds (min–max), and the drawing's cost (the mode less blank):")
     blank = statistics.median(cores["blank"])
     plotly = statistics.median(cores["plotly"]) - blank

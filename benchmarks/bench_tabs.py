@@ -34,12 +34,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_app_throughput import (  # noqa: E402
-    ARGS,
     CHART_CURVE,
-    PROFILE,
     REPO,
     _cpu_seconds,
     browser_cpu_seconds,
+    launch_browser,
     start_server,
 )
 
@@ -154,13 +153,7 @@ def main() -> None:
     proc, url = start_server(env)
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch_persistent_context(
-                PROFILE,
-                executable_path="/usr/bin/chromium",
-                args=ARGS,
-                headless=True,
-                viewport={"width": 1500, "height": 1000},
-            )
+            browser = launch_browser(pw)
             first = browser.new_page()
             run_dir = start_run(first, url, args, runs)
             print(f"run {run_dir.name} training", flush=True)
