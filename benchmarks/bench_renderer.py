@@ -12,8 +12,10 @@ headless Chromium) redraws it every second, every panel with a new version, as t
 trains. Modes, in a random order each round, ``--seconds`` each:
 
 - ``blank``: the same timer and JSON parse, nothing drawn: the reference;
-- ``plotly``: the lab's renderer (``engine/web/charts.js`` on Plotly.js), every panel;
+- ``plotly``: the lab's renderer (``engine/web/charts.js`` on Plotly.js) as the live view draws, every panel;
 - ``curves``: the same, the five curves only;
+- ``interactive``: the five curves drawn interactive at every redraw (hover, zoom and mode bar layers), not
+  static plots until the pointer enters one as the live view draws them;
 - ``uplot`` (when the ``uplot-python`` package's ``uPlot.iife.js`` is installed): the same series with uPlot,
   lines, points, titles, log axes and uPlot's legend (not Plotly's colour bar, hover templates or reference
   lines): a lower bound of a uPlot renderer's cost, not a renderer.
@@ -166,7 +168,7 @@ def main() -> None:
     panels = payload["description"]["panels"]
     print(f"payload: {len(panels)} panels, {len(json.dumps(payload)) / 1e3:.0f} kB of JSON")
     uplot = uplot_files()
-    modes = ["blank", "plotly", "curves"] + (["uplot"] if uplot else [])
+    modes = ["blank", "plotly", "curves", "interactive"] + (["uplot"] if uplot else [])
     if not uplot:
         print("uplot: not measured (pip install uplot-python to compare)")
     cores = measure(page_folder(payload, uplot), modes, args)

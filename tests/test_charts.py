@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from engine import charts, measures, settings
 from engine.charts import figures, legend
@@ -354,7 +357,34 @@ def test_a_legend_of_several_runs_gets_rows_of_its_own_under_the_x_axis() -> Non
     styled = charts.metric_figure({name: frame for name in "abcd"}, "isoscore", style=charts.PROJECTOR)
     grow = charts.PROJECTOR.font / 12
     assert styled.layout.height == charts.PROJECTOR.height + round(extra * grow)
-    relation = figures.relation_json(
-        {n: frame.assign(silhouette=0.1) for n in "ab"}, "isoscore", "silhouette"
-    )
+    relation = charts.relation_json({n: frame.assign(silhouette=0.1) for n in "ab"}, "isoscore", "silhouette")
     assert relation["layout"]["height"] == figures.TITLED["height"] + legend.LEGEND_ROW
+
+
+# a metrics column as the runs' files give it: floats with gaps, integers, or cells of text (a damaged file)
+CELLS = st.one_of(
+    st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.none()), max_size=8).map(
+        lambda values: pd.Series(values, dtype=float)
+    ),
+    st.lists(st.integers(-(2**40), 2**40), max_size=8).map(lambda values: pd.Series(values, dtype="int64")),
+    st.lists(
+        st.one_of(st.text(max_size=4), st.sampled_from(["1.5", "nan", "-2", "1e3", ""]), st.none()),
+        max_size=8,
+    ).map(lambda values: pd.Series(values, dtype=object)),
+)
+
+
+@examples(max_examples=300, deadline=None)
+@given(column=CELLS)
+def test_holds_numbers_answers_as_pandas_to_numeric_does(column: pd.Series) -> None:
+    # the reference: any cell that pd.to_numeric reads as a number (what available_metrics asked before)
+    assert figures.holds_numbers(column) == bool(pd.to_numeric(column, errors="coerce").notna().any())
+
+
+@examples(max_examples=200, deadline=None)
+@given(first=CELLS, second=CELLS)
+def test_numbers_are_the_columns_through_pandas_to_numeric(first: pd.Series, second: pd.Series) -> None:
+    size = min(len(first), len(second))
+    frame = pd.DataFrame({"a": first[:size].to_numpy(), "b": second[:size].to_numpy(), "c": "text"})
+    expected = frame[["a", "b"]].apply(pd.to_numeric, errors="coerce")
+    pd.testing.assert_frame_equal(figures.numbers(frame, ["a", "b"]), expected)

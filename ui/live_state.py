@@ -22,7 +22,8 @@ from engine.jobs import Job, JobRegistry
 from ui import lens_figures as lens
 from ui.run_facts import changing, progress_text, run_label
 
-#: makes the extra figures of the shown runs: ``extras(runs, where=..., style=...)``
+#: makes the extra figures of the shown runs: ``extras(runs, where=..., style=..., as_json=...)``
+#: (``as_json``: plain Plotly JSON, unstyled, for the live view; else styled Plotly figures)
 Extras = Callable[..., list[Any]]
 RELATION = (
     "relation"  # the projector's curve choice that means the experiment's relation figure (extras' first)
@@ -140,7 +141,8 @@ def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
     relations = (
         [lens.pair_figure(look.runs, choices.pair, look.on, style, as_json=as_json)] if choices.pair else []
     )
-    relations += choices.extras(look.runs, where=look.on, style=style) if choices.extras is not None else []
+    if choices.extras is not None:
+        relations += choices.extras(look.runs, where=look.on, style=style, as_json=as_json)
     found = Figures(spectrum, [fig for fig in relations if fig is not None], errors)
     if choices.projector:
         found.chosen = chosen_figure(look, choices, found, live=live)

@@ -30,12 +30,14 @@ DRAWN = [
 PAIR = ("isoscore", "silhouette")
 
 
-def relation_figures(shown: dict[str, pd.DataFrame], where=None, style=None) -> list:
+def relation_figures(shown: dict[str, pd.DataFrame], where=None, style=None, as_json=False) -> list:
     """The alignment–uniformity plane of the runs that log it: SimCSE runs (alignment of positive pairs) and
-    probe runs (class alignment) side by side."""
+    probe runs (class alignment) side by side; ``as_json``: plain JSON, unstyled (the live view)."""
     on = where or (lambda metric: None)
     if not charts.available_metrics(shown, list(charts.ALIGNMENT_COLUMNS)):
         return []
+    if as_json:
+        return [charts.align_uniform_json(shown, measured_on=on("uniformity"))]
     return [charts.align_uniform_figure(shown, measured_on=on("uniformity"), style=style)]
 
 

@@ -118,11 +118,15 @@ def check(config: dict) -> None:
         raise ConfigError("“Geometry sample size” must be 0 (all items) or at least 2.")
 
 
-def relation(runs: dict, where=None, style=None):
-    """The alignment–uniformity plane of the probe runs (their class alignment), when they log it."""
+def relation(runs: dict, where=None, style=None, as_json=False):
+    """The alignment–uniformity plane of the probe runs (their class alignment), when they log it;
+    ``as_json``: plain JSON, unstyled (the live view)."""
     if not charts.available_metrics(runs, ["class_alignment"]):
         return None
-    return charts.align_uniform_figure(runs, measured_on=where("uniformity") if where else None, style=style)
+    on = where("uniformity") if where else None
+    if as_json:
+        return charts.align_uniform_json(runs, measured_on=on)
+    return charts.align_uniform_figure(runs, measured_on=on, style=style)
 
 
 #: the probe's measures and those drawn at first: its page section (engine.probe.entry.SECTION)

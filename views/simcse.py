@@ -89,8 +89,12 @@ def check(config: dict) -> None:
         raise ConfigError("“STS pairs evaluated” must be 0 (all) or at least 2.")
 
 
-def relation(runs: dict, where=None, style=None):
-    return charts.align_uniform_figure(runs, measured_on=where("alignment") if where else None, style=style)
+def relation(runs: dict, where=None, style=None, as_json=False):
+    """The alignment–uniformity plane of the runs (SimCSE's Figure 2); ``as_json``: plain JSON, unstyled."""
+    on = where("alignment") if where else None
+    if as_json:
+        return charts.align_uniform_json(runs, measured_on=on)
+    return charts.align_uniform_figure(runs, measured_on=on, style=style)
 
 
 #: SimCSE's measures and those drawn at first: its page section (engine.simcse.entry.SECTION)

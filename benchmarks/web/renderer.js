@@ -2,8 +2,10 @@
 // live feed's JSON: engine/charts/description.py) once a second, as the live view does while a run trains,
 // so that the benchmark can read the browser's CPU time per mode (the page's ?mode=):
 //   blank   the same timer and JSON parse, nothing drawn (the reference);
-//   plotly  the lab's renderer (engine/web/charts.js, Plotly.js): every panel has a new version each second;
+//   plotly  the lab's renderer (engine/web/charts.js, Plotly.js) as the live view draws (static plots until
+//           the pointer enters one): every panel has a new version each second;
 //   curves  the same, only the half-width panels (the live curves), not the wide figures under them;
+//   interactive  the curves drawn interactive (hover, zoom, mode bar), as the live view drew them before;
 //   uplot   the same series drawn with uPlot (a canvas chart library), when the benchmark found it: lines and
 //           points, titles, axis titles, log axes and uPlot's own legend, not Plotly's colour bar, hover
 //           templates or reference lines. A lower bound of what a uPlot renderer would cost, not a renderer.
@@ -73,9 +75,14 @@
     var description = JSON.parse(text);  // what the live view parses from the feed each second
     window.benchDraws += 1;
     description.panels.forEach(function (panel) { panel.version = "v" + window.benchDraws; });
-    if (mode === "curves") description.panels = description.panels.filter(function (p) { return !p.wide; });
-    if (mode === "plotly" || mode === "curves") {
-      EmbedlabCharts.draw(grid, description, {}).then(function () { window.benchLastMs = performance.now() - started; });
+    if (mode === "curves" || mode === "interactive") {
+      description.panels = description.panels.filter(function (p) { return !p.wide; });
+    }
+    if (mode === "plotly" || mode === "curves" || mode === "interactive") {
+      var options = {lazyInteraction: mode !== "interactive"};  // as the live view draws, or all interactive
+      EmbedlabCharts.draw(grid, description, {}, options).then(function () {
+        window.benchLastMs = performance.now() - started;
+      });
     } else if (mode === "uplot") {
       description.panels.forEach(uplotPanel);
       window.benchLastMs = performance.now() - started;

@@ -23,15 +23,13 @@ long series downsampled before they are sent to the browser.
 Only Plotly figures: the app's live view and the replay draw them with Plotly.js as chart descriptions
 (:mod:`~engine.charts.description`: a figure's JSON in a panel, drawn by ``engine/web/charts.js``).
 
-Modules: :mod:`~engine.charts.figures` (curves, relations, style), :mod:`~engine.charts.projection`
-(frames and films), :mod:`~engine.charts.geometry` (spectrum, any-pair relation),
-:mod:`~engine.charts.run_facts` (what figures say about a run).
+Modules: :mod:`~engine.charts.figures` (curves, style), :mod:`~engine.charts.relations` (relation figures),
+:mod:`~engine.charts.projection` (frames and films), :mod:`~engine.charts.geometry` (spectrum, any-pair
+relation), :mod:`~engine.charts.run_facts` (what figures say about a run).
 """
 
 from engine.charts.figures import (
-    ALIGNMENT_COLUMNS,
     AXIS,
-    CLASS_ALIGN_TITLE,
     DASHES,
     LAYOUT,
     LEGEND,
@@ -41,22 +39,17 @@ from engine.charts.figures import (
     TITLED,
     X_AXES,
     ChartStyle,
-    align_uniform_figure,
     available_metrics,
     baseline_lines,
     baselines,
     color,
-    correlations,
     dash,
     downsample,
     ema,
-    iso_sil_figure,
     label,
     metric_figure,
     metric_json,
     natural_range,
-    relation_figure,
-    relation_json,
     styled,
     symbol,
     titled,
@@ -74,6 +67,16 @@ from engine.charts.projection import (
     _hover,
     frames_figure,
     projection_figure,
+)
+from engine.charts.relations import (
+    ALIGNMENT_COLUMNS,
+    CLASS_ALIGN_TITLE,
+    align_uniform_figure,
+    align_uniform_json,
+    correlations,
+    iso_sil_figure,
+    relation_figure,
+    relation_json,
 )
 from engine.charts.run_facts import (
     divergence,
@@ -100,6 +103,7 @@ __all__ = [
     "X_AXES",
     "_hover",
     "align_uniform_figure",
+    "align_uniform_json",
     "available_metrics",
     "baseline_lines",
     "baselines",

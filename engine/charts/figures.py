@@ -1,5 +1,5 @@
-"""Curves and relation figures of runs, their style (colours, log axes, projector sizes); the measures' titles
-come from the measure registry (:mod:`engine.measures`)."""
+"""Curves of runs and the style of every figure (colours, log axes, projector sizes); the measures' titles
+come from the measure registry (:mod:`engine.measures`). Relation figures: :mod:`engine.charts.relations`."""
 
 from __future__ import annotations
 
@@ -321,159 +321,28 @@ def available_metrics(runs: Mapping[str, pd.DataFrame], candidates: list[str]) -
     found = []
     for metric in candidates:
         for frame in runs.values():
-            if metric in frame and pd.to_numeric(frame[metric], errors="coerce").notna().any():
+            if metric in frame and holds_numbers(frame[metric]):
                 found.append(metric)
                 break
     return found
 
 
-#: the y column of the alignment–uniformity plane: SimCSE's alignment, else a probe's class alignment
-ALIGNMENT_COLUMNS = ("alignment", "class_alignment")
-#: the plane's y title when a run on it draws its class alignment
-CLASS_ALIGN_TITLE = f"{measures.get('alignment').symbol} (probe runs: class alignment)"
+def holds_numbers(column: pd.Series) -> bool:
+    """Whether ``column`` holds at least one number (NaN is none; text that reads as a number is one). The
+    live feed asks this of every shown measure of every run every second: a float or integer column is
+    answered from its NumPy values, only other columns go through ``pd.to_numeric``."""
+    values = column.to_numpy()
+    if values.dtype.kind in "iub":
+        return values.size > 0
+    if values.dtype.kind == "f":
+        return bool((~np.isnan(values)).any())
+    return bool(pd.to_numeric(column, errors="coerce").notna().any())
 
 
-def align_uniform_figure(
-    runs: Mapping[str, pd.DataFrame],
-    *,
-    max_points: int = 400,
-    measured_on: str | None = None,
-    style: ChartStyle | None = None,
-) -> go.Figure:
-    """SimCSE Figure 2: ``l_uniform`` (x) vs ``l_align`` (y), one trajectory per run, the last step marked;
-    ``measured_on`` names the evaluation pairs in the title. A probe run (its alignment charted as
-    ``class_alignment``, :func:`engine.charts.charted`) is drawn on the same plane, named "class alignment" in
-    its legend entry: a SimCSE run and a probe run side by side (classifiers pull the class alignment down
-    and uniformity up, contrastive learning pushes uniformity down)."""
-    traces: list[go.Scatter] = []  # into one go.Figure(...) call with the layout (titled_layout)
-    classes = False
-    for index, (name, frame) in enumerate(runs.items()):
-        column = next((c for c in ALIGNMENT_COLUMNS if c in frame.columns), None)
-        if column is None or not {"uniformity", "step"} <= set(frame.columns):
-            continue
-        points = frame[["step", "uniformity", column]].apply(pd.to_numeric, errors="coerce").dropna()
-        if points.empty:
-            continue
-        points = downsample(points, max_points)
-        what = "alignment" if column == "alignment" else "class alignment"
-        classes = classes or column == "class_alignment"
-        legend = name if column == "alignment" else f"{name} (class alignment)"
-        traces.append(
-            go.Scatter(
-                x=points["uniformity"],
-                y=points[column],
-                mode="lines+markers",
-                name=legend,
-                legendgroup=name,
-                line=dict(color=color(index), dash=dash(index)),
-                marker=dict(size=5, symbol=symbol(index)),
-                customdata=points["step"],
-                hovertemplate="step %{customdata}<br>uniformity %{x:.3f}<br>"
-                + what
-                + " %{y:.3f}<extra>"
-                + name
-                + "</extra>",
-            )
-        )
-        last = points.iloc[-1]
-        traces.append(
-            go.Scatter(
-                x=[last["uniformity"]],
-                y=[last[column]],
-                mode="markers",
-                legendgroup=name,
-                showlegend=False,
-                marker=dict(color=color(index), size=13, symbol="star"),
-                hoverinfo="skip",
-            )
-        )
-    layout = titled_layout(
-        TITLED,
-        titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
-        measures.get("uniformity").symbol,
-        CLASS_ALIGN_TITLE if classes else measures.get("alignment").symbol,
-    )
-    return styled(go.Figure(data=traces, layout=legend_room(layout, traces)), style)
-
-
-def correlations(
-    frame: pd.DataFrame, x: str = "isoscore", y: str = "silhouette"
-) -> tuple[float, float] | None:
-    """Pearson r and Spearman ρ of two metric series (rows where both are present), or None (< 3 rows)."""
-    from engine.metrics import series_correlation
-
-    if x not in frame or y not in frame:
-        return None
-    both = frame[[x, y]].apply(pd.to_numeric, errors="coerce").dropna()
-    if len(both) < 3 or both[x].nunique() < 2 or both[y].nunique() < 2:
-        return None
-    r, rho = series_correlation(both[x].to_numpy(), both[y].to_numpy())
-    return float(r), float(rho)
-
-
-#: the relation figures that reproduce a paper's figure, and their captions
-PAPER_PAIRS = {("isoscore", "silhouette"): "Mickus et al. 2024, Fig. 3"}
-
-
-def iso_sil_figure(
-    runs: Mapping[str, pd.DataFrame],
-    *,
-    max_points: int = 800,
-    measured_on: str | None = None,
-    style: ChartStyle | None = None,
-) -> go.Figure:
-    """The isotropy paper's Figure 3: IsoScore (x) vs silhouette (y), a :func:`relation_figure`."""
-    return relation_figure(
-        runs, "isoscore", "silhouette", max_points=max_points, measured_on=measured_on, style=style
-    )
-
-
-def relation_figure(
-    runs: Mapping[str, pd.DataFrame], x: str, y: str, *, style: ChartStyle | None = None, **options: Any
-) -> go.Figure:
-    """``y`` against ``x`` per logged step (rows where both are logged), one colour per run, each run's
-    Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows): :func:`relation_json`
-    (``options``: its ``max_points``, ``measured_on``) made into Plotly objects in one ``go.Figure(...)``
-    call, then styled."""
-    return styled(go.Figure(relation_json(runs, x, y, **options)), style)
-
-
-def relation_json(
-    runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800, measured_on: str | None = None
-) -> dict[str, Any]:
-    """:func:`relation_figure`'s figure, unstyled, as plain Plotly JSON (what the live view draws)."""
-    traces: list[dict[str, Any]] = []
-    for index, (name, frame) in enumerate(runs.items()):
-        if x not in frame or y not in frame:
-            continue
-        columns = list(dict.fromkeys(c for c in ("step", x, y) if c in frame))
-        points = frame[columns].apply(pd.to_numeric, errors="coerce").dropna()
-        if points.empty:
-            continue
-        corr = correlations(frame, x, y) if x != y else None
-        legend = name if corr is None else f"{name}: r = {corr[0]:.3f}, ρ = {corr[1]:.3f}"
-        points = downsample(points, max_points)
-        traces.append(
-            dict(
-                type="scatter",
-                x=points[x],
-                y=points[y],
-                mode="markers",
-                name=legend,
-                marker=dict(color=color(index), size=6, symbol=symbol(index)),
-                customdata=points.get("step"),
-                hovertemplate="step %{customdata}<br>"
-                + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",
-            )
-        )
-    cite = PAPER_PAIRS.get((x, y))
-    title = f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
-    layout = titled_layout(
-        TITLED, titled(title, measured_on), label(x), label(y), showlegend=True
-    )  # the legend carries r and ρ, also for a single run
-    return {"data": traces, "layout": legend_room(layout, traces)}
-
-
-def short(metric: str) -> str:
-    """A measure's label without its parenthesis ("Uniformity (lower is better)" -> "Uniformity")."""
-    return label(metric).split(" (")[0]
+def numbers(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``frame``'s ``columns`` as numbers, what does not read as one as NaN: the frame's own columns when all
+    are numeric already (the metrics files' usual case), else each through ``pd.to_numeric``."""
+    picked = frame[list(columns)]
+    if all(pd.api.types.is_numeric_dtype(dtype) for dtype in picked.dtypes):
+        return picked
+    return picked.apply(pd.to_numeric, errors="coerce")

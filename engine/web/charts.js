@@ -9,16 +9,23 @@
 // the hash of its figure: engine/charts/description.py versioned; without one its figure's JSON is
 // compared), and a panel scrolled out of view only when it comes back into view. Plotly.extendTraces was
 // measured and is not used: it redraws the whole plot (Plotly.redraw), as react does when data change.
+// Where the live view asks for it (draw's options.lazyInteraction), a panel is drawn as a static plot
+// (Plotly's staticPlot: no hover, zoom or mode bar layers to rebuild at every redraw; about a tenth of the
+// curves' drawing time on the page's main thread, benchmarks/bench_renderer.py's curves and interactive
+// modes) until the pointer enters it; from then on it is drawn interactive, with its mode bar, until it is
+// redrawn after the pointer left. The config goes to Plotly only when it changes (a new config makes
+// Plotly.react draw the plot anew).
 //
 // What tests and benchmarks read is in the DOM, never in globals: every panel element carries data-key,
-// data-title, data-points and data-last-x (its newest series), the grid data-renders (descriptions drawn)
-// and data-step (the cursor's step); every progress row is a role="progressbar" with its text; the message
-// line is a role="status".
+// data-title, data-points and data-last-x (its newest series) and data-interactive ("false": drawn as a
+// static plot), the grid data-renders (descriptions drawn) and data-step (the cursor's step); every progress
+// row is a role="progressbar" with its text; the message line is a role="status".
 "use strict";
 
 var EmbedlabCharts = (function () {
   var CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"],
                 toImageButtonOptions: {format: "png", scale: 2}};
+  var STATIC = merged(CONFIG, {staticPlot: true});
   var CURSOR = {type: "line", xref: "x", yref: "paper", y0: 0, y1: 1,
                 line: {color: "#d62728", width: 1.5, dash: "dot"}};
 
@@ -58,9 +65,10 @@ var EmbedlabCharts = (function () {
     return values.length;
   }
 
-  // data-points and data-last-x of a drawn panel: its newest series, as Plotly holds it after drawing
+  // data-points and data-last-x of a drawn panel: its newest series, as Plotly holds it after drawing (its
+  // full data: typed arrays decoded)
   function mark(box, panel) {
-    var shown = box.plot && box.plot.data ? box.plot.data : [];
+    var shown = box.plot ? box.plot._fullData || box.plot.data || [] : [];
     var last = shown.length ? shown[shown.length - 1] : null;
     var xs = last && last.x ? last.x : [];
     var title = panel.figure.layout && panel.figure.layout.title;
@@ -83,12 +91,33 @@ var EmbedlabCharts = (function () {
     });
   }, {rootMargin: "300px"});
 
+  // the config a panel is drawn with: static while the live view asks for it and the pointer is not on it
+  function configOf(box) {
+    return box.lazyInteraction && !box.pointed ? STATIC : CONFIG;
+  }
+
   function plot(box, panel, layout, text) {
+    var config = configOf(box), changed = config !== box.config;
     box.drawnText = text;
-    return Plotly.react(box.plot, panel.figure.data || [], layout, CONFIG).then(function () {
+    box.shown = {panel: panel, layout: layout};
+    box.config = config;
+    box.dataset.interactive = config === CONFIG ? "true" : "false";
+    var drawn = Plotly.react(box.plot, panel.figure.data || [], layout, changed ? config : undefined);
+    return drawn.then(function () {
       if (panel.version !== null && panel.version !== undefined) box.dataset.version = String(panel.version);
       mark(box, panel);
     });
+  }
+
+  // the pointer on a static panel: draw it again, interactive (hover, zoom and mode bar under the pointer)
+  function pointed(event) {
+    var box = event.currentTarget;
+    box.pointed = true;
+    if (box.shown && box.config !== CONFIG) plot(box, box.shown.panel, box.shown.layout, box.drawnText);
+  }
+
+  function left(event) {
+    event.currentTarget.pointed = false;  // drawn static again at its next redraw
   }
 
   function boxFor(grid, panel, index) {
@@ -98,6 +127,8 @@ var EmbedlabCharts = (function () {
       box.dataset.panel = panel.key;
       box.plot = document.createElement("div");
       box.appendChild(box.plot);
+      box.addEventListener("pointerenter", pointed);
+      box.addEventListener("pointerleave", left);
       if (watcher) watcher.observe(box);
     }
     box.className = "embedlab-panel" + (panel.wide ? " wide" : "");
@@ -107,8 +138,10 @@ var EmbedlabCharts = (function () {
 
   // Draw `description` into `grid` (an element): one child per panel, in order; panels no longer described
   // are removed. Resolves when Plotly has drawn every panel. Panels with the version already drawn are left.
-  function draw(grid, description, theme) {
+  // options.lazyInteraction: panels are static plots until the pointer enters them (the live view).
+  function draw(grid, description, theme, options) {
     theme = theme || {};
+    var lazy = !!(options && options.lazyInteraction);
     var panels = description.panels || [], keep = {}, jobs = [];
     panels.forEach(function (panel) { keep[panel.key] = true; });
     Array.prototype.slice.call(grid.children).forEach(function (child) {
@@ -120,6 +153,7 @@ var EmbedlabCharts = (function () {
     });
     panels.forEach(function (panel, index) {
       var box = boxFor(grid, panel, index);
+      box.lazyInteraction = lazy;
       var version = panel.version === null || panel.version === undefined ? null : String(panel.version);
       var text = (version !== null ? "v" + version : JSON.stringify(panel.figure)) + "|" +
         (panel.cursor ? description.step : "");
@@ -174,5 +208,6 @@ var EmbedlabCharts = (function () {
     box.hidden = !text;
   }
 
-  return {CONFIG: CONFIG, CURSOR: CURSOR, draw: draw, progress: progress, message: message, merged: merged};
+  return {CONFIG: CONFIG, STATIC: STATIC, CURSOR: CURSOR, draw: draw, progress: progress, message: message,
+          merged: merged};
 })();

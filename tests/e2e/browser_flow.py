@@ -291,6 +291,7 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     wait_for(
         lambda: page.evaluate(SPECTRUM_LINES) >= 1, 60, "the live spectrum chart", interval=0.5, describe=why
     )
+    live_panel_turns_interactive_under_the_pointer(page, why)
 
     # training first: the server's event loop yields to the run's child (engine.priority)
     normal = os.getpriority(os.PRIO_PROCESS, 0)  # the server started with this process's priority
@@ -345,6 +346,41 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     )
     page.screenshot(path=str(shots / "simcse.png"), full_page=False)
     page.close()
+
+
+def live_panel_turns_interactive_under_the_pointer(page, why) -> None:
+    """While a run trains, the live view draws its panels as static plots (no hover, zoom or mode bar layers
+    to rebuild every second: engine/web/charts.js); the panel under the pointer is drawn interactive, with
+    Plotly's mode bar, and stays so through the redraws while the pointer is on it."""
+    panel = page.locator(".embedlab-grid [data-panel]").first
+    assert panel.get_attribute("data-interactive") == "false"
+    assert panel.locator(".modebar").count() == 0
+    panel.hover()
+    wait_for(
+        lambda: panel.get_attribute("data-interactive") == "true" and panel.locator(".modebar").count() == 1,
+        10,
+        "the panel under the pointer drawn interactive",
+        interval=0.2,
+        describe=why,
+    )
+    renders, last_x = page.evaluate(LIVE_RENDERS), float(panel.get_attribute("data-last-x"))
+    newest = lambda: float(panel.get_attribute("data-last-x"))  # noqa: E731 - the newest step drawn
+    wait_for(
+        lambda: page.evaluate(LIVE_RENDERS) >= renders + 2 and newest() > last_x,
+        60,
+        "the panel under the pointer redrawn with new points",
+        interval=0.5,
+        describe=why,
+    )
+    assert panel.get_attribute("data-interactive") == "true"
+    page.mouse.move(1, 1)  # the pointer leaves: the panel is static again from its next redraw
+    wait_for(
+        lambda: panel.get_attribute("data-interactive") == "false",
+        30,
+        "the panel drawn static after the pointer left",
+        interval=0.5,
+        describe=why,
+    )
 
 
 def hidden(page, selector: str) -> bool:

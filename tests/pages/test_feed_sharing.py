@@ -120,7 +120,7 @@ def extras_of(relation: Any) -> Any:
 
 
 def page_run_choices(**changes: Any) -> live_state.Choices:
-    def relation(runs: dict, where: Any = None, style: Any = None) -> None:  # defined again each page run
+    def relation(runs: dict, where: Any = None, style: Any = None, as_json: bool = False) -> None:  # each run
         return None
 
     fields = {

@@ -5,6 +5,7 @@
 // (ui/feed.py) writes the next descriptions: this fetches that file every feed.seconds (a share of it while
 // nothing is drawn yet) and redraws, with no page rerun. When the feed's signature differs from the one the
 // page was drawn with, it sets the "stale" trigger: the page reruns and draws what changed around the charts.
+// Its panels are static plots until the pointer enters one (draw's lazyInteraction, engine/web/charts.js).
 
 function plotlyLoaded(url) {
   if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -54,7 +55,8 @@ function drawInto(view, description, theme) {
   EmbedlabCharts.progress(view.progress, description.progress || [], theme);
   EmbedlabCharts.message(view.note, description.message);
   return plotlyLoaded(view.plotly).then(function () {
-    if (view.latest === description) return EmbedlabCharts.draw(view.grid, description, theme);
+    if (view.latest !== description) return undefined;
+    return EmbedlabCharts.draw(view.grid, description, theme, {lazyInteraction: true});
   }).catch(function (error) {
     view.grid.textContent = "The live charts could not be drawn: " + error.message;
   });

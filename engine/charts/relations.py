@@ -1,0 +1,184 @@
+"""Relation figures: one measure against another per logged step, one colour per run. SimCSE's alignment–
+uniformity plane (Gao et al. 2021, Fig. 2), the isotropy paper's IsoScore vs silhouette (Mickus et al. 2024,
+Fig. 3) and any pair of measures, each with its runs' Pearson r and Spearman ρ in the legend.
+
+Each figure is built as plain Plotly JSON (``*_json``: what the live view draws every second, no plotly.py
+validation) and made a styled ``go.Figure`` from that (``*_figure``: static views, downloads, Compare)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from engine import measures
+from engine.charts.figures import (
+    TITLED,
+    ChartStyle,
+    color,
+    dash,
+    downsample,
+    label,
+    numbers,
+    styled,
+    symbol,
+    titled,
+    titled_layout,
+)
+from engine.charts.legend import legend_room
+
+#: the y column of the alignment–uniformity plane: SimCSE's alignment, else a probe's class alignment
+ALIGNMENT_COLUMNS = ("alignment", "class_alignment")
+#: the plane's y title when a run on it draws its class alignment
+CLASS_ALIGN_TITLE = f"{measures.get('alignment').symbol} (probe runs: class alignment)"
+#: the relation figures that reproduce a paper's figure, and their captions
+PAPER_PAIRS = {("isoscore", "silhouette"): "Mickus et al. 2024, Fig. 3"}
+
+
+def align_uniform_json(
+    runs: Mapping[str, pd.DataFrame], *, max_points: int = 400, measured_on: str | None = None
+) -> dict[str, Any]:
+    """SimCSE Figure 2 as plain Plotly JSON, unstyled: ``l_uniform`` (x) vs ``l_align`` (y), one trajectory
+    per run, its last step marked with a star; ``measured_on`` names the evaluation pairs in the title. A
+    probe run (its alignment charted as ``class_alignment``, :func:`engine.charts.charted`) is drawn on the
+    same plane, named "class alignment" in its legend entry: a SimCSE run and a probe run side by side
+    (classifiers pull the class alignment down and uniformity up, contrastive learning pushes uniformity
+    down)."""
+    traces: list[dict[str, Any]] = []
+    classes = False
+    for index, (name, frame) in enumerate(runs.items()):
+        column = next((c for c in ALIGNMENT_COLUMNS if c in frame.columns), None)
+        if column is None or not {"uniformity", "step"} <= set(frame.columns):
+            continue
+        points = numbers(frame, ["step", "uniformity", column]).dropna()
+        if points.empty:
+            continue
+        points = downsample(points, max_points)
+        what = "alignment" if column == "alignment" else "class alignment"
+        classes = classes or column == "class_alignment"
+        hover = f"step %{{customdata}}<br>uniformity %{{x:.3f}}<br>{what} %{{y:.3f}}<extra>{name}</extra>"
+        traces.append(
+            dict(
+                type="scatter",
+                x=points["uniformity"],
+                y=points[column],
+                mode="lines+markers",
+                name=name if column == "alignment" else f"{name} (class alignment)",
+                legendgroup=name,
+                line=dict(color=color(index), dash=dash(index)),
+                marker=dict(size=5, symbol=symbol(index)),
+                customdata=points["step"],
+                hovertemplate=hover,
+            )
+        )
+        last = points.iloc[-1]
+        traces.append(
+            dict(
+                type="scatter",
+                x=[float(last["uniformity"])],
+                y=[float(last[column])],
+                mode="markers",
+                legendgroup=name,
+                showlegend=False,
+                marker=dict(color=color(index), size=13, symbol="star"),
+                hoverinfo="skip",
+            )
+        )
+    layout = titled_layout(
+        TITLED,
+        titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
+        measures.get("uniformity").symbol,
+        CLASS_ALIGN_TITLE if classes else measures.get("alignment").symbol,
+    )
+    return {"data": traces, "layout": legend_room(layout, traces)}
+
+
+def align_uniform_figure(
+    runs: Mapping[str, pd.DataFrame],
+    *,
+    max_points: int = 400,
+    measured_on: str | None = None,
+    style: ChartStyle | None = None,
+) -> go.Figure:
+    """:func:`align_uniform_json` made into Plotly objects in one ``go.Figure(...)`` call, then styled."""
+    return styled(go.Figure(align_uniform_json(runs, max_points=max_points, measured_on=measured_on)), style)
+
+
+def correlations(
+    frame: pd.DataFrame, x: str = "isoscore", y: str = "silhouette"
+) -> tuple[float, float] | None:
+    """Pearson r and Spearman ρ of two metric series (rows where both are present), or None (< 3 rows)."""
+    from engine.metrics import series_correlation
+
+    if x not in frame or y not in frame:
+        return None
+    both = numbers(frame, [x, y]).dropna()
+    if len(both) < 3 or both[x].nunique() < 2 or both[y].nunique() < 2:
+        return None
+    r, rho = series_correlation(both[x].to_numpy(), both[y].to_numpy())
+    return float(r), float(rho)
+
+
+def iso_sil_figure(
+    runs: Mapping[str, pd.DataFrame],
+    *,
+    max_points: int = 800,
+    measured_on: str | None = None,
+    style: ChartStyle | None = None,
+) -> go.Figure:
+    """The isotropy paper's Figure 3: IsoScore (x) vs silhouette (y), a :func:`relation_figure`."""
+    return relation_figure(
+        runs, "isoscore", "silhouette", max_points=max_points, measured_on=measured_on, style=style
+    )
+
+
+def relation_figure(
+    runs: Mapping[str, pd.DataFrame], x: str, y: str, *, style: ChartStyle | None = None, **options: Any
+) -> go.Figure:
+    """``y`` against ``x`` per logged step (rows where both are logged), one colour per run, each run's
+    Pearson r and Spearman ρ in its legend entry ("r, ρ: too few points" under 3 rows): :func:`relation_json`
+    (``options``: its ``max_points``, ``measured_on``) made into Plotly objects in one ``go.Figure(...)``
+    call, then styled."""
+    return styled(go.Figure(relation_json(runs, x, y, **options)), style)
+
+
+def relation_json(
+    runs: Mapping[str, pd.DataFrame], x: str, y: str, *, max_points: int = 800, measured_on: str | None = None
+) -> dict[str, Any]:
+    """:func:`relation_figure`'s figure, unstyled, as plain Plotly JSON (what the live view draws)."""
+    traces: list[dict[str, Any]] = []
+    for index, (name, frame) in enumerate(runs.items()):
+        if x not in frame or y not in frame:
+            continue
+        points = numbers(frame, list(dict.fromkeys(c for c in ("step", x, y) if c in frame))).dropna()
+        if points.empty:
+            continue
+        corr = correlations(frame, x, y) if x != y else None
+        legend = name if corr is None else f"{name}: r = {corr[0]:.3f}, ρ = {corr[1]:.3f}"
+        points = downsample(points, max_points)
+        traces.append(
+            dict(
+                type="scatter",
+                x=points[x],
+                y=points[y],
+                mode="markers",
+                name=legend,
+                marker=dict(color=color(index), size=6, symbol=symbol(index)),
+                customdata=points.get("step"),
+                hovertemplate="step %{customdata}<br>"
+                + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",
+            )
+        )
+    cite = PAPER_PAIRS.get((x, y))
+    title = f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
+    layout = titled_layout(
+        TITLED, titled(title, measured_on), label(x), label(y), showlegend=True
+    )  # the legend carries r and ρ, also for a single run
+    return {"data": traces, "layout": legend_room(layout, traces)}
+
+
+def short(metric: str) -> str:
+    """A measure's label without its parenthesis ("Uniformity (lower is better)" -> "Uniformity")."""
+    return label(metric).split(" (")[0]
