@@ -388,3 +388,14 @@ def test_numbers_are_the_columns_through_pandas_to_numeric(first: pd.Series, sec
     frame = pd.DataFrame({"a": first[:size].to_numpy(), "b": second[:size].to_numpy(), "c": "text"})
     expected = frame[["a", "b"]].apply(pd.to_numeric, errors="coerce")
     pd.testing.assert_frame_equal(figures.numbers(frame, ["a", "b"]), expected)
+
+
+def test_align_uniform_gives_the_live_view_json_and_other_views_the_styled_figure() -> None:
+    runs = {"a": run(), "b": run(seed=2)}
+    found = charts.align_uniform(runs, measured_on="STS-B dev", as_json=True)
+    assert isinstance(found, dict) and found["layout"]["title"].endswith("<sup>on STS-B dev</sup>")
+    fig = charts.align_uniform(runs, measured_on="STS-B dev", style=charts.PROJECTOR)
+    assert fig.layout.font.size == charts.PROJECTOR.font  # styled; the JSON is not
+    assert [trace.get("name") for trace in found["data"]] == [trace.name for trace in fig.data]
+    for trace, drawn in zip(found["data"], fig.data, strict=True):
+        np.testing.assert_array_equal(np.asarray(trace["x"], dtype=float), np.asarray(drawn.x, dtype=float))

@@ -36,9 +36,7 @@ def relation_figures(shown: dict[str, pd.DataFrame], where=None, style=None, as_
     on = where or (lambda metric: None)
     if not charts.available_metrics(shown, list(charts.ALIGNMENT_COLUMNS)):
         return []
-    if as_json:
-        return [charts.align_uniform_json(shown, measured_on=on("uniformity"))]
-    return [charts.align_uniform_figure(shown, measured_on=on("uniformity"), style=style)]
+    return [charts.align_uniform(shown, measured_on=on("uniformity"), style=style, as_json=as_json)]
 
 
 def figure_download(jobs: list) -> None:

@@ -124,9 +124,7 @@ def relation(runs: dict, where=None, style=None, as_json=False):
     if not charts.available_metrics(runs, ["class_alignment"]):
         return None
     on = where("uniformity") if where else None
-    if as_json:
-        return charts.align_uniform_json(runs, measured_on=on)
-    return charts.align_uniform_figure(runs, measured_on=on, style=style)
+    return charts.align_uniform(runs, measured_on=on, style=style, as_json=as_json)
 
 
 #: the probe's measures and those drawn at first: its page section (engine.probe.entry.SECTION)

@@ -92,9 +92,7 @@ def check(config: dict) -> None:
 def relation(runs: dict, where=None, style=None, as_json=False):
     """The alignment–uniformity plane of the runs (SimCSE's Figure 2); ``as_json``: plain JSON, unstyled."""
     on = where("alignment") if where else None
-    if as_json:
-        return charts.align_uniform_json(runs, measured_on=on)
-    return charts.align_uniform_figure(runs, measured_on=on, style=style)
+    return charts.align_uniform(runs, measured_on=on, style=style, as_json=as_json)
 
 
 #: SimCSE's measures and those drawn at first: its page section (engine.simcse.entry.SECTION)

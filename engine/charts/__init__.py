@@ -71,6 +71,7 @@ from engine.charts.projection import (
 from engine.charts.relations import (
     ALIGNMENT_COLUMNS,
     CLASS_ALIGN_TITLE,
+    align_uniform,
     align_uniform_figure,
     align_uniform_json,
     correlations,
@@ -102,6 +103,7 @@ __all__ = [
     "TITLED",
     "X_AXES",
     "_hover",
+    "align_uniform",
     "align_uniform_figure",
     "align_uniform_json",
     "available_metrics",

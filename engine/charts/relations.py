@@ -106,6 +106,20 @@ def align_uniform_figure(
     return styled(go.Figure(align_uniform_json(runs, max_points=max_points, measured_on=measured_on)), style)
 
 
+def align_uniform(
+    runs: Mapping[str, pd.DataFrame],
+    *,
+    measured_on: str | None = None,
+    style: ChartStyle | None = None,
+    as_json: bool = False,
+) -> go.Figure | dict[str, Any]:
+    """The plane as a view asks for it: plain JSON, unstyled, for the live view (``as_json``:
+    :func:`align_uniform_json`), else a styled figure (:func:`align_uniform_figure`)."""
+    if as_json:
+        return align_uniform_json(runs, measured_on=measured_on)
+    return align_uniform_figure(runs, measured_on=measured_on, style=style)
+
+
 def correlations(
     frame: pd.DataFrame, x: str = "isoscore", y: str = "silhouette"
 ) -> tuple[float, float] | None:

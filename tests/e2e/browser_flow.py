@@ -363,8 +363,11 @@ def live_panel_turns_interactive_under_the_pointer(page, why) -> None:
         interval=0.2,
         describe=why,
     )
-    renders, last_x = page.evaluate(LIVE_RENDERS), float(panel.get_attribute("data-last-x"))
-    newest = lambda: float(panel.get_attribute("data-last-x"))  # noqa: E731 - the newest step drawn
+
+    def newest() -> float:  # the newest step the panel drew
+        return float(panel.get_attribute("data-last-x"))
+
+    renders, last_x = page.evaluate(LIVE_RENDERS), newest()
     wait_for(
         lambda: page.evaluate(LIVE_RENDERS) >= renders + 2 and newest() > last_x,
         60,
