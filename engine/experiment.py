@@ -76,13 +76,16 @@ class Preset:
 class Section:
     """An experiment's page section, as plain data: the measures its charts offer (as charted), those drawn
     at first (the spectrum chart is :data:`engine.measures.SPECTRUM`), the relation figure's first pair,
-    what the page says before the first run, and the page script that shows it."""
+    what the page says before the first run, the page script that shows it, and ``figures``: the run
+    figures drawn under the curves, by name (:data:`engine.charts.RUN_FIGURES`, e.g. ``"align_uniform"``),
+    built as chart descriptions for the live view, the finished view and the replay alike."""
 
     page: str
     metrics: tuple[str, ...]
     drawn: tuple[str, ...]
     pair: tuple[str, str]
     empty: str
+    figures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,9 @@ class Experiment:
       encodes ahead (through the embedding cache) so that the experiment's first run starts warm;
     - ``presets`` ``(settings) -> list[Preset]``; ``lesson`` and ``section``: plain data;
     - ``task_parallel``: its loop parallelises by whole tasks, not by op threads
-      (``engine.metrics._parallel.tasks_not_ops``), so in the app it may use every core.
+      (``engine.metrics._parallel.tasks_not_ops``), so in the app it may use every core;
+    - ``smoke``: the config fields of a run of a few steps on the bundled demo data, on a CPU, in seconds:
+      the runs the page contract tests make of every registered experiment (``tests/pages``).
     """
 
     kind: str
@@ -121,6 +126,7 @@ class Experiment:
     measured_on: str | None = None
     describe: str | None = None
     warm_up: str | None = None
+    smoke: Mapping[str, Any] = field(default_factory=dict)
 
     def load(self, ref: str) -> Any:
         module, _, name = ref.partition(":")

@@ -399,3 +399,22 @@ def test_align_uniform_gives_the_live_view_json_and_other_views_the_styled_figur
     assert [trace.get("name") for trace in found["data"]] == [trace.name for trace in fig.data]
     for trace, drawn in zip(found["data"], fig.data, strict=True):
         np.testing.assert_array_equal(np.asarray(trace["x"], dtype=float), np.asarray(drawn.x, dtype=float))
+
+
+def test_run_figures_are_built_by_name_only_for_runs_that_log_them() -> None:
+    """``run_figures``: the names of a page section, built as plain JSON (the live view) or styled figures; a
+    figure no shown run can fill is left out; an unknown name is a KeyError naming it."""
+    simcse = pd.DataFrame(
+        {"step": [0, 1, 2], "alignment": [0.2, 0.3, 0.25], "uniformity": [-2.0, -2.5, -2.6]}
+    )
+    probe = pd.DataFrame({"step": [0, 1], "loss": [1.0, 0.5]})
+    where = {"uniformity": "demo pairs"}.get
+    (plain,) = charts.run_figures(["align_uniform"], {"a": simcse, "b": probe}, where, as_json=True)
+    names = {trace.get("legendgroup") for trace in plain["data"]}
+    assert isinstance(plain, dict) and names == {"a"}, names
+    assert "demo pairs" in str(plain["layout"]["title"])
+    (styled,) = charts.run_figures(["align_uniform"], {"a": simcse}, where, style=charts.PROJECTOR)
+    assert styled.layout.font.size == charts.PROJECTOR.font
+    assert charts.run_figures(["align_uniform"], {"b": probe}, where) == []
+    with pytest.raises(KeyError, match="no-such-figure"):
+        charts.run_figures(["no-such-figure"], {"a": simcse})

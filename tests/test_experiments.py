@@ -46,7 +46,7 @@ def test_an_entry_agrees_with_the_measure_registry_and_its_page(kind) -> None:
     assert experiment.lesson.title and experiment.lesson.intro and experiment.lesson.watch
     section = experiment.section
     assert section.empty
-    assert "experiments.EXPERIMENTS[P].section" in (REPO / section.page).read_text(encoding="utf-8")
+    assert "experiment.run_panel(P, sidebar" in (REPO / section.page).read_text(encoding="utf-8")
 
 
 def test_presets_belong_to_their_experiment_and_one_is_the_demo() -> None:
@@ -80,3 +80,17 @@ def test_the_probe_alignment_is_charted_as_class_alignment() -> None:
     assert list(charts.charted(frame, "probe").columns) == ["step", "class_alignment"]
     assert list(charts.charted(frame, "simcse").columns) == ["step", "alignment"]
     assert experiments.EXPERIMENTS["probe"].column_of("class_alignment") == "alignment"
+
+
+@pytest.mark.parametrize("kind", list(experiments.EXPERIMENTS))
+def test_a_section_names_only_known_run_figures_and_the_smoke_settings_make_a_config(kind) -> None:
+    """The run figures a page section names are built by the one figure registry (a typo fails here, not at
+    the page's first render), and the smoke settings (the page contract tests' runs) are a valid config."""
+    from engine import charts
+
+    experiment = experiments.EXPERIMENTS[kind]
+    assert experiment.section is not None
+    assert set(experiment.section.figures) <= set(charts.RUN_FIGURES), experiment.section.figures
+    assert experiment.smoke, f"{kind} declares no smoke settings"
+    config = experiment.make_config(**experiment.smoke)
+    assert getattr(config, "steps", 1) <= 5  # a few steps: the contract tests make several runs of each

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,14 +99,12 @@ def start_button(kind: str, config: dict[str, Any], check: Callable[[dict[str, A
             st.rerun()
 
 
-def figure_of(jobs: list[Job], kind: str, relation: Any, pair: tuple[str, str] | None) -> Any:
-    """The figure the page's HTML download gives: the relation of the picked pair, else the page's own."""
+def figure_of(jobs: list[Job], kind: str, pair: tuple[str, str]) -> Any:
+    """The figure the page's HTML download gives: the relation of the picked pair of measures."""
     shown = lens.chart_frames(jobs)
-    if pair is not None:
-        x = st.session_state.get(f"{kind}.relx", pair[0])
-        y = st.session_state.get(f"{kind}.rely", pair[1])
-        return charts.relation_figure(shown, x, y)
-    return relation(shown)
+    x = st.session_state.get(f"{kind}.relx", pair[0])
+    y = st.session_state.get(f"{kind}.rely", pair[1])
+    return charts.relation_figure(shown, x, y)
 
 
 def damaged_rows_note(jobs: list[Job]) -> None:
@@ -117,45 +117,77 @@ def damaged_rows_note(jobs: list[Job]) -> None:
             )
 
 
+@dataclass(frozen=True)
+class PageHooks:
+    """What a page script hands the shared run panel, checked where the page registers it: ``sidebar()``
+    draws the page's settings and returns the run's config; ``check(config)`` (optional) raises a
+    one-line :class:`~engine.errors.EmbedlabError` before a run is queued. A hook that cannot be called so
+    raises TypeError at once, on every render of the page, not at the first click or the first run."""
+
+    sidebar: Callable[[], dict[str, Any]]
+    check: Callable[[dict[str, Any]], None] | None = None
+
+    def __post_init__(self) -> None:
+        callable_with(self.sidebar, "sidebar", 0)
+        if self.check is not None:
+            callable_with(self.check, "check", 1)
+
+
+def callable_with(fn: Any, role: str, count: int) -> None:
+    """TypeError unless ``fn`` can be called with ``count`` positional arguments (its signature, bound)."""
+    if not callable(fn):
+        raise TypeError(f"the page's {role} hook must be a function, got {fn!r}")
+    try:
+        inspect.signature(fn).bind(*range(count))
+    except TypeError as err:
+        name = getattr(fn, "__qualname__", repr(fn))
+        raise TypeError(f"the page's {role} hook {name} must take {count} argument(s): {err}") from None
+
+
 def run_panel(
     kind: str,
     sidebar: Callable[[], dict[str, Any]],
-    metrics: list[str],
-    relation: live.Extras | Any,
-    empty: str,
     *,
     check: Callable[[dict[str, Any]], None] | None = None,
-    drawn: list[str] | None = None,
-    pair: tuple[str, str] | None = None,
 ) -> None:
-    """The page's sidebar settings (``sidebar()`` draws them and returns the run's config), then ▶ Start and
-    the presets of ``kind``; the live panel of the shown runs with ``relation`` (the experiment's figure of
-    two measures, ``relation(runs, where=..., style=...)``) under the curves, and their downloads, or
-    ``empty`` when there is no run yet; last the sidebar's Stop button and progress. ``kind`` is also the run
-    name and the prefix of the widget keys. ``check(config)`` runs before a run is queued. ``drawn``: the
-    measures drawn at first (the measure picker, default all of ``metrics``); ``pair``: the any-pair relation
-    figure's first x and y (drawn before ``relation``'s figure, and the figure the HTML download gives)."""
+    """An experiment page below its header, from its :class:`~engine.experiment.Section` (the measures, those
+    drawn at first, the relation pair, the run figures, the empty-page line): the page's sidebar settings
+    (``sidebar()`` draws them and returns the run's config), then ▶ Start and the presets of ``kind``; the
+    live panel of the shown runs and their downloads, or the section's ``empty`` line when there is no run
+    yet; last the sidebar's Stop button and progress. ``kind`` is also the run name and the prefix of the
+    widget keys. ``check(config)`` runs before a run is queued."""
+    hooks = PageHooks(sidebar, check)
+    section = EXPERIMENTS[kind].section
+    if section is None:
+        raise TypeError(f"experiment {kind!r} declares no page section")
+    unknown = [name for name in section.figures if name not in charts.RUN_FIGURES]
+    if unknown:
+        raise TypeError(f"{kind}'s page section names unknown run figures: {', '.join(unknown)}")
     fields.apply_shown(kind)  # a preset's or the demo's settings, shown in the sidebar
     fields.begin_fields(kind)
     with runs.guard():
-        config = sidebar()
+        config = hooks.sidebar()
         run_name.name_field(kind, config)  # the name Start gives the next run, made from these settings
-        start_button(kind, config, check)
+        start_button(kind, config, hooks.check)
         controls.preset_buttons(kind, config)
-
-    def extras(shown: dict, **options: Any) -> list:
-        return [relation(shown, **options)]
 
     refreshing: list[Job] = []  # runs whose progress the live panel refreshes (the sidebar then need not)
     with runs.guard():
         jobs = runs.shown_jobs(kind)
         if jobs:
-            refreshing = live.live_panel(jobs, metrics, kind, extras=extras, drawn=drawn, pair=pair)
+            refreshing = live.live_panel(
+                jobs,
+                list(section.metrics),
+                kind,
+                section.figures,
+                drawn=list(section.drawn),
+                pair=section.pair,
+            )
             damaged_rows_note(jobs)
             if not projector.on() and not live.nothing_to_draw(jobs):
-                downloads.downloads(jobs, kind, figure=lambda: figure_of(jobs, kind, relation, pair))
+                downloads.downloads(jobs, kind, figure=lambda: figure_of(jobs, kind, section.pair))
         else:
-            st.info(empty)
+            st.info(section.empty)
 
     with runs.guard():
         controls.sidebar_controls_footer(kind, shown_live=refreshing)

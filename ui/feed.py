@@ -128,6 +128,9 @@ class Feeder:
         self.lease = lease
         self._follows: dict[str, Follow] = {}
         self._built: dict[Hashable, Built] = {}  # by view: the last payload built for it
+        #: by session: the token (and until when) of a feed paused by a page run, its file kept, so that the
+        #: component still on the page finds its file until the page follows again (no 404 in between)
+        self._kept: dict[str, tuple[str, float]] = {}
         self._lock = threading.Lock()
         self.builds = 0  # payloads built by :meth:`tick` so far (the tests count them)
 
@@ -149,7 +152,8 @@ class Feeder:
         now = time.monotonic() if now is None else now
         with self._lock:
             old = self._follows.get(session)
-            token = old.token if old is not None else secrets.token_urlsafe(12)
+            kept = self._kept.pop(session, None)
+            token = old.token if old is not None else kept[0] if kept else secrets.token_urlsafe(12)
             first = seconds * (1 if panels_of(payload) else SETUP_SHARE)
             follow = self._follows[session] = Follow(
                 token, build, seconds, expires=now + self.lease, due=now + first, view=view, stamp=stamp
@@ -157,11 +161,16 @@ class Feeder:
             self._write(follow, encode(payload))
         return token
 
-    def forget(self, session: str) -> None:
-        """Stop following ``session`` and remove its file."""
+    def forget(self, session: str, *, keep_file: bool = False, now: float | None = None) -> None:
+        """Stop following ``session`` and remove its file; ``keep_file``: keep it (and its token, for the
+        session's next :meth:`follow`) for one lease, for a page run that may follow again: the component
+        on the page meanwhile fetches the file it knows, never a missing one."""
+        now = time.monotonic() if now is None else now
         with self._lock:
             follow = self._follows.pop(session, None)
-            if follow is not None:
+            if follow is not None and keep_file:
+                self._kept[session] = (follow.token, now + self.lease)
+            elif follow is not None:
                 (self.root / f"{follow.token}.json").unlink(missing_ok=True)
             shown = {other.view for other in self._follows.values()}
             for view in [view for view in self._built if view not in shown]:
@@ -177,6 +186,10 @@ class Feeder:
         now = time.monotonic() if now is None else now
         with self._lock:
             follows = list(self._follows.items())
+            for session, (token, until) in list(self._kept.items()):
+                if now > until:  # paused and never followed again: its page is gone
+                    del self._kept[session]
+                    (self.root / f"{token}.json").unlink(missing_ok=True)
         for session, follow in follows:
             if now > follow.expires:  # not renewed: its page is closed
                 self.forget(session)
@@ -328,8 +341,9 @@ def current(
 
 
 def forget(session: str) -> None:
-    """Stop feeding ``session`` (its page shows no live view any more)."""
+    """Stop feeding ``session`` at the start of its page run (a page with a live view follows again, with the
+    same file; the file of a page without one goes after a lease)."""
     with _feeders_lock:
         feeder = _feeders.get(folder())
     if feeder is not None:
-        feeder.forget(session)
+        feeder.forget(session, keep_file=True)

@@ -40,7 +40,6 @@ from ui.runs import changing, failed_lines, registry, run_label
 from ui.text import plain
 
 PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
-Extras = live_state.Extras
 
 # -------------------------------------------------------------------------------------------- curves
 
@@ -163,7 +162,7 @@ def live_panel(
     jobs: list[Job],
     metrics: list[str],
     key: str,
-    extras: Extras | None = None,
+    figures: tuple[str, ...] = (),
     *,
     drawn: list[str] | None = None,
     pair: tuple[str, str] | None = None,
@@ -173,9 +172,9 @@ def live_panel(
     browser more than all the curves). The measure picker chooses which of ``metrics`` (and the covariance
     spectrum) are drawn (``drawn``: its first choice, default all); ``pair``: the relation figure's first
     x and y (any two measures, picked above the charts). Under the curves, full width: the spectrum, the
-    relation figure, then the figures ``extras`` makes. Returns the runs whose progress it refreshes: all
-    shown runs while one is going or being projected. Runs that ended without a row show only their error
-    lines."""
+    relation figure, then the run figures named in ``figures`` (:data:`engine.charts.RUN_FIGURES`).
+    Returns the runs whose progress it refreshes: all shown runs while one is going or being projected.
+    Runs that ended without a row show only their error lines."""
     reg = registry()
     ids = [job.id for job in jobs]
     if nothing_to_draw(jobs):
@@ -217,7 +216,7 @@ def live_panel(
     if projector.on():  # above the curve, in its column: the film beside it starts as high
         with left:
             chosen_curve = curve_choice(
-                metrics, extras is not None or xy is not None, key, lesson_measure(jobs, metrics)
+                metrics, bool(figures) or xy is not None, key, lesson_measure(jobs, metrics)
             )
     choices = live_state.Choices(
         ids=tuple(ids),
@@ -226,7 +225,7 @@ def live_panel(
         options=bar.options,
         pair=xy,
         share=bar.share,
-        extras=extras,
+        figures=tuple(figures),
         projector=projector.on(),
         chosen_curve=chosen_curve,
     )

@@ -22,12 +22,7 @@ from engine.jobs import Job, JobRegistry
 from ui import lens_figures as lens
 from ui.run_facts import changing, progress_text, run_label
 
-#: makes the extra figures of the shown runs: ``extras(runs, where=..., style=..., as_json=...)``
-#: (``as_json``: plain Plotly JSON, unstyled, for the live view; else styled Plotly figures)
-Extras = Callable[..., list[Any]]
-RELATION = (
-    "relation"  # the projector's curve choice that means the experiment's relation figure (extras' first)
-)
+RELATION = "relation"  # the projector's curve choice that means the page's first run figure
 NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, encoding) is done."
 NO_MEASURE = "No measure picked: choose some under “Measures drawn”."
 
@@ -35,8 +30,8 @@ NO_MEASURE = "No measure picked: choose some under “Measures drawn”."
 @dataclass(frozen=True)
 class Choices:
     """What the chart panel shows, as picked when the page ran: the runs, the measures drawn, the curves'
-    options, the relation pair, the spectrum's scale, the page's extra figures, and projector mode with its
-    one curve."""
+    options, the relation pair, the spectrum's scale, the page's run figures by name
+    (:data:`engine.charts.RUN_FIGURES`), and projector mode with its one curve."""
 
     ids: tuple[str, ...]
     metrics: tuple[str, ...]
@@ -44,7 +39,7 @@ class Choices:
     options: dict[str, Any]
     pair: tuple[str, str] | None
     share: bool
-    extras: Extras | None
+    figures: tuple[str, ...] = ()
     projector: bool = False
     chosen_curve: str | None = None
 
@@ -141,8 +136,7 @@ def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
     relations = (
         [lens.pair_figure(look.runs, choices.pair, look.on, style, as_json=as_json)] if choices.pair else []
     )
-    if choices.extras is not None:
-        relations += choices.extras(look.runs, where=look.on, style=style, as_json=as_json)
+    relations += charts.run_figures(choices.figures, look.runs, look.on, style=style, as_json=as_json)
     found = Figures(spectrum, [fig for fig in relations if fig is not None], errors)
     if choices.projector:
         found.chosen = chosen_figure(look, choices, found, live=live)
@@ -247,8 +241,7 @@ def payload(reg: JobRegistry, choices: Choices) -> dict[str, Any]:
 
 def view_key(choices: Choices) -> Hashable | None:
     """What a live view shows, as a hashable key: the sessions whose keys are equal draw the same payload
-    from the same runs, and the live feed builds it once for them all (:mod:`ui.feed`). The page's extra
-    figures are keyed by where their functions are defined (and what their closures hold). None when a choice
+    from the same runs, and the live feed builds it once for them all (:mod:`ui.feed`). None when a choice
     cannot be keyed: that view is built for its session alone."""
     try:
         key = (
@@ -258,7 +251,7 @@ def view_key(choices: Choices) -> Hashable | None:
             tuple(sorted(choices.options.items())),
             choices.pair,
             choices.share,
-            callable_key(choices.extras),
+            choices.figures,
             choices.projector,
             choices.chosen_curve,
         )
@@ -266,27 +259,6 @@ def view_key(choices: Choices) -> Hashable | None:
     except TypeError:
         return None
     return key
-
-
-def callable_key(fn: Any) -> Hashable:
-    """A function as a hashable key: its code's place (file, line, name), its defaults and what its closure
-    holds (functions keyed the same way). A page script's functions are defined again on every run: two runs
-    of one page give equal keys. TypeError for what cannot be keyed."""
-    if fn is None:
-        return None
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        raise TypeError(f"cannot key {fn!r}")
-    cells = tuple(_value_key(cell.cell_contents) for cell in fn.__closure__ or ())
-    defaults = tuple(_value_key(value) for value in fn.__defaults__ or ())
-    return (code.co_filename, code.co_firstlineno, fn.__qualname__, defaults, cells)
-
-
-def _value_key(value: Any) -> Hashable:
-    if callable(value):
-        return callable_key(value)
-    hash(value)  # TypeError for a value that cannot be keyed
-    return (type(value).__name__, value)
 
 
 def _file_stamp(path: os.PathLike) -> tuple[int, int, int] | None:

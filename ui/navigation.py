@@ -8,9 +8,13 @@ as a page, and on a fresh server runs the one a URL names (``/compare``) directl
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 FOLDER = "views"
+#: the browser tab's icon
+FAVICON = Path(__file__).resolve().with_name("web") / "favicon.png"
 PAGES = [  # script, title, icon; the first is the default page
     (f"{FOLDER}/overview.py", "Overview", ":material/home:"),
     (f"{FOLDER}/simcse.py", "SimCSE training", ":material/model_training:"),
@@ -36,7 +40,7 @@ def main() -> None:
 
     st.set_page_config(
         page_title="embedlab",
-        page_icon=":material/explore:",
+        page_icon=str(FAVICON),  # a file: a Material icon is fetched from the web (the lab runs offline)
         layout="wide",
         initial_sidebar_state="collapsed" if projector.on() else "auto",
     )

@@ -3,7 +3,6 @@ deletion."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from engine import charts, experiments, export
@@ -28,15 +27,9 @@ DRAWN = [
     charts.SPECTRUM,
 ]
 PAIR = ("isoscore", "silhouette")
-
-
-def relation_figures(shown: dict[str, pd.DataFrame], where=None, style=None, as_json=False) -> list:
-    """The alignment–uniformity plane of the runs that log it: SimCSE runs (alignment of positive pairs) and
-    probe runs (class alignment) side by side; ``as_json``: plain JSON, unstyled (the live view)."""
-    on = where or (lambda metric: None)
-    if not charts.available_metrics(shown, list(charts.ALIGNMENT_COLUMNS)):
-        return []
-    return [charts.align_uniform(shown, measured_on=on("uniformity"), style=style, as_json=as_json)]
+#: the run figures under the curves (engine.charts.RUN_FIGURES): SimCSE and JEPA runs (alignment of positive
+#: pairs) beside probe runs (class alignment) on the alignment–uniformity plane
+FIGURES = ("align_uniform",)
 
 
 def figure_download(jobs: list) -> None:
@@ -52,7 +45,7 @@ def figure_download(jobs: list) -> None:
     }
     pair = (st.session_state.get("compare.relx", PAIR[0]), st.session_state.get("compare.rely", PAIR[1]))
     found = lens.pair_figure(shown, pair, on)
-    for fig in [*([found] if found is not None else []), *relation_figures(shown, where=on)]:
+    for fig in [*([found] if found is not None else []), *charts.run_figures(FIGURES, shown, on)]:
         figures[str(fig.layout.title.text).split(" (")[0]] = lambda fig=fig: fig
     if not figures:
         return
@@ -96,7 +89,7 @@ with runs.guard():
                 run_admin.delete_section(reg)
         jobs = runs.shown_jobs(None, label="Runs to compare")
         if jobs:
-            live.live_panel(jobs, METRICS, "compare", extras=relation_figures, drawn=DRAWN, pair=PAIR)
+            live.live_panel(jobs, METRICS, "compare", FIGURES, drawn=DRAWN, pair=PAIR)
             if not projector.on() and not live.nothing_to_draw(jobs):
                 figure_download(jobs)
                 downloads(jobs, "compare")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import charts, experiments, lessons, paths
+from engine import lessons, paths
 from engine.errors import ConfigError
 from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, encoder_dims, sources
@@ -118,25 +118,4 @@ def check(config: dict) -> None:
         raise ConfigError("“Geometry sample size” must be 0 (all items) or at least 2.")
 
 
-def relation(runs: dict, where=None, style=None, as_json=False):
-    """The alignment–uniformity plane of the probe runs (their class alignment), when they log it;
-    ``as_json``: plain JSON, unstyled (the live view)."""
-    if not charts.available_metrics(runs, ["class_alignment"]):
-        return None
-    on = where("uniformity") if where else None
-    return charts.align_uniform(runs, measured_on=on, style=style, as_json=as_json)
-
-
-#: the probe's measures and those drawn at first: its page section (engine.probe.entry.SECTION)
-SECTION = experiments.EXPERIMENTS[P].section
-METRICS, DRAWN = list(SECTION.metrics), list(SECTION.drawn)
-experiment.run_panel(
-    P,
-    sidebar,
-    METRICS,
-    relation,
-    SECTION.empty,
-    check=check,
-    drawn=DRAWN,
-    pair=SECTION.pair,
-)
+experiment.run_panel(P, sidebar, check=check)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import charts, experiments, lessons
+from engine import lessons
 from engine.presets import sts_evaluation
 from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, sources, training_choice
@@ -60,11 +60,4 @@ def switches() -> dict:
     return settings
 
 
-def relation(runs: dict, where=None, style=None):
-    return charts.align_uniform_figure(runs, measured_on=where("alignment") if where else None, style=style)
-
-
-#: JEPA's measures and those drawn at first: its page section (engine.jepa.entry.SECTION)
-SECTION = experiments.EXPERIMENTS[P].section
-METRICS, DRAWN = list(SECTION.metrics), list(SECTION.drawn)
-experiment.run_panel(P, sidebar, METRICS, relation, SECTION.empty, drawn=DRAWN, pair=SECTION.pair)
+experiment.run_panel(P, sidebar)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import charts, experiments, lessons
+from engine import lessons
 from engine.presets import sts_evaluation
 from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, encoder_dims, sources, training_choice
@@ -89,22 +89,4 @@ def check(config: dict) -> None:
         raise ConfigError("“STS pairs evaluated” must be 0 (all) or at least 2.")
 
 
-def relation(runs: dict, where=None, style=None, as_json=False):
-    """The alignment–uniformity plane of the runs (SimCSE's Figure 2); ``as_json``: plain JSON, unstyled."""
-    on = where("alignment") if where else None
-    return charts.align_uniform(runs, measured_on=on, style=style, as_json=as_json)
-
-
-#: SimCSE's measures and those drawn at first: its page section (engine.simcse.entry.SECTION)
-SECTION = experiments.EXPERIMENTS[P].section
-METRICS, DRAWN = list(SECTION.metrics), list(SECTION.drawn)
-experiment.run_panel(
-    P,
-    sidebar,
-    METRICS,
-    relation,
-    SECTION.empty,
-    check=check,
-    drawn=DRAWN,
-    pair=SECTION.pair,
-)
+experiment.run_panel(P, sidebar, check=check)

@@ -71,6 +71,7 @@ from engine.charts.projection import (
 from engine.charts.relations import (
     ALIGNMENT_COLUMNS,
     CLASS_ALIGN_TITLE,
+    RUN_FIGURES,
     align_uniform,
     align_uniform_figure,
     align_uniform_json,
@@ -78,6 +79,7 @@ from engine.charts.relations import (
     iso_sil_figure,
     relation_figure,
     relation_json,
+    run_figures,
 )
 from engine.charts.run_facts import (
     divergence,
@@ -89,6 +91,7 @@ from engine.charts.run_facts import (
 __all__ = [
     "ALIGNMENT_COLUMNS",
     "CLASS_ALIGN_TITLE",
+    "RUN_FIGURES",
     "DASHES",
     "AXIS",
     "ChartStyle",
@@ -131,6 +134,7 @@ __all__ = [
     "projection_figure",
     "relation_figure",
     "relation_json",
+    "run_figures",
     "spectrum_figure",
     "spectrum_json",
     "styled",

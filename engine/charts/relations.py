@@ -7,7 +7,7 @@ validation) and made a styled ``go.Figure`` from that (``*_figure``: static view
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -17,6 +17,7 @@ from engine import measures
 from engine.charts.figures import (
     TITLED,
     ChartStyle,
+    available_metrics,
     color,
     dash,
     downsample,
@@ -118,6 +119,45 @@ def align_uniform(
     if as_json:
         return align_uniform_json(runs, measured_on=measured_on)
     return align_uniform_figure(runs, measured_on=measured_on, style=style)
+
+
+def align_uniform_panel(
+    runs: Mapping[str, pd.DataFrame], where: Callable[[str], str | None]
+) -> dict[str, Any] | None:
+    """The alignment–uniformity plane of the runs that log it (SimCSE, JEPA: alignment of positive pairs;
+    the probe: class alignment), as plain JSON, titled with where their uniformity was measured; None when
+    no shown run logs an alignment."""
+    if not available_metrics(runs, list(ALIGNMENT_COLUMNS)):
+        return None
+    return align_uniform_json(runs, measured_on=where("uniformity"))
+
+
+#: the run figures an experiment's page section names (``Section.figures``), each ``(runs, where) -> plain
+#: Plotly JSON or None``: ``runs`` the shown runs' charted metrics by label, ``where(measure)`` the data a
+#: measure was measured on, in words. The live view, the finished view, Compare and the downloads build
+#: them from these names alone.
+RUN_FIGURES: dict[str, Callable[..., dict[str, Any] | None]] = {"align_uniform": align_uniform_panel}
+
+
+def run_figures(
+    names: Sequence[str],
+    runs: Mapping[str, pd.DataFrame],
+    where: Callable[[str], str | None] | None = None,
+    *,
+    style: ChartStyle | None = None,
+    as_json: bool = False,
+) -> list[Any]:
+    """The run figures ``names`` (:data:`RUN_FIGURES`) of ``runs`` that have something to draw: plain JSON
+    (``as_json``: the live view) or styled Plotly figures. An unknown name raises KeyError, naming it."""
+    on = where or (lambda measure: None)
+    found = []
+    for name in names:
+        if name not in RUN_FIGURES:
+            raise KeyError(f"unknown run figure {name!r}; known: {', '.join(RUN_FIGURES)}")
+        figure = RUN_FIGURES[name](runs, on)
+        if figure is not None:
+            found.append(figure if as_json else styled(go.Figure(figure), style))
+    return found
 
 
 def correlations(

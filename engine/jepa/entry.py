@@ -31,6 +31,7 @@ SECTION = Section(
     ),
     drawn=("loss", "effective_rank", "dim_std_mean", "alpha_req", "isoscore", "sts_spearman", SPECTRUM),
     pair=("uniformity", "alignment"),
+    figures=("align_uniform",),
     empty="No JEPA runs yet. Press ▶ Start in the sidebar, or the preset “Does JEPA collapse?”.",
 )
 
@@ -66,4 +67,15 @@ EXPERIMENT = Experiment(
     presets="engine.jepa.presets:presets",
     measured_on="engine.jepa.facts:measured_on",
     describe="engine.jepa.facts:describe",
+    smoke={
+        "train": "demo",
+        "eval": "demo-pairs",
+        "eval_limit": 20,
+        "eval_every": 1,
+        "probe_limit": 60,
+        "steps": 3,
+        "batch_size": 8,
+        "device": "cpu",
+        "precision": "fp32",
+    },
 )

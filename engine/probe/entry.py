@@ -25,6 +25,7 @@ SECTION = Section(
     ),
     drawn=("loss", "accuracy", "isoscore", "silhouette", "effective_rank", SPECTRUM),
     pair=("isoscore", "silhouette"),
+    figures=("align_uniform",),
     empty="No probe runs yet. Press ▶ Start in the sidebar, or a preset.",
 )
 
@@ -59,4 +60,5 @@ EXPERIMENT = Experiment(
     measured_on="engine.probe.facts:measured_on",
     describe="engine.probe.facts:describe",
     warm_up="engine.probe.warm:warm_demo",
+    smoke={"data": "demo", "steps": 4, "snapshot_every": 0, "device": "cpu"},
 )

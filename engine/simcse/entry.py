@@ -36,6 +36,7 @@ SECTION = Section(
         SPECTRUM,
     ),
     pair=("uniformity", "sts_spearman"),
+    figures=("align_uniform",),
     empty="No SimCSE runs yet. Press ▶ Start in the sidebar, or the preset “SimCSE Figure 2”.",
 )
 
@@ -72,4 +73,15 @@ EXPERIMENT = Experiment(
     presets="engine.simcse.presets:presets",
     measured_on="engine.simcse.facts:measured_on",
     describe="engine.simcse.facts:describe",
+    smoke={
+        "train": "demo",
+        "eval": "demo-pairs",
+        "eval_limit": 20,
+        "eval_every": 1,
+        "probe_limit": 60,
+        "steps": 3,
+        "batch_size": 8,
+        "device": "cpu",
+        "precision": "fp32",
+    },
 )

@@ -1,4 +1,5 @@
-"""Fixtures for the JEPA tests: SimCSE's tiny random BERT and a factory of fast JEPA configs."""
+"""Fixtures for the JEPA tests: the suite's tiny random BERT (tests/conftest.py) and a factory of fast JEPA
+configs."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.simcse.conftest import _fresh_cache_per_test, tiny_dir  # noqa: F401 - fixtures reused
+from tests.simcse.conftest import _fresh_cache_per_test  # noqa: F401 - fixture reused
 
 
 @pytest.fixture
-def jepa_config(tiny_dir: Path):  # noqa: F811 - the imported fixture
+def jepa_config(tiny_dir: Path):
     """A factory of fast JEPAConfig on the demo corpus with the tiny model on CPU, in float32."""
     from engine.jepa.config import JEPAConfig
 

@@ -109,20 +109,7 @@ def test_a_closed_tab_drops_its_views_build(tmp_path: Path) -> None:
     assert feeder.following() == [] and not feeder._built
 
 
-def extras_of(relation: Any) -> Any:
-    """An experiment page's extras, as ``ui.experiment.run_panel`` makes them: a closure over the page's
-    figure function (a page run defines both again)."""
-
-    def extras(shown: dict, **options: Any) -> list:
-        return [relation(shown, **options)]
-
-    return extras
-
-
 def page_run_choices(**changes: Any) -> live_state.Choices:
-    def relation(runs: dict, where: Any = None, style: Any = None, as_json: bool = False) -> None:  # each run
-        return None
-
     fields = {
         "ids": ("run-a",),
         "metrics": ("loss", "isoscore"),
@@ -130,22 +117,20 @@ def page_run_choices(**changes: Any) -> live_state.Choices:
         "options": {"smoothing": 0.0, "log_y": False, "x": "step"},
         "pair": ("isoscore", "loss"),
         "share": False,
-        "extras": extras_of(relation),
+        "figures": ("align_uniform",),
     }
     return live_state.Choices(**(fields | changes))
 
 
 def test_two_page_runs_with_the_same_choices_have_one_view_key() -> None:
     first, second = page_run_choices(), page_run_choices()
-    assert first.extras is not second.extras
+    assert first is not second
     assert live_state.view_key(first) == live_state.view_key(second) is not None
     assert live_state.view_key(first) != live_state.view_key(page_run_choices(ids=("run-b",)))
     assert live_state.view_key(first) != live_state.view_key(
         page_run_choices(options={"smoothing": 0.5, "log_y": False, "x": "step"})
     )
-    assert live_state.view_key(first) != live_state.view_key(page_run_choices(extras=None))
-    other = extras_of(lambda runs, where=None, style=None: None)  # another figure function: another view
-    assert live_state.view_key(first) != live_state.view_key(page_run_choices(extras=other))
+    assert live_state.view_key(first) != live_state.view_key(page_run_choices(figures=()))  # other figures
     assert live_state.view_key(page_run_choices(options={"x": ["step"]})) is None  # unkeyable: not shared
 
 

@@ -24,7 +24,6 @@ def choices(measures: tuple[str, ...] = ("loss", "isoscore"), projector: bool = 
         options={},
         pair=None,
         share=False,
-        extras=None,
         projector=projector,
     )
 

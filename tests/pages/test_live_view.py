@@ -124,6 +124,22 @@ def test_feeds_not_renewed_are_dropped_and_a_failing_build_stops_no_other(tmp_pa
     assert feeder.following() == [] and not list(tmp_path.iterdir())
 
 
+def test_a_page_run_pauses_a_feed_without_removing_the_file_its_component_fetches(tmp_path: Path) -> None:
+    """Every page run forgets its session's feed first (``feed.forget``) and follows again if it still shows a
+    live view: meanwhile the component on the page keeps fetching its URL, which must not go missing (a 404
+    in the browser's console); a page that does not follow again loses the file after one lease."""
+    feeder = feed.Feeder(tmp_path, lease=30.0)
+    token = feeder.follow("a", lambda: payload(1), payload(0), seconds=1.0, now=100.0)
+    feeder.forget("a", keep_file=True, now=101.0)
+    assert feeder.following() == [] and (tmp_path / f"{token}.json").exists()
+    assert feeder.follow("a", lambda: payload(2), payload(0), seconds=1.0, now=102.0) == token  # same URL
+    feeder.forget("a", keep_file=True, now=103.0)
+    feeder.tick(now=120.0)
+    assert (tmp_path / f"{token}.json").exists()  # within the lease
+    feeder.tick(now=134.0)
+    assert not list(tmp_path.iterdir())  # never followed again: removed
+
+
 def test_the_feed_folders_of_servers_that_ended_are_swept(tmp_path: Path) -> None:
     import os
     import subprocess

@@ -79,3 +79,27 @@ def test_the_live_projection_panel_is_built_once_per_frame(monkeypatch: pytest.M
     st.session_state["projector"] = True  # projector mode: the same frame is built anew, in large type
     large = live.live_projection_panel(other, "umap-20", coords, points, "UMAP · step 20", "p")
     assert large["version"] == "run-2-umap-20-1" and large["figure"]["layout"]["font"]["size"] >= 18
+
+
+def test_a_page_hook_that_cannot_be_called_so_fails_where_the_page_registers_it() -> None:
+    """``ui.experiment.PageHooks``: the sidebar takes nothing, the check takes the config; any other
+    signature (the kind of mismatch that once broke the JEPA page at its first run) is a TypeError at once."""
+    from ui.experiment import PageHooks
+
+    def sidebar() -> dict:
+        return {}
+
+    def check(config: dict) -> None:
+        return None
+
+    PageHooks(sidebar, check)
+    PageHooks(sidebar)
+    PageHooks(lambda *anything: {}, lambda config, strict=False: None)  # optional extras are fine
+    with pytest.raises(TypeError, match="sidebar hook"):
+        PageHooks(lambda where: {})
+    with pytest.raises(TypeError, match="check hook"):
+        PageHooks(sidebar, lambda: None)
+    with pytest.raises(TypeError, match="check hook"):
+        PageHooks(sidebar, lambda config, where: None)
+    with pytest.raises(TypeError, match="must be a function"):
+        PageHooks({"not": "callable"})  # type: ignore[arg-type]
