@@ -67,9 +67,11 @@ def capture(args: argparse.Namespace) -> dict:
         while not done.is_set():
             for path in feed.glob("*.json"):
                 try:
-                    latest["text"] = path.read_text(encoding="utf-8")
+                    text = path.read_text(encoding="utf-8")
                 except OSError:
                     continue
+                if '"description"' in text:  # a payload file, not a feed's pointer to one
+                    latest["text"] = text
             time.sleep(0.25)
 
     watcher = threading.Thread(target=keep_newest, daemon=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -418,3 +420,35 @@ def test_run_figures_are_built_by_name_only_for_runs_that_log_them() -> None:
     assert charts.run_figures(["align_uniform"], {"b": probe}, where) == []
     with pytest.raises(KeyError, match="no-such-figure"):
         charts.run_figures(["no-such-figure"], {"a": simcse})
+
+
+MARKUP = '<a href="https://example.org">x</a><b>B</b> & co'
+
+
+def test_a_run_name_with_markup_is_shown_as_typed_in_every_run_figure() -> None:
+    """Plotly renders a subset of HTML in legends and hover boxes: a run named with tags must show them as
+    text in every figure that names runs (curves, relations, the alignment–uniformity plane, spectra)."""
+    from engine.runlog import Spectra
+
+    frame = pd.DataFrame(
+        {
+            "step": [0, 1, 2, 3],
+            "loss": [1.0, 0.8, 0.6, 0.5],
+            "isoscore": [0.5, 0.4, 0.3, 0.2],
+            "silhouette": [0.0, 0.1, 0.2, 0.3],
+            "alignment": [0.2, 0.3, 0.3, 0.2],
+            "uniformity": [-1, -2, -3, -3.5],
+        }
+    )
+    runs = {MARKUP: frame, "other": frame}
+    spectra = Spectra(steps=np.array([0, 3]), eigenvalues=np.array([[3.0, 2.0, 1.0], [4.0, 1.0, 0.5]]))
+    figures_made = [
+        charts.metric_json(runs, "loss"),
+        charts.relation_json(runs, "isoscore", "silhouette"),
+        charts.align_uniform_json(runs),
+        charts.spectrum_json({MARKUP: spectra, "other": spectra}),
+    ]
+    for made in figures_made:
+        text = json.dumps(made["data"], default=str)
+        assert "<a href" not in text and "<b>B</b>" not in text, text[:300]
+        assert "&lt;a href" in text and "&amp; co" in text

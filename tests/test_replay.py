@@ -426,3 +426,18 @@ def test_make_films_counts_the_frames_of_all_runs_in_one_progress(tmp_path: Path
     assert seen == [(made, 8) for made in range(1, 9)]
     assert replay.frames_to_make(folders) == 0
     assert all(len(list((folder / "frames").glob("step_*"))) == 4 for folder in folders)
+
+
+def test_a_film_note_speaks_the_words_of_the_app_and_of_a_stopped_run() -> None:
+    """No film: a run stopped before its first snapshot says so; one that kept none names the app's field
+    beside the CLI flag (an app user never typed --snapshot-every)."""
+    from types import SimpleNamespace
+
+    from engine.replay.payload import film_note
+
+    stopped = SimpleNamespace(name="demo · 60 steps", config={"snapshot_every": 10}, state="stopped")
+    note = film_note(stopped, None)
+    assert "stopped before its first embedding snapshot (one every 10 steps)" in note
+    assert "--snapshot-every" not in note
+    none_kept = SimpleNamespace(name="jepa · 60 steps", config={"snapshot_every": 0}, state="finished")
+    assert "“UMAP frame every k steps”" in film_note(none_kept, None)

@@ -65,7 +65,17 @@ def test_a_generated_name_says_the_data_what_differs_and_the_steps() -> None:
     simcse = {"train": "wiki1m", "steps": 300, "dropout": 0.2, "same_mask": True}
     assert naming.generated_name("simcse", simcse) == "wiki1m · dropout 0.2 · same mask · 300 steps"
     jepa = {"steps": 60, "predictor": False, "stop_grad": True}
-    assert naming.generated_name("jepa", jepa) == "no predictor · 60 steps"
+    assert naming.generated_name("jepa", jepa) == "jepa · no predictor · 60 steps"  # its kind, no data
+
+
+@pytest.mark.parametrize("kind", ["simcse", "jepa"])
+def test_a_default_page_run_is_named_after_its_own_experiment(kind: str) -> None:
+    """The pages' default (train "auto", the silhouette on the demo topics): no other experiment's word
+    ("probe demo · 100 steps" read as a probe run)."""
+    from engine.experiments import EXPERIMENTS
+
+    config = {**vars(EXPERIMENTS[kind].make_config()), "probe": "demo"}
+    assert naming.generated_name(kind, config) == f"{kind} · 100 steps"
     assert len(naming.generated_name("probe", {"data": "x" * 200, "steps": 3})) <= naming.MAX_NAME
 
 

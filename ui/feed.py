@@ -10,8 +10,13 @@ runs, damaged files: :func:`ui.live_state.signature`); the component compares it
 with and, when they differ, sets a trigger value, which reruns the live fragment, which reruns the page.
 
 Files: ``static/live/<server pid>/<token>.json`` beside ``app.py``, one per browser session that shows a live
-view, written atomically, served read-only by Streamlit's static file serving (``app/static/...``,
-``[server] enableStaticServing``). A session's feed is a lease: the live fragment renews it every
+view, served read-only by Streamlit's static file serving (``app/static/...``,
+``[server] enableStaticServing``).
+That file is a pointer of a fixed size, ``{"version": N}``; each payload is written once, under a new name,
+``<token>-<N>.json``, and the last :data:`KEPT_VERSIONS` stay. A file replaced while the server sends it (its
+length taken from one version, its bytes read from the next) broke the response ("Content-Length mismatch" in
+the browser, "Exception in ASGI application" in the server log); a pointer's length never changes, and a
+payload file never changes once written. A session's feed is a lease: the live fragment renews it every
 :data:`RENEW_SECONDS` while the session's page is open; a feed not renewed for :data:`LEASE_SECONDS` (the
 browser tab closed) is dropped with its file. The folder goes when the server exits, and the folders of killed
 servers when the next one starts feeding. This module imports nothing that imports Streamlit: its thread
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import atexit
 import copy
+import itertools
 import json
 import logging
 import math
@@ -38,7 +44,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +102,7 @@ class Follow:
     seconds: float
     expires: float
     written: bytes = b""
+    versions: list[int] = field(default_factory=list)  # of its payload files on disk, oldest first
     due: float = 0.0
     done: bool = False  # the runs stopped changing: the last payload is written, nothing more to build
     view: Hashable | None = None  # what it shows (sessions of one view share a build); None: its own
@@ -119,6 +126,24 @@ def encode(payload: Payload) -> bytes:
         return json.dumps(plain_json(payload), separators=(",", ":"), allow_nan=False).encode()
 
 
+#: the payload files of a feed kept besides the newest (a component that has just read the pointer fetches the
+#: version it names while newer ones are written: at one payload a second, a few seconds' grace)
+KEPT_VERSIONS = 4
+#: the width of the version number in a pointer file: every pointer has the same length
+POINTER_WIDTH = 20
+
+
+def pointer(version: int) -> bytes:
+    """A feed's pointer file: the newest payload's version, as JSON of a fixed length."""
+    return f'{{"version":{version:>{POINTER_WIDTH}}}}'.encode()
+
+
+def read_fed(pointer_file: Path) -> Payload:
+    """The payload a feed's pointer file names, as the component reads it (tests, benchmarks)."""
+    version = json.loads(pointer_file.read_text())["version"]
+    return json.loads((pointer_file.parent / f"{pointer_file.stem}-{version}.json").read_text())
+
+
 class Feeder:
     """Builds and writes the payloads of the sessions it follows into ``root`` (:meth:`tick`, from the one
     feed thread of the server)."""
@@ -130,7 +155,8 @@ class Feeder:
         self._built: dict[Hashable, Built] = {}  # by view: the last payload built for it
         #: by session: the token (and until when) of a feed paused by a page run, its file kept, so that the
         #: component still on the page finds its file until the page follows again (no 404 in between)
-        self._kept: dict[str, tuple[str, float]] = {}
+        self._kept: dict[str, tuple[Follow, float]] = {}
+        self._versions = itertools.count(1)  # payload versions, never reused in this feeder
         self._lock = threading.Lock()
         self.builds = 0  # payloads built by :meth:`tick` so far (the tests count them)
 
@@ -152,12 +178,14 @@ class Feeder:
         now = time.monotonic() if now is None else now
         with self._lock:
             old = self._follows.get(session)
-            kept = self._kept.pop(session, None)
-            token = old.token if old is not None else kept[0] if kept else secrets.token_urlsafe(12)
+            kept = old or self._kept.pop(session, (None, 0.0))[0]
+            token = kept.token if kept is not None else secrets.token_urlsafe(12)
             first = seconds * (1 if panels_of(payload) else SETUP_SHARE)
             follow = self._follows[session] = Follow(
                 token, build, seconds, expires=now + self.lease, due=now + first, view=view, stamp=stamp
             )
+            if kept is not None:  # the same files: the component on the page knows their names
+                follow.written, follow.versions = kept.written, kept.versions
             self._write(follow, encode(payload))
         return token
 
@@ -169,9 +197,9 @@ class Feeder:
         with self._lock:
             follow = self._follows.pop(session, None)
             if follow is not None and keep_file:
-                self._kept[session] = (follow.token, now + self.lease)
+                self._kept[session] = (follow, now + self.lease)
             elif follow is not None:
-                (self.root / f"{follow.token}.json").unlink(missing_ok=True)
+                self._remove(follow)
             shown = {other.view for other in self._follows.values()}
             for view in [view for view in self._built if view not in shown]:
                 del self._built[view]
@@ -186,10 +214,10 @@ class Feeder:
         now = time.monotonic() if now is None else now
         with self._lock:
             follows = list(self._follows.items())
-            for session, (token, until) in list(self._kept.items()):
+            for session, (kept, until) in list(self._kept.items()):
                 if now > until:  # paused and never followed again: its page is gone
                     del self._kept[session]
-                    (self.root / f"{token}.json").unlink(missing_ok=True)
+                    self._remove(kept)
         for session, follow in follows:
             if now > follow.expires:  # not renewed: its page is closed
                 self.forget(session)
@@ -246,18 +274,33 @@ class Feeder:
         return payload, data
 
     def _write(self, follow: Follow, data: bytes) -> None:
+        """``data`` as ``follow``'s next payload file, then its pointer; the oldest payload files past
+        :data:`KEPT_VERSIONS` go."""
         if data == follow.written:
             return
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            temporary = self.root / f".{follow.token}.tmp"
-            temporary.write_bytes(data)
-            os.replace(
-                temporary, self.root / f"{follow.token}.json"
-            )  # a reader sees the old file or the new one
+            version = next(self._versions)
+            self._replace(f"{follow.token}-{version}.json", data)
+            self._replace(f"{follow.token}.json", pointer(version))
             follow.written = data
+            follow.versions.append(version)
+            while len(follow.versions) > KEPT_VERSIONS:
+                (self.root / f"{follow.token}-{follow.versions.pop(0)}.json").unlink(missing_ok=True)
         except OSError as err:
             log.warning("live feed: could not write %s: %s", self.root, one_line(err))
+
+    def _replace(self, name: str, data: bytes) -> None:
+        """Write ``name`` atomically: a reader opens the old file or the whole new one."""
+        temporary = self.root / f".{name}.tmp"
+        temporary.write_bytes(data)
+        os.replace(temporary, self.root / name)
+
+    def _remove(self, follow: Follow) -> None:
+        """A feed's pointer and payload files."""
+        for version in follow.versions:
+            (self.root / f"{follow.token}-{version}.json").unlink(missing_ok=True)
+        (self.root / f"{follow.token}.json").unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------------------------- the server's feeder

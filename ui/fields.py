@@ -158,7 +158,9 @@ def draw(
     text = shown.help if help is None else help
     common = {"key": shown.key, "help": text, "disabled": disabled, **KEEP}
     if item.widget == "number":
-        step = None if item.step is None else item.type(item.step)
+        # a whole-number field keeps its type when its value comes from the session (no ``value`` given):
+        # Streamlit takes a field's type from its value, else its step, else makes it a float ("64.00")
+        step = item.type(item.step) if item.step is not None else 1 if item.type is int else None
         first = first_value(shown.key, value=shown.value)
         value = box.number_input(shown.label, step=step, format=item.fmt, **first, **common)
         found = problem(item, value)

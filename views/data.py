@@ -98,7 +98,16 @@ def preview_table(path, chosen: str) -> None:
     )
     st.session_state[f"upload.cols.{chosen}"] = {"text": text, "label": None if label == "(none)" else label}
     preview(str(path), text_col=text, label_col=None if label == "(none)" else label)
-    st.success(plain(f"Pick “upload: {chosen}” as Data on the Isotropy page to train on it."))
+    if label == "(none)":  # the probe needs a class per sentence: say so here, not after ▶ Start
+        st.warning(
+            plain(
+                f"{chosen} has no label column: the Isotropy page needs a class per sentence. Pick its "
+                "“Label column” above to train on it there."
+            ),
+            icon=":material/label_off:",
+        )
+    else:
+        st.success(plain(f"Pick “upload: {chosen}” as Data on the Isotropy page to train on it."))
 
 
 def preview_vectors(path, chosen: str) -> None:

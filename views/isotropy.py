@@ -3,6 +3,8 @@ while the silhouette rises (Mickus, Grönroos & Attieh 2024)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from engine import lessons, paths
@@ -81,33 +83,50 @@ def sidebar() -> dict:
     return settings
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def labels_in(data: str, text_col: str | None, label_col: str | None, stamp: tuple) -> list[str] | None:
+    """The labels of a local data set (the demo, an upload) as text, loaded once per version of its file
+    (``stamp``); None where it holds no labels; ``[]`` where it cannot be loaded here (the run then says
+    why)."""
+    from engine.data import load_dataset
+
+    try:
+        dataset = load_dataset(data, text_col=text_col, label_col=label_col)
+    except Exception:  # noqa: BLE001 - the run itself then says what is wrong with the data
+        return []
+    labels = getattr(dataset, "labels", None)
+    return None if labels is None else [str(label) for label in labels]
+
+
 def classes_of(config: dict) -> tuple[int, str] | None:
-    """(number of classes, what they are) of the run's data, where it is known without the network."""
+    """(number of classes, what they are) of the run's data, where it is known without the network; a
+    file with no labels (an upload whose label column is "(none)") is a one-line error naming the fix."""
     data = config["data"]
     if data in CLASSES:
         return CLASSES[data], f"{data}'s labels"
-    from engine.data import load_dataset
-
-    try:  # the demo corpus and uploads are local files
-        dataset = load_dataset(data, text_col=config.get("text_col"), label_col=config.get("label_col"))
-    except Exception:  # noqa: BLE001 - the run itself then says what is wrong with the data
-        return None
-    labels = getattr(dataset, "labels", None)
+    found = Path(data)
+    stamp = (found.stat().st_mtime_ns, found.stat().st_size) if found.is_file() else ()
+    labels = labels_in(data, config.get("text_col"), config.get("label_col"), stamp)
     if labels is None:
+        raise ConfigError(
+            f"{found.name} has no label column, and the probe needs a class per sentence: pick its "
+            "“Label column” on the Data & encoders page, or upload a labelled file."
+        )
+    if not labels:
         return None
     what = (
-        "the demo topics"
-        if data == "demo" and not config.get("label_col")
-        else f"the labels of {data.rsplit('/', 1)[-1]}"
+        "the demo topics" if data == "demo" and not config.get("label_col") else f"the labels of {found.name}"
     )
-    return len({str(label) for label in labels}), what
+    return len(set(labels)), what
 
 
 def check(config: dict) -> None:
-    """Before Start: a Limit that leaves no more items than classes makes the silhouette impossible."""
+    """Before Start: an upload with no labels, or a Limit that leaves no more items than classes (the
+    silhouette is then impossible), keeps Start off."""
     limit = config.get("limit")
-    found = classes_of(config) if limit else None
-    if found is not None and limit <= found[0]:
+    upload = config["data"] not in CLASSES and Path(config["data"]).is_file()
+    found = classes_of(config) if limit or upload else None
+    if limit and found is not None and limit <= found[0]:
         raise ConfigError(
             f"“Limit” {limit} leaves too few items for the {found[0]} classes of {found[1]}: the "
             f"silhouette needs more items than classes. Set “Limit” to at least {found[0] + 1}, or to "

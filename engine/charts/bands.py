@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import hex_to_rgb
 
-from engine.charts.figures import LAYOUT, X_AXES, color, label, titled, titled_layout
+from engine.charts.figures import LAYOUT, X_AXES, color, label, plotly_text, titled, titled_layout
 
 #: the band's kinds: mean ± one sample standard deviation, or min–max over the runs
 BAND_KINDS = ("std", "minmax")
@@ -172,7 +172,7 @@ def band_json(
     Plotly JSON (``{"data": [...], "layout": {...}}``), one colour per cell."""
     traces: list[dict[str, Any]] = []
     for index, (name, frames) in enumerate(cells.items()):
-        traces += band_traces(name, frames, metric, index, x=x, kind=kind, show_runs=show_runs)
+        traces += band_traces(plotly_text(name), frames, metric, index, x=x, kind=kind, show_runs=show_runs)
     layout = titled_layout(LAYOUT, titled(label(metric), measured_on), X_AXES.get(x, x), height=height)
     return {"data": traces, "layout": layout}
 

@@ -3,6 +3,7 @@ come from the measure registry (:mod:`engine.measures`). Relation figures: :mod:
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,14 @@ from plotly.colors import qualitative
 from engine import measures, settings
 from engine.charts.legend import LEGEND, legend_extra, legend_room
 from engine.charts.log_axis import log_axis, positive
+
+
+def plotly_text(value: object) -> str:
+    """User text (a run's name, a label, a sentence) for a Plotly legend, hover box or title: Plotly renders
+    a subset of HTML (``<b>``, ``<a href>``) in them, so ``<``, ``>`` and ``&`` are escaped and show as
+    typed."""
+    return html.escape(str(value), quote=False)
+
 
 PALETTE = qualitative.Plotly + qualitative.D3
 X_AXES = {"step": "step", "seconds": "seconds"}
@@ -156,6 +165,7 @@ def metric_json(
     each run has its colour and line pattern (:func:`color`, :func:`dash`) by its place in ``runs``."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
+        name = plotly_text(name)  # a run's name as typed, never markup
         steps, values = _xy(frame, metric, x)
         if not len(steps):
             continue

@@ -35,6 +35,7 @@ from engine.charts.figures import (
     ChartStyle,
     color,
     dash,
+    plotly_text,
     styled,
     titled,
     titled_layout,
@@ -112,7 +113,7 @@ def spectrum_json(
 ) -> dict[str, Any]:
     """:func:`spectrum_figure`'s figure, unstyled, as plain Plotly JSON: what the live canvas paints, without
     the cost of Plotly objects."""
-    runs = {name: s for name, s in spectra.items() if s is not None and len(s)}
+    runs = {plotly_text(name): s for name, s in spectra.items() if s is not None and len(s)}
     traces: list[dict[str, Any]] = []
     if len(runs) == 1:
         name, found = next(iter(runs.items()))

@@ -3,7 +3,6 @@ sentences) is HTML-escaped, since Plotly renders some HTML in legends and hover 
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 
 import numpy as np
@@ -11,13 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from engine import settings
-from engine.charts.figures import ChartStyle, color, styled
-
-
-def _text(value: object) -> str:
-    """User text (a label, a sentence) for a Plotly legend or hover box: Plotly renders a subset of HTML
-    (``<i>``, ``<a href>``) in them, so ``<``, ``>`` and ``&`` are escaped and show as typed."""
-    return html.escape(str(value), quote=False)
+from engine.charts.figures import ChartStyle, color, plotly_text, styled
 
 
 def _hover(texts: pd.Series) -> list[str]:
@@ -25,7 +18,7 @@ def _hover(texts: pd.Series) -> list[str]:
     out = []
     for text in texts.astype(str):
         short = text if len(text) <= limit else text[: limit - 1] + "…"
-        out.append("<br>".join(_text(short[i : i + 60]) for i in range(0, len(short), 60)))
+        out.append("<br>".join(plotly_text(short[i : i + 60]) for i in range(0, len(short), 60)))
     return out
 
 
@@ -58,7 +51,7 @@ def projection_figure(
                 x=group["x"],
                 y=group["y"],
                 mode="markers",
-                name=_text(name),
+                name=plotly_text(name),
                 marker=dict(size=5, color=color(index)),
                 hovertext=_hover(group["text"]),
                 hoverinfo="text",
@@ -107,7 +100,7 @@ def frames_figure(
                 x=coords[masks[name], 0],
                 y=coords[masks[name], 1],
                 mode="markers",
-                name=_text(name),
+                name=plotly_text(name),
                 marker=dict(size=5, color=color(index)),
                 hovertext=hovers[name],
                 hoverinfo="text",

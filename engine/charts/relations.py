@@ -23,6 +23,7 @@ from engine.charts.figures import (
     downsample,
     label,
     numbers,
+    plotly_text,
     styled,
     symbol,
     titled,
@@ -50,6 +51,7 @@ def align_uniform_json(
     traces: list[dict[str, Any]] = []
     classes = False
     for index, (name, frame) in enumerate(runs.items()):
+        name = plotly_text(name)  # a run's name as typed, never markup
         column = next((c for c in ALIGNMENT_COLUMNS if c in frame.columns), None)
         if column is None or not {"uniformity", "step"} <= set(frame.columns):
             continue
@@ -204,6 +206,7 @@ def relation_json(
     """:func:`relation_figure`'s figure, unstyled, as plain Plotly JSON (what the live view draws)."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
+        name = plotly_text(name)  # a run's name as typed, never markup
         if x not in frame or y not in frame:
             continue
         points = numbers(frame, list(dict.fromkeys(c for c in ("step", x, y) if c in frame))).dropna()

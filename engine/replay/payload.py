@@ -170,9 +170,16 @@ def film_payload(film: FilmFrames, points: pd.DataFrame | None) -> dict[str, Any
 def film_note(run: RunData, film: FilmFrames | None) -> str | None:
     """Why a run's film is missing or partial (plain text), None when it is whole."""
     if film is None:
+        every = run.config.get("snapshot_every")
+        if isinstance(every, int) and every > 0 and run.state in ("stopped", "failed", "interrupted"):
+            return (
+                f"{run.name} was {run.state} before its first embedding snapshot (one every {every} steps), "
+                "so it has no UMAP film."
+            )
         return (
             f"{run.name} kept no embedding snapshots, so it has no UMAP film: the film needs snapshots. "
-            "Start the run with --snapshot-every N (the app keeps them by itself)."
+            "Set “UMAP frame every k steps” in the app's sidebar (--snapshot-every N on the command line) "
+            "before Start."
         )
     if not film.steps:
         return f"{run.name}: the film's UMAP frames are not made yet. " + " ".join(film.notes)

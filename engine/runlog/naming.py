@@ -40,6 +40,7 @@ UNNAMED = frozenset(
         "snapshot_every",
         "snapshot_limit",
         "eval_limit",
+        "probe",  # the silhouette's labelled set beside SimCSE and JEPA: an evaluation, not the run
         "probe_limit",
         "save_encoder",
         "replace_encoder",
@@ -151,10 +152,10 @@ def _capped(parts: list[str]) -> str:
 
 
 def generated_name(kind: str, config: Any) -> str:
-    """The name of a run from what differs: data set, the knobs off their defaults, steps
-    (``rt-polarity · dropout 0.1 · 300 steps``); the kind where nothing is known."""
+    """The name of a run from what differs: data set (else its kind), the knobs off their defaults, steps
+    (``rt-polarity · dropout 0.1 · 300 steps``, ``jepa · 100 steps``)."""
     values = _as_dict(config)
-    parts = [_data_text(values) or "", *differences(kind, values)]
+    parts = [_data_text(values) or kind, *differences(kind, values)]  # never another experiment's word
     steps = values.get(STEPS)
     if isinstance(steps, int) and not isinstance(steps, bool):
         parts.append(f"{steps:,} steps")

@@ -222,11 +222,16 @@ def explain(page, server: Server):
     return describe
 
 
-def set_number(page, label: str, value: int) -> None:
+def set_number(page, label: str, value: int, describe=None, timeout: float = 30) -> None:
     box = page.get_by_label(label, exact=True)
     box.fill(str(value))
     box.press("Enter")
-    wait_for(lambda: box.input_value() == str(value) and idle(page), 30, f"{label} = {value} to be taken")
+    wait_for(
+        lambda: box.input_value() == str(value) and idle(page),
+        timeout,
+        f"{label} = {value} to be taken",
+        describe=describe,
+    )
 
 
 def go(page, title: str, heading: str | None = None) -> None:

@@ -99,7 +99,7 @@ def test_an_experiment_page_starts_a_run_and_draws_it(kind: str, server, browser
     page, script = watched.page, EXPERIMENTS[kind].section.page
     watched.open(server, script)
     for label, value in smoke_numbers(kind).items():
-        set_number(page, label, value)
+        set_number(page, label, value, describe=watched.why, timeout=90)
     runs = server.cache / "runs"
     before = set(runs.glob("*")) if runs.exists() else set()
     page.get_by_role("button", name=START).click()
@@ -132,14 +132,14 @@ def test_compare_shows_runs_of_every_kind(server, browser) -> None:
     watched = Watched(browser, server)
     page = watched.page
     watched.open(server, "views/compare.py")
-    picker = page.locator("[data-testid='stMultiSelect']").first
+    picker = page.locator("[data-testid='stMultiSelect']").filter(has=page.get_by_text("Runs to compare"))
     names = [runlog.run_name(folder) for folder in sorted((server.cache / "runs").glob("*"))]
     assert len(names) >= len(KINDS), names
     for name in names:
         if name in picker.inner_text():
             continue
-        picker.click()
-        page.get_by_role("option", name=name).first.click()
+        picker.locator("input").click()
+        page.get_by_role("option").filter(has_text=name).first.click()
         page.keyboard.press("Escape")
         wait_for(lambda name=name: name in picker.inner_text() and idle(page), 60, f"{name} picked")
     wait_for(

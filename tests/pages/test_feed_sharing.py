@@ -4,7 +4,6 @@ payload depends on (:func:`ui.live_state.stamp`) is unchanged. Counts, never tim
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -33,7 +32,7 @@ class Counting:
 
 
 def read(root: Path, token: str) -> dict:
-    return json.loads((root / f"{token}.json").read_text())
+    return feed.read_fed(root / f"{token}.json")
 
 
 def test_ten_sessions_of_one_view_get_one_build_per_tick_and_none_while_nothing_changed(

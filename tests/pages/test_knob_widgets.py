@@ -14,7 +14,7 @@ from engine.knobs import knobs
 from engine.runner import EXPERIMENTS
 from ui import fields
 
-PAGES = {"probe": "views/isotropy.py", "simcse": "views/simcse.py", "jepa": "views/jepa.py"}
+PAGES = {kind: experiment.section.page for kind, experiment in EXPERIMENTS.items()}
 #: session values that reveal the widgets a page draws only in some states (the margin of the triplet
 #: objective, the α of supervised SimCSE, the rate of crop / word deletion)
 STATES: dict[str, list[dict[str, Any]]] = {
@@ -74,6 +74,24 @@ def test_every_drawn_knob_is_on_its_page_as_declared(app, kind: str) -> None:
                 seen[name] = widget_drift(shown, found[0])
     assert set(seen) == set(expected), f"not drawn: {sorted(set(expected) - set(seen))}"
     assert {name: drift for name, drift in seen.items() if drift} == {}
+
+
+@pytest.mark.parametrize("kind", list(PAGES))
+def test_a_number_field_keeps_its_type_when_its_value_comes_from_the_session(app, kind: str) -> None:
+    """On every run after the first the fields take their values from the session (no first value given):
+    a whole-number field must stay one (Streamlit made it a float without a step: "Batch size 64.00")."""
+    app.switch_page(PAGES[kind]).run()
+    app.run()  # a rerun: every field's value now comes from the session
+    numbers = [item for item in fields.drawn_knobs(kind) if item.widget == "number"]
+    drawn = {element.key: element for element in app.number_input}
+    kinds = {0: int, 1: float}  # NumberInput.DataType: what the browser shows ("64" or "64.00")
+    wrong = {
+        item.name: kinds[drawn[key].proto.data_type]
+        for item in numbers
+        if (key := fields.key(kind, item.name)) in drawn
+        and kinds[drawn[key].proto.data_type] is not item.type
+    }
+    assert numbers and wrong == {}
 
 
 def test_the_composed_widgets_are_the_page_knobs(app) -> None:

@@ -28,7 +28,7 @@ def payload(step: int, live: bool = True, signature: str = "s") -> dict:
 
 
 def read(root: Path, token: str) -> dict:
-    return json.loads((root / f"{token}.json").read_text())
+    return feed.read_fed(root / f"{token}.json")
 
 
 def test_a_followed_session_is_written_at_once_then_when_due_and_changed(tmp_path: Path) -> None:
@@ -119,7 +119,7 @@ def test_feeds_not_renewed_are_dropped_and_a_failing_build_stops_no_other(tmp_pa
     assert read(tmp_path, token_b)["description"]["panels"][0]["series"][0]["x"] == [0, 7]
     assert feeder.follow("a", broken, payload(0), seconds=1.0, now=1e9 + 20) == token_a  # a renews its lease
     feeder.tick(now=1e9 + 31)  # b's page has not renewed its feed for 30 s: closed
-    assert feeder.following() == ["a"] and not (tmp_path / f"{token_b}.json").exists()
+    assert feeder.following() == ["a"] and not list(tmp_path.glob(f"{token_b}*"))
     feeder.forget("a")
     assert feeder.following() == [] and not list(tmp_path.iterdir())
 
@@ -138,6 +138,26 @@ def test_a_page_run_pauses_a_feed_without_removing_the_file_its_component_fetche
     assert (tmp_path / f"{token}.json").exists()  # within the lease
     feeder.tick(now=134.0)
     assert not list(tmp_path.iterdir())  # never followed again: removed
+
+
+def test_a_pointer_keeps_its_length_and_a_payload_file_never_changes_once_written(tmp_path: Path) -> None:
+    """A file replaced while the server sends it breaks the response (its length from one version, its bytes
+    from the next: "Content-Length mismatch" in the browser, "Exception in ASGI application" in the server
+    log). The pointer file always has one length; each payload goes to a new file, the last few kept."""
+    feeder = feed.Feeder(tmp_path, lease=30.0)
+    token = feeder.follow("a", lambda: payload(0), payload(0), seconds=1.0, now=0.0)
+    sizes, first = set(), (tmp_path / f"{token}.json").read_text()
+    payloads: dict[str, bytes] = {}
+    for step in range(1, 9):
+        feeder._write(feeder._follows["a"], feed.encode(payload(step * 1000)))
+        sizes.add((tmp_path / f"{token}.json").stat().st_size)
+        for found in tmp_path.glob(f"{token}-*.json"):
+            assert (
+                payloads.setdefault(found.name, found.read_bytes()) == found.read_bytes()
+            )  # never rewritten
+        assert read(tmp_path, token)["description"]["panels"][0]["series"][0]["x"] == [0, step * 1000]
+    assert len(sizes) == 1 and len(first) in sizes
+    assert len(list(tmp_path.glob(f"{token}-*.json"))) == feed.KEPT_VERSIONS
 
 
 def test_the_feed_folders_of_servers_that_ended_are_swept(tmp_path: Path) -> None:
@@ -211,21 +231,21 @@ def test_a_running_runs_page_draws_its_curves_from_a_description_that_grows(app)
         assert loss["figure"]["layout"]["title"]["text"].startswith("Training loss")
         # the server's feed thread goes on writing the growing curves, with no rerun of the page
         file = feed.STATIC / data["feed"]["url"].removeprefix("app/static/")
-        fed = json.loads(file.read_text())
+        fed = feed.read_fed(file)
         assert fed["signature"] == data["feed"]["signature"] and fed["live"] is True
         assert [p["key"] for p in fed["description"]["panels"]] == keys
 
         def fed_loss() -> dict:
-            found = json.loads(file.read_text())["description"]["panels"]
+            found = feed.read_fed(file)["description"]["panels"]
             return next(p for p in found if p["key"] == "loss")
 
         wait_for(lambda: last_step(fed_loss()) > last_step(loss) + 2, 60, "the fed curve to grow")
-        assert json.loads(file.read_text())["signature"] == data["feed"]["signature"]
+        assert feed.read_fed(file)["signature"] == data["feed"]["signature"]
         job.stop()
         wait_idle(30)
         # the last payload says the run stopped: the component then asks the page for a rerun
-        wait_for(lambda: json.loads(file.read_text())["live"] is False, 30, "the feed's last payload")
-        assert json.loads(file.read_text())["signature"] != data["feed"]["signature"]
+        wait_for(lambda: feed.read_fed(file)["live"] is False, 30, "the feed's last payload")
+        assert feed.read_fed(file)["signature"] != data["feed"]["signature"]
         # the run this session watched live stays in the same component, its finished charts drawn without a
         # feed and with every point (replacing it by Streamlit's charts blanked them for a moment)
         app.run()

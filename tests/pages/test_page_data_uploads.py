@@ -122,3 +122,23 @@ def test_a_bad_npz_is_one_line_in_the_pages_words_and_never_stored(app) -> None:
         assert len(lines) == 1 and "\n" not in lines[0], (name, lines)
         assert lines[0].startswith(f"{name}: ") and reason in lines[0] and ".staged" not in lines[0], lines
         assert not (paths.uploads_dir() / name).exists()
+
+
+def test_an_upload_without_labels_is_flagged_on_the_data_page_and_keeps_start_off(app) -> None:
+    """A file of sentences with no label column: the Data page says the probe cannot train on it, and the
+    Isotropy page keeps ▶ Start off with the fix in one line (not a failed run after Start, whose red box
+    greeted every later session)."""
+    from apphelpers import start_off
+
+    rows = "\n".join(f"sentence number {i} about things" for i in range(40))
+    app.switch_page("views/data.py").run()
+    _upload(app, "plain.csv", f"sentence\n{rows}\n".encode())
+    assert app.selectbox(key="data.label.plain.csv").value == "(none)"
+    assert any("no label column" in w.value for w in app.warning), [w.value for w in app.warning]
+    app.switch_page("views/isotropy.py").run()
+    app.selectbox(key="probe.data").set_value("upload: plain.csv").run()
+    assert not app.exception and not errors(app)
+    reason = start_off(app, "probe")
+    assert "plain.csv has no label column" in reason and "Label column" in reason, reason
+    app.selectbox(key="probe.data").set_value("demo").run()
+    assert not app.button(key="probe.start").proto.disabled

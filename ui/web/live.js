@@ -2,7 +2,7 @@
 // it is given with the one renderer (engine/web/charts.js, concatenated before this file as one module).
 // Plotly.js is loaded once per page from the app's static folder (data.plotly: the installed plotly
 // package's own file, which ui/live_view.py serves). While a run trains, data.feed says where the live feed
-// (ui/feed.py) writes the next descriptions: this fetches that file every feed.seconds (a share of it while
+// (ui/feed.py) writes the next descriptions: this fetches its pointer every feed.seconds (a share of it while
 // nothing is drawn yet) and redraws, with no page rerun. When the feed's signature differs from the one the
 // page was drawn with, it sets the "stale" trigger: the page reruns and draws what changed around the charts.
 // Its panels are static plots until the pointer enters one (draw's lazyInteraction, engine/web/charts.js).
@@ -39,7 +39,7 @@ function viewOf(root) {
     box.className = "embedlab-live";
     view = {progress: document.createElement("div"), note: document.createElement("div"),
             grid: document.createElement("div"), latest: null,
-            feed: null, timer: null, text: null, asked: null, given: null};
+            feed: null, timer: null, text: null, version: null, asked: null, given: null};
     view.grid.className = "embedlab-grid";
     box.appendChild(view.progress);
     box.appendChild(view.note);
@@ -67,22 +67,37 @@ function pause(view) {  // ms to the next fetch: a share of the period while not
   return view.feed.seconds * 1000 * (drawn ? 1 : view.feed.setupShare || 1);
 }
 
+function versionUrl(url, version) {  // the payload file a pointer names (ui/feed.py: <token>-<N>.json)
+  return url.replace(/\.json$/, "-" + version + ".json");
+}
+
+function fetched(url) {  // a file's text, or null (not written yet, removed, the server busy)
+  return fetch(new URL(url, document.baseURI), {cache: "no-store"}).then(function (response) {
+    return response.ok ? response.text() : null;
+  });
+}
+
 function poll(view, current, theme, setTriggerValue) {
   if (document.hidden) {  // a tab in the background fetches and draws nothing; it catches up when shown
     view.timer = setTimeout(function () { poll(view, current, theme, setTriggerValue); }, pause(view));
     return;
   }
-  fetch(new URL(current.url, document.baseURI), {cache: "no-store"}).then(function (response) {
-    return response.ok ? response.text() : null;
-  }).then(function (text) {
-    if (view.feed !== current || text === null || text === view.text) return null;
-    view.text = text;
-    var payload = JSON.parse(text);
-    if (payload.signature !== current.signature && payload.signature !== view.asked) {
-      view.asked = payload.signature;  // what the page draws around the charts changed: rerun it
-      setTriggerValue("stale", payload.signature);
-    }
-    return drawInto(view, payload.description, theme);
+  // the feed's pointer names its newest payload: fetched only when it is new (a payload file never changes)
+  fetched(current.url).then(function (text) {
+    var version = text === null ? null : JSON.parse(text).version;
+    if (view.feed !== current || version === null || version === view.version) return null;
+    return fetched(versionUrl(current.url, version)).then(function (payloadText) {
+      if (view.feed !== current || payloadText === null) return null;
+      view.version = version;
+      if (payloadText === view.text) return null;
+      view.text = payloadText;
+      var payload = JSON.parse(payloadText);
+      if (payload.signature !== current.signature && payload.signature !== view.asked) {
+        view.asked = payload.signature;  // what the page draws around the charts changed: rerun it
+        setTriggerValue("stale", payload.signature);
+      }
+      return drawInto(view, payload.description, theme);
+    });
   }).catch(function () {
     // not written yet, or the server is busy: the next fetch tries again
   }).then(function () {
@@ -108,6 +123,7 @@ export default function (component) {
   clearTimeout(view.timer);
   view.feed = data.feed && data.feed.url ? data.feed : null;
   view.text = null;
+  view.version = null;
   if (view.feed) {
     var current = view.feed;
     view.timer = setTimeout(function () { poll(view, current, theme, component.setTriggerValue); }, pause(view));
