@@ -20,6 +20,7 @@ import json
 import os
 import sys
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -206,8 +207,24 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0
 
 
+def one_line_warnings() -> None:
+    """The lab's own warnings (an IsoScore capped by few samples) as one ``note:`` line each on stderr,
+    each text once: not Python's file name and source line, repeated at every evaluation."""
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+        if category.__module__.startswith("engine."):  # (by name: importing them would import torch)
+            print(f"note: {message}", file=file or sys.stderr, flush=True)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    warnings.filterwarnings("once", module="engine")
+
+
 def main(argv: list[str] | None = None) -> int:
     keep_freed_memory()  # the same allocator policy in every training process (engine/allocator.py)
+    one_line_warnings()
     parser = build_parser()
     args = parser.parse_args(argv)
     code = _main(args)

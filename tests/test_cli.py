@@ -111,3 +111,13 @@ def test_every_registered_experiment_has_a_subcommand() -> None:
     for kind in ("probe", "simcse"):
         args = parser.parse_args([kind, "--out", "x"])
         assert args.command == kind
+
+
+def test_the_labs_warnings_are_one_note_line_each_without_a_source_line(tmp_path: Path) -> None:
+    """An IsoScore capped by few samples (a sample of 50 in 384 dimensions) is said once per text, as a
+    ``note:`` line, not as Python's warning with its file and source line at every update."""
+    done = _run("probe", "--data", "demo", "--steps", "3", "--sample-size", "50", "--out", str(tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stderr.splitlines() if "is capped at" in line]
+    assert len(notes) == 1 and notes[0].startswith("note: IsoScore of 50 samples"), done.stderr
+    assert "Warning" not in done.stderr and "warnings.warn" not in done.stderr, done.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -118,9 +119,16 @@ def look_at(reg: JobRegistry, choices: Choices) -> Look:
         runs=runs,
         logged=charts.available_metrics(runs, list(choices.metrics)),
         on=where(jobs, runs),
-        bars=[progress_text(job) for job in jobs if job.active],
+        bars=bars_of(jobs),
         changing=any(changing(job, reg) for job in jobs),
     )
+
+
+def bars_of(jobs: list[Job]) -> list[tuple[float, str]]:
+    """The progress line of every shown run that started, ended ones too ("finished", "stopped at step
+    30/60"): a line that went when its run ended moved the charts under it up by its height (39 px) at the
+    end of every run."""
+    return [progress_text(job) for job in jobs if job.active or job.last_step is not None]
 
 
 def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
@@ -285,6 +293,7 @@ def stamp(reg: JobRegistry, choices: Choices) -> Hashable:
                 job.state,
                 job.phase,
                 job.setup_progress,
+                int(time.time()) if job.phase == "starting" else None,  # its line counts the seconds
                 job.total_steps,
                 job.summary is not None,
                 changing(job, reg),

@@ -3,6 +3,8 @@ name), its settings line, its progress line, whether its charts still change."""
 
 from __future__ import annotations
 
+import time
+
 from engine.jobs import Job, JobRegistry
 
 
@@ -26,7 +28,13 @@ def changing(job: Job, reg: JobRegistry) -> bool:
 
 def progress_text(job: Job) -> tuple[float, str]:
     fraction, phase = job.progress()
+    if job.state in ("stopped", "failed", "interrupted"):  # an ended run says how it ended, where
+        phase = f"{job.state} at {phase}" if phase.startswith("step ") else job.state
     parts = [f"{run_label(job)} — {phase}" if job.state != "queued" else f"{run_label(job)} — queued"]
+    started = getattr(job, "started", None)
+    if phase == "starting" and started:  # the run's process loads PyTorch and the encoder: no count yet
+        waited = format_seconds(time.time() - started)
+        parts = [f"{run_label(job)} — starting (loading PyTorch and the encoder) · {waited}"]
     rate, eta = job.steps_per_second(), job.eta_seconds()
     if rate:
         parts.append(f"{rate:.1f} steps/s")

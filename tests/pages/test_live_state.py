@@ -53,3 +53,51 @@ def test_a_runs_first_row_changes_the_description_but_not_the_signature() -> Non
     )
     assert live_state.description_of(before, choices(), figures())["message"] == live_state.NO_METRICS
     assert live_state.description_of(after, choices(), figures())["message"] is None
+
+
+def test_an_ended_run_keeps_its_progress_line_so_the_charts_do_not_jump() -> None:
+    """The live view's progress lines sit above the charts: a line that went at a run's end moved every
+    chart up by its height. Every shown run that started keeps one, saying how it ended; a run cancelled
+    before its first step has none."""
+    from types import SimpleNamespace
+
+    def job(state: str, last_step: int | None, total: int = 60) -> SimpleNamespace:
+        fraction = 1.0 if state == "finished" else (last_step or 0) / total
+        phase = "finished" if state == "finished" else f"step {last_step}/{total}"
+        return SimpleNamespace(
+            state=state,
+            active=state in ("queued", "running"),
+            last_step=last_step,
+            name=f"{state} run",
+            progress=lambda: (fraction, phase),
+            steps_per_second=lambda: None,
+            eta_seconds=lambda: None,
+        )
+
+    running, finished, stopped = job("running", 10), job("finished", 60), job("stopped", 30)
+    cancelled = job("stopped", None)
+    bars = live_state.bars_of([running, finished, stopped, cancelled])
+    assert [text.split(" — ")[1] for _, text in bars] == ["step 10/60", "finished", "stopped at step 30/60"]
+
+
+def test_a_starting_run_counts_the_seconds_of_its_start() -> None:
+    """Before its first set-up count (the child loads PyTorch), a run's line says what it waits for and for
+    how long, and the feed's stamp changes every second so that the line is redrawn."""
+    import time
+    from types import SimpleNamespace
+
+    from ui.run_facts import progress_text
+
+    job = SimpleNamespace(
+        state="running",
+        active=True,
+        phase="starting",
+        last_step=None,
+        name="demo · 150 steps",
+        started=time.time() - 12.4,
+        progress=lambda: (0.0, "starting"),
+        steps_per_second=lambda: None,
+        eta_seconds=lambda: None,
+    )
+    text = progress_text(job)[1]
+    assert "starting (loading PyTorch and the encoder) · 12 s" in text, text
