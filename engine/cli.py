@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from engine import knobs, settings
+from engine import flags, knobs, settings
 from engine.allocator import keep_freed_memory
 from engine.cli_run import (
     EXIT_FAILURE,
@@ -48,8 +48,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m engine", description="embedlab experiments, headless")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for kind, experiment in EXPERIMENTS.items():
-        if not experiment.cli:
-            continue
         sub = commands.add_parser(kind, help=experiment.title, description=experiment.title)
         sub.add_argument(
             "--out", required=True, help="run folder to write (metrics.csv, config.json, summary.json)"
@@ -146,8 +144,26 @@ def _columns(rows: list[dict[str, str]], last: str) -> str:
     )
 
 
+class KnobFlags:
+    """The CLI of an experiment that declares no module of its own: one flag per knob of its config
+    (:mod:`engine.flags`), the run as :func:`execute` runs it."""
+
+    def __init__(self, config_class: type) -> None:
+        self.config_class = config_class
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        flags.add_flags(parser, self.config_class)
+
+    def config_from_args(self, args: argparse.Namespace) -> Any:
+        return flags.config_from_args(self.config_class, args)
+
+
 def _cli_module(kind: str) -> Any:
-    return importlib.import_module(EXPERIMENTS[kind].cli)
+    """``kind``'s CLI: the module it declares (its own run, e.g. under torchrun), else :class:`KnobFlags`."""
+    experiment = EXPERIMENTS[kind]
+    if experiment.cli:
+        return importlib.import_module(experiment.cli)
+    return KnobFlags(experiment.load(experiment.config_class))
 
 
 def load_config_json(kind: str, text: str) -> Any:

@@ -78,7 +78,8 @@ class Section:
     at first (the spectrum chart is :data:`engine.measures.SPECTRUM`), the relation figure's first pair,
     what the page says before the first run, the page script that shows it, and ``figures``: the run
     figures drawn under the curves, by name (:data:`engine.charts.RUN_FIGURES`, e.g. ``"align_uniform"``),
-    built as chart descriptions for the live view, the finished view and the replay alike."""
+    built as chart descriptions for the live view, the finished view and the replay alike. ``title`` and
+    ``icon``: the page's heading and its entry in the app's navigation (default: the experiment's title)."""
 
     page: str
     metrics: tuple[str, ...]
@@ -86,6 +87,8 @@ class Section:
     pair: tuple[str, str]
     empty: str
     figures: tuple[str, ...] = ()
+    title: str = ""
+    icon: str = ":material/science:"
 
 
 @dataclass(frozen=True)

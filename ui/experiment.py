@@ -144,6 +144,32 @@ def callable_with(fn: Any, role: str, count: int) -> None:
         raise TypeError(f"the page's {role} hook {name} must take {count} argument(s): {err}") from None
 
 
+def every_knob(kind: str) -> Callable[[], dict[str, Any]]:
+    """The sidebar of an experiment page that composes nothing itself: every knob its config declares a
+    widget for, in declaration order, under a header."""
+
+    def sidebar() -> dict[str, Any]:
+        st.sidebar.header(f"{EXPERIMENTS[kind].section.title or EXPERIMENTS[kind].title} settings")
+        return fields.draw_all(kind, [item.name for item in fields.drawn_knobs(kind)])
+
+    return sidebar
+
+
+def experiment_page(
+    kind: str,
+    sidebar: Callable[[], dict[str, Any]] | None = None,
+    *,
+    check: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
+    """An experiment's whole page: its title and introduction (its section's title, its lesson's intro),
+    then :func:`run_panel` with ``sidebar`` (default :func:`every_knob`) and ``check``. A page script is its
+    sidebar and this one call."""
+    experiment = EXPERIMENTS[kind]
+    lesson = experiment.lesson
+    page_header(experiment.section.title or experiment.title, lesson.intro if lesson else experiment.title)
+    run_panel(kind, sidebar or every_knob(kind), check=check)
+
+
 def run_panel(
     kind: str,
     sidebar: Callable[[], dict[str, Any]],

@@ -47,9 +47,12 @@ def measure_picker(metrics: list[str], default: list[str], key: str) -> list[str
     )
 
 
-def pair_picker(metrics: list[str], default: tuple[str, str], key: str) -> tuple[str, str]:
-    """The relation figure's x and y measures (any two the page logs, the loss excepted)."""
+def pair_picker(metrics: list[str], default: tuple[str, str], key: str) -> tuple[str, str] | None:
+    """The relation figure's x and y measures (any two the page logs, the loss excepted); None (no relation
+    figure) where the page offers fewer than two."""
     options = [m for m in metrics if m not in ("loss",)]
+    if len(options) < 2:
+        return None
     slots = (f"{key}.relx", f"{key}.rely")
     for slot, value in zip(slots, default):
         if st.session_state.get(slot) not in options:

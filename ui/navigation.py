@@ -15,21 +15,36 @@ import streamlit as st
 FOLDER = "views"
 #: the browser tab's icon
 FAVICON = Path(__file__).resolve().with_name("web") / "favicon.png"
-PAGES = [  # script, title, icon; the first is the default page
-    (f"{FOLDER}/overview.py", "Overview", ":material/home:"),
-    (f"{FOLDER}/simcse.py", "SimCSE training", ":material/model_training:"),
-    (f"{FOLDER}/jepa.py", "JEPA (non-contrastive)", ":material/join_inner:"),
-    (f"{FOLDER}/isotropy.py", "Isotropy vs clusters", ":material/scatter_plot:"),
+#: the pages before and after the experiments' (script, title, icon); the first is the default page
+FIRST = [(f"{FOLDER}/overview.py", "Overview", ":material/home:")]
+LAST = [
     (f"{FOLDER}/compare.py", "Compare runs", ":material/compare_arrows:"),
     (f"{FOLDER}/data.py", "Data & encoders", ":material/dataset:"),
     (f"{FOLDER}/glossary.py", "Glossary", ":material/menu_book:"),
 ]
 
 
+def page_list() -> list[tuple[str, str, str]]:
+    """Every page (script, title, icon): the overview, each registered experiment's page in the registry's
+    order (its :class:`~engine.experiment.Section`), then Compare, Data and the Glossary. Read at every run:
+    an experiment registered later has its page with no edit here."""
+    from engine.experiments import EXPERIMENTS
+
+    experiments = [
+        (e.section.page, e.section.title or e.title, e.section.icon)
+        for e in EXPERIMENTS.values()
+        if e.section is not None
+    ]
+    return [*FIRST, *experiments, *LAST]
+
+
+PAGES = page_list()  # as the app starts (the tests read the titles)
+
+
 def pages() -> list[st.Page]:
     return [
         st.Page(script, title=title, icon=icon, default=index == 0)
-        for index, (script, title, icon) in enumerate(PAGES)
+        for index, (script, title, icon) in enumerate(page_list())
     ]
 
 

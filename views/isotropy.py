@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from engine import lessons, paths
+from engine import paths
 from engine.errors import ConfigError
 from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, encoder_dims, sources
@@ -15,7 +15,6 @@ from ui.live import capped_note
 
 P = "probe"
 CLASSES = {"rt-polarity": 2, "snli": 3}  # the real sets' classes (counted without loading them)
-experiment.page_header("Isotropy vs clusters", lessons.lesson(P).intro)
 
 
 def data_choice() -> dict:
@@ -137,4 +136,4 @@ def check(config: dict) -> None:
         raise ConfigError("“Geometry sample size” must be 0 (all items) or at least 2.")
 
 
-experiment.run_panel(P, sidebar, check=check)
+experiment.experiment_page(P, sidebar, check=check)

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import lessons
 from engine.presets import sts_evaluation
 from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, sources, training_choice
 from ui.text import readable_references
 
 P = "jepa"
-experiment.page_header("JEPA (non-contrastive)", lessons.lesson(P).intro)
 
 
 def sidebar() -> dict:
@@ -60,4 +58,4 @@ def switches() -> dict:
     return settings
 
 
-experiment.run_panel(P, sidebar)
+experiment.experiment_page(P, sidebar)

@@ -12,7 +12,6 @@ from ui.live import capped_note
 from ui.text import readable_references
 
 P = "simcse"
-experiment.page_header("SimCSE training", lessons.lesson(P).intro)
 
 
 def sidebar() -> dict:
@@ -89,4 +88,4 @@ def check(config: dict) -> None:
         raise ConfigError("“STS pairs evaluated” must be 0 (all) or at least 2.")
 
 
-experiment.run_panel(P, sidebar, check=check)
+experiment.experiment_page(P, sidebar, check=check)

@@ -32,6 +32,8 @@ SECTION = Section(
     drawn=("loss", "effective_rank", "dim_std_mean", "alpha_req", "isoscore", "sts_spearman", SPECTRUM),
     pair=("uniformity", "alignment"),
     figures=("align_uniform",),
+    title="JEPA (non-contrastive)",
+    icon=":material/join_inner:",
     empty="No JEPA runs yet. Press ▶ Start in the sidebar, or the preset “Does JEPA collapse?”.",
 )
 

@@ -26,6 +26,8 @@ SECTION = Section(
     drawn=("loss", "accuracy", "isoscore", "silhouette", "effective_rank", SPECTRUM),
     pair=("isoscore", "silhouette"),
     figures=("align_uniform",),
+    title="Isotropy vs clusters",
+    icon=":material/scatter_plot:",
     empty="No probe runs yet. Press ▶ Start in the sidebar, or a preset.",
 )
 

@@ -37,6 +37,8 @@ SECTION = Section(
     ),
     pair=("uniformity", "sts_spearman"),
     figures=("align_uniform",),
+    title="SimCSE training",
+    icon=":material/model_training:",
     empty="No SimCSE runs yet. Press ▶ Start in the sidebar, or the preset “SimCSE Figure 2”.",
 )
 

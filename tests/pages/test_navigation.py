@@ -20,9 +20,9 @@ def test_views_folder_holds_exactly_the_navigation_pages_and_there_is_no_pages_f
     assert found == sorted(script for script, _, _ in navigation.PAGES)
     assert [title for _, title, _ in navigation.PAGES] == [
         "Overview",
+        "Isotropy vs clusters",
         "SimCSE training",
         "JEPA (non-contrastive)",
-        "Isotropy vs clusters",
         "Compare runs",
         "Data & encoders",
         "Glossary",

@@ -25,18 +25,24 @@ KINDS = [kind for kind, experiment in EXPERIMENTS.items() if experiment.section 
 STATES = ["no run", "finished", "live", "stopped", "failed", "two runs", "group of 2 seeds", "projector"]
 
 
+def make_all(kind: str, root: Path, encoder: Path) -> dict[str, Path]:
+    """``kind``'s runs for the states: two finished runs, a stopped one, a failed one and a group of 2 seeds,
+    keyed ``"<kind> <state>"``."""
+    found: dict[str, Path] = {}
+    for seed, (name, end) in enumerate(
+        (("finished", "finished"), ("second", "finished"), ("stopped", "stopped"))
+    ):
+        found[f"{kind} {name}"] = make_run(kind, root / f"{kind}-{name}", encoder, end, seed=seed)
+    found[f"{kind} failed"] = make_run(kind, root / f"{kind}-failed", encoder, "failed")
+    found[f"{kind} group"] = make_group(kind, root / f"{kind}-group", encoder)
+    return found
+
+
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory, tiny_dir: Path) -> dict[str, Path]:
-    """Per experiment: two finished runs, a stopped one, a failed one and a group of 2 seeds, keyed
-    ``"<kind> <state>"``."""
+    """Every registered experiment's runs (:func:`make_all`), made once for the module."""
     root = tmp_path_factory.mktemp("contract-runs")
-    found: dict[str, Path] = {}
-    for kind in KINDS:
-        for name, end in (("finished", "finished"), ("second", "finished"), ("stopped", "stopped")):
-            found[f"{kind} {name}"] = make_run(kind, root / f"{kind}-{name}", tiny_dir, end, seed=len(found))
-        found[f"{kind} failed"] = make_run(kind, root / f"{kind}-failed", tiny_dir, "failed")
-        found[f"{kind} group"] = make_group(kind, root / f"{kind}-group", tiny_dir)
-    return found
+    return {key: path for kind in KINDS for key, path in make_all(kind, root, tiny_dir).items()}
 
 
 def page_of(kind: str) -> str:
@@ -52,7 +58,7 @@ def opened(page: str, shown: list[str] | None = None, **state: object) -> AppTes
     at.run()
     at.switch_page(page)
     if shown is not None:
-        kind = next((k for k in KINDS if page_of(k) == page), "all")
+        kind = next((k for k, e in EXPERIMENTS.items() if e.section and e.section.page == page), "all")
         at.session_state[f"{kind}.shown"] = shown
     return at.run()
 
@@ -74,11 +80,9 @@ SHOWN = {
 }
 
 
-@pytest.mark.parametrize("state", STATES)
-@pytest.mark.parametrize("kind", KINDS)
-def test_experiment_page_renders(
-    kind: str, state: str, made: dict[str, Path], tiny_dir: Path, fresh_registry
-) -> None:
+def check_state(kind: str, state: str, made: dict[str, Path], encoder: Path) -> None:
+    """``kind``'s page in ``state`` renders cleanly (the contract), with ``made``'s runs copied into the
+    test's cache."""
     runs_dir, page = paths.runs_dir(), page_of(kind)
     if state == "no run":
         at = opened(page)
@@ -86,7 +90,7 @@ def test_experiment_page_renders(
         assert EXPERIMENTS[kind].section.empty in [info.value for info in at.info]
         return
     if state == "live":
-        with live_run(kind, runs_dir / f"{kind}-live", tiny_dir):
+        with live_run(kind, runs_dir / f"{kind}-live", encoder):
             at = opened(page)
             assert_clean(at)
             assert at.get("bidi_component"), "a live run is drawn by the live view"
@@ -106,3 +110,11 @@ def test_experiment_page_renders(
     )
     assert_clean(at, failed=1 if state == "failed" else 0)
     assert charts_drawn(at) > 0, f"{kind} {state}: nothing drawn"
+
+
+@pytest.mark.parametrize("state", STATES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_experiment_page_renders(
+    kind: str, state: str, made: dict[str, Path], tiny_dir: Path, fresh_registry
+) -> None:
+    check_state(kind, state, made, tiny_dir)
