@@ -79,7 +79,9 @@ class Section:
     what the page says before the first run, the page script that shows it, and ``figures``: the run
     figures drawn under the curves, by name (:data:`engine.charts.RUN_FIGURES`, e.g. ``"align_uniform"``),
     built as chart descriptions for the live view, the finished view and the replay alike. ``title`` and
-    ``icon``: the page's heading and its entry in the app's navigation (default: the experiment's title)."""
+    ``icon``: the page's heading and its entry in the app's navigation (default: the experiment's title);
+    ``beside``: the experiments whose runs its page may show beside its own (JEPA: the unsupervised SimCSE
+    reference run of its preset), in its run picker."""
 
     page: str
     metrics: tuple[str, ...]
@@ -89,6 +91,7 @@ class Section:
     figures: tuple[str, ...] = ()
     title: str = ""
     icon: str = ":material/science:"
+    beside: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import Any
 import streamlit as st
 
 from engine import settings
+from engine.experiments import EXPERIMENTS
 from engine.jobs import Job
 from ui import fields
 from ui.fields import KEEP, show_settings
@@ -177,8 +178,13 @@ def preset_buttons(kind: str, current: dict[str, Any]) -> None:
         if st.sidebar.button(name, key=f"{kind}.preset.{name}", help=preset.description, width="stretch"):
             with guard(f"{name}: "):
                 queued = queue(preset, current)
+                made = []
                 for run_kind in dict.fromkeys(run.kind for run in queued):  # a run of another experiment too
-                    submit_runs(run_kind, [(run.name, run.fields) for run in queued if run.kind == run_kind])
+                    made += submit_runs(
+                        run_kind, [(run.name, run.fields) for run in queued if run.kind == run_kind]
+                    )
+                beside = EXPERIMENTS[kind].section.beside if EXPERIMENTS[kind].section else ()
+                st.session_state[f"{kind}.shown"] = [job.id for job in made if job.kind in (kind, *beside)]
                 runs = preset.configs(current)
                 show_settings(kind, runs[0][1] if len(runs) == 1 else {**current, **preset.base})
                 st.rerun()

@@ -199,7 +199,7 @@ def run_panel(
 
     refreshing: list[Job] = []  # runs whose progress the live panel refreshes (the sidebar then need not)
     with runs.guard():
-        jobs = runs.shown_jobs(kind)
+        jobs = runs.shown_jobs(kind, beside=section.beside)
         if jobs:
             refreshing = live.live_panel(
                 jobs,

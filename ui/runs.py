@@ -134,11 +134,12 @@ def default_shown(pool: list[Job]) -> list[str]:
     return worth[:1] or [job.id for job in newest[:1]]
 
 
-def shown_jobs(kind: str | None, *, label: str = "Runs shown") -> list[Job]:
+def shown_jobs(kind: str | None, *, label: str = "Runs shown", beside: tuple[str, ...] = ()) -> list[Job]:
     """The run picker of a page: this session's last submissions (less those cancelled before their first
-    row: after ■ Stop), else :func:`default_shown`."""
+    row: after ■ Stop), else :func:`default_shown` of its own runs; ``beside``: the experiments whose runs
+    it also offers (a preset's reference run of another experiment)."""
     reg = registry()
-    pool = [job for job in reg.jobs() if kind is None or job.kind == kind]
+    pool = [job for job in reg.jobs() if kind is None or job.kind == kind or job.kind in beside]
     ids = [job.id for job in reversed(pool)]
     key = f"{kind or 'all'}.shown"
     chosen = [i for i in st.session_state.get(key, []) if i in ids]
@@ -146,7 +147,7 @@ def shown_jobs(kind: str | None, *, label: str = "Runs shown") -> list[Job]:
     if kept != chosen:
         chosen = kept
     if not chosen:
-        chosen = default_shown(pool)
+        chosen = default_shown([job for job in pool if kind is None or job.kind == kind])
     st.session_state[key] = chosen
     picked = st.multiselect(
         label,

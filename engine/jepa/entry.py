@@ -34,6 +34,7 @@ SECTION = Section(
     figures=("align_uniform",),
     title="JEPA (non-contrastive)",
     icon=":material/join_inner:",
+    beside=("simcse",),  # the contrastive reference of "Does JEPA collapse?", drawn beside its JEPA runs
     empty="No JEPA runs yet. Press ▶ Start in the sidebar, or the preset “Does JEPA collapse?”.",
 )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from streamlit.testing.v1 import AppTest
 
 
@@ -15,11 +17,12 @@ def test_does_jepa_collapse_queues_three_jepa_runs_and_the_simcse_reference(monk
     from ui import controls
 
     queued: list[tuple[str, list[str], dict]] = []
-    monkeypatch.setattr(
-        controls,
-        "submit_runs",
-        lambda kind, runs: queued.append((kind, [name for name, _ in runs], runs[-1][1])) or [],
-    )
+
+    def submit(kind: str, runs: list) -> list:
+        queued.append((kind, [name for name, _ in runs], runs[-1][1]))
+        return [SimpleNamespace(id=name, kind=kind) for name, _ in runs]
+
+    monkeypatch.setattr(controls, "submit_runs", submit)
     monkeypatch.setattr(controls, "show_settings", lambda kind, values: None)
     at = AppTest.from_function(_page, default_timeout=60).run()
     at.button(key="jepa.preset.Does JEPA collapse?").click().run()
@@ -28,5 +31,7 @@ def test_does_jepa_collapse_queues_three_jepa_runs_and_the_simcse_reference(monk
         ("jepa", ["jepa (ema + predictor + stop-grad)", "stop-grad only", "none of the three"]),
         ("simcse", ["unsup simcse (reference)"]),
     ]
+    # the JEPA page shows the four side by side: its section draws SimCSE runs beside its own
+    assert at.session_state["jepa.shown"] == [name for _, names, _ in queued for name in names]
     reference = queued[1][2]
     assert reference["mode"] == "unsup" and reference["seed"] == 2 and not {"ema", "view"} & set(reference)

@@ -118,3 +118,22 @@ def test_experiment_page_renders(
     kind: str, state: str, made: dict[str, Path], tiny_dir: Path, fresh_registry
 ) -> None:
     check_state(kind, state, made, tiny_dir)
+
+
+BESIDE = [(kind, other) for kind in KINDS for other in EXPERIMENTS[kind].section.beside]
+
+
+@pytest.mark.parametrize(("kind", "other"), BESIDE)
+def test_experiment_page_renders_beside_another_experiments_runs(
+    kind: str, other: str, made: dict[str, Path], tiny_dir: Path, fresh_registry
+) -> None:
+    """A page whose section shows another experiment's runs beside its own (JEPA: its preset's SimCSE
+    reference), with one of each, finished, and in projector mode."""
+    names = [f"{kind} finished", f"{other} finished"]
+    copy_runs(made, paths.runs_dir(), *names)
+    for state in ({}, {projector.KEY: True}):
+        at = opened(page_of(kind), [made[name].name for name in names], **state)
+        assert_clean(at)
+        picked = at.multiselect(key=f"{kind}.shown").value
+        assert picked == [made[name].name for name in names], picked
+        assert charts_drawn(at) > 0
