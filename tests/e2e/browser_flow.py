@@ -400,6 +400,15 @@ def hidden(page, selector: str) -> bool:
     )
 
 
+def overlap(one: dict | None, other: dict | None) -> float:
+    """The area two Playwright bounding boxes share (0 when apart, or when either is missing)."""
+    if not one or not other:
+        return 0.0
+    width = min(one["x"] + one["width"], other["x"] + other["width"]) - max(one["x"], other["x"])
+    height = min(one["y"] + one["height"], other["y"] + other["height"]) - max(one["y"], other["y"])
+    return max(width, 0.0) * max(height, 0.0)
+
+
 def projector_mode(browser, server: Server, shots: Path) -> dict:
     """On the Isotropy page (showing the newest run): turn projector mode on, check that the sidebar and the
     header are hidden and the figures' text is large, save ``projector.png``, and turn it off again.
@@ -432,6 +441,10 @@ def projector_mode(browser, server: Server, shots: Path) -> dict:
         "charts": len(sizes),
         "sidebar_hidden": hidden(page, "[data-testid='stSidebar']"),
         "header_hidden": hidden(page, "header[data-testid='stHeader']"),
+        "leave_overlaps": overlap(
+            page.get_by_role("button", name=LEAVE).bounding_box(),
+            page.locator("[data-testid='stMultiSelect']").first.bounding_box(),
+        ),
     }
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / "projector.png"), full_page=False)

@@ -74,6 +74,7 @@ def test_projector_mode_hides_the_chrome_and_enlarges_the_charts(server, browser
     measured = projector_mode(browser, server, SHOTS)
     assert measured["sidebar_hidden"] and measured["header_hidden"], measured
     assert measured["charts"] == 2 and measured["font"] >= 18, measured
+    assert measured["leave_overlaps"] == 0, measured  # the button beside the title, not over the run picker
     assert (SHOTS / "projector.png").stat().st_size > 10_000
 
 
