@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from engine import charts
+from engine import charts, lessons
 from engine.errors import EmbedlabError
 from engine.experiments import EXPERIMENTS
 from engine.jobs import Job
@@ -165,7 +165,7 @@ def experiment_page(
     then :func:`run_panel` with ``sidebar`` (default :func:`every_knob`) and ``check``. A page script is its
     sidebar and this one call."""
     experiment = EXPERIMENTS[kind]
-    lesson = experiment.lesson
+    lesson = lessons.LESSONS.get(kind)  # its numbers filled from measured runs
     page_header(experiment.section.title or experiment.title, lesson.intro if lesson else experiment.title)
     run_panel(kind, sidebar or every_knob(kind), check=check)
 

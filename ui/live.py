@@ -20,7 +20,6 @@ both at full width, in large type.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -46,30 +45,6 @@ PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale
 
 def draw_figure(fig: go.Figure, key: str) -> None:
     st.plotly_chart(fig, key=key, config=PLOTLY)
-
-
-def draw_metric_grid(
-    runs: dict[str, pd.DataFrame],
-    present: list[str],
-    options: dict[str, Any],
-    key: str,
-    on: Callable[[str], str | None],
-    baselines: Callable[[str], list[float]] | None = None,
-) -> None:
-    """The ``present`` metrics' Plotly figures, two per row (finished runs: zoom, camera, full series);
-    ``baselines(metric)``: its reference lines (STS: the untouched encoder)."""
-    for start in range(0, len(present), 2):
-        cols = st.columns(2)
-        for col, metric in zip(cols, present[start : start + 2], strict=False):
-            found = charts.metric_json(
-                runs,
-                metric,
-                measured_on=on(metric),
-                baseline=baselines(metric) if baselines is not None else None,
-                **options,
-            )
-            fig = description.figure(description.panel(found, metric))  # the live view's panel, as plotly.py
-            col.plotly_chart(fig, key=f"{key}.{metric}", config=PLOTLY)
 
 
 def warnings_of(jobs: list[Job]) -> None:
@@ -244,15 +219,10 @@ def live_panel(
         why_empty = live_state.message(look, choices, found)
         if why_empty and not live:  # while a run goes, the live view draws it (no page rerun when it goes)
             st.info(why_empty)
-        watched = f"{key}.watched"  # the runs this session watched live, until it shows others
         if live:
-            st.session_state[watched] = choices.ids
             live_charts(choices, (look, found), key)
-        elif look.logged and st.session_state.get(watched) == choices.ids:
+        elif look.logged:  # the same component at the same place: the charts never flash at a run's end
             live_charts(choices, (look, found), key, ended=True)
-        elif look.logged:
-            st.session_state.pop(watched, None)
-            draw_finished(look, choices, found, key)
 
     frames_coming = projected is not None and (
         reg.projecting(projected) or (projected.active and bool(projected.config_dict.get("snapshot_every")))
@@ -361,17 +331,3 @@ def curve_choice(metrics: list[str], relation: bool, key: str, default: str | No
         label_visibility="collapsed",  # projector mode only: the curve's title names it
         **KEEP,
     )
-
-
-def draw_finished(
-    look: live_state.Look, choices: live_state.Choices, found: live_state.Figures, key: str
-) -> None:
-    """The charts of runs that no longer change, with Plotly (zoom, export, full hover): the picked curves two
-    per row and the extra figures full width, or in projector mode the chosen curve alone, large."""
-    if choices.projector:
-        if found.chosen is not None:
-            draw_figure(found.chosen, f"{key}.chosen")
-        return
-    draw_metric_grid(look.runs, look.present(choices), choices.options, key, look.on, look.baselines)
-    for i, fig in enumerate(found.all()):
-        draw_figure(fig, f"{key}.extra{i}")

@@ -132,10 +132,10 @@ def bars_of(jobs: list[Job]) -> list[tuple[float, str]]:
 
 
 def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
-    """The spectrum and relation figures: plain Plotly JSON for the live view (outside projector mode),
-    else Plotly figures in the session's style."""
+    """The spectrum and relation figures: plain Plotly JSON for the live view, Plotly figures in the
+    projector's style in projector mode."""
     style = charts.PROJECTOR if choices.projector else None
-    as_json = live and not choices.projector
+    as_json = not choices.projector
     spectrum, errors = (
         lens.spectrum_figure(look.jobs, look.on, choices.share, style, as_json=as_json)
         if lens.SPECTRUM in choices.measures

@@ -128,10 +128,16 @@ def elements_in_order(at: AppTest, root=None) -> list:
 
 
 def plotly_specs(at: AppTest) -> list[dict]:
-    """The Plotly figures of the page, as the JSON the browser gets."""
+    """The Plotly figures of the page, as the JSON the browser gets: Streamlit's Plotly charts (the film),
+    then the panels of its live views (every run chart, live or finished: ui/live.py)."""
     import json
 
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    for element in at.get("bidi_component"):
+        proto = element.proto
+        data = json.loads(proto.json) if proto.json else json.loads(proto.mixed.json)
+        specs += [panel["figure"] for panel in ((data or {}).get("description") or {}).get("panels") or []]
+    return specs
 
 
 def charts_drawn(at: AppTest) -> int:

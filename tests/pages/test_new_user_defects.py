@@ -7,6 +7,7 @@ from __future__ import annotations
 from apphelpers import (
     APP,
     button_bytes,
+    charts_drawn,
     elements_in_order,
     errors,
     plotly_specs,
@@ -43,7 +44,7 @@ def test_a_failed_start_shows_only_its_error_in_the_pages_words(app) -> None:
     assert "--data-dir" not in line and "EMBEDLAB_" not in line and "HF_HUB_OFFLINE" not in line
     assert line.count("rt-polarity:") == 1
     assert not [i for i in app.info if "No metrics yet" in i.value]
-    assert not app.get("plotly_chart") and not app.get("download_button")
+    assert not charts_drawn(app) and not app.get("download_button")
 
 
 def test_errors_speak_of_fields_and_never_repeat_their_prefix() -> None:
