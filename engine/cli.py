@@ -33,6 +33,7 @@ from engine.cli_run import (
     EventStream,
     ProgressBar,
     prepare_out_dir,
+    say_where,
     set_threads,
     stop_on_sigterm,
 )
@@ -193,7 +194,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     config_json = getattr(args, "config_json", None)
     config = load_config_json(kind, config_json) if config_json else cli.config_from_args(args)
     events = bool(getattr(args, "events", False))
-    if getattr(args, "seeds", None):  # a group of runs, one per seed (engine.groups)
+    if getattr(args, "seeds", None) is not None:  # a group of runs, one per seed (engine.groups); "" refused
         from engine.cli_run import run_seed_group
 
         return run_seed_group(kind, config, args.out, args.seeds, getattr(args, "threads", None))
@@ -220,6 +221,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
         stream.send(Finished({"out": str(out_dir), **summary}))
     else:
         print(json.dumps({"out": str(out_dir), **summary}, indent=2, default=str))
+        say_where(out_dir)
     return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0
 
 

@@ -5,10 +5,13 @@ stream, ``--threads`` and SIGTERM. It imports no experiment, so both sides impor
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from engine import events, paths
@@ -23,7 +26,7 @@ def prepare_out_dir(out: str, force: bool) -> Path:
     path = Path(out).expanduser()
     if path.exists() and not path.is_dir():
         raise ConfigError(f"--out {out}: exists and is not a folder")
-    if (path / "metrics.csv").exists() and not force:
+    if (path / "metrics.csv").exists() and not force and not ended_before_a_step(path):
         raise ConfigError(
             f"--out {out}: already holds a run (metrics.csv); choose another folder or pass --force"
         )
@@ -35,6 +38,34 @@ def prepare_out_dir(out: str, force: bool) -> Path:
             raise
         raise ConfigError(f"--out {out}: {refusal}") from None
     return path
+
+
+def say_where(path: Path) -> None:
+    """After a run: one written outside the lab's run folder never shows in the app, so say where it went
+    and how to put it where the app lists runs (one line on stderr)."""
+    runs = paths.runs_dir().resolve()
+    if path.resolve().parent == runs:
+        return
+    print(
+        f"note: the run is in {path.resolve()}; the app lists the runs in {runs} "
+        f"(--out {runs / path.name} to see it on Compare)",
+        file=sys.stderr,
+    )
+
+
+def ended_before_a_step(path: Path) -> bool:
+    """Whether the run in ``path`` ended (failed, stopped, or its writer died) before it logged a step: a
+    run that failed in its set-up (a bad ``--data-dir``) holds nothing to keep, so running into its folder
+    again replaces it whole without ``--force``."""
+    from engine.runlog import STATUS, read_json, read_metrics, run_state
+
+    try:
+        state, status = run_state(path), read_json(path / STATUS)
+        if state in ("running", "finished") or status.get("last_step") is not None:
+            return False
+        return read_metrics(path).empty
+    except (OSError, ValueError):  # a damaged folder is kept for --force to replace
+        return False
 
 
 class ProgressBar:
@@ -122,9 +153,70 @@ def set_threads(threads: int | None) -> None:
 
 
 def stop_on_sigterm(stop: threading.Event) -> None:
-    """SIGTERM ends the run cleanly between steps (SIGKILL cannot be caught: the log is already safe)."""
+    """SIGTERM ends the run cleanly between steps (SIGKILL cannot be caught: the log is already safe), and
+    Ctrl-C stops it too where the shell started this process with SIGINT ignored (:func:`catch_sigint`)."""
     if threading.current_thread() is threading.main_thread():
+        catch_sigint()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
+
+
+def catch_sigint() -> None:
+    """A script's background job (``cmd &``) starts with SIGINT ignored, and Python then never raises
+    KeyboardInterrupt: install its handler, so Ctrl-C stops the run between steps as in the foreground."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM to a command of several runs (a group, a sweep, the lessons check), raised as Ctrl-C's
+    KeyboardInterrupt is: the run in progress ends ``stopped``, recorded, and the command says so."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def interrupting() -> Iterator[None]:
+    """For the ``with`` block of a command of several runs: Ctrl-C (:func:`catch_sigint`) and SIGTERM
+    (:class:`Terminated`) stop it between two steps of its current run, so nothing is left ``running``. The
+    handlers before are back afterwards. Main thread only (elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    catch_sigint()
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            if handler is not None:
+                signal.signal(number, handler)
+
+
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+def reports_stop(what: str, note: str) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """For a command of several runs: Ctrl-C or SIGTERM (:func:`interrupting`) ends the run in
+    progress ``stopped`` and the command with one line (``<what>: stopped by SIGTERM; <note>``), exit 130
+    for Ctrl-C, 143 for SIGTERM."""
+
+    def decorate(command: Callable[..., int]) -> Callable[..., int]:
+        @functools.wraps(command)
+        def wrapped(*args: object, **kwargs: object) -> int:
+            try:
+                with interrupting():
+                    return command(*args, **kwargs)
+            except KeyboardInterrupt as err:
+                terminated = isinstance(err, Terminated)
+                print(f"{what}: stopped by {'SIGTERM' if terminated else 'Ctrl-C'}; {note}", file=sys.stderr)
+                return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+
+        return wrapped
+
+    return decorate
 
 
 # ---------------------------------------------------------------- --seeds: a group of runs (engine.groups)
@@ -134,14 +226,24 @@ def run_seed_group(kind: str, config: object, out: str, seeds_text: str, threads
     from dataclasses import asdict
 
     from engine import groups
+    from engine.errors import one_line
+    from engine.experiments import EXPERIMENTS
     from engine.flags import parse_seeds
 
     seeds = parse_seeds(seeds_text)
     if getattr(config, "save_encoder", None):
         raise ConfigError("--save-encoder: the runs of a group would overwrite one encoder; leave it out")
-    group = groups.create_group(groups.group_path(out), kind, asdict(config), {"seed": seeds})
-    print(f"group {group.path}: {len(group.members)} runs", file=sys.stderr, flush=True)
-    group = groups.run_group(group, groups.LocalExecutor(threads=threads))
+    base = asdict(config)
+    for seed in seeds:  # every seed within the experiment's own range before anything runs
+        try:
+            EXPERIMENTS[kind].make_config(**{**base, "seed": seed})
+        except ConfigError as err:
+            raise ConfigError(f"--seeds: {one_line(err)}") from None
+    folder = groups.group_path(out)
+    with interrupting(), groups.holding(folder):
+        group = groups.create_group(folder, kind, base, {"seed": seeds})
+        print(f"group {group.path}: {len(group.members)} runs", file=sys.stderr, flush=True)
+        group = groups.run_group(group, groups.LocalExecutor(threads=threads))
     print(groups.format_summary(groups.summarise(group, write=False)))
     failed = [m for m in group.members if m.status == "failed"]
     for member in failed:

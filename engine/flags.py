@@ -80,32 +80,51 @@ def config_from_args(config_class: type, args: argparse.Namespace, **more: Any) 
 
 # ---------------------------------------------------------------- --seeds (a group of runs, engine.groups)
 MAX_SEEDS = 1000
+#: the largest seed any experiment takes (the probe's; SimCSE's and JEPA's knobs stop at 2**32 - 1, checked
+#: through the experiment's config before any run starts)
+MAX_SEED = 2**63 - 1
+DIGITS = frozenset("0123456789")
 
 
 def parse_seeds(text: str, flag: str = "--seeds") -> list[int]:
-    """``--seeds 0,1,2`` (those seeds) or ``--seeds 5`` (0 to 4): distinct whole numbers >= 0; anything else
-    is one ConfigError line naming the flag."""
+    """``--seeds 0,1,2`` (those seeds) or ``--seeds 5`` (0 to 4): distinct whole numbers 0 to
+    :data:`MAX_SEED` in ASCII digits (``²`` or ``١`` are not seeds), at most :data:`MAX_SEEDS` of them;
+    anything else (an empty text included) is one ConfigError line naming the flag."""
     from engine.errors import ConfigError
 
-    cells = [cell.strip() for cell in str(text).split(",")]
-    if not all(cell.isdigit() for cell in cells):
-        raise ConfigError(f"{flag}: expected a count (5) or seeds separated by commas (0,1,2), got {text!r}")
-    values = [int(cell) for cell in cells]
-    if len(values) == 1 and "," not in str(text):
+    text = str(text)
+    cells = [cell.strip(" \t") for cell in text.split(",")]
+    if not all(cell and set(cell) <= DIGITS for cell in cells):
+        raise ConfigError(
+            f"{flag}: expected a count (5) or seeds separated by commas (0,1,2), got {_shown(text)!r}"
+        )
+    # a cell of more digits than the largest seed is refused before int() reads it (no 1e6-digit numbers)
+    values = [int(cell) if len(cell.lstrip("0")) <= len(str(MAX_SEED)) else MAX_SEED + 1 for cell in cells]
+    if len(values) == 1:
         if not 1 <= values[0] <= MAX_SEEDS:
-            raise ConfigError(f"{flag}: a count of seeds is 1 to {MAX_SEEDS}, got {values[0]}")
+            raise ConfigError(f"{flag}: a count of seeds is 1 to {MAX_SEEDS}, got {_shown(cells[0])}")
         return list(range(values[0]))
+    if len(values) > MAX_SEEDS:
+        raise ConfigError(f"{flag}: {len(values):,} seeds is more than {MAX_SEEDS}")
+    for cell, value in zip(cells, values, strict=True):
+        if value > MAX_SEED:
+            raise ConfigError(f"{flag}: a seed is 0 to {MAX_SEED}, got {_shown(cell)}")
     if len(set(values)) != len(values):
-        raise ConfigError(f"{flag}: a seed is given twice in {text!r}")
+        raise ConfigError(f"{flag}: a seed is given twice in {_shown(text)!r}")
     return values
 
 
-def add_seeds_flag(parser: argparse.ArgumentParser) -> None:
+def _shown(text: str, most: int = 40) -> str:
+    return text if len(text) <= most else f"{text[: most - 3]}..."
+
+
+def add_seeds_flag(parser: argparse.ArgumentParser, help_text: str | None = None) -> None:
     """``--seeds``: run the experiment once per seed as a group (:mod:`engine.groups`); ``--out`` is then
     the group's folder."""
     parser.add_argument(
         "--seeds",
         metavar="LIST|COUNT",
-        help="run once per seed (0,1,2 or a count: 5 = 0..4) as a group; --out then names the group "
+        help=help_text
+        or "run once per seed (0,1,2 or a count: 5 = 0..4) as a group; --out then names the group "
         "(a bare name goes under cache/groups) and the summary gives each headline figure as mean ± std",
     )

@@ -3,7 +3,8 @@ glossary of the measures. The pages, the glossary and the HTML lecture replay (:
 them from here, so a lesson says the same thing everywhere.
 
 - :data:`LESSONS` / :func:`lesson` — each experiment's title, introduction and what to watch, declared in its
-  registry entry (:attr:`engine.experiment.Experiment.lesson`);
+  registry entry (:attr:`engine.experiment.Experiment.lesson`), with its numbers filled from the runs of the
+  claims that back them (:mod:`engine.lesson_figures`);
 - :data:`DEFINITIONS` — alignment, uniformity and anisotropy in plain words (the Overview, before it uses
   them);
 - :class:`Term` / :func:`glossary` — one entry per measure of the measure registry
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from engine import experiments
 from engine.experiment import Lesson
+from engine.lesson_figures import fill_lesson
 from engine.measures import MEASURES, range_text
 
 # kept for the SimCSE page's sidebar, which reads them from here (engine.simcse.lesson declares them)
@@ -53,7 +55,9 @@ class Term:
     source: str
 
 
-LESSONS: dict[str, Lesson] = experiments.lessons()
+#: each experiment's lesson with its figures filled from the lessons check's recorded runs
+#: (:mod:`engine.lesson_figures`)
+LESSONS: dict[str, Lesson] = {kind: fill_lesson(taught) for kind, taught in experiments.lessons().items()}
 
 #: plain-word definitions the Overview gives before it uses the words
 DEFINITIONS: dict[str, str] = {

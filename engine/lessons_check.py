@@ -4,9 +4,12 @@ Each lesson (:class:`engine.experiment.Lesson`) states its claims as data
 (:class:`engine.lesson_claims.Claim`). The check runs every preset a claim names, through the ordinary run
 machinery (:func:`engine.runner.run_experiment`, one run folder per run, under ``--out``), in its full
 version or, with ``--short``, the short CPU version the preset declares
-(:attr:`engine.experiment.Preset.short`), then prints each claim with what was measured and PASS, FAIL or
-"paper's claim, not checked here". Exit 0 only when every claim the lab states as its own holds; else 1, with
-one line per failing claim.
+(:attr:`engine.experiment.Preset.short`), with ``--seeds k`` once per seed (0 … k−1), then prints each claim
+with what was measured and PASS, FAIL or "paper's claim, not checked here". Every lab claim is judged again
+on its runs' first logged rows (no training): one that holds then fails the check. Exit 0 only when every
+claim the lab states as its own holds, and none without training; else 1, with one line per failing claim.
+``--record`` writes the measured figures of every claim checked to :data:`engine.lesson_figures.RESULTS`,
+which the lessons' texts print (:mod:`engine.lesson_figures`).
 
 Two runs of the check with the same config (the plain JEPA run of two presets) share one run folder; with
 ``--reuse`` a finished run folder of an earlier check with the same config is judged again, not rerun.
@@ -22,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from engine import experiments, paths
-from engine.lesson_claims import Claim, Series, Verdict, judge, series
+from engine.cli_run import reports_stop
+from engine.lesson_claims import Claim, Trace, Verdict, judge, read_trace
 from engine.presets import QueuedRun, default_data_dir, presets, queue
 from engine.runner import config_to_dict, run_experiment
 
@@ -51,30 +55,35 @@ def run_presets(
     short: bool,
     settings: dict[str, Any] | None = None,
     reuse: bool = False,
+    seeds: int = 1,
     say: Say = print,
-) -> dict[tuple[str, str], Path]:
-    """Run every run of the presets ``names`` into ``out_dir/<preset>/<run>``; return (preset, run) -> its
-    folder. A run whose config equals one already run in this check reuses that folder; with ``reuse``, so
+) -> dict[tuple[str, str], list[Path]]:
+    """Run every run of the presets ``names`` into ``out_dir/<preset>/<run>`` (seed 0; seed s > 0 into
+    ``<run>-seed-<s>``), once per seed 0 … ``seeds`` − 1; return (preset, run) -> its folders, one per
+    seed. A run whose config equals one already run in this check reuses that folder; with ``reuse``, so
     does a finished run already in its folder with the same config."""
     known = presets(settings)
     missing = [name for name in names if name not in known]
     if missing:
         raise KeyError(f"no preset named {missing[0]!r} (a lesson's claim names it)")
     done: dict[str, Path] = {}
-    folders: dict[tuple[str, str], Path] = {}
-    for name in names:
-        for run in queue(known[name], settings, short=short):
-            config = experiments.EXPERIMENTS[run.kind].make_config(**run.fields)
-            settled = {"kind": run.kind, **config_to_dict(config)}
-            key = json.dumps(settled, sort_keys=True, default=str)
-            if key not in done:
-                folder = out_dir / paths.safe_name(name) / paths.safe_name(run.name)
-                if reuse and _finished_with(folder, settled):
-                    say(f"  kept {run.kind} / {run.name} (finished, same config) in {folder}")
-                    done[key] = folder
-                else:
-                    done[key] = _run(run, config, folder, say)
-            folders[(name, run.name)] = done[key]
+    folders: dict[tuple[str, str], list[Path]] = {}
+    for seed in range(seeds):
+        seeded = {**(settings or {}), "seed": seed} if seeds > 1 else settings
+        for name in names:
+            for run in queue(known[name], seeded, short=short):
+                config = experiments.EXPERIMENTS[run.kind].make_config(**run.fields)
+                settled = {"kind": run.kind, **config_to_dict(config)}
+                key = json.dumps(settled, sort_keys=True, default=str)
+                if key not in done:
+                    label = run.name if seed == 0 else f"{run.name}-seed-{seed}"
+                    folder = out_dir / paths.safe_name(name) / paths.safe_name(label)
+                    if reuse and _finished_with(folder, settled):
+                        say(f"  kept {run.kind} / {label} (finished, same config) in {folder}")
+                        done[key] = folder
+                    else:
+                        done[key] = _run(run, config, folder, say)
+                folders.setdefault((name, run.name), []).append(done[key])
     return folders
 
 
@@ -85,7 +94,11 @@ def _finished_with(folder: Path, settled: dict[str, Any]) -> bool:
     try:
         if not (folder / CONFIG).is_file() or run_state(folder) != "finished":
             return False
-        return json.loads(json.dumps(settled, default=str)) == read_json(folder / CONFIG)
+        wanted, found = json.loads(json.dumps(settled, default=str)), read_json(folder / CONFIG)
+        if wanted.get("name") is None:  # a run names itself (its label) when its config names it not
+            found.pop("name", None)
+            wanted.pop("name", None)
+        return wanted == found
     except (OSError, ValueError):  # a damaged folder is run again
         return False
 
@@ -101,14 +114,15 @@ def _run(run: QueuedRun, config: Any, folder: Path, say: Say) -> Path:
     return folder
 
 
-def judge_all(claims: Iterable[Claim], folders: dict[tuple[str, str], Path]) -> list[Verdict]:
-    """Each claim judged on the run folders of its preset."""
+def judge_all(claims: Iterable[Claim], folders: dict[tuple[str, str], list[Path]]) -> list[Verdict]:
+    """Each claim judged on the run folders of its preset (one per seed)."""
     verdicts = []
     for claim in claims:
-        measured: dict[str, Series] = {}
+        measured: dict[str, list[Trace]] = {}
         for run in claim.runs:
-            folder = folders.get((claim.preset, run))
-            measured[run] = series(folder, claim.measure) if folder else Series(None, None)
+            measured[run] = [
+                read_trace(folder, claim.measures) for folder in folders.get((claim.preset, run), [])
+            ]
         verdicts.append(judge(claim, measured))
     return verdicts
 
@@ -126,22 +140,34 @@ def report(verdicts: list[Verdict]) -> list[str]:
         lines.append(f"  [{verdict.outcome}] ({claim.source}) {claim.text}")
         lines.append(f"      {claim.measure} {_expected(claim)}: {verdict.measured}")
     failing = [v for v in verdicts if v.fails]
-    lab = sum(1 for v in verdicts if v.claim.source == "lab")
-    lines.append(f"\n{lab - len(failing)} of {lab} lab claims hold; {len(verdicts) - lab} paper claims shown")
+    lab = [v for v in verdicts if v.claim.source == "lab"]
+    held = sum(1 for v in lab if v.holds)
+    vacuous = sum(1 for v in lab if v.vacuous)
+    lines.append(
+        f"\n{held} of {len(lab)} lab claims hold; {vacuous} hold without training; "
+        f"{len(verdicts) - len(lab)} paper claims shown"
+    )
     lines += [f"FAIL: {verdict.reason()}" for verdict in failing]
     return lines
 
 
 def _expected(claim: Claim) -> str:
-    if claim.expect in ("rises", "falls"):
-        return claim.expect + (f" by more than {claim.by:g}" if claim.by else "")
-    if claim.expect == "steady":
-        return f"stays within {claim.by:.0%} of its start"
-    if claim.expect == "under":
-        return f"starts and ends below {claim.by:g}"
-    scale = f"{claim.factor:g} × " if claim.factor != 1 else ""
     margin = f" by more than {claim.by:g}" if claim.by else ""
-    return f"ends {claim.expect} {scale}{claim.than}'s{margin}"
+    if claim.expect in ("rises", "falls"):
+        return claim.expect + margin + " (and by more than 2 pooled sd of the seeds)"
+    if claim.expect == "monotone":
+        if claim.share:
+            return f"{claim.way} in at least {claim.share:.0%} of the logged intervals"
+        sign = "≥ " if claim.way == "rises" else "≤ −"
+        return f"{claim.way} step after step (Spearman ρ with the step {sign}{claim.by or 0.9:g})"
+    if claim.expect == "correlates":
+        sign = "≥ " if claim.way == "same" else "≤ −"
+        return f"r and ρ against the silhouette {sign}{claim.by:g}"
+    if claim.expect == "co-moves":
+        sign = "≥ " if claim.way == "same" else "≤ −"
+        return f"moves the {claim.way} way as {claim.other} (Spearman ρ {sign}{claim.by or 0.9:g})"
+    scale = f"{claim.factor:g} × " if claim.factor != 1 else ""
+    return f"ends {claim.expect} {scale}{claim.than}'s{margin} (and by more than 2 pooled sd of the seeds)"
 
 
 def check(
@@ -151,9 +177,24 @@ def check(
     settings: dict[str, Any] | None = None,
     only: Iterable[str] | None = None,
     reuse: bool = False,
+    seeds: int = 1,
     say: Say = print,
 ) -> list[Verdict]:
     """Run the presets of every claim (of the presets ``only``, when given) and judge the claims."""
+    return checked(out_dir, short=short, settings=settings, only=only, reuse=reuse, seeds=seeds, say=say)[0]
+
+
+def checked(
+    out_dir: Path | None = None,
+    *,
+    short: bool = False,
+    settings: dict[str, Any] | None = None,
+    only: Iterable[str] | None = None,
+    reuse: bool = False,
+    seeds: int = 1,
+    say: Say = print,
+) -> tuple[list[Verdict], dict[tuple[str, str], list[Path]]]:
+    """:func:`check`, with the run folders it judged ((preset, run) -> one per seed)."""
     claims = [c for c in all_claims() if only is None or c.preset in set(only)]
     folders = run_presets(
         claimed_presets(claims),
@@ -161,9 +202,10 @@ def check(
         short=short,
         settings=settings,
         reuse=reuse,
+        seeds=seeds,
         say=say,
     )
-    return judge_all(claims, folders)
+    return judge_all(claims, folders), folders
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -181,26 +223,58 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub.add_argument("--data-dir", help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)")
     sub.add_argument("--device", help="cpu, cuda or auto (default: each config's)")
     sub.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        metavar="K",
+        help="run each preset with seeds 0 … K−1; a comparison holds only beyond 2 pooled sd (default 1)",
+    )
+    sub.add_argument(
+        "--record",
+        action="store_true",
+        help="write the claims' measured figures (the lessons' numbers) to engine/lesson_results.json",
+    )
+    sub.add_argument(
         "--reuse",
         action="store_true",
         help="judge a finished run of an earlier check again when its config is the same (no rerun)",
     )
 
 
+@reports_stop("lessons check", "the runs that finished are kept; --reuse judges them again without rerunning")
 def run_cli(args: argparse.Namespace) -> int:
     """``python -m engine lessons check``: exit 0 when every lab claim holds, else 1. The runs get the
     settings the app's sidebar would give them: the data folder (``--data-dir``, else the app's)."""
     settings: dict[str, Any] = {"data_dir": args.data_dir or default_data_dir()}
     if args.device:
         settings["device"] = args.device
-    print(f"lessons check ({'short' if args.short else 'full'} presets)", flush=True)
-    verdicts = check(
+    if args.seeds < 1:
+        print("lessons check: --seeds must be at least 1", file=sys.stderr)
+        return 2
+    if args.preset:
+        known = presets(settings)
+        unknown = [name for name in args.preset if name not in known]
+        if unknown:
+            print(f"lessons check: no preset named {unknown[0]!r}", file=sys.stderr)
+            return 2
+    length = "short" if args.short else "full"
+    print(f"lessons check ({length} presets, {args.seeds} seed{'s' if args.seeds > 1 else ''})", flush=True)
+    verdicts, folders = checked(
         Path(args.out) if args.out else None,
         short=args.short,
         settings=settings,
         only=args.preset,
         reuse=args.reuse,
+        seeds=args.seeds,
         say=lambda line: print(line, file=sys.stderr, flush=True),
     )
+    if not verdicts:
+        print(f"lessons check: no claim names {', '.join(args.preset or [])}: nothing was checked")
+        return 1
     print("\n".join(report(verdicts)))
+    if args.record:
+        from engine import lesson_figures
+
+        written = lesson_figures.record(verdicts, folders, length=length, seeds=args.seeds)
+        print(f"figures of {len(verdicts)} claims written to {written}")
     return 1 if any(verdict.fails for verdict in verdicts) else 0

@@ -289,13 +289,15 @@ _COLLAPSE = (
         "alpha_req",
         "α-ReQ",
         "How fast the variances along the principal directions fall off: the exponent α of a power law "
-        "λ_k ∝ k^−α fitted to the covariance spectrum (least squares of log λ_k on log k over the ranks 1 to "
-        "min(N − 1, d), eigenvalues that are zero to rounding left out). Small: a flat spectrum, many "
-        "directions used; large: the variance in a few directions, towards collapse.",
-        r"\log \lambda_k \approx c - \alpha \log k,\qquad k = 1, \dots, \min(N - 1, d),\qquad "
-        r"\lambda_k > 10^{-12} \lambda_1",
+        "λ_k ∝ k^−α fitted to the covariance spectrum as the paper's reference code (reptrix) does: least "
+        "squares of log λ_k on log k with weights 1/k over the ranks 11 to 100 (fewer when N − 1, d or the "
+        "number of non-zero eigenvalues is smaller; no value when that leaves under 3 ranks). Small: a flat "
+        "spectrum, many directions used; large: the variance in a few directions, towards collapse.",
+        r"\min_{c,\,\alpha} \sum_{k=11}^{K} \tfrac{1}{k} \left(\log \lambda_k - c + \alpha \log k\right)^2,"
+        r"\qquad K = \min(100, N - 1, d)",
         "Agrawal, Mondal, Ghosh & Richards (2022), “α-ReQ: Assessing Representation Quality in "
-        "Self-Supervised Learning by measuring eigenspectrum decay”, NeurIPS 2022",
+        "Self-Supervised Learning by measuring eigenspectrum decay”, NeurIPS 2022; window and weights "
+        "of its reference implementation, reptrix (alpha.get_alpha)",
         "lower",
         "the variance is concentrated in fewer directions (steeper spectrum)",
         (0.0, None),

@@ -116,8 +116,27 @@ def test_every_registered_experiment_has_a_subcommand() -> None:
 def test_the_labs_warnings_are_one_note_line_each_without_a_source_line(tmp_path: Path) -> None:
     """An IsoScore capped by few samples (a sample of 50 in 384 dimensions) is said once per text, as a
     ``note:`` line, not as Python's warning with its file and source line at every update."""
-    done = _run("probe", "--data", "demo", "--steps", "3", "--sample-size", "50", "--out", str(tmp_path / "r"))
+    done = _run(
+        "probe", "--data", "demo", "--steps", "3", "--sample-size", "50", "--out", str(tmp_path / "r")
+    )
     assert done.returncode == 0, done.stderr
     notes = [line for line in done.stderr.splitlines() if "is capped at" in line]
     assert len(notes) == 1 and notes[0].startswith("note: IsoScore of 50 samples"), done.stderr
     assert "Warning" not in done.stderr and "warnings.warn" not in done.stderr, done.stderr
+
+
+def test_a_run_outside_the_labs_run_folder_says_where_it_went(
+    tmp_path: Path, own_cache: Path, capsys
+) -> None:
+    """A relative or outside ``--out`` never shows on Compare: the CLI says where the run went and where the
+    app looks; a run inside the run folder says nothing more."""
+    from engine import paths
+    from engine.cli import main
+
+    short = ["probe", "--data", "demo", "--steps", "1", "--limit", "60"]
+    assert main([*short, "--out", str(tmp_path / "x")]) == 0
+    err = capsys.readouterr().err
+    assert f"note: the run is in {(tmp_path / 'x').resolve()}" in err and str(paths.runs_dir()) in err
+    inside = paths.runs_dir() / "y"
+    assert main([*short, "--out", str(inside)]) == 0
+    assert "note: the run is in" not in capsys.readouterr().err

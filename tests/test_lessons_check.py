@@ -11,31 +11,76 @@ import pytest
 
 from engine import experiments, lessons_check, presets
 from engine.cli import main
-from engine.lesson_claims import FAIL, MISSING, PAPER, PASS, Claim, Series, holds, judge, series
+from engine.lesson_claims import (
+    FAIL,
+    MISSING,
+    PAPER,
+    PASS,
+    VACUOUS,
+    Claim,
+    Trace,
+    holds,
+    judge,
+    pooled_sd,
+    read_trace,
+)
 
 
 def _claim(expect: str, **fields) -> Claim:
     return Claim("P", "a", "m", expect, "text", **fields)
 
 
+def _trace(*values: float, other: tuple[float, ...] = (), summary: dict | None = None) -> Trace:
+    columns = {"m": tuple((float(step), value) for step, value in enumerate(values))}
+    if other:
+        columns["o"] = tuple((float(step), value) for step, value in enumerate(other))
+    return Trace(columns, summary or {})
+
+
 @pytest.mark.parametrize(
     ("expect", "fields", "a", "b", "expected"),
     [
-        ("rises", {}, Series(1.0, 1.5), None, True),
-        ("rises", {"by": 0.5}, Series(1.0, 1.5), None, False),  # must rise by more than `by`
-        ("rises", {}, Series(1.0, 1.0), None, False),
-        ("falls", {"by": 0.1}, Series(1.0, 0.8), None, True),
-        ("falls", {}, Series(1.0, 1.2), None, False),
-        ("steady", {"by": 0.1}, Series(200.0, 181.0), None, True),  # 9.5 % of the start
-        ("steady", {"by": 0.1}, Series(200.0, 179.0), None, False),
-        ("steady", {"by": 0.1}, Series(-2.0, -2.15), None, True),  # relative to |start|
-        ("under", {"by": 0.001}, Series(0.0005, 0.0002), None, True),
-        ("under", {"by": 0.001}, Series(0.0005, 0.002), None, False),
-        ("below", {"than": "b"}, Series(0.0, 1.0), Series(5.0, 2.0), True),
-        ("below", {"than": "b", "factor": 0.5}, Series(0.0, 1.0), Series(5.0, 2.0), False),  # 1 < 1 fails
-        ("below", {"than": "b", "by": 0.5}, Series(0.0, 1.0), Series(5.0, 1.4), False),
-        ("above", {"than": "b"}, Series(0.0, 3.0), Series(5.0, 2.0), True),
-        ("above", {"than": "b", "by": 1.0}, Series(0.0, 3.0), Series(5.0, 2.0), False),
+        ("rises", {}, [_trace(1.0, 1.5)], None, True),
+        ("rises", {"by": 0.5}, [_trace(1.0, 1.5)], None, False),  # must rise by more than `by`
+        ("rises", {}, [_trace(1.0, 1.0)], None, False),
+        ("falls", {"by": 0.1}, [_trace(1.0, 0.8)], None, True),
+        ("falls", {}, [_trace(1.0, 1.2)], None, False),
+        ("below", {"than": "b"}, [_trace(0.0, 1.0)], [_trace(5.0, 2.0)], True),
+        ("below", {"than": "b", "factor": 0.5}, [_trace(0.0, 1.0)], [_trace(5.0, 2.0)], False),  # 1 < 1
+        ("below", {"than": "b", "by": 0.5}, [_trace(0.0, 1.0)], [_trace(5.0, 1.4)], False),
+        ("above", {"than": "b"}, [_trace(0.0, 3.0)], [_trace(5.0, 2.0)], True),
+        ("above", {"than": "b", "by": 1.0}, [_trace(0.0, 3.0)], [_trace(5.0, 2.0)], False),
+        # seeds: the mean difference must exceed twice the pooled sd of the two samples
+        ("rises", {}, [_trace(1.0, 1.2), _trace(1.0, 1.3), _trace(1.0, 1.25)], None, True),
+        ("rises", {}, [_trace(1.0, 1.5), _trace(1.0, 0.8), _trace(1.0, 1.3)], None, False),
+        ("above", {"than": "b"}, [_trace(0, 3.0), _trace(0, 3.1)], [_trace(0, 2.0), _trace(0, 2.9)], False),
+        ("above", {"than": "b"}, [_trace(0, 3.0), _trace(0, 3.1)], [_trace(0, 2.0), _trace(0, 2.1)], True),
+        # monotone: Spearman of the value against the step, in every seed
+        ("monotone", {"way": "rises"}, [_trace(1, 2, 3, 4, 5)], None, True),
+        ("monotone", {"way": "rises"}, [_trace(1, 2, 3, 4, 5), _trace(1, 3, 2, 5, 4)], None, False),
+        ("monotone", {"way": "falls"}, [_trace(5, 4, 3, 2, 1)], None, True),
+        ("monotone", {"way": "falls"}, [_trace(1, 5)], None, None),  # two values: no shape
+        ("monotone", {"way": "rises", "share": 0.75}, [_trace(1, 2, 3, 2.5, 4)], None, True),  # 3 of 4
+        ("monotone", {"way": "rises", "share": 0.8}, [_trace(1, 2, 3, 2.5, 4)], None, False),
+        # co-moves: Spearman of the measure against the other one
+        ("co-moves", {"way": "opposite", "other": "o"}, [_trace(1, 2, 3, 4, other=(4, 3, 2, 1))], None, True),
+        ("co-moves", {"way": "same", "other": "o"}, [_trace(1, 2, 3, 4, other=(4, 3, 2, 1))], None, False),
+        # correlates: r and rho from summary.json, both beyond `by`
+        (
+            "correlates",
+            {"way": "opposite", "by": 0.8},
+            [_trace(1, 2, summary={"m_pearson_r": -0.9, "m_spearman_rho": -1.0})],
+            None,
+            True,
+        ),
+        (
+            "correlates",
+            {"way": "opposite", "by": 0.8},
+            [_trace(1, 2, summary={"m_pearson_r": -0.9, "m_spearman_rho": -0.05})],
+            None,
+            False,
+        ),
+        ("correlates", {"way": "opposite", "by": 0.8}, [_trace(1, 2)], None, None),
     ],
 )
 def test_a_claim_holds_exactly_as_its_rule_says(expect, fields, a, b, expected) -> None:
@@ -43,12 +88,30 @@ def test_a_claim_holds_exactly_as_its_rule_says(expect, fields, a, b, expected) 
     assert holds(_claim(expect, **fields), measured) is expected
 
 
+def test_the_pooled_sd_is_that_of_the_two_samples_and_zero_for_one_seed() -> None:
+    assert pooled_sd([1.0], [2.0]) == 0.0
+    assert pooled_sd([1.0, 3.0], [2.0, 2.0]) == pytest.approx((2.0 / 2) ** 0.5)
+
+
+def test_a_claim_that_holds_on_the_first_rows_alone_fails_as_vacuous() -> None:
+    """An order that already holds before any training (the first logged row as if it were the last) says
+    nothing about training: it fails the check, and says so."""
+    before_and_after = {"a": [_trace(0.1, 0.1)], "b": [_trace(1.0, 2.0)]}
+    verdict = judge(_claim("below", than="b"), before_and_after)
+    assert verdict.holds and verdict.vacuous and verdict.outcome == VACUOUS and verdict.fails
+    assert "on the first rows alone" in verdict.measured
+    trained = judge(_claim("below", than="b"), {"a": [_trace(1.0, 0.1)], "b": [_trace(1.0, 2.0)]})
+    assert trained.outcome == PASS and not trained.vacuous
+    for expect, fields in (("rises", {}), ("monotone", {"way": "rises"})):
+        assert not judge(_claim(expect, **fields), {"a": [_trace(1, 2, 3)]}).vacuous
+
+
 def test_a_claim_never_measured_is_missing_and_fails_only_when_it_is_the_labs() -> None:
-    lab = judge(_claim("rises"), {"a": Series(None, None)})
+    lab = judge(_claim("rises"), {"a": [Trace({})]})
     assert lab.outcome == MISSING and lab.holds is None and lab.fails
-    compared = judge(_claim("below", than="b"), {"a": Series(1.0, 1.0)})
+    compared = judge(_claim("below", than="b"), {"a": [_trace(1.0, 1.0)]})
     assert compared.outcome == MISSING and "b: not measured" in compared.measured
-    paper = judge(_claim("rises", source="paper"), {"a": Series(1.0, 0.5)})
+    paper = judge(_claim("rises", source="paper"), {"a": [_trace(1.0, 0.5)]})
     assert paper.outcome == PAPER and not paper.fails and "does not hold here" in paper.measured
     assert "1 → 0.5" in paper.measured
 
@@ -57,10 +120,16 @@ def test_a_claim_never_measured_is_missing_and_fails_only_when_it_is_the_labs() 
     "fields",
     [
         {"expect": "climbs"},
+        {"expect": "steady"},  # holds before any training: not a rule
         {"expect": "below"},  # an order without the run it compares with
         {"expect": "rises", "than": "b"},
         {"expect": "rises", "source": "blog"},
         {"expect": "rises", "by": -1.0},
+        {"expect": "monotone"},  # which way?
+        {"expect": "monotone", "way": "opposite"},
+        {"expect": "co-moves", "way": "same"},  # with which measure?
+        {"expect": "rises", "way": "rises"},
+        {"expect": "monotone", "way": "rises", "share": 1.5},
     ],
 )
 def test_a_malformed_claim_is_refused_when_declared(fields) -> None:
@@ -68,11 +137,15 @@ def test_a_malformed_claim_is_refused_when_declared(fields) -> None:
         Claim("P", "a", "m", text="text", **fields)
 
 
-def test_series_reads_the_first_and_last_finite_values_of_a_run_folder(tmp_path: Path) -> None:
+def test_read_trace_reads_each_columns_finite_values_by_step_and_the_summary(tmp_path: Path) -> None:
     (tmp_path / "metrics.csv").write_text("step,loss,alignment\n0,,0.3\n1,0.9,\n2,0.5,0.1\n3,0.4,\n")
-    assert series(tmp_path, "alignment") == Series(0.3, 0.1)
-    assert series(tmp_path, "loss") == Series(0.9, 0.4)
-    assert series(tmp_path, "uniformity") == Series(None, None)
+    (tmp_path / "summary.json").write_text(json.dumps({"alignment_pearson_r": -0.5}))
+    trace = read_trace(tmp_path)
+    assert trace.columns["alignment"] == ((0.0, 0.3), (2.0, 0.1))
+    assert trace.values("loss") == [0.9, 0.5, 0.4] and trace.values("uniformity") == []
+    assert trace.summary == {"alignment_pearson_r": -0.5}
+    assert trace.untrained().columns["loss"] == ((1.0, 0.9),) and trace.untrained().summary == {}
+    assert read_trace(tmp_path / "absent") == Trace({}, {})
 
 
 def test_every_lesson_claim_names_a_preset_its_runs_and_a_column_they_log() -> None:
@@ -97,15 +170,16 @@ def test_judge_all_and_the_report_name_each_failing_claim_in_one_line(tmp_path: 
     for run, alignment in (("a", "0.3\n1,0.1"), ("b", "0.3\n1,0.2")):
         (tmp_path / run).mkdir()
         (tmp_path / run / "metrics.csv").write_text(f"step,alignment\n0,{alignment}\n")
+    folders = {("P", "a"): [tmp_path / "a"], ("P", "b"): [tmp_path / "b"]}
     claims = [
         Claim("P", "a", "alignment", "falls", "a's alignment falls"),
         Claim("P", "a", "alignment", "above", "a ends above b", than="b"),
         Claim("P", "b", "alignment", "rises", "b's rises (the paper)", source="paper"),
     ]
-    verdicts = lessons_check.judge_all(claims, {("P", "a"): tmp_path / "a", ("P", "b"): tmp_path / "b"})
+    verdicts = lessons_check.judge_all(claims, folders)
     assert [v.outcome for v in verdicts] == [PASS, FAIL, PAPER]
     lines = lessons_check.report(verdicts)
-    assert "\n1 of 2 lab claims hold; 1 paper claims shown" in lines
+    assert "\n1 of 2 lab claims hold; 0 hold without training; 1 paper claims shown" in lines
     assert [line for line in lines if line.startswith("FAIL:")] == [
         "FAIL: P / a / alignment: a ends above b — a: 0.3 → 0.1; b: 0.3 → 0.2"
     ]
@@ -119,6 +193,27 @@ def test_runs_with_the_same_config_share_one_run_folder(tmp_path: Path, monkeypa
     folders = lessons_check.run_presets([collapse, regularised], tmp_path, short=True, say=lambda _: None)
     assert len(folders) == 7 and len(ran) == 6
     assert folders[(regularised, "jepa")] == folders[(collapse, "jepa (ema + predictor + stop-grad)")]
+
+
+def test_seeds_run_each_run_once_per_seed_into_its_own_folder(tmp_path: Path, monkeypatch) -> None:
+    ran: list[Path] = []
+    monkeypatch.setattr(lessons_check, "_run", lambda run, config, folder, say: ran.append(folder) or folder)
+    folders = lessons_check.run_presets(["Demo: clusters form"], tmp_path, short=True, seeds=3, say=print)
+    (seeded,) = folders.values()
+    assert [folder.name for folder in seeded] == [
+        "demo-clusters",
+        "demo-clusters-seed-1",
+        "demo-clusters-seed-2",
+    ]
+    assert ran == seeded
+
+
+def test_the_cli_refuses_an_unknown_preset_and_fails_when_no_claim_was_checked(capsys) -> None:
+    assert main(["lessons", "check", "--preset", "No such preset"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "lessons check: no preset named 'No such preset'"
+    assert main(["lessons", "check", "--preset", "Isotropy paper, setup (i)"]) == 1  # a preset with no claims
+    assert "nothing was checked" in capsys.readouterr().out
 
 
 @pytest.mark.slow
@@ -135,6 +230,8 @@ def test_lessons_check_short_runs_every_lesson_preset_and_every_lab_claim_holds(
     assert printed.count(f"[{PASS}]") == sum(claim.source == "lab" for claim in claims)
     assert printed.count(f"[{PAPER}]") == sum(claim.source == "paper" for claim in claims)
     assert "FAIL" not in printed
+    lab = sum(claim.source == "lab" for claim in claims)
+    assert f"{lab} of {lab} lab claims hold; 0 hold without training" in printed
     finished = [folder for folder in tmp_path.glob("*/*") if (folder / "summary.json").is_file()]
     assert len(finished) >= len({claim.preset for claim in claims})
 

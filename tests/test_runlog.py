@@ -219,3 +219,54 @@ def test_spectrum_tail_follows_by_offset_and_starts_again(tmp_path: Path) -> Non
     again.append_spectrum(0, np.array([9.0, 8.0]))
     assert [(s, v.tolist()) for s, v in tail.read_new()] == [(0, [9.0, 8.0])] and tail.restarts == 1
     again.finish("finished")
+
+
+# ---------------------------------------------------------------- issue 37, item 12: no stale .writer.lock
+def test_a_run_that_ended_leaves_no_lock_file_and_a_killed_one_a_free_lock(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    assert (writer.run_dir / ".writer.lock").is_file()
+    writer.finish("stopped")  # Ctrl-C ends a run this way (engine.runner.run_experiment)
+    assert not (writer.run_dir / ".writer.lock").exists()
+    forced = runlog.RunWriter(writer.run_dir, ["step"], {"kind": "probe"})  # a --force rerun, swapped in
+    assert runlog.run_state(forced.run_dir) == "running"
+    forced.finish("finished")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [writer.run_dir.name]  # nothing left aside
+    assert not (writer.run_dir / ".writer.lock").exists()
+
+
+def test_ctrl_c_in_a_run_leaves_it_stopped_with_no_lock_file(tmp_path: Path) -> None:
+    from engine.events import Row
+    from engine.experiments import EXPERIMENTS
+    from engine.runner import run_experiment
+
+    def interrupt(event: object) -> None:
+        if isinstance(event, Row):
+            raise KeyboardInterrupt
+
+    config = EXPERIMENTS["probe"].make_config(data="demo", limit=40, steps=3, geometry_every=0)
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment("probe", config, tmp_path / "run", on_event=interrupt)
+    assert runlog.run_state(tmp_path / "run") == "stopped"
+    assert not (tmp_path / "run" / ".writer.lock").exists()
+
+
+def test_a_lock_let_go_with_its_file_is_taken_by_one_process_at_a_time(tmp_path: Path) -> None:
+    first, second, third = (runlog.WriterLock(tmp_path) for _ in range(3))
+    assert first.acquire() and not second.acquire()
+    first.release(remove=True)
+    assert not (tmp_path / ".writer.lock").exists()
+    assert second.acquire() and not third.acquire()
+    second.release(remove=True)
+
+
+def test_an_ended_run_has_no_live_writer_even_while_its_writer_process_lives(tmp_path: Path) -> None:
+    """The writer removes its lock file as it ends; the process that wrote the run (a sweep, the CLI, this
+    test) lives on: the run must still read as ended, or Compare would never offer to delete it."""
+    from engine import runlog
+
+    writer = runlog.RunWriter(tmp_path / "run", ["step", "loss"], {"kind": "probe"})
+    writer.append({"step": 0, "loss": 1.0})
+    assert runlog.writer_alive(tmp_path / "run", runlog.read_json(tmp_path / "run" / runlog.STATUS))
+    writer.finish("finished")
+    status = runlog.read_json(tmp_path / "run" / runlog.STATUS)
+    assert status["state"] == "finished" and not runlog.writer_alive(tmp_path / "run", status)

@@ -29,6 +29,7 @@ CSS = """
   html { font-size: 22px; }
   .st-key-projector-leave { position: fixed; top: 0.5rem; right: 1.5rem; z-index: 999990;
     width: auto !important; }
+  .st-key-run-picker { max-width: calc(100% - 15rem); }  /* beside the Leave button, not under it */
   .embedlab-progress-text { font-size: 18px !important; }
   [data-testid="stMainBlockContainer"], .block-container { max-width: 100% !important;
     padding-top: 1rem !important; padding-left: 2rem !important; padding-right: 2rem !important; }

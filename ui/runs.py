@@ -149,14 +149,15 @@ def shown_jobs(kind: str | None, *, label: str = "Runs shown", beside: tuple[str
     if not chosen:
         chosen = default_shown([job for job in pool if kind is None or job.kind == kind])
     st.session_state[key] = chosen
-    picked = st.multiselect(
-        label,
-        ids,
-        key=key,
-        format_func=option_label(reg),
-        placeholder="pick runs to show",
-        label_visibility="collapsed" if projector.on() else "visible",  # a projector's rows are few
-    )
+    with st.container(key="run-picker"):  # projector mode keeps it beside its Leave button (ui/projector.py)
+        picked = st.multiselect(
+            label,
+            ids,
+            key=key,
+            format_func=option_label(reg),
+            placeholder="pick runs to show",
+            label_visibility="collapsed" if projector.on() else "visible",  # a projector's rows are few
+        )
     return [reg.get(i) for i in picked if reg.get(i) is not None]
 
 

@@ -126,8 +126,10 @@ def run_setup(
     base.pop("seed")
     if data_dir is not None:
         base["data_dir"] = data_dir
-    group = open_group(out / f"claims-{setup.key}", base, seeds, f"claims {setup.key}: {setup.title}")
-    group = groups.run_group(group, executor or groups.LocalExecutor(echo=False), retry_failed=True)
+    folder = out / f"claims-{setup.key}"
+    with groups.holding(folder):  # one runner per group: a second claims run on this --out is refused
+        group = open_group(folder, base, seeds, f"claims {setup.key}: {setup.title}")
+        group = groups.run_group(group, executor or groups.LocalExecutor(echo=False), retry_failed=True)
     dirs = groups.member_dirs(group)
     summaries, failed = [], []
     for member in group.members:

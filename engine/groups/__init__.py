@@ -12,7 +12,9 @@ never inside the runs folder, so the runs listing is unchanged:
   headline figure of their run summaries (:data:`HEADLINES`: IsoScore and silhouette at the start and the
   end, Pearson r and Spearman ρ of IsoScore against the silhouette, STS Spearman at the start and the end,
   the final RankMe) as ``mean``, ``std`` (sample std, ddof = 1; None for one value), ``min``, ``max``,
-  ``n``, over the members that are done.
+  ``n``, over the members that are done (one marked done whose ``summary.json`` cannot be read is listed as
+  ``unreadable``, not counted);
+- ``.runner.lock``: held by the one process that runs the group (:mod:`engine.groups.lock`).
 
 Public API (stable):
 
@@ -21,9 +23,14 @@ Public API (stable):
 - ``read_group(path) -> Group``: a damaged or partial ``group.json`` is one :class:`GroupError` line;
 - ``list_groups(root=None) -> list[Group]``: the readable groups, newest first;
 - ``member_dirs(group) -> {member id: run folder}``;
-- ``run_group(group, executor=None, retry_failed=False, on_update=None) -> Group``: runs the pending
-  members (:class:`LocalExecutor` one by one in-process by default; ``engine.sweep.ray_run.RayExecutor`` on
-  Ray), keeping ``group.json`` and ``summary.json`` current;
+- ``run_group(group, executor=None, retry_failed=False, on_update=None) -> Group``: under the group's
+  runner lock, reconciles the group with its run folders, then runs the pending members
+  (:class:`LocalExecutor` one by one in-process by default; ``engine.sweep.ray_run.RayExecutor`` on Ray),
+  keeping ``group.json`` and ``summary.json`` current;
+- ``holding(folder)``: the runner lock as a context manager (re-entrant; a second live runner is one
+  :class:`GroupError` line naming its pid); ``runner_alive(folder)``; ``pending(group, retry_failed)``;
+  ``reconcile(group)`` (members whose folder holds their finished run are done; a done member whose folder
+  holds none is failed, with the reason);
 - ``summarise(group, write=True) -> dict`` (the summary) and ``format_summary(summary) -> str``
   (``mean ± std`` lines);
 - ``cells(group) -> [(non-seed knobs, members)]``, ``cell_label(params)``;
@@ -46,7 +53,17 @@ from engine.groups.format import (
     read_group,
     write_group,
 )
-from engine.groups.runner import Executor, LocalExecutor, counts, execute_member, pending, run_group
+from engine.groups.lock import holding, runner_alive
+from engine.groups.runner import (
+    Executor,
+    LocalExecutor,
+    counts,
+    execute_member,
+    finished_run,
+    pending,
+    reconcile,
+    run_group,
+)
 from engine.groups.summary import (
     HEADLINES,
     STD_NOTE,
@@ -76,14 +93,18 @@ __all__ = [
     "create_group",
     "curves",
     "execute_member",
+    "finished_run",
     "format_summary",
     "group_path",
     "headline_value",
+    "holding",
     "list_groups",
     "member_dirs",
     "pending",
     "read_group",
+    "reconcile",
     "run_group",
+    "runner_alive",
     "summarise",
     "write_group",
 ]

@@ -14,6 +14,7 @@ A member's run folder is ``<group>/runs/<id>/``, an ordinary run folder (:mod:`e
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -93,23 +94,33 @@ def member_id(params: dict[str, Any]) -> str:
 
 
 def _short(value: Any) -> str:
+    """A value as an id shows it: a float as ``%g`` where that reads back as the same float (``0.001``,
+    ``1e-05``), else its shortest round-trip form (``0.1234567``), so distinct values give distinct ids."""
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, float):
-        return f"{value:g}"
+        text = f"{value:g}"
+        return text if float(text) == value else repr(value)
     return str(value)
 
 
 def grid_members(grid: dict[str, list[Any]]) -> list[Member]:
-    """One queued member per combination of the grid's values (the first knob varies slowest)."""
+    """One queued member per combination of the grid's values (the first knob varies slowest); two
+    combinations whose ids are the same file name are one GroupError line naming both."""
     names = list(grid)
-    members = []
+    members: list[Member] = []
+    seen: dict[str, dict[str, Any]] = {}
     for values in itertools.product(*(grid[name] for name in names)):
         params = dict(zip(names, values, strict=True))
-        members.append(Member(id=member_id(params), params=params))
-    ids = [m.id for m in members]
-    if len(set(ids)) != len(ids):
-        raise GroupError("the grid gives two runs the same name: use distinct values")
+        member = Member(id=member_id(params), params=params)
+        if member.id in seen:
+            first, second = (", ".join(f"{k}={v!r}" for k, v in p.items()) for p in (seen[member.id], params))
+            raise GroupError(
+                f"--grid: {first} and {second} would give two runs the same name {member.id!r}; use "
+                "values that differ in letters or digits"
+            )
+        seen[member.id] = params
+        members.append(member)
     return members
 
 
@@ -127,7 +138,7 @@ def create_group(
     :func:`engine.groups.run_group`."""
     folder = group_path(str(path)) if isinstance(path, str) else Path(path)
     if (folder / GROUP_FILE).exists():
-        raise GroupError(f"{folder} already holds a group; choose another --out or pass --retry-failed")
+        raise _taken(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / RUNS).mkdir(exist_ok=True)
@@ -144,8 +155,30 @@ def create_group(
         grid={k: list(v) for k, v in grid.items()},
         members=tuple(grid_members(grid)),
     )
-    write_group(group)
+    _write_new(group)
     return group
+
+
+def _taken(folder: Path) -> GroupError:
+    return GroupError(f"{folder} already holds a group; choose another --out or pass --retry-failed")
+
+
+def _write_new(group: Group) -> None:
+    """``group.json`` of a new group, whole, only where none exists: written aside, then linked under its
+    name (which fails when the name exists), so of two processes making a group in one folder one wins."""
+    target = group.path / GROUP_FILE
+    aside = group.path / f".{GROUP_FILE}.new-{os.getpid()}-{os.urandom(4).hex()}"
+    runlog.write_json_atomic(aside, to_json(group))
+    try:
+        os.link(aside, target)
+    except FileExistsError:
+        raise _taken(group.path) from None
+    except OSError:  # a file system without hard links: the name checked once more, then a rename
+        if target.exists():
+            raise _taken(group.path) from None
+        os.replace(aside, target)
+    finally:
+        aside.unlink(missing_ok=True)
 
 
 def write_group(group: Group) -> None:

@@ -1,10 +1,12 @@
 """Run a group's members and keep ``group.json`` up to date; this process is its only writer.
 
-:func:`run_group` hands the members to an executor and records what it reports: a member is ``running``
-when the executor starts it, then ``done`` or ``failed`` (with its one-line error); ``attempts`` counts
-its starts. The summary is rewritten after every member. :class:`LocalExecutor` runs the members one by
-one in this process; :class:`engine.sweep.ray_run.RayExecutor` runs them as Ray tasks. Both call
-:func:`execute_member`, which writes the member's ordinary run folder ``<group>/runs/<id>/``.
+:func:`run_group` holds the group's runner lock (:mod:`engine.groups.lock`: a second runner is refused),
+first :func:`reconcile`s ``group.json`` with the members' run folders, then hands the pending members to an
+executor and records what it reports: a member is ``running`` when the executor starts it, then ``done`` or
+``failed`` (with its one-line error); ``attempts`` counts its starts. The summary is rewritten after every
+member. :class:`LocalExecutor` runs the members one by one in this process;
+:class:`engine.sweep.ray_run.RayExecutor` runs them as Ray tasks. Both call :func:`execute_member`, which
+writes the member's ordinary run folder ``<group>/runs/<id>/``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.errors import one_line
-from engine.groups.format import RUNS, Group, Member, write_group
+from engine.groups.format import RUNS, Group, Member, member_dirs, write_group
+from engine.groups.lock import holding, runner_alive
 from engine.groups.summary import summarise
 
 #: a finished member as an executor reports it: (member id, None when it succeeded else its one line)
@@ -84,10 +87,62 @@ class LocalExecutor:
 
 
 def pending(group: Group, retry_failed: bool = False) -> list[Member]:
-    """The members to run: queued ones, ``running`` ones left by a process that ended (a group has one
-    runner), and with ``retry_failed`` the failed ones."""
-    wanted = ("queued", "running", "failed") if retry_failed else ("queued", "running")
+    """The members to run: queued ones, ``running`` ones left by a runner that ended (only while no live
+    process holds the group's runner lock), and with ``retry_failed`` the failed ones."""
+    wanted = {"queued"} | ({"failed"} if retry_failed else set())
+    if not runner_alive(group.path):
+        wanted.add("running")
     return [m for m in group.members if m.status in wanted]
+
+
+def finished_run(folder: Path, kind: str, fields: dict[str, Any] | None = None) -> str | None:
+    """None when ``folder`` holds a finished run (made with ``fields``, when given); else why not, one line
+    (no run, a damaged ``status.json`` or ``summary.json``, another state, other settings)."""
+    from engine import runlog
+    from engine.experiments import EXPERIMENTS
+    from engine.runner import config_to_dict
+
+    read = {}
+    for name in (runlog.STATUS, runlog.SUMMARY, runlog.CONFIG):
+        try:
+            read[name] = runlog.read_json(folder / name)
+        except FileNotFoundError:
+            return f"no {name}"
+        except (OSError, ValueError, UnicodeDecodeError) as err:
+            return f"{name} is damaged ({one_line(err)[:120]})"
+        if not isinstance(read[name], dict):
+            return f"{name} is damaged (not an object)"
+    state = read[runlog.STATUS].get("state")
+    if state != "finished" or read[runlog.SUMMARY].get("state") != "finished":
+        return f"the run there is {state}, not finished"
+    if fields is None:
+        return None
+    try:
+        wanted = config_to_dict(EXPERIMENTS[kind].make_config(**fields))
+    except Exception as err:  # noqa: BLE001 - settings that no longer make a config: not that run
+        return f"its settings make no config ({one_line(err)[:120]})"
+    recorded = read[runlog.CONFIG]
+    same = all(recorded.get(key) == value for key, value in runlog.jsonable(wanted).items())
+    return None if same else "the run there was made with other settings"
+
+
+def reconcile(group: Group) -> Group:
+    """``group`` as its run folders say, for the holder of its runner lock: a member not ``done`` whose
+    folder holds a finished run with its settings is ``done`` (not run again); a ``done`` member whose folder
+    holds no readable finished run (a damaged ``status.json`` or ``summary.json``) is ``failed`` with the
+    reason, so ``--retry-failed`` runs it again. Writes ``group.json`` when anything changed."""
+    dirs, changed = member_dirs(group), group
+    for member in group.members:
+        if member.status == "done":
+            why = finished_run(dirs[member.id], group.kind)
+            if why is not None:
+                error = f"marked done, but its run folder holds no finished run: {why}"
+                changed = changed.with_member(replace(member, status="failed", error=error))
+        elif finished_run(dirs[member.id], group.kind, group.config_of(member)) is None:
+            changed = changed.with_member(replace(member, status="done", error=None))
+    if changed != group:
+        write_group(changed)
+    return changed
 
 
 def run_group(
@@ -99,28 +154,30 @@ def run_group(
 ) -> Group:
     """Run the pending members of ``group`` with ``executor`` (default :class:`LocalExecutor`), writing
     ``group.json`` at each start and end and ``summary.json`` after each end; return the final group.
-    ``on_update`` sees the group after each change."""
+    ``on_update`` sees the group after each change. Holds the group's runner lock throughout (another live
+    runner of the group: one GroupError line naming its pid)."""
     executor = executor or LocalExecutor()
-    state = {"group": group}
+    with holding(group.path):
+        state = {"group": reconcile(group)}
 
-    def save(member: Member) -> None:
-        state["group"] = state["group"].with_member(member)
-        write_group(state["group"])
-        if on_update is not None:
-            on_update(state["group"])
+        def save(member: Member) -> None:
+            state["group"] = state["group"].with_member(member)
+            write_group(state["group"])
+            if on_update is not None:
+                on_update(state["group"])
 
-    def started(member_id: str) -> None:
-        member = state["group"].member(member_id)
-        save(replace(member, status="running", error=None, attempts=member.attempts + 1))
-
-    todo = pending(group, retry_failed)
-    try:
-        for member_id, error in executor.run(group, todo, started):
+        def started(member_id: str) -> None:
             member = state["group"].member(member_id)
-            save(replace(member, status="failed" if error else "done", error=error))
+            save(replace(member, status="running", error=None, attempts=member.attempts + 1))
+
+        todo = pending(state["group"], retry_failed)
+        try:
+            for member_id, error in executor.run(state["group"], todo, started):
+                member = state["group"].member(member_id)
+                save(replace(member, status="failed" if error else "done", error=error))
+                summarise(state["group"])
+        finally:
             summarise(state["group"])
-    finally:
-        summarise(state["group"])
     return state["group"]
 
 

@@ -10,7 +10,8 @@ Only members whose status is ``done`` count.
 
     {"format": 1, "group": name, "kind": kind, "std": "sample standard deviation (ddof=1)",
      "cells": [{"label": "lr=0.001", "params": {non-seed knob: value}, "members": [ids], "done": int,
-                "failed": int, "figures": {figure: {"mean", "std", "min", "max", "n"}}}]}
+                "failed": int, "unreadable": [ids of members marked done whose summary.json cannot be read],
+                "figures": {figure: {"mean", "std", "min", "max", "n"}}}]}
 """
 
 from __future__ import annotations
@@ -87,12 +88,13 @@ def cells(group: Group) -> list[tuple[dict[str, Any], list[Member]]]:
 
 def summarise(group: Group, *, write: bool = True) -> dict[str, Any]:
     """The group summary (see the module's docstring); written atomically to ``summary.json`` unless
-    ``write`` is false. A member whose ``summary.json`` is missing or unreadable does not count."""
+    ``write`` is false. A member marked done whose ``summary.json`` is missing or unreadable does not count
+    as done: it is listed under ``unreadable`` (and :func:`format_summary` says so)."""
     dirs = member_dirs(group)
     out_cells = []
     for params, members in cells(group):
-        done = [m for m in members if m.status == "done"]
-        summaries = [s for s in (_run_summary(dirs[m.id]) for m in done) if s is not None]
+        read = [(m.id, _run_summary(dirs[m.id])) for m in members if m.status == "done"]
+        summaries = [s for _, s in read if s is not None]
         figures = {}
         for key, _ in HEADLINES:
             values = [v for v in (headline_value(s, key) for s in summaries) if v is not None]
@@ -103,8 +105,9 @@ def summarise(group: Group, *, write: bool = True) -> dict[str, Any]:
                 "label": cell_label(params),
                 "params": params,
                 "members": [m.id for m in members],
-                "done": len(done),
+                "done": len(summaries),
                 "failed": sum(m.status == "failed" for m in members),
+                "unreadable": [member for member, s in read if s is None],
                 "figures": figures,
             }
         )
@@ -126,8 +129,11 @@ def format_summary(summary: dict[str, Any], digits: int = 4) -> str:
     lines = [f"group {summary['group']} ({summary['kind']}); ± is the {summary['std']}"]
     labels = dict(HEADLINES)
     for cell in summary["cells"]:
+        unreadable = cell.get("unreadable") or []
+        damaged = f", {len(unreadable)} marked done with no readable summary.json" if unreadable else ""
         lines.append(
             f"{cell['label']}: {cell['done']} of {len(cell['members'])} runs done, {cell['failed']} failed"
+            + damaged
         )
         for key, figure in cell["figures"].items():
             std = "n/a" if figure["std"] is None else f"{figure['std']:.{digits}f}"

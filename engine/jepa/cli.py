@@ -17,7 +17,7 @@ import sys
 import threading
 
 from engine import flags, settings
-from engine.cli_run import EXIT_INTERRUPTED, ProgressBar, prepare_out_dir, stop_on_sigterm
+from engine.cli_run import EXIT_INTERRUPTED, ProgressBar, prepare_out_dir, say_where, stop_on_sigterm
 from engine.jepa.config import JEPAConfig
 from engine.simcse.distributed import launched_by_torchrun
 
@@ -53,4 +53,5 @@ def run_cli(args: argparse.Namespace, config: JEPAConfig) -> int:
     finally:
         progress.close()
     print(json.dumps({"out": str(out_dir), **summary}, indent=2, default=str), file=sys.stdout)
+    say_where(out_dir)
     return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from engine.errors import ConfigError
 from engine.knobs import knob, validate
 from engine.simcse.config import (
     GEOMETRY_COLUMNS,
@@ -68,14 +69,14 @@ class JEPAConfig:
         0.15,
         low=0.0,
         high=0.9,
-        help="span-mask: one end of the share of the words masked (the two ends in either order)",
+        help="span-mask: the smallest share of the words masked (at most --mask-max)",
         label="Mask from",
     )
     mask_max: float = knob(
         0.5,
         low=0.0,
         high=0.9,
-        help="span-mask: the other end of the share of the words masked",
+        help="span-mask: the largest share of the words masked (at least --mask-min)",
         label="Mask up to",
     )
     ema: float = knob(
@@ -166,6 +167,11 @@ class JEPAConfig:
 
     def __post_init__(self) -> None:
         validate(self)
+        if self.mask_min > self.mask_max:
+            raise ConfigError(
+                f"mask_min ({self.mask_min:g}) must not exceed mask_max ({self.mask_max:g}): the share of "
+                "the words masked is drawn from mask_min to mask_max"
+            )
 
     @property
     def augment(self) -> str:

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import torch
 from torch import nn
@@ -41,8 +42,22 @@ def momentum(base: float, step: int, total: int) -> float:
 
 @torch.no_grad()
 def ema_update(target: nn.Module, online: nn.Module, m: float) -> None:
-    """ξ ← m·ξ + (1 − m)·θ over matching parameters; buffers (e.g. position ids) copied from ``online``."""
-    for xi, theta in zip(target.parameters(), online.parameters(), strict=True):
-        xi.mul_(m).add_(theta.detach(), alpha=1.0 - m)
-    for mine, theirs in zip(target.buffers(), online.buffers(), strict=True):
-        mine.copy_(theirs)
+    """ξ ← m·ξ + (1 − m)·θ = lerp(ξ, θ, 1 − m) over matching parameters; buffers (e.g. position ids) copied
+    from ``online``. One multi-tensor kernel each (``torch._foreach_lerp_`` / ``_foreach_copy_``), not two
+    kernels per parameter."""
+    xis, thetas = _matching(target.parameters(), online.parameters())
+    if xis:
+        torch._foreach_lerp_(xis, thetas, 1.0 - m)
+    mine, theirs = _matching(target.buffers(), online.buffers())
+    if mine:
+        torch._foreach_copy_(mine, theirs)
+
+
+def _matching(
+    ours: Iterable[torch.Tensor], theirs: Iterable[torch.Tensor]
+) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    """The two modules' tensors as lists of the same length (a mismatch is an error, as ``zip(strict)``)."""
+    left, right = list(ours), [tensor.detach() for tensor in theirs]
+    if len(left) != len(right):
+        raise ValueError(f"the EMA target has {len(left)} tensors where the online encoder has {len(right)}")
+    return left, right

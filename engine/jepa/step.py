@@ -1,6 +1,7 @@
 """One JEPA training step:
 
-    views (views.py) → online forward of context and target texts (SimCSE's length-bucketed ``Towers``)
+    views (views.py) → online forward of context and target texts (SimCSE's ``Towers``: length buckets on a
+    CPU, planned once on the host for both encoders; one forward on an accelerator)
     → predictor → target embeddings (EMA copy, no grad; or the online ones, detached unless stop_grad off)
     → loss ½[D(g(f_θ(x′)), f_ξ(x″)) + D(g(f_θ(x″)), f_ξ(x′))] + regulariser, D = 2 − 2 cos
     → AdamW (linear decay; the predictor at ``predictor_lr_scale`` × lr) → EMA update of the target
@@ -35,7 +36,7 @@ from engine.jepa.networks import Predictor, ema_update, momentum
 from engine.jepa.views import context_view
 from engine.simcse import distributed
 from engine.simcse.datasets import BatchSampler
-from engine.simcse.step import Towers, build_encoder
+from engine.simcse.step import Towers, adamw_options, build_encoder, tokenize
 from engine.simcse.views import step_rng
 
 
@@ -48,8 +49,8 @@ class Online(nn.Module):
         self.towers = towers
         self.predictor = predictor
 
-    def forward(self, batch: Any) -> tuple[torch.Tensor, torch.Tensor]:
-        z = self.towers(batch)
+    def forward(self, batch: Any, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        z = self.towers(batch, lengths)
         return z, (z if self.predictor is None else self.predictor(z))
 
 
@@ -67,15 +68,17 @@ def jepa_loss(
     device: torch.device,
     world: distributed.World | None = None,
     seed: int = 0,
+    lengths: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(loss to back-propagate, loss to log) of one tokenised batch: ``rows`` context texts then ``rows``
-    target texts. The regulariser enters the first × the world size (see the module docstring)."""
+    target texts (``lengths``: its rows' token counts on the host, :func:`engine.simcse.step.tokenize`). The
+    regulariser enters the first × the world size (see the module docstring)."""
     world = world or distributed.World()
     with autocast(device, precision=config.precision):
-        z, p = online(batch)
+        z, p = online(batch, lengths)
     if target is not None:
         with torch.no_grad(), autocast(device, precision=config.precision):
-            t = target(batch)
+            t = target(batch, lengths)
     else:
         t = z.detach() if config.stop_grad else z
     z_ctx, z_tgt, p_ctx, p_tgt, t_ctx, t_tgt = (*z.split(rows), *p.split(rows), *t.split(rows))
@@ -113,10 +116,11 @@ class Trainer:
         texts = [self.data[i] for i in self.sampler(step)]
         context = context_view(texts, config, step_rng(config.seed, step), self.mask_token)
         context, texts = context[self.share], texts[self.share]
-        batch = self.encoder.tokenize(context + texts, max_length=config.max_len)
+        towers = unwrapped(self.online).towers
+        batch, lengths = tokenize(towers, self.encoder, context + texts, config.max_len)
         seed = config.seed * 1_000_003 + step
         loss, logged = jepa_loss(
-            config, self.online, self.target, batch, len(texts), self.device, self.world, seed
+            config, self.online, self.target, batch, len(texts), self.device, self.world, seed, lengths
         )
         self.scaler.scale(loss).backward()
         self.scaler.step(self.optimizer)
@@ -124,7 +128,7 @@ class Trainer:
         self.optimizer.zero_grad(set_to_none=True)
         self.schedule.step()
         if self.target is not None:
-            ema_update(self.target, unwrapped(self.online).towers, momentum(config.ema, step, config.steps))
+            ema_update(self.target, towers, momentum(config.ema, step, config.steps))
         return float(logged)
 
 
@@ -156,7 +160,7 @@ def make_trainer(
     groups = [{"params": list(unwrapped(online).towers.parameters()), "lr": config.lr}]
     if predictor is not None:
         groups.append({"params": list(predictor.parameters()), "lr": config.lr * config.predictor_lr_scale})
-    optimizer = torch.optim.AdamW(groups, lr=config.lr, weight_decay=0.0)
+    optimizer = torch.optim.AdamW(groups, lr=config.lr, weight_decay=0.0, **adamw_options(device))
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1.0 - s / config.steps))
     scaler = torch.amp.GradScaler(device.type, enabled=needs_grad_scaler(device, precision=config.precision))
     sampler = BatchSampler(len(data), config.batch_size, config.seed)

@@ -8,7 +8,8 @@ Modules, one concept each:
                      (Mu & Viswanath 2018), and ``isotropy_profile`` (all of them in one pass)
 - ``correlation``    STS Spearman of cosines vs gold; Pearson/Spearman of two metric series
 - ``neighbours``     exact k nearest neighbours (umap-learn ``precomputed_knn`` format)
-- ``collapse``       RankMe, α-ReQ, per-dimension std of the unit embeddings (the collapse lens)
+- ``collapse``       RankMe, α-ReQ (its fit and R²: ``alpha_req_fit``), per-dimension std of the unit
+                     embeddings (the collapse lens)
 
 ``silhouette_and_uniformity`` (module ``silhouette``) sums the uniformity in the silhouette's own distance
 blocks (one pass for both).
@@ -20,7 +21,15 @@ How each measure is named, explained and charted is declared once in the measure
 from __future__ import annotations
 
 from engine.metrics.align_uniform import alignment, class_alignment, uniformity
-from engine.metrics.collapse import alpha_req, collapse_profile, dim_std, dim_std_mean, dim_std_min, rankme
+from engine.metrics.collapse import (
+    alpha_req,
+    alpha_req_fit,
+    collapse_profile,
+    dim_std,
+    dim_std_mean,
+    dim_std_min,
+    rankme,
+)
 from engine.metrics.correlation import pearson, series_correlation, spearman, sts_spearman
 from engine.metrics.isoscore import FewSamplesWarning, isoscore, isoscore_cap, isoscore_star
 from engine.metrics.isotropy import (
@@ -37,6 +46,7 @@ __all__ = [
     "FewSamplesWarning",
     "alignment",
     "alpha_req",
+    "alpha_req_fit",
     "average_cosine",
     "class_alignment",
     "collapse_profile",

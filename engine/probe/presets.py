@@ -115,6 +115,6 @@ def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
             },
             runs={"demo-clusters": {}},
             demo=True,
-            short={"steps": 40, "snapshot_every": 0},  # lessons check --short
+            short={"steps": 75, "snapshot_every": 0},  # lessons check --short: only shorter
         ),
     ]

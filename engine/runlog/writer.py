@@ -84,7 +84,7 @@ class RunWriter:
                 self._start_in(self.run_dir, config)
         except BaseException:
             self._close_logs()
-            self._lock.release()
+            self._lock.release(remove=True)
             raise
 
     def _start_in(self, folder: Path, config: Mapping[str, Any]) -> None:
@@ -110,6 +110,7 @@ class RunWriter:
             remove_tree(aside)
             raise
         old_lock, self._lock = self._lock, new_lock
+        new_lock.path, old_lock.path = real / new_lock.path.name, aside / old_lock.path.name  # swapped too
         old_lock.release()
         remove_tree(aside)
 
@@ -214,7 +215,7 @@ class RunWriter:
             except OSError:
                 write_json_in_place(self.run_dir / STATUS, self._status)
         finally:
-            self._lock.release()
+            self._lock.release(remove=True)  # a run that ended leaves no lock file
 
     def _close_logs(self) -> None:
         for name in ("_fd", "_spectrum_fd"):

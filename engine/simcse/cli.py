@@ -18,7 +18,7 @@ import sys
 import threading
 
 from engine import flags, settings
-from engine.cli_run import EXIT_INTERRUPTED, ProgressBar, prepare_out_dir, stop_on_sigterm
+from engine.cli_run import EXIT_INTERRUPTED, ProgressBar, prepare_out_dir, say_where, stop_on_sigterm
 from engine.errors import ConfigError
 from engine.simcse.distributed import launched_by_torchrun
 from engine.simcse.train import SimCSEConfig
@@ -47,6 +47,7 @@ def run_cli(args: argparse.Namespace, config: SimCSEConfig) -> int:
         for _ in train_simcse(config, stop):
             pass
         return 0
+    saved_as = None
     if config.save_encoder:
         from engine.encoders.store import check_save_name
 
@@ -69,4 +70,9 @@ def run_cli(args: argparse.Namespace, config: SimCSEConfig) -> int:
     finally:
         progress.close()
     print(json.dumps({"out": str(out_dir), **summary}, indent=2, default=str), file=sys.stdout)
+    say_where(out_dir)
+    if saved_as is not None and summary.get("state") == "finished":
+        from engine import paths
+
+        print(f"encoder saved to {paths.encoders_dir() / saved_as}", file=sys.stderr)
     return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0

@@ -4,7 +4,9 @@
 The grid's runs form a group (:mod:`engine.groups`); they run one by one in this process, or as Ray tasks
 with ``--ray`` (``--address`` joins a running Ray and implies ``--ray``). ``--retry-failed`` reruns the
 members of an existing group that are not done (failed, or left queued or running by a process that
-ended), each with its recorded settings. Exit 0 when every member is done, 1 when one failed.
+ended), each with its recorded settings; a member whose folder holds its finished run is marked done, not
+run again. One process runs a group at a time (:mod:`engine.groups.lock`): a second is refused in one line
+naming the first's pid. Exit 0 when every member is done, 1 when one failed.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from dataclasses import asdict
 from typing import Any
 
 from engine import flags, groups
+from engine.cli_run import interrupting
 from engine.errors import ConfigError, one_line
 from engine.experiments import EXPERIMENTS
 from engine.groups.format import grid_members
-from engine.sweep.grid import parse_grid
+from engine.groups.lock import refusal
+from engine.sweep.grid import check_files, parse_grid
 
 EXIT_FAILED = 1
 
@@ -50,7 +54,7 @@ def _add_sweep_flags(sub: argparse.ArgumentParser) -> None:
         metavar="KNOB=V1,V2",
         help="a knob and its values (any knob of --help; repeat for a product grid)",
     )
-    options.add_argument("--seeds", metavar="LIST|COUNT", help="seeds of every cell (0,1,2 or a count)")
+    flags.add_seeds_flag(options, "seeds of every cell (0,1,2 or a count)")
     options.add_argument(
         "--out", required=True, help="the group's folder (a bare name goes under cache/groups)"
     )
@@ -81,27 +85,37 @@ def _add_sweep_flags(sub: argparse.ArgumentParser) -> None:
     )
 
 
-def make_group(args: argparse.Namespace) -> groups.Group:
-    """A new group from the flags: the experiment's settings as the base, the grid (and seeds) as members,
-    every member's settings checked before anything runs."""
+def plan_group(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """The new group's base (the experiment's settings) and grid (and seeds) from the flags, every member's
+    settings checked (its data files included) before any folder is made."""
     experiment = EXPERIMENTS[args.experiment]
     config_class = experiment.load(experiment.config_class)
     config = importlib.import_module(experiment.cli).config_from_args(args)
     if getattr(config, "save_encoder", None):
         raise ConfigError("--save-encoder: the runs of a sweep would overwrite one encoder; sweep without it")
     grid = parse_grid(config_class, args.grid)
-    if args.seeds:
+    if args.seeds is not None:
         if "seed" in grid:
             raise ConfigError("--seeds: the seed is already a --grid knob; give it once")
         grid["seed"] = flags.parse_seeds(args.seeds)
     if not grid:
         raise ConfigError("--grid: give at least one knob to vary (e.g. --grid lr=1e-3,1e-2) or --seeds")
     base = asdict(config)
+    check_files(config_class, {k: v for k, v in base.items() if k not in grid})
     for member in grid_members(grid):
         try:
             experiment.make_config(**{**base, **member.params})
         except ConfigError as err:
             raise ConfigError(f"--grid {groups.cell_label(member.params)}: {one_line(err)}") from None
+    for knob, values in grid.items():
+        for value in values:
+            check_files(config_class, {knob: value}, f"--grid {knob}={value}")
+    return base, grid
+
+
+def make_group(args: argparse.Namespace) -> groups.Group:
+    """A new group from the flags (:func:`plan_group`), written to ``--out``."""
+    base, grid = plan_group(args)
     return groups.create_group(groups.group_path(args.out), args.experiment, base, grid)
 
 
@@ -116,9 +130,7 @@ def executor_of(args: argparse.Namespace) -> groups.Executor:
     return groups.LocalExecutor(threads=args.threads)
 
 
-def _group_to_run(args: argparse.Namespace) -> groups.Group:
-    if not args.retry_failed:
-        return make_group(args)
+def _read_group(args: argparse.Namespace) -> groups.Group:
     group = groups.read_group(groups.group_path(args.out))
     if group.kind != args.experiment:
         raise ConfigError(f"--retry-failed: {group.path} is a {group.kind} group, not {args.experiment}")
@@ -126,19 +138,33 @@ def _group_to_run(args: argparse.Namespace) -> groups.Group:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The sweep: make (or, with ``--retry-failed``, read) the group, run it, print its summary."""
-    if args.retry_failed and (args.grid or args.seeds):
+    """The sweep: make (or, with ``--retry-failed``, read) the group under its runner lock (a second runner
+    of the group is refused), reconcile it with its run folders, run it, print its summary."""
+    if args.retry_failed and (args.grid or args.seeds is not None):
         raise ConfigError("--retry-failed reruns the group as it was made: leave out --grid and --seeds")
+    plan = None if args.retry_failed else plan_group(args)
+    if plan is None:  # a folder with no group is refused before anything is made there
+        if groups.runner_alive(groups.group_path(args.out)):
+            raise refusal(groups.group_path(args.out))  # being made by a runner that lives
+        _read_group(args)
     executor = executor_of(args)
     try:
-        group = _group_to_run(args)
-    except BaseException:
+        folder = groups.group_path(args.out)
+        # Ctrl-C and SIGTERM stop the current trial, recorded (retryable); one runner per group
+        with interrupting(), groups.holding(folder):
+            # a group to retry is read again under the lock: as its last runner left it
+            group = _read_group(args) if plan is None else groups.create_group(folder, args.experiment, *plan)
+            group = groups.reconcile(group)
+            todo = groups.pending(group, retry_failed=True)
+            print(
+                f"group {group.path}: {len(todo)} of {len(group.members)} runs to go",
+                file=sys.stderr,
+                flush=True,
+            )
+            group = groups.run_group(group, executor, retry_failed=args.retry_failed)
+    finally:
         if hasattr(executor, "close"):
             executor.close()
-        raise
-    todo = groups.pending(group, retry_failed=True)
-    print(f"group {group.path}: {len(todo)} of {len(group.members)} runs to go", file=sys.stderr, flush=True)
-    group = groups.run_group(group, executor, retry_failed=args.retry_failed)
     print(groups.format_summary(groups.summarise(group, write=False)))
     failed = [m for m in group.members if m.status == "failed"]
     for member in failed:

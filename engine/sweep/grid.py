@@ -5,6 +5,7 @@ switch, the data, the vectors, the seed). A bad name or value is one ConfigError
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError, one_line
@@ -13,6 +14,8 @@ from engine.knobs import Knob, knobs
 TRUE, FALSE = ("true", "on", "yes", "1"), ("false", "off", "no", "0")
 NONE = ("none", "null")
 MAX_TRIALS = 10_000
+#: knobs that name a data file (or a built-in set): a file among their values must exist before a sweep runs
+FILE_KNOBS = ("data", "train", "eval", "probe", "vectors")
 
 
 def find_knob(config_class: type, name: str, option: str) -> Knob:
@@ -73,3 +76,24 @@ def parse_grid(config_class: type, options: list[str]) -> dict[str, list[Any]]:
     if trials > MAX_TRIALS:
         raise ConfigError(f"--grid: {trials:,} trials is more than {MAX_TRIALS:,}")
     return grid
+
+
+def check_files(config_class: type, fields: dict[str, Any], option: str | None = None) -> None:
+    """A value of a data knob (:data:`FILE_KNOBS`) that names a missing file is one ConfigError line naming
+    ``option`` (default: the knob's flag), before any run starts. The probe's ``data`` is a built-in set's
+    name or a file; for the others a bare word (no folder, no extension) is left to the run (``wiki1m``)."""
+    from engine.data.registry import DATASETS
+
+    declared = {item.name: item for item in knobs(config_class)}
+    for name in FILE_KNOBS:
+        value = fields.get(name)
+        if name not in declared or not isinstance(value, str) or not value.strip():
+            continue
+        text = value.strip()
+        if text.lower() in DATASETS:
+            continue
+        path = Path(text).expanduser()
+        named_file = name in ("data", "vectors") or "/" in text or "\\" in text or bool(path.suffix)
+        if named_file and not path.exists():
+            what = "no built-in data set or file" if name == "data" else "no file"
+            raise ConfigError(f"{option or declared[name].flag}: {what} {text!r}")

@@ -55,6 +55,15 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
         ) from None
 
 
+def connect_error(address: str | None, err: BaseException) -> str:
+    """The one line for a Ray that cannot be joined or started. The token hint only where it can apply: a
+    head joined by its address (a Ray Client ``ray://`` address authenticates otherwise, a local Ray is
+    this process's own)."""
+    where = f"--address {address}" if address else "a local Ray"
+    hint = AUTH_HINT if address and not address.strip().lower().startswith("ray://") else ""
+    return f"{where}: cannot connect ({one_line(err)[:200]}){hint}"
+
+
 class RayExecutor:
     """Run members as Ray tasks of ``cpus_per_trial`` CPUs (torch gets as many threads) and
     ``gpus_per_trial`` GPUs (a fraction shares one). ``address``: a cluster to join (None: the
@@ -97,9 +106,7 @@ class RayExecutor:
         try:
             ray.init(**options)
         except (ConnectionError, RuntimeError, ValueError) as err:
-            where = self.address or "a local Ray"
-            message = f"--address {where}: cannot connect ({one_line(err)[:200]}){AUTH_HINT}"
-            raise ConfigError(message) from None
+            raise ConfigError(connect_error(self.address, err)) from None
         self.owned = True
 
     def close(self) -> None:

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
-from engine import cli, groups, runlog
+from engine import cli, flags, groups, runlog
 from engine.errors import ConfigError
 from engine.flags import parse_seeds
 
@@ -118,3 +121,62 @@ def test_the_replay_of_a_group_with_no_finished_run_is_one_line(tmp_path: Path, 
     group = groups.create_group(tmp_path / "empty", "probe", {}, {"seed": [0]}, name="empty")
     assert cli.main(["replay", str(group.path), "--out", str(tmp_path / "x.html")]) == 2
     assert capsys.readouterr().err.strip() == "error: group empty: no finished run to replay yet"
+
+
+# ------------------------------------------------------------ issue 37, item 5: the value space of --seeds
+ASCII_SEEDS = st.lists(st.integers(0, flags.MAX_SEED), min_size=2, max_size=20, unique=True)
+
+
+@given(ASCII_SEEDS, st.sampled_from([",", ", ", " ,"]))
+@examples(max_examples=200)
+def test_a_list_of_distinct_seeds_reads_back(seeds: list[int], comma: str) -> None:
+    assert parse_seeds(comma.join(map(str, seeds))) == seeds
+
+
+@given(st.text(max_size=30))
+@examples(max_examples=500)
+def test_any_text_is_seeds_or_one_line_naming_the_flag(text: str) -> None:
+    try:
+        seeds = parse_seeds(text)
+    except ConfigError as err:
+        assert str(err).startswith("--seeds: ") and "\n" not in str(err)
+        return
+    cells = [cell.strip(" \t") for cell in text.split(",")]
+    assert all(cell and set(cell) <= set("0123456789") for cell in cells)  # ASCII digits only
+    assert len(set(seeds)) == len(seeds) and all(0 <= seed <= flags.MAX_SEED for seed in seeds)
+
+
+@given(st.characters(categories=["Nd", "No"]).filter(lambda c: c not in "0123456789"))
+def test_digits_of_other_scripts_are_not_seeds(digit: str) -> None:
+    with pytest.raises(ConfigError, match="^--seeds: expected a count"):
+        parse_seeds(digit)
+    with pytest.raises(ConfigError, match="^--seeds: expected a count"):
+        parse_seeds(f"0,{digit}")
+
+
+@given(st.integers(flags.MAX_SEED + 1, 10**400))
+def test_a_seed_beyond_every_range_is_refused_whatever_its_size(seed: int) -> None:
+    with pytest.raises(ConfigError, match=r"^--seeds: a seed is 0 to 9223372036854775807, got \d"):
+        parse_seeds(f"0,{seed}")
+
+
+@pytest.mark.parametrize(
+    ("command", "text", "message"),
+    [
+        (PROBE, "²", "error: --seeds: expected a count (5) or seeds separated by commas (0,1,2), got '²'"),
+        (PROBE, "١", "error: --seeds: expected a count (5) or seeds separated by commas (0,1,2), got '١'"),
+        (PROBE, "", "error: --seeds: expected a count (5) or seeds separated by commas (0,1,2), got ''"),
+        (PROBE, "0,99999999999999999999999", "error: --seeds: a seed is 0 to 9223372036854775807, got 9999"),
+        (["jepa", "--steps", "2"], "0,4294967296", "error: --seeds: seed must be"),  # JEPA's own range
+        (["sweep", *PROBE, "--grid", "lr=0.1"], "", "error: --seeds: expected a count"),
+        (["sweep", *PROBE, "--grid", "lr=0.1"], "0,99999999999999999999999", "error: --seeds: a seed is 0"),
+    ],
+)
+def test_bad_seeds_are_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture, command: list[str], text: str, message: str
+) -> None:
+    out = tmp_path / "g"
+    assert cli.main([*command, "--seeds", text, "--out", str(out)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(message) and "\n" not in error, error
+    assert not out.exists()

@@ -35,3 +35,13 @@ def test_the_config_checks_the_name_too(own_cache: Path) -> None:
     (own_cache / "encoders" / "taken").mkdir(parents=True)
     with pytest.raises(ConfigError, match="already exists"):
         next(iter(train_simcse(SimCSEConfig(save_encoder="taken", steps=1))))
+
+
+def test_a_saved_encoder_says_where_it_went(tmp_path: Path, own_cache: Path, tiny_dir: Path, capsys) -> None:
+    """The run ends with the encoder's folder on stderr (the JSON summary stays alone on stdout)."""
+    argv = ["simcse", "--out", str(tmp_path / "run"), "--save-encoder", "mine", "--encoder", str(tiny_dir)]
+    code = main([*argv, *FAST, "--train", "demo", "--eval", "demo-pairs", "--device", "cpu"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert f"encoder saved to {own_cache / 'encoders' / 'mine'}" in err
+    assert (own_cache / "encoders" / "mine").is_dir()

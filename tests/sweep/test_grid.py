@@ -6,9 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from engine import cli
 from engine.errors import ConfigError
+from engine.groups.format import grid_members
 from engine.probe.config import ProbeConfig
 from engine.simcse.train import SimCSEConfig
 from engine.sweep.grid import parse_grid
@@ -83,3 +87,56 @@ def test_retrying_a_group_that_does_not_exist_is_one_line(
 ) -> None:
     assert cli.main(["sweep", "probe", "--retry-failed", "--out", str(tmp_path / "none")]) == 2
     assert "no group.json (not a group folder)" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 37, item 6: grid values and their ids
+LEARNING_RATES = st.floats(min_value=1e-12, max_value=10.0, allow_nan=False, allow_infinity=False)
+
+
+@given(st.lists(LEARNING_RATES, min_size=1, max_size=6, unique=True))
+@examples(max_examples=300)
+def test_distinct_grid_values_give_distinct_ids_that_read_back(values: list[float]) -> None:
+    grid = parse_grid(ProbeConfig, ["lr=" + ",".join(map(repr, values))])
+    assert grid == {"lr": values}
+    ids = [member.id for member in grid_members(grid)]
+    assert len(set(ids)) == len(ids)
+    assert [float(member_id.removeprefix("lr-")) for member_id in ids] == values
+
+
+@given(st.lists(st.text(alphabet="ab/:-_. ", min_size=1, max_size=4), min_size=2, max_size=5, unique=True))
+def test_text_values_give_distinct_ids_or_one_line_naming_both(values: list[str]) -> None:
+    try:
+        members = grid_members({"data": values})
+    except ConfigError as err:  # two values that are one file name
+        message = str(err)
+        assert message.startswith("--grid: data=") and "the same name" in message and "\n" not in message
+        assert sum(f"data={value!r}" in message for value in values) == 2
+        return
+    assert len({member.id for member in members}) == len(values)
+
+
+def test_close_floats_are_two_runs_and_a_real_collision_names_both_values(tmp_path: Path) -> None:
+    grid = parse_grid(ProbeConfig, ["lr=0.1234567,0.1234568", "steps=1"])
+    assert [m.id for m in grid_members(grid)] == ["lr-0.1234567_steps-1", "lr-0.1234568_steps-1"]
+    assert [m.id for m in grid_members({"lr": [0.001, 1e-5, 1.0]})] == ["lr-0.001", "lr-1e-05", "lr-1"]
+    with pytest.raises(ConfigError, match=r"^--grid: data='a/b' and data='a:b' would give two runs the same"):
+        grid_members({"data": ["a/b", "a:b"]})
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--grid", "data=demo,{missing}"], "error: --grid data={missing}: no built-in data set or file"),
+        (["--data", "{missing}", "--grid", "lr=0.1"], "error: --data: no built-in data set or file"),
+        (["--data", "demo", "--grid", "vectors={missing}"], "error: --grid vectors={missing}: no file"),
+    ],
+)
+def test_a_missing_data_file_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture, extra: list[str], message: str
+) -> None:
+    missing = str(tmp_path / "missing.csv")
+    extra = [part.format(missing=missing) for part in extra]
+    assert cli.main(["sweep", "probe", "--steps", "1", *extra, "--out", str(tmp_path / "g")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(message.format(missing=missing)) and "\n" not in error, error
+    assert not (tmp_path / "g").exists()

@@ -71,7 +71,8 @@ def test_a_2x2_sweep_on_ray_equals_the_runs_made_one_by_one(local_ray: object, t
 
 def test_a_failed_ray_trial_is_recorded_with_its_line(local_ray: object, tmp_path: Path) -> None:
     out = tmp_path / "g"
-    missing = tmp_path / "missing.csv"
+    missing = tmp_path / "missing.csv"  # empty: the trial fails on Ray (a missing file is refused up front)
+    missing.write_text("", encoding="utf-8")
     args = ["sweep", *PROBES, "--grid", f"data=demo,{missing}", "--ray", "--out", str(out)]
     assert cli.main(args) == 1
     done, failed = groups.read_group(out).members
@@ -122,3 +123,22 @@ def test_workers_get_the_labs_variables_and_this_checkout(monkeypatch: pytest.Mo
     assert env["EMBEDLAB_DATA_DIR"] == "/shared/data" and env["EMBEDLAB_NO_PROGRESS"] == "1"
     assert env["PYTHONPATH"].split(":") == [str(settings.REPO_ROOT), "/elsewhere"]
     assert "UNRELATED_SECRET" not in env
+
+
+@pytest.mark.parametrize(
+    ("address", "hinted"),
+    [
+        ("10.0.0.5:6379", True),
+        ("auto", True),
+        ("ray://10.0.0.5:10001", False),
+        ("RAY://x:1", False),
+        (None, False),
+    ],
+)
+def test_the_token_hint_comes_only_where_it_can_apply(address: str | None, hinted: bool) -> None:
+    """A Ray Client address (``ray://``) and a local Ray have nothing to do with a head's token (issue 37)."""
+    from engine.sweep.ray_run import AUTH_HINT, connect_error
+
+    line = connect_error(address, ValueError("Ray Client requires pip package `ray[client]`"))
+    assert line.startswith(f"--address {address}: cannot connect (" if address else "a local Ray: cannot")
+    assert line.endswith(AUTH_HINT) is hinted and "\n" not in line

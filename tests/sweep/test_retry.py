@@ -24,7 +24,8 @@ def _labelled_file(path: Path) -> None:
 def test_a_failed_trial_is_reported_and_only_it_is_retried(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    late = tmp_path / "late.jsonl"  # absent at first: its trial fails
+    late = tmp_path / "late.jsonl"  # empty at first: its trial fails (a missing file is refused up front)
+    late.write_text("", encoding="utf-8")
     out = tmp_path / "sweep"
     args = ["sweep", "probe", *SHORT, "--grid", f"data=demo,{late}", "--out", str(out)]
     assert cli.main(args) == 1

@@ -1,0 +1,227 @@
+"""The numbers of the lessons' texts, filled from the runs of the claims that back them.
+
+A lesson's text never types a measured number: it names one through a placeholder ``{key.figure}`` (or
+``{key.figure:spec}``, a Python format spec), where ``key`` is a :class:`~engine.lesson_claims.Claim`'s
+``key`` and ``figure`` one of
+
+- the claim's measured figures (:func:`engine.lesson_claims.figures`, means over the seeds): ``start``,
+  ``end``, ``than_start``, ``than_end``, ``change``, ``r``, ``rho``, ``share``, …;
+- the settings of the claim's run (its ``config.json``): ``steps``, ``lr``, ``batch_size``, …;
+- ``reported.NAME``: a figure the paper reports (the claim's ``reported``; a paper's claim);
+- ``here``: "holds here" or "does not hold here", as the claim held on the lab's runs.
+
+``python -m engine lessons check --record`` writes every checked claim's figures, with the settings, seeds
+and date of its runs, to :data:`RESULTS` (committed); :func:`fill_lesson` prints them into the texts and
+ends the introduction with where they come from. A placeholder with no recorded figure prints "…".
+:func:`stray_digits` finds a digit that no claim fills (``tests/test_lesson_figures.py`` fails on one).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from engine.experiment import Lesson
+from engine.lesson_claims import Claim, Verdict
+
+RESULTS = Path(__file__).with_name("lesson_results.json")
+PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\.([a-z_]+(?:\.[A-Za-z0-9_]+)?)(?::([^{}]*))?\}")
+#: the config fields recorded for each claim's run (printed by ``{key.steps}`` and the like)
+SETTINGS = (
+    "steps",
+    "lr",
+    "batch_size",
+    "eval_every",
+    "metric_every",
+    "train",
+    "eval",
+    "eval_limit",
+    "pooler",
+    "view",
+    "data",
+    "dropout",
+)
+#: digits a lesson may write that are no measurement (a citation year, a name, a definition); each with why
+NOT_MEASURED: Mapping[str, str] = {
+    "(2021)": "a citation's year",
+    "(2024)": "a citation's year",
+    "2021": "a citation's year (Chen & He 2021, Gao, Yao & Chen 2021)",
+    "2025": "a citation's year (Balestriero & LeCun 2025)",
+    "2024": "a citation's year (Mickus et al. 2024)",
+    "Fig. 2": "the paper's figure",
+    "Figure 2": "the paper's figure",
+    "all-MiniLM-L6-v2": "the encoder's name",
+    "issue 36": "the SimCSE authors' GitHub issue, the reference of the same-mask setting",
+    "N(0, I)": "SIGReg's target, by definition",
+    "(n − 2)/(d − 1)": "IsoScore's bound, by definition",
+    "1/√d": "the per-dimension std of isotropic unit vectors, by definition",
+    "2 − 2 cos": "the loss's formula",
+    "fixed 0.1": "the paper's name of the ablation",
+    "dropout 0.1": "the paper's setting",
+}
+
+
+def load(path: Path = RESULTS) -> dict[str, Any]:
+    """The recorded figures (``{"claims": {"<preset> / <key>": …}, "presets": {name: …}}``); empty when
+    none."""
+    try:
+        found = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        found = {}
+    return {"claims": dict(found.get("claims", {})), "presets": dict(found.get("presets", {}))}
+
+
+def _settings(folders: Iterable[Path]) -> dict[str, Any]:
+    for folder in folders:
+        try:
+            config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        return {name: config[name] for name in SETTINGS if name in config}
+    return {}
+
+
+def record(
+    verdicts: Iterable[Verdict],
+    folders: Mapping[tuple[str, str], list[Path]],
+    *,
+    length: str,
+    seeds: int,
+    path: Path = RESULTS,
+    today: str | None = None,
+) -> Path:
+    """Write the figures of every keyed claim judged, with its run's settings, and each preset's length,
+    seeds and date, over those already in ``path`` (the other presets' stay)."""
+    data = load(path)
+    date = today or _dt.date.today().isoformat()
+    for verdict in verdicts:
+        claim = verdict.claim
+        data["presets"][claim.preset] = {
+            "date": date,
+            "length": length,
+            "seeds": list(range(seeds)),
+            "command": "python -m engine lessons check"
+            + (" --short" if length == "short" else "")
+            + (f" --seeds {seeds}" if seeds > 1 else "")
+            + f' --preset "{claim.preset}" --record',
+        }
+        if not claim.key:
+            continue
+        data["claims"][entry(claim)] = {
+            "preset": claim.preset,
+            "run": claim.run,
+            "than": claim.than,
+            "measure": claim.measure,
+            "expect": claim.expect,
+            "outcome": verdict.outcome,
+            "holds": verdict.holds,
+            "figures": {name: round(value, 6) for name, value in sorted(verdict.figures.items())},
+            "settings": _settings(folders.get((claim.preset, claim.run), [])),
+        }
+    path = Path(path)
+    path.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def entry(claim: Claim) -> str:
+    """The claim's name in the results file: its preset and key (a key is unique within its lesson)."""
+    return f"{claim.preset} / {claim.key}"
+
+
+def _format(value: Any, spec: str | None) -> str:
+    """A figure as the lessons print it: three significant digits (a whole number as is) unless ``spec``
+    says otherwise, and a minus sign, not a hyphen."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if spec:
+        text = format(value, spec)
+    elif float(value).is_integer():
+        text = str(int(value))
+    else:
+        text = f"{value:.3g}"
+    return "−" + text[1:] if text.startswith("-") else text
+
+
+def lookup(claims: Mapping[str, Claim], results: Mapping[str, Any]) -> Callable[[str, str], Any]:
+    """``(key, figure) -> value`` (None when not recorded) over ``claims`` (by key) and the results."""
+
+    def find(key: str, figure: str) -> Any:
+        claim = claims.get(key)
+        if claim is None:
+            raise KeyError(f"no claim has key {key!r}")
+        if figure.startswith("reported."):
+            return claim.reported.get(figure.partition(".")[2])
+        found = results.get("claims", {}).get(entry(claim), {})
+        if figure == "here":  # a paper's claim: whether it held on the lab's runs
+            held = found.get("holds")
+            return None if held is None else ("holds here" if held else "does not hold here")
+        if figure in found.get("figures", {}):
+            return found["figures"][figure]
+        return found.get("settings", {}).get(figure)
+
+    return find
+
+
+def fill(text: str, find: Callable[[str, str], Any]) -> str:
+    """``text`` with each placeholder replaced by its figure ("…" when none is recorded)."""
+
+    def one(match: re.Match[str]) -> str:
+        value = find(match.group(1), match.group(2))
+        return "…" if value is None else _format(value, match.group(3))
+
+    return PLACEHOLDER.sub(one, text)
+
+
+def placeholders(text: str) -> list[tuple[str, str]]:
+    """The (key, figure) pairs a text names."""
+    return [(m.group(1), m.group(2)) for m in PLACEHOLDER.finditer(text)]
+
+
+def texts(lesson: Lesson) -> list[str]:
+    """Every text of a lesson: its introduction, what to watch, and what to watch in each measure."""
+    return [lesson.intro, *lesson.watch, *lesson.measures.values()]
+
+
+def stray_digits(text: str) -> list[str]:
+    """The words of ``text`` holding a digit that no placeholder fills and :data:`NOT_MEASURED` allows not."""
+    bare = PLACEHOLDER.sub("", text)
+    for allowed in sorted(NOT_MEASURED, key=len, reverse=True):
+        bare = bare.replace(allowed, "")
+    return [word for word in bare.split() if any(ch.isdigit() for ch in word)]
+
+
+def provenance(lesson: Lesson, results: Mapping[str, Any]) -> str:
+    """Where the lesson's figures come from: each preset with its length, seeds and date."""
+    keys = {key for text in texts(lesson) for key, figure in placeholders(text) if "." not in figure}
+    claims = {claim.key: claim for claim in lesson.claims}
+    names = list(dict.fromkeys(claims[key].preset for key in keys if key in claims))
+    parts = []
+    for name in names:
+        meta = results.get("presets", {}).get(name)
+        if meta is None:
+            parts.append(f"“{name}” not measured yet")
+            continue
+        seeds = meta["seeds"]
+        spread = f"seeds {seeds[0]}–{seeds[-1]}, means" if len(seeds) > 1 else f"seed {seeds[0]}"
+        parts.append(f"“{name}”, {meta['length']} preset, {spread}, {meta['date']} (`{meta['command']}`)")
+    return f"Figures measured by the lessons check: {'; '.join(parts)}." if parts else ""
+
+
+def fill_lesson(lesson: Lesson, results: Mapping[str, Any] | None = None) -> Lesson:
+    """The lesson with every placeholder filled from ``results`` (default: :data:`RESULTS`) and its
+    introduction ending with the figures' :func:`provenance`."""
+    results = load() if results is None else results
+    find = lookup({claim.key: claim for claim in lesson.claims if claim.key}, results)
+    source = provenance(lesson, results)
+    intro = fill(lesson.intro, find) + (f" {source}" if source else "")
+    return replace(
+        lesson,
+        intro=intro,
+        watch=tuple(fill(text, find) for text in lesson.watch),
+        measures={name: fill(text, find) for name, text in lesson.measures.items()},
+    )

@@ -1,0 +1,113 @@
+"""Numbers in the lessons come from runs: every placeholder names a claim and a figure, every figure is
+recorded (engine/lesson_results.json, written by ``python -m engine lessons check --record``), and no
+lesson text types a digit that no claim fills."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import experiments, lesson_figures, lessons
+from engine.lesson_claims import PASS, Claim, Trace, judge
+from engine.lesson_figures import (
+    PLACEHOLDER,
+    fill,
+    fill_lesson,
+    load,
+    lookup,
+    placeholders,
+    record,
+    stray_digits,
+    texts,
+)
+
+RAW = experiments.lessons()
+#: the figures a placeholder may name besides a claim's own (its run's recorded settings)
+FIGURES = {"start", "end", "than_start", "than_end", "change", "sd", "r", "rho", "share", "worst", "here"}
+
+
+@pytest.mark.parametrize("kind", sorted(RAW))
+def test_no_lesson_text_types_a_digit_that_no_claim_fills(kind: str) -> None:
+    for text in texts(RAW[kind]):
+        assert stray_digits(text) == [], text
+
+
+@pytest.mark.parametrize("kind", sorted(RAW))
+def test_every_placeholder_names_a_claim_of_its_lesson_and_a_figure_it_has(kind: str) -> None:
+    lesson = RAW[kind]
+    claims = {claim.key: claim for claim in lesson.claims}
+    assert all(claim.key for claim in lesson.claims), "every claim has a key"
+    assert len(claims) == len(lesson.claims), "keys are unique"
+    for text in texts(lesson):
+        for key, figure in placeholders(text):
+            assert key in claims, (key, text)
+            if figure.startswith("reported."):
+                assert figure.partition(".")[2] in claims[key].reported, (key, figure)
+            else:
+                assert figure in FIGURES | set(lesson_figures.SETTINGS), (key, figure)
+
+
+@pytest.mark.parametrize("kind", sorted(RAW))
+def test_every_placeholder_is_filled_from_the_recorded_runs_with_their_date_and_seeds(kind: str) -> None:
+    """The committed results file holds a figure for every placeholder: the lesson the app shows has no
+    gap, and its introduction says which runs (preset, length, seeds, date) the figures come from."""
+    results = load()
+    shown = fill_lesson(RAW[kind], results)
+    for text in texts(shown):
+        assert "…" not in text and not PLACEHOLDER.search(text), text
+    assert "Figures measured by the lessons check:" in shown.intro and "not measured yet" not in shown.intro
+    for name in {claim.preset for claim in RAW[kind].claims}:
+        meta = results["presets"].get(name)
+        assert meta and meta["date"] and meta["seeds"] and meta["command"].startswith("python -m engine")
+    assert lessons.lesson(kind).intro == fill_lesson(RAW[kind]).intro
+
+
+def test_record_then_fill_prints_the_measured_figures_and_settings(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text('{"steps": 40, "lr": 0.001, "seed": 0}')
+    claim = Claim("P", "a", "m", "falls", "m falls", key="fall", reported={"paper": 82.5})
+    verdict = judge(claim, {"a": [Trace({"m": ((0.0, 0.25), (40.0, 0.0125))})]})
+    assert verdict.outcome == PASS
+    path = record([verdict], {("P", "a"): [run]}, length="full", seeds=3, path=tmp_path / "r.json", today="D")
+    results = load(path)
+    assert results["presets"]["P"] == {
+        "date": "D",
+        "length": "full",
+        "seeds": [0, 1, 2],
+        "command": 'python -m engine lessons check --seeds 3 --preset "P" --record',
+    }
+    find = lookup({"fall": claim}, results)
+    text = "in {fall.steps} steps at lr {fall.lr}: {fall.start} → {fall.end} ({fall.change:+.2f}); "
+    text += "paper {fall.reported.paper}"
+    assert fill(text, find) == "in 40 steps at lr 0.001: 0.25 → 0.0125 (−0.24); paper 82.5"
+    assert fill("{fall.rho}", find) == "…"  # a figure this claim has not: never a typed number
+    with pytest.raises(KeyError):
+        fill("{nothing.end}", find)
+
+
+def test_stray_digits_sees_a_typed_number_but_not_a_placeholder_or_a_citation() -> None:
+    assert stray_digits("IsoScore fell to 0.015 (Mickus et al. 2024)") == ["0.015"]
+    assert stray_digits("IsoScore fell to {iso.end} (Mickus et al. 2024)") == []
+    assert stray_digits("RankMe 16.45 and {none.end}") == ["16.45"]
+
+
+def test_the_overview_no_longer_says_as_in_the_papers_figure_two() -> None:
+    overview = (Path(__file__).resolve().parents[1] / "views" / "overview.py").read_text(encoding="utf-8")
+    assert (
+        "*uniformity* move as in" not in overview and "need not move as in the paper's Figure 2" in overview
+    )
+
+
+def test_two_lessons_may_use_the_same_key_each_reads_its_own_presets_figures(tmp_path: Path) -> None:
+    one = Claim("P", "a", "m", "falls", "m falls", key="loss")
+    two = Claim("Q", "a", "m", "falls", "m falls", key="loss")
+    verdicts = [
+        judge(claim, {"a": [Trace({"m": ((0.0, start), (1.0, 0.0))})]})
+        for claim, start in ((one, 1.0), (two, 2.0))
+    ]
+    path = record(verdicts, {}, length="short", seeds=1, path=tmp_path / "r.json")
+    results = load(path)
+    assert fill("{loss.start}", lookup({"loss": one}, results)) == "1"
+    assert fill("{loss.start}", lookup({"loss": two}, results)) == "2"
