@@ -54,7 +54,7 @@ def tiny_encoder(folder: Path, seed: int = 0) -> str:
 
     from engine.encoders import bundled_path
 
-    tokenizer = AutoTokenizer.from_pretrained(bundled_path())
+    tokenizer = AutoTokenizer.from_pretrained(bundled_path(), trust_remote_code=False)
     torch.manual_seed(seed)
     config = BertConfig(
         vocab_size=len(tokenizer),
@@ -80,8 +80,8 @@ def plain_loop(
     from engine.simcse.datasets import BatchSampler
 
     torch.manual_seed(config.seed)
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    model = AutoModel.from_pretrained(folder).to(device).train()
+    tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
+    model = AutoModel.from_pretrained(folder, trust_remote_code=False).to(device).train()
     hidden = model.config.hidden_size
     use_mlp = pooler in ("cls", "cls-mlp")
     mlp = torch.nn.Sequential(torch.nn.Linear(hidden, hidden), torch.nn.Tanh()).to(device)
@@ -217,7 +217,7 @@ def lab_buckets(device: torch.device, folder: str) -> int:
     limit = getattr(simcse_step, "bucket_limit", None)
     if limit is None:  # the code before issue 38: buckets wherever
         return simcse_step.MAX_BUCKETS
-    return limit(device, AutoConfig.from_pretrained(folder).hidden_size)
+    return limit(device, AutoConfig.from_pretrained(folder, trust_remote_code=False).hidden_size)
 
 
 def cli_config(kind: str, args: argparse.Namespace, encoder: str, total: int) -> Any:

@@ -43,7 +43,7 @@ def prepare_out_dir(out: str, force: bool) -> Path:
 def say_where(path: Path) -> None:
     """After a run: one written outside the lab's run folder never shows in the app, so say where it went
     and how to put it where the app lists runs (one line on stderr)."""
-    runs = paths.runs_dir().resolve()
+    runs = paths.cache_location() / "runs"  # named, not made: the run may well be the cache's only user
     if path.resolve().parent == runs:
         return
     print(

@@ -20,6 +20,22 @@ from engine.errors import ConfigError, one_line
 from engine.lesson_claims import Claim
 from engine.measures import MEASURES
 
+#: the ``smoke`` settings of an experiment that trains a sentence encoder on the demo corpus (SimCSE, JEPA):
+#: three steps of 8 sentences, evaluated on 20 demo pairs at every step, the silhouette on 60 items
+ENCODER_SMOKE: Mapping[str, Any] = types.MappingProxyType(
+    {
+        "train": "demo",
+        "eval": "demo-pairs",
+        "eval_limit": 20,
+        "eval_every": 1,
+        "probe_limit": 60,
+        "steps": 3,
+        "batch_size": 8,
+        "device": "cpu",
+        "precision": "fp32",
+    }
+)
+
 
 @dataclass(frozen=True)
 class Lesson:

@@ -33,9 +33,14 @@ def not_writable(err: OSError, folder: str | os.PathLike, what: str = "folder") 
     return ConfigError(f"the {what} {folder} is not writable ({err.strerror or err}); {hint}")
 
 
+def cache_location() -> Path:
+    """Where the lab's cache root is (setting ``cache_dir``, default ``<repo>/cache``), not created."""
+    return (settings.get("cache_dir") or settings.default("cache_dir")).resolve()
+
+
 def cache_dir() -> Path:
-    """The lab's cache root (setting ``cache_dir``, default ``<repo>/cache``); created on demand."""
-    root = (settings.get("cache_dir") or settings.default("cache_dir")).resolve()
+    """The lab's cache root (:func:`cache_location`); created on demand."""
+    root = cache_location()
     _make(root, root)
     return root
 

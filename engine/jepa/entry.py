@@ -3,7 +3,7 @@ so that reading it imports neither torch nor the training loop. The lesson is :m
 
 from __future__ import annotations
 
-from engine.experiment import Experiment, Section
+from engine.experiment import ENCODER_SMOKE, Experiment, Section
 from engine.jepa.lesson import LESSON
 from engine.measures import SPECTRUM
 
@@ -70,15 +70,5 @@ EXPERIMENT = Experiment(
     presets="engine.jepa.presets:presets",
     measured_on="engine.jepa.facts:measured_on",
     describe="engine.jepa.facts:describe",
-    smoke={
-        "train": "demo",
-        "eval": "demo-pairs",
-        "eval_limit": 20,
-        "eval_every": 1,
-        "probe_limit": 60,
-        "steps": 3,
-        "batch_size": 8,
-        "device": "cpu",
-        "precision": "fp32",
-    },
+    smoke=ENCODER_SMOKE,
 )

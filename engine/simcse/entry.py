@@ -3,7 +3,7 @@ only, so that reading it imports neither torch nor the training loop."""
 
 from __future__ import annotations
 
-from engine.experiment import Experiment, Section
+from engine.experiment import ENCODER_SMOKE, Experiment, Section
 from engine.measures import SPECTRUM
 from engine.simcse.lesson import LESSON
 
@@ -75,15 +75,5 @@ EXPERIMENT = Experiment(
     presets="engine.simcse.presets:presets",
     measured_on="engine.simcse.facts:measured_on",
     describe="engine.simcse.facts:describe",
-    smoke={
-        "train": "demo",
-        "eval": "demo-pairs",
-        "eval_limit": 20,
-        "eval_every": 1,
-        "probe_limit": 60,
-        "steps": 3,
-        "batch_size": 8,
-        "device": "cpu",
-        "precision": "fp32",
-    },
+    smoke=ENCODER_SMOKE,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from apphelpers import csv_of, errors
+from apphelpers import charts_drawn, csv_of, errors
 
 from engine import paths
 from engine.probe import ProbeConfig
@@ -29,7 +29,7 @@ def test_compare_overlays_runs_found_on_disk(fresh_registry, downloads) -> None:
     buttons = {b.label: b for b in at.get("download_button")}
     both = csv_of(buttons["shown runs (one CSV)"], downloads)
     assert both["run"].nunique() == 2 and len(both) == 8
-    assert len(at.get("plotly_chart")) >= 4
+    assert charts_drawn(at) >= 4
 
 
 def _backdate(run_dir, days: float) -> None:
