@@ -23,7 +23,11 @@
 "use strict";
 
 var EmbedlabCharts = (function () {
-  var CONFIG = {displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"],
+  // the mode bar: the PNG export, zoom, pan and reset, standing at the right edge (a row across the top of a
+  // narrow panel covered its title)
+  var CONFIG = {displaylogo: false, responsive: true,
+                modeBarButtonsToRemove: ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d",
+                                         "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian"],
                 toImageButtonOptions: {format: "png", scale: 2}};
   var STATIC = merged(CONFIG, {staticPlot: true});
   var CURSOR = {type: "line", xref: "x", yref: "paper", y0: 0, y1: 1,
@@ -41,12 +45,14 @@ var EmbedlabCharts = (function () {
     return out;
   }
 
-  // the page's look: font, text colour and grid lines (a theme from the host page, or Plotly's defaults)
+  // the page's look: font, text colour, grid lines and titles (a theme from the host page, or Plotly's
+  // defaults)
   function baseLayout(theme) {
     var text = theme.textColor || "#31333f", grid = theme.gridColor || "rgba(128, 128, 128, 0.2)";
     var axis = {gridcolor: grid, zerolinecolor: grid, linecolor: grid, automargin: false};
     return {font: {family: theme.font || "sans-serif", size: 12, color: text}, paper_bgcolor: "rgba(0,0,0,0)",
             plot_bgcolor: "rgba(0,0,0,0)", hovermode: "closest", xaxis: axis, yaxis: axis,
+            modebar: {orientation: "v"}, title: {x: 0.02, xanchor: "left"},
             hoverlabel: {font: {family: theme.font || "sans-serif"}}};
   }
 

@@ -369,6 +369,10 @@ def live_panel_turns_interactive_under_the_pointer(page, why) -> None:
         describe=why,
     )
 
+    modebar, title = panel.locator(".modebar").first, panel.locator(".gtitle").first
+    boxes = modebar.bounding_box(), title.bounding_box()
+    assert overlap(*boxes) == 0, boxes  # the mode bar never covers the title
+
     def newest() -> float:  # the newest step the panel drew
         return float(panel.get_attribute("data-last-x"))
 
