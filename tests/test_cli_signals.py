@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import wait_for
 
 from engine import cli, cli_run, lessons_check, runlog
 
@@ -22,11 +23,11 @@ LONG_PROBE = ["probe", "--data", "demo", "--limit", "40", "--steps", "100000", "
 
 
 def _wait_for(condition, child: subprocess.Popen, seconds: float = 120) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert child.poll() is None, child.communicate()
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.1)
+    def ready() -> bool:
+        assert child.poll() is None, child.communicate()  # the child must still be running meanwhile
+        return bool(condition())
+
+    wait_for(ready, seconds, "the child's state", interval=0.1)
 
 
 @pytest.fixture

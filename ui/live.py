@@ -6,7 +6,7 @@ of the same figures the finished view shows. The component fetches the next desc
 ``live_seconds`` from the live feed (:mod:`ui.feed`, built by :mod:`ui.live_state`); the page reruns only
 when what it draws around the charts changes (a run's state, a diverging loss:
 :func:`ui.live_state.signature`); "No metrics yet" is drawn by the live view itself, so the first curves need
-no page rerun. Finished runs are drawn with Streamlit's Plotly chart (zoom, export, full hover).
+no page rerun. Finished runs are drawn by the same component (all points, interactive under the pointer).
 
 The user picks the measures drawn (the curves and the covariance spectrum) and the relation figure's two
 measures (:mod:`ui.lens`); the spectrum and the relation figures are drawn full width under the curves, live
@@ -259,11 +259,10 @@ def live_charts(
     changed, :func:`ui.live_state.signature`: then the whole page reruns). ``first``: the look and figures the
     page run has just made (drawn at once, not built twice).
 
-    ``ended``: the runs this session watched live have ended; the same component, at the same place, draws
-    their finished charts (all points, no feed). Replacing it with Streamlit's Plotly charts left the
-    charts blank, or at the component's older data, for a moment at every run's end (issue 25: "the
-    charts jump back to an early state"); a page opened on finished runs draws them with Streamlit's
-    Plotly charts (:func:`draw_finished`)."""
+    ``ended``: the shown runs no longer change; the same component, at the same place, draws their finished
+    charts (all points, no feed), whether this session watched them run or opened them finished: a second
+    drawing path (Streamlit's Plotly charts) left the charts blank, or at older data, for a moment at every
+    run's end."""
     if ended:
         look, found = first
 
