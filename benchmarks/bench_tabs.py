@@ -59,8 +59,10 @@ def last_step(run_dir: Path) -> int | None:
 
 
 def label_of(run_dir: Path) -> str:
-    """The run's label in the charts (:func:`ui.run_facts.run_label`)."""
-    return run_dir.name.rsplit("-", 3)[0] + "·" + run_dir.name[-4:]
+    """The run's label in the charts (:func:`ui.run_facts.run_label`: its name, the only run of its name)."""
+    from engine.runlog import run_name
+
+    return run_name(run_dir)
 
 
 def load(page, url: str, label: str) -> float:
