@@ -51,6 +51,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from engine.cli_run import engine_command
+
 REPO = Path(__file__).resolve().parents[1]
 ARGS = [
     "--no-sandbox",
@@ -96,10 +98,7 @@ def has_row(run_dir: Path) -> bool:
 
 
 def cli_run(env: dict, args: argparse.Namespace, out: Path, threads: int | None = None) -> dict:
-    command = [
-        sys.executable,
-        "-m",
-        "engine",
+    command = engine_command(
         "probe",
         "--data",
         "rt-polarity",
@@ -113,7 +112,7 @@ def cli_run(env: dict, args: argparse.Namespace, out: Path, threads: int | None 
         "1",
         "--out",
         str(out),
-    ]
+    )
     if threads:
         command += ["--threads", str(threads)]
     started = time.monotonic()

@@ -41,9 +41,9 @@ def main() -> None:
     from engine.device import synchronize
     from engine.jepa.config import JEPAConfig
     from engine.jepa.step import make_trainer as make_jepa
-    from engine.simcse.datasets import load_training
     from engine.simcse.train import SimCSEConfig
     from engine.simcse.train import make_trainer as make_simcse
+    from engine.training.data import load_training
 
     shared = dict(
         train="demo", data_dir=None, batch_size=args.batch, steps=1000, device=args.device, pooler="avg"

@@ -119,10 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     from engine.metrics import (
         average_cosine,
         class_alignment,
-        effective_rank,
         isoscore,
         isotropy_profile,
         partition_isotropy,
+        rankme,
         silhouette,
         silhouette_and_uniformity,
         spectrum,
@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         "isoscore": lambda: isoscore(x),
         "profile": lambda: isotropy_profile(x, y),
         "spectrum": lambda: spectrum(x),
-        "eff_rank": lambda: effective_rank(x),
+        "eff_rank": lambda: rankme(x),
         "avg_cos": lambda: average_cosine(x),
         "partition": lambda: partition_isotropy(x),
         "class_align": lambda: class_alignment(x, y),
@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     (sil_u, unif_value), profile = values["with_added"]
     print(
         f"  values: silhouette {sil_u:.10f} (= ours {sil:.10f})  uniformity {unif_value:.6f}  "
-        f"isoscore {profile['isoscore']:.8f}  effective rank {profile['effective_rank']:.3f}  "
+        f"isoscore {profile['isoscore']:.8f}  RankMe {profile['rankme']:.3f}  "
         f"average cosine {profile['average_cosine']:.6f}  partition {profile['partition_isotropy']:.6f}  "
         f"class alignment {profile['class_alignment']:.6f}  top eigenvalue {profile['spectrum'][0]:.4f}"
     )

@@ -36,6 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.cli_run import engine_command
+
 REPO = Path(__file__).resolve().parent.parent
 GOAL_SECONDS = 600.0
 GOAL_RSS_GIB = 4.0
@@ -80,10 +82,7 @@ def main() -> int:
             f"in {time.perf_counter() - started:.1f} s"
         )
 
-        command = [
-            sys.executable,
-            "-m",
-            "engine",
+        command = engine_command(
             "probe",
             "--data",
             str(data),
@@ -100,7 +99,7 @@ def main() -> int:
             "--force",
             "--device",
             args.device,
-        ]
+        )
         print("$", " ".join(command[1:]))
         env = {**os.environ, "EMBEDLAB_NO_PROGRESS": "1"}
         started = time.perf_counter()

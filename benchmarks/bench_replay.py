@@ -40,22 +40,12 @@ def make_run(run_dir: Path, points: int, frames: int, steps: int) -> Path:
     ones, and a 384-value spectrum, every :data:`GEOMETRY_EVERY` steps), and ``frames`` UMAP frames of
     ``points``."""
     from engine import runlog
+    from engine.experiments import EXPERIMENTS
 
     rng = np.random.default_rng(0)
     labels = ("sport", "food", "music", "travel", "science", "politics")
-    columns = (
-        "step",
-        "loss",
-        "accuracy",
-        "isoscore",
-        "silhouette",
-        "effective_rank",
-        "average_cosine",
-        "partition_isotropy",
-        "uniformity",
-        "alignment",
-        "seconds",
-    )
+    # a probe run's columns but its micro-F1
+    columns = tuple(c for c in EXPERIMENTS["probe"].columns if c != "micro_f1")
     writer = runlog.RunWriter(
         run_dir,
         columns,
@@ -86,7 +76,7 @@ def make_run(run_dir: Path, points: int, frames: int, steps: int) -> Path:
                 "silhouette": 0.7 * t + 0.01 * rng.normal(),
                 "average_cosine": 0.1 + 0.5 * t,
                 "alignment": 1.2 - t,
-                "effective_rank": 300 - 290 * t if sparse else None,
+                "rankme": 300 - 290 * t if sparse else None,
                 "partition_isotropy": 0.5 - 0.4 * t if sparse else None,
                 "uniformity": -3 + 2 * t if sparse else None,
                 "seconds": 0.01 * step,

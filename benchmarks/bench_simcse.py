@@ -6,7 +6,7 @@
 Prints these ratios against their goals:
 1. our SimCSE training step in float32 / a bare PyTorch loop doing the same forward/backward/AdamW step
    (same model, MLP, batch, length, dropout; the two views stacked into one forward, as SimCSE does;
-   ours runs it as length buckets, engine.simcse.train.Towers)                                   (≤ 1.10×)
+   ours runs it as length buckets, engine.training.towers.Towers)                                   (≤ 1.10×)
 2. the same step / sentence-transformers' MultipleNegativesRankingLoss step, scale 20 = 1/τ     (≤ 1.00×)
    (same model and batch; MNRL encodes anchors and positives in two forwards, mean pooling);
 3. where the default precision is not float32 (bf16 autocast on CPUs with native bf16, on CUDA): our

@@ -77,7 +77,7 @@ def plain_loop(
     encoder's forward in ``dtype`` autocast (None: float32)."""
     from transformers import AutoModel, AutoTokenizer
 
-    from engine.simcse.datasets import BatchSampler
+    from engine.training.data import BatchSampler
 
     torch.manual_seed(config.seed)
     tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=False)
@@ -201,22 +201,22 @@ class Lockstep:
 def force_buckets(count: int) -> None:
     """The lab's towers built from now on run ``count`` length buckets on a CPU, whatever the encoder's width
     (1: one forward)."""
-    import engine.simcse.step as simcse_step
+    import engine.training.towers as towers_module
 
-    simcse_step.MAX_BUCKETS = count
-    if hasattr(simcse_step, "BUCKET_MIN_WIDTH"):
-        simcse_step.BUCKET_MIN_WIDTH = 0
+    towers_module.MAX_BUCKETS = count
+    if hasattr(towers_module, "BUCKET_MIN_WIDTH"):
+        towers_module.BUCKET_MIN_WIDTH = 0
 
 
 def lab_buckets(device: torch.device, folder: str) -> int:
     """How many length buckets the lab's towers run for this device and encoder."""
     from transformers import AutoConfig
 
-    import engine.simcse.step as simcse_step
+    import engine.training.towers as towers_module
 
-    limit = getattr(simcse_step, "bucket_limit", None)
+    limit = getattr(towers_module, "bucket_limit", None)
     if limit is None:  # the code before issue 38: buckets wherever
-        return simcse_step.MAX_BUCKETS
+        return towers_module.MAX_BUCKETS
     return limit(device, AutoConfig.from_pretrained(folder, trust_remote_code=False).hidden_size)
 
 
@@ -274,9 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.data_dir is None and (shared / "wiki").is_dir():
         args.data_dir = str(shared)
     args.train = args.train or ("wiki1m" if args.data_dir else "demo")
-    import engine.simcse.step as simcse_step
-    from engine.simcse.baseline import resolve_pooler
-    from engine.simcse.datasets import load_training
+    import engine.training.towers as towers_module
+    from engine.training.data import load_training
+    from engine.training.encoder import resolve_pooler
 
     if args.max_buckets:
         force_buckets(args.max_buckets)
@@ -317,10 +317,10 @@ def main(argv: list[str] | None = None) -> int:
     contenders: dict[str, Callable[[], Any]] = {"plain": plain_thread.step}
     labs = {"simcse lab": Lockstep("simcse", simcse_config, work / "simcse", wrap)}
     if args.ab_buckets:  # the other choice; read when the towers are built
-        kept = simcse_step.MAX_BUCKETS, getattr(simcse_step, "BUCKET_MIN_WIDTH", 0)
+        kept = towers_module.MAX_BUCKETS, getattr(towers_module, "BUCKET_MIN_WIDTH", 0)
         force_buckets(1 if buckets else kept[0])
         labs["simcse other"] = Lockstep("simcse", simcse_config, work / "simcse-other", wrap)
-        simcse_step.MAX_BUCKETS, simcse_step.BUCKET_MIN_WIDTH = kept
+        towers_module.MAX_BUCKETS, towers_module.BUCKET_MIN_WIDTH = kept
     labs["jepa lab"] = Lockstep("jepa", cli_config("jepa", args, encoder, total), work / "jepa", wrap)
     contenders.update({name: lab.step for name, lab in labs.items()})
     per_round: dict[str, list[float]] = {name: [] for name in contenders}

@@ -70,7 +70,7 @@ def patch_phases(phases: Phases) -> None:
     import engine.simcse.step as simcse_step
     from engine.jepa.evaluation import CollapseEvaluator
     from engine.runlog import RunWriter
-    from engine.simcse.evaluation import Evaluator
+    from engine.training.evaluation import Evaluator
 
     phases.patch("data and views", simcse_step, "view_groups")
     phases.patch("data and views", jepa_step, "context_view")

@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.claims import cli as claims_cli
 
     claims_cli.add_parser(commands)
+    from engine import results  # the tables of docs/results.md from their run folders and groups
+
+    results.add_parser(commands)
     from engine import lessons_check
 
     lessons_check.add_arguments(
@@ -275,6 +278,10 @@ def _main(args: argparse.Namespace) -> int:
             from engine.claims.cli import run as claims
 
             return claims(args)
+        if args.command == "results":
+            from engine.results import run as results
+
+            return results(args)
         if args.command == "lessons":
             from engine.lessons_check import run_cli as lessons_check
 

@@ -21,6 +21,11 @@ from engine.events import Event, Progress, Row
 EXIT_USER_ERROR, EXIT_FAILURE, EXIT_INTERRUPTED = 2, 1, 130
 
 
+def engine_command(*args: str) -> list[str]:
+    """The command line of ``python -m engine ARGS`` in a fresh interpreter (this one's executable)."""
+    return [sys.executable, "-m", "engine", *args]
+
+
 def prepare_out_dir(out: str, force: bool) -> Path:
     """The run folder; an existing run is never overwritten silently."""
     path = Path(out).expanduser()

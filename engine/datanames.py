@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-#: display names of evaluation sets (engine.simcse.train.default_sets)
+#: display names of evaluation sets (engine.training.data.default_sets)
 EVAL_SETS = {"stsb": "STS-B dev", "stsb-dev": "STS-B dev", "demo-pairs": "built-in demo pairs"}
 
 

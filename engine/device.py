@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import numpy as np
 import torch
 
+from engine import shared_knobs
 from engine.errors import ConfigError
 
 
@@ -46,8 +47,9 @@ def _best_available() -> torch.device:
     return torch.device("cpu")
 
 
-#: ``precision`` values: ``auto`` uses mixed precision where the hardware runs it natively, ``fp32`` never.
-PRECISIONS = ("auto", "fp32")
+#: ``precision`` values: ``auto`` uses mixed precision where the hardware runs it natively, ``fp32`` never
+#: (declared with the knob, :mod:`engine.shared_knobs`)
+PRECISIONS = shared_knobs.PRECISIONS
 
 
 def cpu_has_native_bf16() -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.errors import ConfigError, one_line
 from engine.lesson_claims import Claim
-from engine.measures import MEASURES
+from engine.measures import MEASURES, SPECTRUM
 
 #: the ``smoke`` settings of an experiment that trains a sentence encoder on the demo corpus (SimCSE, JEPA):
 #: three steps of 8 sentences, evaluated on 20 demo pairs at every step, the silhouette on 60 items
@@ -60,7 +60,9 @@ class Preset:
     reference beside the JEPA runs) names its kind in ``run_kinds`` and takes, of the user's settings and
     ``base``, the fields its own config has (:func:`engine.presets.queue`). ``short``: the fields laid over
     every run for the short CPU version that ``python -m engine lessons check --short`` runs (few steps,
-    small limits), declared here so that the checker hard-codes nothing."""
+    small limits), declared here so that the checker hard-codes nothing. ``lecture``: the app also offers
+    that short version as a preset of its own, ``<name> · lecture``, for a class on a laptop CPU
+    (:func:`engine.presets.lecture_version`; its measured wall time in its help)."""
 
     name: str
     kind: str
@@ -70,6 +72,7 @@ class Preset:
     demo: bool = False
     run_kinds: Mapping[str, str] = field(default_factory=dict)
     short: dict[str, Any] = field(default_factory=dict)
+    lecture: bool = False
 
     def kind_of(self, run: str) -> str:
         """The experiment of run ``run``."""
@@ -182,6 +185,19 @@ class Experiment:
     def column_of(self, measure: str) -> str | None:
         """The ``metrics.csv`` column that holds ``measure`` (None: not a column, e.g. the spectrum)."""
         return next((c for c in self.columns if self.charted(c) == measure), None)
+
+
+def declare(kind: str, package: str, **fields: Any) -> Experiment:
+    """The :class:`Experiment` ``kind`` whose code lives in ``package`` (``"engine.probe"``): its presets and
+    its run facts by convention (``<package>.presets:presets``, ``<package>.facts:measured_on`` and
+    ``:describe``), the spectrum logged beside its columns, and the other ``fields`` as given."""
+    conventions: dict[str, Any] = {
+        "presets": f"{package}.presets:presets",
+        "measured_on": f"{package}.facts:measured_on",
+        "describe": f"{package}.facts:describe",
+        "vectors": (SPECTRUM,),
+    }
+    return Experiment(kind=kind, **{**conventions, **fields})
 
 
 _TYPE_WORDS = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}

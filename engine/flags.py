@@ -36,20 +36,25 @@ def flag_help(item: Knob) -> str:
 def add_flags(parser: argparse.ArgumentParser, config_class: type) -> None:
     """One option per knob of ``config_class`` that has a flag."""
     for item in knobs(config_class):
-        if item.flag is None:
-            continue
-        options: dict[str, Any] = {"dest": item.name, "help": flag_help(item)}
-        if item.type is bool:
-            options["action"] = argparse.BooleanOptionalAction if item.default else "store_true"
-            options["default"] = item.default  # a BooleanOptionalAction's own default is None
-        else:
-            options.update(type=item.type, default=item.shown_default())
-            if item.choices is not None:
-                options["choices"] = item.choices
-            if item.metavar:
-                options["metavar"] = item.metavar
-        parser.add_argument(item.flag, **options)
+        if item.flag is not None:
+            add_flag(parser, item)
     add_name_flag(parser)
+
+
+def add_flag(parser: argparse.ArgumentParser, item: Knob, **more: Any) -> None:
+    """The option of one knob (its flag, type, default, choices and help); ``more``: other ``add_argument``
+    options (``required=True``)."""
+    options: dict[str, Any] = {"dest": item.name, "help": flag_help(item)}
+    if item.type is bool:
+        options["action"] = argparse.BooleanOptionalAction if item.default else "store_true"
+        options["default"] = item.default  # a BooleanOptionalAction's own default is None
+    else:
+        options.update(type=item.type, default=item.shown_default())
+        if item.choices is not None:
+            options["choices"] = item.choices
+        if item.metavar:
+            options["metavar"] = item.metavar
+    parser.add_argument(item.flag, **{**options, **more})
 
 
 def add_name_flag(parser: argparse.ArgumentParser) -> None:

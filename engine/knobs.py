@@ -12,6 +12,10 @@ sidebar means no limit). From it are generated:
 - the flags of ``python -m engine probe|simcse`` (:mod:`engine.flags`);
 - the sidebar widgets of the app (``ui.fields``);
 - the table of ``python -m engine settings --knobs`` (:func:`table`).
+
+A knob that several experiments share (the data folder, the device, the seed, the encoder-training knobs of
+SimCSE and JEPA) is declared once in :mod:`engine.shared_knobs` and reused by each config; an experiment's
+copy that differs says why (``override=``).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ class Knob:
     on: Any = None
     options: tuple[str, ...] | None = None
     placeholder: str | None = None
+    override: str = ""
 
     @property
     def ranged(self) -> bool:
@@ -147,6 +152,7 @@ def knob(
     on: Any = None,
     options: Sequence[str] | None = None,
     placeholder: str | None = None,
+    override: str = "",
 ) -> Any:
     """A config field with its metadata (a :func:`dataclasses.field`).
 
@@ -160,7 +166,9 @@ def knob(
     an optional count, what 0 means on the CLI and in a field (the config holds None); ``what``: the name in
     error messages (default the field name); ``step``/``fmt``: the number field's increment and format;
     ``on``: the value of a two-choice field when its toggle is on; ``options``: the choices a select offers
-    for a free-text field (the device); ``placeholder``: a text field's hint.
+    for a free-text field (the device); ``placeholder``: a text field's hint; ``override``: why this
+    experiment's copy of a shared knob differs from its declaration in :mod:`engine.shared_knobs` (empty: it
+    does not differ).
     """
     if widget is not None and widget not in WIDGETS:
         raise ValueError(f"unknown widget {widget!r}: use one of {', '.join(WIDGETS)}")
@@ -185,6 +193,7 @@ def knob(
         "on": on,
         "options": None if options is None else tuple(options),
         "placeholder": placeholder,
+        "override": override,
     }
     return dataclasses.field(default=default, metadata={_KEY: spec})
 

@@ -32,7 +32,6 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 DIRECTIONS = ("rises", "falls")
@@ -125,28 +124,8 @@ class Trace:
 Measured = Mapping[str, Sequence[Trace]]
 
 
-def read_trace(run_dir: Path, measures: Sequence[str] | None = None) -> Trace:
-    """The :class:`Trace` of a run folder (``metrics.csv`` columns, all or ``measures``; ``summary.json``)."""
-    import json
-
-    from engine.runlog.reading import read_metrics
-
-    frame = read_metrics(Path(run_dir))
-    columns: dict[str, Points] = {}
-    if "step" in frame.columns:
-        steps = frame["step"].tolist()
-        for name in measures or [c for c in frame.columns if c != "step"]:
-            if name in frame.columns:
-                pairs = zip(steps, frame[name].tolist(), strict=True)
-                columns[name] = tuple((float(s), float(v)) for s, v in pairs if _finite(v) and _finite(s))
-    try:
-        summary = json.loads((Path(run_dir) / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        summary = {}
-    return Trace(columns, summary if isinstance(summary, dict) else {})
-
-
-def _finite(value: object) -> bool:
+def finite(value: object) -> bool:
+    """Whether ``value`` reads as a finite float."""
     try:
         return math.isfinite(float(value))  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -203,7 +182,7 @@ def _shape(claim: Claim, trace: Trace) -> float | None:
 
 def _correlation(claim: Claim, trace: Trace) -> tuple[float, float] | None:
     r, rho = (trace.summary.get(f"{claim.measure}_{name}") for name in ("pearson_r", "spearman_rho"))
-    return (float(r), float(rho)) if _finite(r) and _finite(rho) else None
+    return (float(r), float(rho)) if finite(r) and finite(rho) else None
 
 
 def figures(claim: Claim, measured: Measured) -> dict[str, float] | None:

@@ -20,17 +20,33 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from engine import experiments, paths
 from engine.cli_run import reports_stop
-from engine.lesson_claims import Claim, Trace, Verdict, judge, read_trace
+from engine.lesson_claims import Claim, Points, Trace, Verdict, finite, judge
 from engine.presets import QueuedRun, default_data_dir, presets, queue
+from engine.runlog.reading import read_metrics, read_summary
 from engine.runner import config_to_dict, run_experiment
 
 Say = Callable[[str], None]
+
+
+def read_trace(run_dir: Path, measures: Sequence[str] | None = None) -> Trace:
+    """The :class:`Trace` of a run folder (``metrics.csv`` columns, all or ``measures``; ``summary.json``),
+    read as every reader reads them (:mod:`engine.runlog.reading`: an older measure name under its name)."""
+    frame = read_metrics(Path(run_dir))
+    columns: dict[str, Points] = {}
+    if "step" in frame.columns:
+        steps = frame["step"].tolist()
+        for name in measures or [c for c in frame.columns if c != "step"]:
+            if name in frame.columns:
+                pairs = zip(steps, frame[name].tolist(), strict=True)
+                columns[name] = tuple((float(s), float(v)) for s, v in pairs if finite(v) and finite(s))
+    summary = read_summary(Path(run_dir))
+    return Trace(columns, summary if isinstance(summary, dict) else {})
 
 
 def all_claims() -> list[Claim]:

@@ -9,7 +9,10 @@ and the lessons read it from here. Which experiments log a measure is not declar
 experiments' columns (:func:`engine.experiments.logging`), so that it cannot drift.
 
 Adding a measure: one entry in :data:`MEASURES`, its function in :mod:`engine.metrics` and its test; an
-experiment that logs it lists its column (:mod:`engine.experiments`).
+experiment that logs it lists its column (:mod:`engine.experiments`) through the name's constant here
+(:data:`RANKME`, …) or a group (:data:`GEOMETRY`, :data:`COLLAPSE`, :data:`ON_PROBE_SET`): a measure's name
+is written in its declaration, its function and its tests only. Renaming one keeps the old name in its
+``aliases``: older run folders read under the new name (:mod:`engine.runlog.reading`).
 
 This module imports nothing heavy (no torch, no plotly): the replay, the CLI and the pages read it cheaply.
 """
@@ -31,7 +34,9 @@ class Measure:
     it is charted on; ``title`` the chart's title where it differs from the label; ``symbol`` the paper's
     name of it on an axis; ``explained_by`` the glossary entry that explains it (None: its own);
     ``fixed_range``: its charts show its whole natural range by default (a nearly flat curve then looks
-    flat), the curves' "zoom to data" switch fits the axis to the values instead."""
+    flat), the curves' "zoom to data" switch fits the axis to the values instead; ``aliases``: the names
+    older run folders logged it under (a ``metrics.csv`` column, the ``summary.json`` keys ``<alias>_*``),
+    read as ``name`` (:func:`current_name`; the run-folder readers, :mod:`engine.runlog.reading`)."""
 
     name: str
     label: str
@@ -48,6 +53,7 @@ class Measure:
     scale: str = "linear"
     explained_by: str | None = None
     fixed_range: bool = False
+    aliases: tuple[str, ...] = ()
 
     @property
     def chart_title(self) -> str:
@@ -69,6 +75,26 @@ class Column:
     unit: str = ""
 
 
+#: the measures' names (the ``metrics.csv`` columns): code that lists measures names them through these and
+#: the groups below, never by a string of its own
+ISOSCORE = "isoscore"
+ISOSCORE_STAR = "isoscore_star"
+SILHOUETTE = "silhouette"
+ALIGNMENT = "alignment"
+UNIFORMITY = "uniformity"
+CLASS_ALIGNMENT = "class_alignment"
+STS_SPEARMAN = "sts_spearman"
+LOSS = "loss"
+ACCURACY = "accuracy"
+MICRO_F1 = "micro_f1"
+RANKME = "rankme"
+AVERAGE_COSINE = "average_cosine"
+PARTITION_ISOTROPY = "partition_isotropy"
+SPECTRUM = "spectrum"  # the vector measure that has a chart of its own (rank on x, one line per step)
+ALPHA_REQ = "alpha_req"
+DIM_STD_MEAN = "dim_std_mean"
+DIM_STD_MIN = "dim_std_min"
+
 _ISOSCORE = (
     "Rudman, Gillman, Rayne & Eickhoff (2022), “IsoScore: Measuring the Uniformity of Embedding Space "
     "Utilization”, Findings of ACL 2022"
@@ -86,7 +112,7 @@ _MICKUS = "Mickus, Grönroos & Attieh (2024), “Isotropy, Clusters, and Classif
 
 _MEASURES = (
     Measure(
-        "isoscore",
+        ISOSCORE,
         "IsoScore",
         "How evenly the embeddings use all the directions of their space. 1: every direction carries the "
         "same variance; 0: all the variance lies along one direction; k equally used directions out of d "
@@ -101,7 +127,7 @@ _MEASURES = (
         fixed_range=True,
     ),
     Measure(
-        "isoscore_star",
+        ISOSCORE_STAR,
         "IsoScore*",
         "IsoScore of a shrunk covariance: a share ζ of a reference covariance C₀ (the identity by default) "
         "is mixed into the sample's covariance, so that a small sample (fewer points than dimensions) still "
@@ -115,7 +141,7 @@ _MEASURES = (
         fixed_range=True,
     ),
     Measure(
-        "silhouette",
+        SILHOUETTE,
         "Silhouette",
         "How well the labelled classes form separate clusters: for each point, how much closer it is to its "
         "own class (mean distance a) than to the nearest other class (mean distance b).",
@@ -128,7 +154,7 @@ _MEASURES = (
         fixed_range=True,
     ),
     Measure(
-        "alignment",
+        ALIGNMENT,
         "Alignment",
         "How close the two embeddings of a positive pair land on the unit sphere (here: evaluation pairs "
         "rated above 4 of 5, near-paraphrases).",
@@ -143,7 +169,7 @@ _MEASURES = (
         symbol="l_align",
     ),
     Measure(
-        "uniformity",
+        UNIFORMITY,
         "Uniformity",
         "How evenly all the sentences spread over the unit sphere: the log of the mean Gaussian similarity "
         "of all pairs.",
@@ -157,7 +183,7 @@ _MEASURES = (
         symbol="l_uniform",
     ),
     Measure(
-        "class_alignment",
+        CLASS_ALIGNMENT,
         "Class alignment",
         "Alignment with sentences of the same class as the positives: how tightly each class sits on the "
         "sphere.",
@@ -172,7 +198,7 @@ _MEASURES = (
         symbol="l_align",
     ),
     Measure(
-        "sts_spearman",
+        STS_SPEARMAN,
         "STS Spearman",
         "How well the cosine similarities of sentence pairs rank the pairs as people scored them (0: "
         "unrelated, 5: same meaning). SimCSE reports it × 100.",
@@ -186,7 +212,7 @@ _MEASURES = (
         title="STS Spearman ρ",
     ),
     Measure(
-        "loss",
+        LOSS,
         "Loss",
         "The training objective. SimCSE: InfoNCE, each sentence must pick its own positive out of the batch "
         "(temperature τ). Probe: the cross-entropy of the linear classifier. JEPA: 2 − 2 × the cosine of the "
@@ -205,7 +231,7 @@ _MEASURES = (
         title="Training loss",
     ),
     Measure(
-        "accuracy",
+        ACCURACY,
         "Accuracy",
         "Share of the training sentences the linear classifier labels correctly.",
         r"\mathrm{acc} = \frac{1}{n} \sum_{i=1}^{n} \mathbf{1}\bigl[\arg\max_c\,(W e_i + b)_c = y_i\bigr]",
@@ -215,7 +241,7 @@ _MEASURES = (
         (0.0, 1.0),
     ),
     Measure(
-        "micro_f1",
+        MICRO_F1,
         "Micro-F1",
         "The F1 score of the classifier's label decisions pooled over every (item, label) cell: with one "
         "label per item it equals the accuracy; with label sets (multi-label) a partly right set still "
@@ -227,10 +253,11 @@ _MEASURES = (
         (0.0, 1.0),
     ),
     Measure(
-        "effective_rank",
-        "Effective rank",
+        RANKME,
+        "RankMe",
         "About how many directions the embeddings really use: the exponential of the entropy of their "
-        "normalised singular values (RankMe).",
+        "normalised singular values. Also called the effective rank (Roy & Vetterli 2007; older runs' column "
+        "effective_rank).",
         r"p_k = \frac{\sigma_k}{\sum_j \sigma_j} + \varepsilon,\qquad "
         r"\operatorname{RankMe}(X) = \exp\Bigl(-\sum_{k} p_k \log p_k\Bigr)",
         "Garrido, Balestriero, Najman & LeCun (2023), “RankMe: Assessing the downstream performance of "
@@ -239,9 +266,11 @@ _MEASURES = (
         "the embeddings use more directions",
         (1.0, None),
         unit="directions",
+        title="RankMe (effective rank)",
+        aliases=("effective_rank",),
     ),
     Measure(
-        "average_cosine",
+        AVERAGE_COSINE,
         "Average cosine",
         "The mean cosine similarity of two different embeddings: near 0 when they point every way, near 1 "
         "when they share a common direction (a large mean vector). Unlike IsoScore it sees the mean.",
@@ -254,7 +283,7 @@ _MEASURES = (
         fixed_range=True,
     ),
     Measure(
-        "partition_isotropy",
+        PARTITION_ISOTROPY,
         "Partition isotropy I(W)",
         "Whether the partition function Z(c) looks the same in every principal direction c: its smallest "
         "value over its largest, over the eigenvectors of WᵀW taken with both signs.",
@@ -268,7 +297,7 @@ _MEASURES = (
         fixed_range=True,
     ),
     Measure(
-        "spectrum",
+        SPECTRUM,
         "Covariance spectrum",
         "The variances along the principal directions, largest first: a flat spectrum spreads the variance "
         "over many directions (isotropic), a steep one puts it into a few.",
@@ -284,9 +313,9 @@ _MEASURES = (
     ),
 )
 
-_COLLAPSE = (
+_COLLAPSE_LENS = (
     Measure(
-        "alpha_req",
+        ALPHA_REQ,
         "α-ReQ",
         "How fast the variances along the principal directions fall off: the exponent α of a power law "
         "λ_k ∝ k^−α fitted to the covariance spectrum as the paper's reference code (reptrix) does: least "
@@ -304,7 +333,7 @@ _COLLAPSE = (
         title="α-ReQ (spectrum decay)",
     ),
     Measure(
-        "dim_std_mean",
+        DIM_STD_MEAN,
         "Per-dimension std",
         "The standard deviation over the sentences of each coordinate of the unit-length embeddings, "
         "averaged over the d coordinates: about 1/√d when the embeddings spread over the sphere, 0 when "
@@ -317,7 +346,7 @@ _COLLAPSE = (
         (0.0, 1.0),
     ),
     Measure(
-        "dim_std_min",
+        DIM_STD_MIN,
         "Minimum per-dimension std",
         "The smallest per-coordinate standard deviation of the unit-length embeddings: 0 when some "
         "coordinate no longer varies between sentences.",
@@ -326,12 +355,28 @@ _COLLAPSE = (
         "higher",
         "every coordinate still varies between sentences",
         (0.0, 1.0),
-        explained_by="dim_std_mean",
+        explained_by=DIM_STD_MEAN,
     ),
 )
 
+#: the isotropy family beside IsoScore, measured with it in one covariance pass
+#: (:func:`engine.metrics.isotropy_profile`, whose keys these are)
+GEOMETRY = (RANKME, AVERAGE_COSINE, PARTITION_ISOTROPY)
+#: what :func:`engine.metrics.collapse_profile` gives (the keys of its dict)
+COLLAPSE_PROFILE = (ALPHA_REQ, DIM_STD_MEAN, DIM_STD_MIN)
+#: the collapse lens of non-contrastive training: RankMe (of :data:`GEOMETRY`) and :data:`COLLAPSE_PROFILE`
+COLLAPSE = (RANKME, *COLLAPSE_PROFILE)
 #: measured again on SimCSE's labelled probe set, as ``probe_<name>``
-ON_PROBE_SET = ("silhouette", "isoscore", "effective_rank", "average_cosine", "partition_isotropy")
+ON_PROBE_SET = (SILHOUETTE, ISOSCORE, *GEOMETRY)
+
+
+def on_probe(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns of ``names`` measured on the probe set: ``probe_<name>`` each, in their order."""
+    return tuple(f"probe_{name}" for name in names)
+
+
+#: the columns of :data:`ON_PROBE_SET` (``probe_silhouette``, ``probe_isoscore``, …)
+PROBE_SET = on_probe(ON_PROBE_SET)
 
 
 def on_probe_set(base: Measure) -> Measure:
@@ -347,11 +392,15 @@ def on_probe_set(base: Measure) -> Measure:
         title=None,
         plain=f"{base.label} measured on the probe set (a labelled set beside the training). {base.plain}",
         explained_by=base.name,
+        aliases=on_probe(base.aliases),
     )
 
 
-MEASURES: dict[str, Measure] = {measure.name: measure for measure in (*_MEASURES, *_COLLAPSE)}
+MEASURES: dict[str, Measure] = {measure.name: measure for measure in (*_MEASURES, *_COLLAPSE_LENS)}
 MEASURES.update({f"probe_{name}": on_probe_set(MEASURES[name]) for name in ON_PROBE_SET})
+
+#: an older name of a measure -> its name (:attr:`Measure.aliases`)
+ALIASES: dict[str, str] = {alias: m.name for m in MEASURES.values() for alias in m.aliases}
 
 #: the columns of ``metrics.csv`` that are not measures
 BOOKKEEPING: dict[str, Column] = {
@@ -363,8 +412,6 @@ BOOKKEEPING: dict[str, Column] = {
     )
 }
 
-SPECTRUM = "spectrum"  # the vector measure that has a chart of its own (rank on x, one line per step)
-
 
 def get(name: str) -> Measure:
     """The measure ``name``; a KeyError that lists the known names otherwise."""
@@ -372,6 +419,12 @@ def get(name: str) -> Measure:
         return MEASURES[name]
     except KeyError:
         raise KeyError(f"unknown measure {name!r} (known: {', '.join(MEASURES)})") from None
+
+
+def current_name(column: str) -> str:
+    """The name of the measure a run folder's ``column`` holds: its own, or the measure's where ``column``
+    is an older name of it (:data:`ALIASES`: ``effective_rank`` reads as ``rankme``)."""
+    return ALIASES.get(column, column)
 
 
 def chart_title(name: str) -> str:

@@ -64,6 +64,12 @@ def groups_dir() -> Path:
     return _sub("groups")
 
 
+def claims_table_path() -> Path:
+    """The latest claims table that ``python -m engine claims`` saved (``<cache>/claims/latest.json``), read
+    by the app; not created here."""
+    return cache_location() / "claims" / "latest.json"
+
+
 def encoders_dir() -> Path:
     return _sub("encoders")
 

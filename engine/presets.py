@@ -11,6 +11,8 @@ the config fields that kind has.
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from engine import experiments, paths
@@ -22,6 +24,7 @@ __all__ = [
     "default_data_dir",
     "demo",
     "for_kind",
+    "lecture_version",
     "presets",
     "queue",
     "sts_evaluation",
@@ -56,10 +59,57 @@ def _field_names(kind: str) -> set[str]:
     return {field.name for field in dataclasses.fields(experiment.load(experiment.config_class))}
 
 
+#: the measured wall times of the lecture versions, written by ``python benchmarks/bench_lecture_presets.py
+#: --record`` (name → seconds, date, machine, command)
+LECTURE_TIMES = Path(__file__).with_name("lecture_times.json")
+LECTURE_SUFFIX = " · lecture"
+
+
 def presets(settings: dict[str, Any] | None = None) -> dict[str, Preset]:
-    """Every experiment's presets by name (built on call, so each experiment's code is imported lazily);
-    ``settings`` (the user's current ones, e.g. the data folder) complete the descriptions."""
-    return {preset.name: preset for preset in experiments.all_presets(settings)}
+    """Every experiment's presets by name (built on call, so each experiment's code is imported lazily),
+    each one marked ``lecture`` followed by its lecture version (:func:`lecture_version`); ``settings``
+    (the user's current ones, e.g. the data folder) complete the descriptions."""
+    found: dict[str, Preset] = {}
+    for preset in experiments.all_presets(settings):
+        found[preset.name] = preset
+        if preset.lecture:
+            lecture = lecture_version(preset)
+            found[lecture.name] = lecture
+    return found
+
+
+def lecture_times() -> dict[str, dict[str, Any]]:
+    """The lecture versions' measured wall times by preset name (:data:`LECTURE_TIMES`; empty when none)."""
+    try:
+        return json.loads(LECTURE_TIMES.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def lecture_version(preset: Preset) -> Preset:
+    """``preset``'s short version (:attr:`Preset.short`, the one ``lessons check --short`` judges) as a preset
+    of its own, ``<name> · lecture``: the same runs over a base with the short fields laid on it (a short
+    version sets no field its runs set), so that :func:`queue` gives exactly the runs the check runs. Its
+    help says how long it took on the project's 2-core CPU (:data:`LECTURE_TIMES`)."""
+    timing = lecture_times().get(preset.name)
+    took = (
+        f"about {timing['seconds']:.0f} s on a {timing['machine']} ({timing['date']})"
+        if timing
+        else "its time on this machine not measured yet"
+    )
+    steps = preset.short.get("steps")
+    return dataclasses.replace(
+        preset,
+        name=preset.name + LECTURE_SUFFIX,
+        description=(
+            f"The lecture version of '{preset.name}': {steps} steps, batch {preset.short.get('batch_size')}, "
+            f"the demo corpus; {took}. The lesson's claims hold on it (python -m engine lessons check "
+            f"--short). Full version: {preset.description}"
+        ),
+        base={**preset.base, **preset.short},  # a short version sets no field its runs set (lessons check)
+        demo=False,
+        lecture=False,
+    )
 
 
 def for_kind(kind: str, settings: dict[str, Any] | None = None) -> dict[str, Preset]:

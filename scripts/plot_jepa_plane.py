@@ -6,9 +6,9 @@ Each run folder holds a ``metrics.csv`` written by ``python -m engine jepa`` or 
 (the "Does JEPA collapse?" preset: JEPA, stop-gradient only, none of the three, and unsupervised SimCSE).
 Left: each run as a path on the (uniformity, alignment) plane (Wang & Isola 2020), from its first evaluation
 (open circle) to its last (filled), with arrows along the way; lower-left is better, and a collapsed encoder
-ends at (0, 0), every sentence on one point. Right: RankMe (``effective_rank``) against the step, on a log
-scale. A run is named by ``--names``, else by its ``config.json`` ``name`` when it has one, else by its
-folder.
+ends at (0, 0), every sentence on one point. Right: RankMe (``rankme``; an old folder's ``effective_rank``
+read as it) against the step, on a log scale. A run is named by ``--names``, else by its ``config.json``
+``name`` when it has one, else by its folder.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def run_name(run_dir: Path) -> str:
 def evaluations(run_dir: Path):
     """The rows of ``metrics.csv`` where alignment and uniformity were measured."""
     frame = read_metrics(run_dir)
-    needed = {"step", "alignment", "uniformity", "effective_rank"}
+    needed = {"step", "alignment", "uniformity", "rankme"}
     if frame.empty or not needed <= set(frame.columns):
         raise SystemExit(f"error: {run_dir}: no metrics.csv with {sorted(needed)}")
     return frame.dropna(subset=["alignment", "uniformity"])
@@ -65,10 +65,8 @@ def draw(run_dirs: list[Path], out: Path, title: str, names: list[str] | None = 
                 xytext=(x[i], y[i]),
                 arrowprops={"arrowstyle": "->", "color": colour},
             )
-        ranks = frame.dropna(subset=["effective_rank"])
-        rank.plot(
-            ranks["step"], ranks["effective_rank"], linestyle=dash, marker="o", markersize=3, label=name
-        )
+        ranks = frame.dropna(subset=["rankme"])
+        rank.plot(ranks["step"], ranks["rankme"], linestyle=dash, marker="o", markersize=3, label=name)
     plane.set_xlabel("uniformity  (log E exp(−2‖x − y‖²); lower = more spread)")
     plane.set_ylabel("alignment  (E ‖x − x⁺‖²; lower = positives closer)")
     plane.set_title("alignment vs uniformity (open: start, filled: end)")

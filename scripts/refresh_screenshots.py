@@ -1,6 +1,6 @@
 """Retake the app's screenshots in docs/screenshots/ (shown in the README and on the Overview page).
 
-    python scripts/refresh_screenshots.py [--only app|replay]
+    python scripts/refresh_screenshots.py [--only app|replay|claims]
 
 Runs the browser test's flow (tests/e2e/browser_flow.py: a fresh ``streamlit run app.py`` with its own cache
 folder, Playwright + /usr/bin/chromium, a small probe run on the demo corpus), which saves its screenshots in
@@ -8,6 +8,9 @@ test-artifacts/screenshots/, then, while a long run trains, the Isotropy page on
 (``viewport-1280x720-projector.png`` in projector mode, ``viewport-1366x768-laptop.png``,
 ``viewport-1920x1080-full-hd.png``: tests/e2e/test_viewports.py checks their layout), and copies them all into
 docs/screenshots/. The browser tests themselves never write into docs/.
+
+``claims.png`` is the Overview's claims table: the table ``python -m engine claims`` saved last in this
+checkout's cache (``cache/claims/latest.json``), shown by a server whose cache holds only that file.
 
 ``replay.png`` is the lecture replay of a demo probe run: ``python -m engine probe --data demo`` (150 updates,
 a snapshot every 5), ``python -m engine replay RUN --out lesson.html``, the file opened from ``file://`` in
@@ -90,9 +93,34 @@ def replay_screenshot() -> None:
     print(f"{(DOCS / 'replay.png').relative_to(REPO)} <- python -m engine replay (demo probe run)")
 
 
+def claims_screenshot() -> None:
+    """The Overview page with its claims expander open, over the claims table saved in this checkout."""
+    from engine import paths
+
+    saved = paths.claims_table_path()
+    if not saved.is_file():
+        raise SystemExit(f"{saved} missing: run python -m engine claims first")
+    with tempfile.TemporaryDirectory(prefix="embedlab-claims-shot-") as tmp:
+        cache = Path(tmp) / "cache"
+        (cache / "claims").mkdir(parents=True)
+        shutil.copy(saved, cache / "claims" / "latest.json")
+        with browser_flow.streamlit_server(cache) as server, browser_flow.chromium() as browser:
+            page = browser.new_page(viewport={"width": 1366, "height": 1100})
+            page.goto(server.url)
+            page.get_by_text("The latest claims table").click(timeout=90_000)
+            page.get_by_text("paper verdict").first.wait_for(timeout=30_000)
+            page.wait_for_timeout(1500)
+            expander = page.locator('[data-testid="stExpander"]', has_text="The latest claims table")
+            expander.scroll_into_view_if_needed()
+            expander.screenshot(path=str(DOCS / "claims.png"))
+    print(f"{(DOCS / 'claims.png').relative_to(REPO)} <- the Overview's claims table ({saved})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=("app", "replay"), help="retake only the pages or only the replay")
+    parser.add_argument(
+        "--only", choices=("app", "replay", "claims"), help="retake only the pages, the replay or the claims"
+    )
     args = parser.parse_args()
     if not browser_flow.CHROMIUM.exists():
         raise SystemExit(f"{browser_flow.CHROMIUM} not installed")
@@ -101,6 +129,8 @@ def main() -> None:
         app_screenshots()
     if args.only in (None, "replay"):
         replay_screenshot()
+    if args.only in (None, "claims"):
+        claims_screenshot()
 
 
 if __name__ == "__main__":

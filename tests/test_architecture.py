@@ -161,3 +161,41 @@ def test_page_scripts_only_compose_and_draw() -> None:
         if module.startswith(f"{FOLDER}.")
     }
     assert {module: deps for module, deps in offenders.items() if deps} == {}
+
+
+def package_graph(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph between engine's parts (each subpackage, each module at its root), every import of
+    every module counted (function-level ones too)."""
+
+    def part(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    parts: dict[str, set[str]] = {}
+    for module, deps in edges.items():
+        if module.startswith("engine."):
+            mine = parts.setdefault(part(module), set())
+            mine.update(part(dep) for dep in deps if dep.startswith("engine.") and part(dep) != part(module))
+    return parts
+
+
+def test_engines_parts_form_layers_with_no_upward_import() -> None:
+    """engine's parts import one another in one direction only: no loop between two parts, even one closed by
+    an import inside a function (the run folder's naming once read the presets, which read an experiment,
+    which writes run folders). A loop's parts are printed with the imports that close it."""
+    edges = graph()
+    loops = circles(package_graph(edges))
+    closing = sorted(
+        f"{module} -> {dep}"
+        for loop in loops
+        for module, deps in edges.items()
+        for dep in deps
+        if ".".join(module.split(".")[:2]) in loop
+        and ".".join(dep.split(".")[:2]) in loop
+        and ".".join(dep.split(".")[:2]) != ".".join(module.split(".")[:2])
+    )
+    assert loops == [], closing
+
+
+def test_the_layer_check_sees_a_loop_closed_inside_a_function() -> None:
+    edges = {"engine.runlog.naming": {"engine.presets"}, "engine.presets": {"engine.runlog.files"}}
+    assert circles(package_graph(edges)) == [{"engine.runlog", "engine.presets"}]

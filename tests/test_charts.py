@@ -276,12 +276,12 @@ def test_the_spectrum_as_shares_sums_to_one_and_several_runs_show_first_and_last
     assert len(charts.spectrum_figure({}).data) == 0
 
 
-@pytest.mark.parametrize(("x", "y"), [("isoscore", "silhouette"), ("effective_rank", "uniformity")])
+@pytest.mark.parametrize(("x", "y"), [("isoscore", "silhouette"), ("rankme", "uniformity")])
 def test_the_relation_of_any_two_measures_gives_r_and_rho_as_scipy(x: str, y: str) -> None:
     from scipy import stats
 
-    frame = run(40).assign(effective_rank=lambda f: 8 - f["step"] / 10 + np.sin(f["step"]))
-    frame.loc[frame.index % 3 == 1, "effective_rank"] = np.nan  # logged every few steps only
+    frame = run(40).assign(rankme=lambda f: 8 - f["step"] / 10 + np.sin(f["step"]))
+    frame.loc[frame.index % 3 == 1, "rankme"] = np.nan  # logged every few steps only
     fig = charts.relation_figure({"a": frame, "no pair": frame[["step", "loss"]]}, x, y)
     assert len(fig.data) == 1
     both = frame[[x, y]].dropna()

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from engine import cli, cli_run, events, runlog
+from tests.headers import PROBE_HEADER
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -28,20 +29,7 @@ def test_probe_writes_metrics_config_and_summary(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     metrics = pd.read_csv(out / "metrics.csv")
-    assert metrics.columns.tolist() == [
-        "step",
-        "loss",
-        "accuracy",
-        "micro_f1",
-        "isoscore",
-        "silhouette",
-        "effective_rank",
-        "average_cosine",
-        "partition_isotropy",
-        "uniformity",
-        "alignment",
-        "seconds",
-    ]
+    assert metrics.columns.tolist() == PROBE_HEADER
     assert metrics["step"].tolist() == [0, 2, 4, 5]
     config = json.loads((out / "config.json").read_text())
     assert config["kind"] == "probe" and config["steps"] == 5 and config["limit"] == 60

@@ -108,22 +108,28 @@ def test_a_request_that_never_returns_is_given_up(online, monkeypatch) -> None:
         release.set()
 
 
-def test_intercepting_proxy_404_is_not_a_missing_model(online, monkeypatch) -> None:
-    server, url = _serve(404, {}, b"")
+@pytest.mark.parametrize(
+    "headers, body, model, match",
+    [
+        pytest.param({}, b"", "org/model", "offline/unreachable", id="intercepting-proxy-404-is-not-missing"),
+        pytest.param(
+            {"X-Error-Code": "RepoNotFound"},
+            b'{"error": "Repository not found"}',
+            "org/missing",
+            "no model 'org/missing'",
+            id="real-hub-not-found-is-named",
+        ),
+    ],
+)
+def test_a_404_is_a_missing_model_only_when_the_hub_says_so(
+    online, monkeypatch, headers: dict[str, str], body: bytes, model: str, match: str
+) -> None:
+    """An intercepting proxy's bare 404 is not a missing model; the real hub's RepoNotFound names it."""
+    server, url = _serve(404, headers, body)
     monkeypatch.setenv("HF_ENDPOINT", url)
     try:
-        with pytest.raises(EncoderError, match="offline/unreachable"):
-            hub.require_hub("org/model")
-    finally:
-        server.shutdown()
-
-
-def test_real_hub_not_found_is_named(online, monkeypatch) -> None:
-    server, url = _serve(404, {"X-Error-Code": "RepoNotFound"}, b'{"error": "Repository not found"}')
-    monkeypatch.setenv("HF_ENDPOINT", url)
-    try:
-        with pytest.raises(EncoderError, match="no model 'org/missing'"):
-            hub.require_hub("org/missing")
+        with pytest.raises(EncoderError, match=match):
+            hub.require_hub(model)
     finally:
         server.shutdown()
 

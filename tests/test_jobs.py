@@ -19,6 +19,7 @@ from engine import jobs, runlog, runner, settings
 from engine.errors import ConfigError
 from engine.events import Points, Progress, Row
 from engine.jobs.projector import ProjectionWorker, rest_seconds
+from tests.fake_kinds import register
 
 
 @dataclass
@@ -69,14 +70,7 @@ def slow_generator(config: SlowConfig, stop: threading.Event):
 
 @pytest.fixture
 def slow_kind(monkeypatch: pytest.MonkeyPatch) -> str:
-    experiment = runner.Experiment(
-        kind="slow",
-        title="slow",
-        config_class=f"{__name__}:SlowConfig",
-        generator=f"{__name__}:slow_generator",
-        columns=("step", "loss", "seconds"),
-    )
-    monkeypatch.setitem(runner.EXPERIMENTS, "slow", experiment)
+    register(monkeypatch, "slow", __name__, ("step", "loss", "seconds"))
     monkeypatch.setattr(f"{__name__}.GATE", threading.Semaphore(0))
     STARTED.clear()
     return "slow"

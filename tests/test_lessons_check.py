@@ -22,8 +22,8 @@ from engine.lesson_claims import (
     holds,
     judge,
     pooled_sd,
-    read_trace,
 )
+from engine.lessons_check import read_trace
 
 
 def _claim(expect: str, **fields) -> Claim:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from waiting import wait_for
+
+from engine.cli_run import engine_command
 
 
 def test_an_interrupt_while_importing_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
@@ -41,18 +42,7 @@ def test_ctrl_c_during_the_first_seconds_exits_130_without_a_traceback(tmp_path:
     # a terminal's Ctrl-C reaches a process whose SIGINT is at its default; a test suite started in the
     # background (``pytest &``) has it ignored, and Python then keeps it ignored in the child: restore it
     child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "probe",
-            "--data",
-            "demo",
-            "--steps",
-            "500",
-            "--out",
-            str(tmp_path / "run"),
-        ],
+        engine_command("probe", "--data", "demo", "--steps", "500", "--out", str(tmp_path / "run")),
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -43,7 +43,7 @@ def test_directions_and_ranges_of_the_isotropy_family() -> None:
         "neither",
         (0, None),
     )
-    assert (get("effective_rank").better, get("effective_rank").range) == ("higher", (1.0, None))
+    assert (get("rankme").better, get("rankme").range) == ("higher", (1.0, None))
     assert (get("average_cosine").better, get("average_cosine").range) == ("lower", (-1.0, 1.0))
     assert (get("partition_isotropy").better, get("partition_isotropy").range) == ("higher", (0.0, 1.0))
     assert (get("class_alignment").better, get("class_alignment").range) == ("lower", (0.0, 4.0))

@@ -56,7 +56,7 @@ def test_figure2_queues_the_four_runs_and_setup_i_is_the_paper_setup() -> None:
         1,
         None,
     )
-    assert set(presets.for_kind("simcse")) == {"SimCSE Figure 2"}
+    assert set(presets.for_kind("simcse")) == {"SimCSE Figure 2", "SimCSE Figure 2 · lecture"}
 
 
 def test_default_data_dir_is_the_setting_then_the_app_folder(tmp_path, monkeypatch) -> None:
@@ -112,3 +112,28 @@ def test_setups_iii_and_iv_are_the_word_level_multi_label_probes() -> None:
             1,
         )
         assert "multi-label" in preset.description and "input embedding table" in preset.description
+
+
+def test_a_lecture_version_queues_exactly_the_runs_the_short_check_judges() -> None:
+    """``<name> · lecture`` is the short version that ``lessons check --short`` runs (so the lesson's claims
+    are checked on it): the same kinds, run keys and config fields, for any user settings."""
+    found = presets.presets()
+    lectures = [preset for preset in found.values() if preset.lecture]
+    assert {preset.name for preset in lectures} >= {"Does JEPA collapse?", "SimCSE Figure 2"}
+    for preset in lectures:
+        lecture = found[preset.name + presets.LECTURE_SUFFIX]
+        assert lecture.kind == preset.kind and not lecture.lecture and not lecture.demo
+        settings = {"seed": 2, "device": "cpu"}
+        assert presets.queue(lecture, settings) == presets.queue(preset, settings, short=True)
+        assert lecture.description.startswith(f"The lecture version of '{preset.name}'")
+
+
+def test_a_lecture_version_says_how_long_it_took_when_measured(tmp_path, monkeypatch) -> None:
+    times = tmp_path / "lecture_times.json"
+    monkeypatch.setattr(presets, "LECTURE_TIMES", times)
+    collapse = presets.presets()["Does JEPA collapse?"]
+    assert "not measured yet" in presets.lecture_version(collapse).description
+    times.write_text(
+        '{"Does JEPA collapse?": {"seconds": 41.6, "machine": "2-core CPU", "date": "2026-11-27"}}'
+    )
+    assert "about 42 s on a 2-core CPU (2026-11-27)" in presets.lecture_version(collapse).description

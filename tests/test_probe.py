@@ -10,6 +10,7 @@ import torch
 from engine import probe, runlog, runner
 from engine.errors import ConfigError, DataError
 from engine.events import Points, Row
+from tests.headers import PROBE_HEADER
 
 COLUMNS = ("step", "loss", "accuracy", "isoscore", "silhouette", "seconds")
 
@@ -162,19 +163,6 @@ def test_runner_writes_probe_run_folder(tmp_path: Path) -> None:
         "probe", probe.ProbeConfig(data="demo", limit=60, steps=3), tmp_path / "run"
     )
     frame = runlog.read_metrics(tmp_path / "run")
-    assert frame.columns.tolist() == [
-        "step",
-        "loss",
-        "accuracy",
-        "micro_f1",
-        "isoscore",
-        "silhouette",
-        "effective_rank",
-        "average_cosine",
-        "partition_isotropy",
-        "uniformity",
-        "alignment",
-        "seconds",
-    ]
+    assert frame.columns.tolist() == PROBE_HEADER
     assert frame["step"].tolist() == [0, 1, 2, 3]
     assert summary["final"]["step"] == 3 and "pearson_r" in summary

@@ -24,9 +24,9 @@ from engine.events import Points, Row
 from engine.metrics import (
     average_cosine,
     class_alignment,
-    effective_rank,
     isoscore,
     partition_isotropy,
+    rankme,
     series_correlation,
     silhouette,
     spectrum,
@@ -45,7 +45,7 @@ def _expected(points: np.ndarray, labels: list[str]) -> dict[str, float]:
     return {
         "isoscore": isoscore(points),
         "silhouette": silhouette(points, labels),
-        "effective_rank": effective_rank(points),
+        "rankme": rankme(points),
         "average_cosine": average_cosine(points),
         "partition_isotropy": partition_isotropy(points),
         "uniformity": uniformity(points),
@@ -102,9 +102,9 @@ def test_demo_run_logs_every_measure_and_the_spectrum_of_the_classifier_inputs(t
     for column in COLUMNS:  # the summary: start, end, and r / rho against the silhouette
         assert summary[f"{column}_start"] == pytest.approx(frame[column].iloc[0], abs=TOL)
         assert summary[f"{column}_end"] == pytest.approx(frame[column].iloc[-1], abs=TOL)
-    r, rho = series_correlation(frame["effective_rank"], frame["silhouette"])
-    assert summary["effective_rank_pearson_r"] == pytest.approx(r, abs=1e-6)
-    assert summary["effective_rank_spearman_rho"] == pytest.approx(rho, abs=1e-9)
+    r, rho = series_correlation(frame["rankme"], frame["silhouette"])
+    assert summary["rankme_pearson_r"] == pytest.approx(r, abs=1e-6)
+    assert summary["rankme_spearman_rho"] == pytest.approx(rho, abs=1e-9)
     assert summary["pearson_r"] == summary["isoscore_pearson_r"] and "silhouette_pearson_r" not in summary
 
 
@@ -268,7 +268,7 @@ def test_summary_pairs_each_measure_with_the_silhouette_where_both_are_logged() 
             "step": s,
             "silhouette": v,
             "isoscore": 0.5 - v**2,
-            "effective_rank": (30 - 10 * v) if s % 2 == 0 else None,
+            "rankme": (30 - 10 * v) if s % 2 == 0 else None,
             "partition_isotropy": None,
             "uniformity": float("nan") if s == 0 else -3 + v,
         }
@@ -280,13 +280,10 @@ def test_summary_pairs_each_measure_with_the_silhouette_where_both_are_logged() 
     assert summary["isoscore_start"] == 0.5 and summary["isoscore_end"] == pytest.approx(0.01)
     even = [sil[0], sil[2], sil[4]]
     r, rho = series_correlation([30 - 10 * v for v in even], even)
-    assert (
-        summary["effective_rank_pearson_r"] == pytest.approx(r)
-        and summary["effective_rank_spearman_rho"] == rho
-    )
-    assert summary["effective_rank_end"] == pytest.approx(24.0)
+    assert summary["rankme_pearson_r"] == pytest.approx(r) and summary["rankme_spearman_rho"] == rho
+    assert summary["rankme_end"] == pytest.approx(24.0)
     assert summary["uniformity_start"] == pytest.approx(-2.9)  # the NaN of step 0 is no value
     assert summary["uniformity_pearson_r"] == pytest.approx(1.0)
     assert "partition_isotropy_start" not in summary and "alignment_start" not in summary
     short = probe.summarize(rows[:2], probe.ProbeConfig())
-    assert short["pearson_r"] is None and short["effective_rank_pearson_r"] is None
+    assert short["pearson_r"] is None and short["rankme_pearson_r"] is None

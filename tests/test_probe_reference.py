@@ -41,7 +41,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -56,12 +55,15 @@ from sklearn.metrics import silhouette_score
 from torch import nn
 
 from engine import probe, runlog, runner
+from engine.cli_run import engine_command
 from engine.events import Points, Row
 
 TOL = 1e-6
 STEPS = 5
 LR = 1e-2  # large enough that the 5 updates move every parameter far beyond TOL
 SEED = 0
+#: the probe settings of a reference run (the runner's side): every update snapshotted, on the CPU
+SETTINGS = dict(steps=STEPS, lr=LR, seed=SEED, snapshot_every=1, snapshot_limit=10_000, device="cpu")
 REPO = Path(__file__).resolve().parent.parent
 DEMO_DIR = REPO / "engine" / "data" / "demo"
 ADAM = torch.optim.Adam  # the real class, before a test records the probe's optimiser
@@ -429,10 +431,7 @@ def test_probe_matches_an_independent_adam_loop(
 def _run_cli(path: Path, out: Path) -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine",
+        engine_command(
             "probe",
             "--data",
             str(path),
@@ -450,7 +449,7 @@ def _run_cli(path: Path, out: Path) -> None:
             "cpu",
             "--out",
             str(out),
-        ],
+        ),
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -489,15 +488,7 @@ def test_end_to_end_metrics_are_those_of_the_classifier_inputs(route: str, mode:
     if route == "cli":
         _run_cli(path, run_dir)
     else:
-        config = probe.ProbeConfig(
-            data=str(path),
-            steps=STEPS,
-            lr=LR,
-            seed=SEED,
-            snapshot_every=1,
-            snapshot_limit=10_000,
-            device="cpu",
-        )
+        config = probe.ProbeConfig(data=str(path), **SETTINGS)
         runner.run_experiment("probe", config, run_dir)
     _check_run_folder(run_dir, inputs)
 
@@ -506,16 +497,6 @@ def test_snli_pairs_through_the_runner(tmp_path: Path, shared_data: Path) -> Non
     """The paper's setup (ii) in small: SNLI validation pairs (3 classes), metrics on [E_p ; E_h]."""
     inputs = snli_inputs(shared_data, 60)
     assert len(inputs.classes()) == 3
-    config = probe.ProbeConfig(
-        data="snli",
-        data_dir=str(shared_data),
-        limit=60,
-        steps=STEPS,
-        lr=LR,
-        seed=SEED,
-        snapshot_every=1,
-        snapshot_limit=10_000,
-        device="cpu",
-    )
+    config = probe.ProbeConfig(data="snli", data_dir=str(shared_data), limit=60, **SETTINGS)
     runner.run_experiment("probe", config, tmp_path / "run")
     _check_run_folder(tmp_path / "run", inputs)

@@ -16,6 +16,7 @@ import torch
 from sklearn.metrics import f1_score
 
 from engine import probe, runlog, runner
+from engine.cli_run import engine_command
 from engine.data import LabelledVectors, LabelledWords, load_dataset, load_npz, read_word_vectors
 from engine.data.wordnet import read_wordnet_words
 from engine.errors import ConfigError, DataError
@@ -510,16 +511,7 @@ def test_cli_runs_npz_and_triplet_and_reports_bad_npz(tmp_path: Path) -> None:
         )
     np.savez(tmp_path / "bad.npz", embeddings=x, labels=y[:-1])
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine",
-            "probe",
-            "--data",
-            str(tmp_path / "bad.npz"),
-            "--out",
-            str(tmp_path / "bad"),
-        ],
+        engine_command("probe", "--data", str(tmp_path / "bad.npz"), "--out", str(tmp_path / "bad")),
         capture_output=True,
         text=True,
         cwd=REPO,

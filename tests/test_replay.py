@@ -26,6 +26,7 @@ from engine.cli import main
 from engine.replay import lesson, run_gif
 from engine.replay.frames import evenly_spaced
 from engine.replay.payload import script_json
+from tests.headers import TRAINING_FIRST
 
 EVIL = "</script><script>alert(1)</script>"
 REPO = Path(__file__).resolve().parent.parent
@@ -47,12 +48,12 @@ def make_probe_run(
 ) -> Path:
     """A finished probe run: metrics every step, points, snapshots every ``snapshot_every`` steps, and (when
     ``frames``) the app's UMAP frames of those snapshots. ``geometry``: also its class alignment
-    (``alignment``) and uniformity every step, and every 5th step its effective rank and covariance spectrum
+    (``alignment``) and uniformity every step, and every 5th step its RankMe and covariance spectrum
     (8 values)."""
     rng = np.random.default_rng(seed)
     columns = ("step", "loss", "accuracy", "isoscore", "silhouette", "seconds")
     if geometry:
-        columns += ("effective_rank", "uniformity", "alignment")
+        columns += ("rankme", "uniformity", "alignment")
     config = {
         "kind": "probe",
         "name": run_dir.name,
@@ -83,7 +84,7 @@ def make_probe_run(
         if geometry:
             row.update(alignment=1.2 - t, uniformity=-3.0 + 2 * t)
             if step % 5 == 0:
-                row["effective_rank"] = 8 - 5 * t
+                row["rankme"] = 8 - 5 * t
                 writer.append_spectrum(step, np.geomspace(1.0, 10.0 ** (-1 - 4 * t), 8))
         writer.append(row)
         if snapshot_every and step % snapshot_every == 0:
@@ -98,12 +99,7 @@ def make_simcse_run(run_dir: Path, *, steps: int = 40) -> Path:
     """A finished SimCSE-like run without snapshots: STS every 10 steps, alignment and uniformity every
     step."""
     columns = (
-        "step",
-        "loss",
-        "alignment",
-        "uniformity",
-        "sts_spearman",
-        "isoscore",
+        *TRAINING_FIRST,
         "seconds",
         "eval_seconds",
     )

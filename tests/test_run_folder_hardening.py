@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from waiting import wait_for
 
 from engine import jobs, runlog, runner
 from engine.cli import main
+from engine.cli_run import engine_command
 from engine.errors import ConfigError, RunFailed
 from engine.events import Row
 
@@ -66,21 +66,9 @@ def test_a_second_writer_of_one_folder_is_refused_and_the_first_keeps_its_rows(t
 
 def test_two_forced_cli_runs_on_one_folder_never_interleave(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    command = [
-        sys.executable,
-        "-m",
-        "engine",
-        "probe",
-        "--data",
-        "demo",
-        "--limit",
-        "60",
-        "--steps",
-        "100000",
-        "--out",
-        str(out),
-        "--force",
-    ]
+    command = engine_command(
+        "probe", "--data", "demo", "--limit", "60", "--steps", "100000", "--out", str(out), "--force"
+    )
     first = subprocess.Popen(
         command, env=CLI_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
@@ -105,20 +93,9 @@ def test_two_forced_cli_runs_on_one_folder_never_interleave(tmp_path: Path) -> N
 
 def test_stop_reaches_a_run_written_by_another_process(tmp_path: Path) -> None:
     root = tmp_path / "runs"
-    command = [
-        sys.executable,
-        "-m",
-        "engine",
-        "probe",
-        "--data",
-        "demo",
-        "--limit",
-        "60",
-        "--steps",
-        "100000",
-        "--out",
-        str(root / "cli-run"),
-    ]
+    command = engine_command(
+        "probe", "--data", "demo", "--limit", "60", "--steps", "100000", "--out", str(root / "cli-run")
+    )
     child = subprocess.Popen(command, env=CLI_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     registry = jobs.JobRegistry(root, project=False, isolation="thread")
     try:

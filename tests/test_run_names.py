@@ -174,3 +174,16 @@ def test_the_lesson_title_is_the_run_name(tmp_path: Path) -> None:
     assert main(["replay", str(out), "--out", str(lesson)]) == 0
     html = lesson.read_text(encoding="utf-8")
     assert "<title>" in html and "Lecture &lt;3&gt; run</title>" in html
+
+
+def test_a_lecture_versions_runs_are_named_after_it_not_after_the_full_preset() -> None:
+    """The lecture version has the full preset's run keys: the preset button names which one it queued."""
+    from ui.runs import run_names
+
+    lecture = presets()["SimCSE Figure 2 · lecture"]
+    runs = lecture.configs()
+    assert all(
+        str(name).startswith("SimCSE Figure 2 · lecture · ")
+        for name in run_names("simcse", runs, lecture.name)
+    )
+    assert not any("lecture" in str(name) for name in run_names("simcse", runs, "SimCSE Figure 2"))

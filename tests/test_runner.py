@@ -10,6 +10,7 @@ import pytest
 from engine import runlog, runner
 from engine.errors import ConfigError, RunFailed
 from engine.events import Points, Progress, Row
+from tests.fake_kinds import register
 
 
 @dataclass
@@ -34,15 +35,7 @@ def fake_generator(config: FakeConfig, stop: threading.Event):
 
 @pytest.fixture
 def fake_experiment(monkeypatch: pytest.MonkeyPatch) -> str:
-    experiment = runner.Experiment(
-        kind="fake",
-        title="fake",
-        config_class=f"{__name__}:FakeConfig",
-        generator=f"{__name__}:fake_generator",
-        columns=("step", "loss"),
-    )
-    monkeypatch.setitem(runner.EXPERIMENTS, "fake", experiment)
-    return "fake"
+    return register(monkeypatch, "fake", __name__, ("step", "loss"))
 
 
 def test_run_writes_every_row_snapshot_and_summary(tmp_path: Path, fake_experiment: str) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 from waiting import wait_for
 
 from engine import runlog, runner
+from engine.cli_run import engine_command
 from engine.encoders.encoder import Encoder
 from engine.probe import ProbeConfig
 
@@ -101,18 +101,7 @@ def test_sigterm_during_set_up_ends_the_cli_run_stopped(tmp_path: Path, moment: 
     data = _corpus(tmp_path / "corpus.csv", 20_000)  # minutes of encoding on a small CPU
     out, cache = tmp_path / "run", tmp_path / "cache"
     env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache), "EMBEDLAB_NO_PROGRESS": "1"}
-    command = [
-        sys.executable,
-        "-m",
-        "engine",
-        "probe",
-        "--data",
-        str(data),
-        "--steps",
-        "2",
-        "--out",
-        str(out),
-    ]
+    command = engine_command("probe", "--data", str(data), "--steps", "2", "--out", str(out))
     child = subprocess.Popen(command, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for(lambda: (out / runlog.STATUS).exists() or child.poll() is not None, 300, "the run's status")

@@ -26,6 +26,20 @@ DEVICE_NAMES = {"cpu": "the CPU", "cuda": "the CUDA GPU", "mps": "Apple's GPU (M
 # ------------------------------------------------------------------------------------------ inputs
 
 
+def probe_snapshots_device(kind: str) -> dict[str, Any]:
+    """The sidebar's tail on a page that trains an encoder (SimCSE, JEPA): the silhouette on the demo
+    topics (on at first), the UMAP frames every k steps, then the seed and the device."""
+    probe_key = fields.key(kind, "probe")
+    probe = st.sidebar.toggle(
+        "Silhouette on the demo topics", key=probe_key, **fields.first_value(probe_key, value=True), **KEEP
+    )
+    return {
+        "probe": "demo" if probe else None,
+        "snapshot_every": fields.draw(kind, "snapshot_every"),
+        **device_and_seed(kind),
+    }
+
+
 def device_and_seed(kind: str) -> dict[str, Any]:
     """The seed and the device of a run, side by side; under them the device "auto" resolves to on this
     machine, or why the chosen one cannot run (Start is then off)."""
@@ -140,9 +154,9 @@ def data_dir_input(prefix: str) -> str | None:
 
 def training_choice(prefix: str, supervised: bool, data_dir: str | None, key_name: str) -> str | None:
     """The training data of a SimCSE or JEPA run: "auto" names the set it resolves to with this data folder
-    (:func:`engine.simcse.datasets.default_sets`: wiki1m / snli when the folder has them, else the demo)."""
+    (:func:`engine.training.data.default_sets`: wiki1m / snli when the folder has them, else the demo)."""
     from engine.simcse.config import SimCSEConfig
-    from engine.simcse.datasets import default_sets
+    from engine.training.data import default_sets
 
     resolved = default_sets(SimCSEConfig(mode="sup" if supervised else "unsup", data_dir=data_dir))[0]
     where = "from the data folder" if resolved in ("wiki1m", "snli") else "no wiki/ or snli/ in a data folder"
@@ -181,7 +195,7 @@ def preset_buttons(kind: str, current: dict[str, Any]) -> None:
                 made = []
                 for run_kind in dict.fromkeys(run.kind for run in queued):  # a run of another experiment too
                     made += submit_runs(
-                        run_kind, [(run.name, run.fields) for run in queued if run.kind == run_kind]
+                        run_kind, [(run.name, run.fields) for run in queued if run.kind == run_kind], name
                     )
                 beside = EXPERIMENTS[kind].section.beside if EXPERIMENTS[kind].section else ()
                 st.session_state[f"{kind}.shown"] = [job.id for job in made if job.kind in (kind, *beside)]

@@ -42,7 +42,7 @@ def measure_picker(metrics: list[str], default: list[str], key: str) -> list[str
         placeholder="pick measures to draw",
         label_visibility="collapsed",  # one row of the chart bar (ui/chart_bar.py): its chips say what it is
         help="Every measure is logged and downloadable; this chooses the charts. The isotropy "
-        "family: IsoScore, effective rank, average cosine, partition isotropy I(W), and "
+        "family: IsoScore, RankMe (effective rank), average cosine, partition isotropy I(W), and "
         "the covariance spectrum (see the Glossary).",
     )
 

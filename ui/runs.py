@@ -81,13 +81,14 @@ def yield_to_training() -> int:
         return 0
 
 
-def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[Job]:
-    """Queue runs; a user error shows one line and queues nothing more. The page then shows these runs."""
+def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]], preset: str | None = None) -> list[Job]:
+    """Queue runs (``preset``: the name of the preset they come from); a user error shows one line and
+    queues nothing more. The page then shows these runs."""
     reg = registry()
     yield_to_training()
     made = []
     group = uuid.uuid4().hex if len(runs) > 1 else None  # a preset's runs go side by side (engine.jobs)
-    names = run_names(kind, runs)
+    names = run_names(kind, runs, preset)
     for (_, config), name in zip(runs, names):
         made.append(reg.submit(kind, config, name=name, group=group))
         st.session_state.setdefault(STARTED_HERE, set()).add(made[-1].id)
@@ -95,17 +96,20 @@ def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[Job]:
     return made
 
 
-def run_names(kind: str, runs: list[tuple[str, dict[str, Any]]]) -> list[str | None]:
-    """The names of runs to queue: a preset's runs (their keys are its run keys) ``<preset title> · <what
-    differs>``; the page's ▶ Start (one run named after its kind) the name field's
-    (:func:`ui.run_name.typed_name`), else None (named from its settings); any other run keeps its name."""
+def run_names(
+    kind: str, runs: list[tuple[str, dict[str, Any]]], preset: str | None = None
+) -> list[str | None]:
+    """The names of runs to queue: a preset's runs (their keys are its run keys; ``preset`` names it, else
+    the first preset of ``kind`` with those keys) ``<preset title> · <what differs>``; the page's ▶ Start
+    (one run named after its kind) the name field's (:func:`ui.run_name.typed_name`), else None (named from
+    its settings); any other run keeps its name."""
     from engine.presets import for_kind
     from engine.runlog.naming import preset_run_names
 
     keys = [key for key, _ in runs]
-    for preset in for_kind(kind, runs[0][1] if runs else None).values():
-        if list(preset.runs) == keys:
-            named = preset_run_names(preset.name, kind, preset.base, preset.runs)
+    for found in for_kind(kind, runs[0][1] if runs else None).values():
+        if list(found.runs) == keys and preset in (None, found.name):
+            named = preset_run_names(found.name, kind, found.base, found.runs)
             return [named[key] for key in keys]
     if keys == [kind]:
         return [run_name.typed_name(kind)]

@@ -6,11 +6,13 @@ browser fetch a URL and ``[x](...)`` would become a link. Everything a user or a
 
 The engine's errors are written for the command line ("pass --data-dir DIR", "EMBEDLAB_DATA_DIR", config field
 names such as ``sample_size``); :func:`ui_words` says the same in the words of the pages (fields, pages), in
-this one place (:data:`UI_WORDS`). :func:`message` (the error guard's line) applies both.
+this one place (:data:`UI_WORDS`), and config field names as the labels their knobs declare (:func:`labels`).
+:func:`message` (the error guard's line) applies both.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -36,39 +38,54 @@ UI_WORDS: list[tuple[str, Any]] = [
     (r"choose another name or allow replacing it", "choose another name or tick “Replace an existing one”"),
     (r"--force", "a new run"),
     (r"use --device (\w+) or (\w+)", r"pick \1 or \2"),
-    (
-        r"^(limit|steps|seed|lr|dropout|temp|device) must\b",
-        lambda m: (
-            f"“{ {'lr': 'Learning rate', 'limit': 'Limit'}.get(m.group(1), m.group(1).capitalize()) }” must"
-        ),
-    ),
 ]
-#: config field names (and their flags) -> the fields' labels
-FIELDS: dict[str, str] = {
-    "same_mask": "Same mask",
-    "save_encoder": "Save the trained encoder as",
-    "replace_encoder": "Replace an existing one",
-    "sample_size": "Geometry sample size",
-    "fixed_sample": "Fixed sample",
-    "geometry_every": "Spectrum every k logged steps",
-    "margin": "Triplet margin",
-    "snapshot_every": "UMAP frame every k steps",
-    "snapshot_limit": "Points projected",
-    "metric_every": "Metrics every k steps",
-    "eval_every": "Evaluate every k steps",
-    "eval_limit": "STS pairs evaluated",
-    "batch_size": "Batch size",
-    "hard_negative_weight": "Hard-negative weight α",
-    "augment_rate": "k (fraction of words)",
-    "label_col": "Label column",
-    "text_col": "Text column",
-    "data_dir": "Data folder",
-    "learning rate": "Learning rate",
-}
-_FIELD = re.compile(
-    r"(?<![\w-])(?:--)?(" + "|".join(re.escape(k).replace("_", "[_-]") for k in FIELDS) + r")(?![\w-])"
-)
-_KEYS = {key.replace("_", "-"): key for key in FIELDS}
+
+
+def short_label(label: str) -> str:
+    """A field's label without its closing note in brackets (“UMAP frame every k steps (0 = off)” → “UMAP
+    frame every k steps”), unless that leaves almost nothing (“k (fraction of words)” stays)."""
+    short = re.sub(r"\s*\([^()]*\)$", "", label)
+    return short if len(short) >= 3 else label
+
+
+def _knobs() -> list[Any]:
+    """The knobs of every registered experiment (:mod:`engine.knobs`)."""
+    from engine.experiments import EXPERIMENTS
+    from engine.knobs import knobs
+
+    return [item for e in EXPERIMENTS.values() for item in knobs(e.load(e.config_class))]
+
+
+@functools.cache
+def labels() -> dict[str, str]:
+    """Config field names (and the names their errors use, ``what``) -> the fields' labels, as the knob
+    declarations of the registered experiments say them (the first declaration of a name wins)."""
+    found: dict[str, str] = {}
+    for item in _knobs():
+        if item.label:
+            found.setdefault(item.name, short_label(item.label))
+            if item.what:
+                found.setdefault(item.what, short_label(item.label))
+    return found
+
+
+@functools.cache
+def _fields() -> tuple[dict[str, str], re.Pattern[str], dict[str, str], re.Pattern[str]]:
+    """The labels of the fields whose names are words of their own (``sample_size``, ``learning rate``), found
+    anywhere in a message, with their pattern; and the one-word fields' (``steps``; an unlabelled one: its
+    name, capitalised), found only as the subject of a check's message (``steps must ...``)."""
+    every = labels()
+    anywhere = {name: label for name, label in every.items() if not name.isalpha()}
+    field = re.compile(
+        r"(?<![\w-])(?:--)?(" + "|".join(re.escape(k).replace("_", "[_-]") for k in anywhere) + r")(?![\w-])"
+    )
+    words = {
+        item.name: every.get(item.name, item.name.capitalize()) for item in _knobs() if item.name.isalpha()
+    }
+    leading = re.compile(r"^(" + "|".join(words) + r") must\b")
+    return anywhere, field, words, leading
+
+
 _REFERENCE = re.compile(r"\(?(?:authors, )?(?:princeton-nlp/)?SimCSE#(\d+)\)?")
 
 
@@ -79,11 +96,14 @@ def plain(text: object) -> str:
 
 def ui_words(text: object) -> str:
     """An engine message in the pages' words: command-line flags and variables become the fields that set
-    them (:data:`UI_WORDS`), config field names their labels in quotes (:data:`FIELDS`)."""
+    them (:data:`UI_WORDS`), config field names their labels in quotes (:func:`labels`)."""
     out = str(text)
     for pattern, words in UI_WORDS:
         out = re.sub(pattern, words, out)
-    return _FIELD.sub(lambda m: f"“{FIELDS[_KEYS.get(m.group(1).replace('_', '-'), m.group(1))]}”", out)
+    anywhere, field, words, leading = _fields()
+    keys = {key.replace("_", "-"): key for key in anywhere}
+    out = leading.sub(lambda m: f"“{words[m.group(1)]}” must", out)
+    return field.sub(lambda m: f"“{anywhere[keys.get(m.group(1).replace('_', '-'), m.group(1))]}”", out)
 
 
 def message(prefix: str, text: object) -> str:

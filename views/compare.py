@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import charts, experiments, export
+from engine import charts, experiments, export, measures
 from ui import lens, live, live_state, projector, run_admin, runs
 from ui.downloads import downloads
 from ui.experiment import glossary_link
@@ -23,7 +23,7 @@ DRAWN = [
     "alignment",
     "class_alignment",
     "uniformity",
-    "effective_rank",
+    measures.RANKME,
     charts.SPECTRUM,
 ]
 PAIR = ("isoscore", "silhouette")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine.presets import sts_evaluation
 from ui import experiment, fields
-from ui.controls import KEEP, device_and_seed, sources, training_choice
+from ui.controls import probe_snapshots_device, sources, training_choice
 from ui.text import readable_references
 
 P = "jepa"
@@ -23,13 +23,7 @@ def sidebar() -> dict:
         f"Evaluation (STS Spearman, alignment, uniformity, collapse lens): on {sts_evaluation(settings)}."
     )
     settings.update(fields.draw_all(P, ["steps", "lr", "batch_size", "eval_every", "eval_limit"]))
-    probe_key = fields.key(P, "probe")
-    probe = sb.toggle(
-        "Silhouette on the demo topics", key=probe_key, **fields.first_value(probe_key, value=True), **KEEP
-    )
-    settings["probe"] = "demo" if probe else None
-    settings["snapshot_every"] = fields.draw(P, "snapshot_every")
-    settings.update(device_and_seed(P))
+    settings.update(probe_snapshots_device(P))
     settings.update(switches())
     return settings
 

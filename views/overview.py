@@ -5,6 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from engine import experiments, lessons, paths
+from engine.claims import latest as claims_latest
+from engine.errors import ConfigError
 from ui import controls, runs
 
 st.title("embedlab — watch sentence embeddings take shape")
@@ -47,6 +49,49 @@ st.markdown(
     "- Every run writes its metrics to `cache/runs/` as it goes; downloads give CSV, zip and figures. "
     "**Projector mode** (sidebar) shows a run large, for a lecture room."
 )
+
+
+def claims_section() -> None:
+    """The latest claims table that ``python -m engine claims`` saved: its date, command (the budget) and,
+    per setup, the updates and both verdicts (engine.claims.latest)."""
+    with st.expander("Does the isotropy paper's finding hold here? The latest claims table"):
+        try:
+            table = claims_latest.load()
+        except ConfigError as err:
+            st.warning(str(err))
+            return
+        if table is None:
+            st.caption(
+                "No claims table saved yet: `python -m engine claims` runs the paper's setups over seeds "
+                "at its length (1000 updates) and saves the table shown here."
+            )
+            return
+        st.caption(
+            f"Saved {table.get('date', '?')} by `{table.get('command', '?')}` (seeds "
+            f"{', '.join(map(str, table.get('seeds', [])))}). **Lab verdict**: IsoScore falls, the "
+            "silhouette rises to at least 0.1, r and ρ ≤ −0.8, in every seed. **Paper verdict**: ρ below "
+            "−0.998 and r within 0.05 of the paper's r, in every seed (docs/paper.md)."
+        )
+        st.dataframe(
+            [
+                {
+                    "setup": row.get("setup"),
+                    "updates": row.get("updates"),
+                    "lab verdict": row.get("lab_verdict"),
+                    "paper verdict": row.get("paper_verdict"),
+                    "paper's figure": row.get("paper"),
+                    "source": row.get("source"),
+                }
+                for row in table["rows"]
+            ],
+            hide_index=True,
+            key="overview.claims",
+        )
+        if not all(row.get("paper_protocol", False) for row in table["rows"]):
+            st.caption("A row whose updates say “of 1000” ran under a budget: not the paper's protocol.")
+
+
+claims_section()
 st.graphviz_chart(
     """
     digraph lab { rankdir=LR;

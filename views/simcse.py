@@ -7,7 +7,7 @@ import streamlit as st
 from engine import lessons
 from engine.presets import sts_evaluation
 from ui import experiment, fields
-from ui.controls import KEEP, device_and_seed, encoder_dims, sources, training_choice
+from ui.controls import encoder_dims, probe_snapshots_device, sources, training_choice
 from ui.live import capped_note
 from ui.text import readable_references
 
@@ -30,13 +30,7 @@ def sidebar() -> dict:
         sb.caption(
             capped_note(2 * settings["eval_limit"], dims, " on at most that many evaluation sentences")
         )
-    probe_key = fields.key(P, "probe")
-    probe = sb.toggle(
-        "Silhouette on the demo topics", key=probe_key, **fields.first_value(probe_key, value=True), **KEEP
-    )
-    settings["probe"] = "demo" if probe else None
-    settings["snapshot_every"] = fields.draw(P, "snapshot_every")
-    settings.update(device_and_seed(P))
+    settings.update(probe_snapshots_device(P))
     settings.update(fields.draw_all(P, ["save_encoder", "replace_encoder"]))
     settings.update(ablations(supervised))
     return settings

@@ -2,8 +2,10 @@
 the lab can run, as probe settings, with the paper's own figure where ``docs/background.md`` gives one.
 
 A setup's settings are the probe preset's where there is one (:mod:`engine.probe.presets`), so that the table
-measures what the page's buttons run; ``budget`` names the settings a claims run may shrink (``--steps``,
-``--limit``, ``--metric-every``) and ``short`` the tiny settings of ``--short`` (tests, a first look).
+measures what the page's buttons run, at the paper's own length (1000 updates; App. A 250) and protocol
+(metrics after every update); ``SHORT`` holds the tiny settings of ``--short`` (tests, a first look). The
+paper's figures and the sections they come from are in ``docs/paper.md`` (each setup's ``source`` names its
+anchor there).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from typing import Any
 
 from engine.probe.presets import presets
 
-#: no UMAP frames and no spectrum: the table reads start, end and the correlations only
-LEAN = {"snapshot_every": 0, "geometry_every": 0}
+#: no UMAP frames, no spectrum, no lecture pace: the table reads start, end and the correlations only
+LEAN = {"snapshot_every": 0, "geometry_every": 0, "lecture_pace": False}
 #: ``--short``: a first look in seconds (and the tests)
 SHORT = {"steps": 30, "metric_every": 1, "limit": 300}
 
@@ -24,8 +26,10 @@ class ClaimSetup:
     """One row of the claims table.
 
     ``settings``: the probe config's fields; ``paper_r``/``paper_rho``: the paper's Pearson r and Spearman ρ
-    of IsoScore against the silhouette, as ``docs/background.md`` quotes them (None where it gives none);
-    ``paper_note``: the paper's figure in words; ``differs``: how the lab's setup departs from the paper's."""
+    of IsoScore against the silhouette, as ``docs/paper.md`` quotes them (None where it gives none);
+    ``paper_note``: the paper's figure in words; ``differs``: how the lab's setup departs from the paper's;
+    ``source``: where the paper gives the figure (its part; the anchor of ``docs/paper.md`` that quotes it).
+    """
 
     key: str
     title: str
@@ -37,6 +41,18 @@ class ClaimSetup:
     differs: str
     paper_r: float | None = None
     paper_rho: float | None = None
+    source: tuple[str, str] = ("", "")
+
+    @property
+    def length(self) -> int:
+        """The setup's own number of updates: the paper's (1000; App. A 250), the demo preset's."""
+        return int(self.settings["steps"])
+
+    @property
+    def source_text(self) -> str:
+        """Where the paper gives the figure, in words, with the file that quotes it."""
+        part, anchor = self.source
+        return f"{part} (docs/paper.md#{anchor})" if part else "—"
 
 
 def _preset(name: str) -> dict[str, Any]:
@@ -63,6 +79,7 @@ SETUPS: tuple[ClaimSetup, ...] = (
         "the paper's data, encoder and optimiser",
         -0.808,
         -0.998,
+        ("experiments, setup (i)", "setup-i"),
     ),
     ClaimSetup(
         "ii",
@@ -75,6 +92,7 @@ SETUPS: tuple[ClaimSetup, ...] = (
         "the paper's data and encoder; paired: unique sentences trained, classifier on [E_p ; E_h]",
         -0.878,
         -0.998,
+        ("experiments, setup (ii)", "setup-ii"),
     ),
     ClaimSetup(
         "iii",
@@ -87,6 +105,7 @@ SETUPS: tuple[ClaimSetup, ...] = (
         "WordNet POS sets, not CoDWoE (11,462 items); BERT input vectors, not word2vec",
         -0.947,
         -0.998,
+        ("experiments, setup (iii)", "setup-iii"),
     ),
     ClaimSetup(
         "iv",
@@ -99,6 +118,7 @@ SETUPS: tuple[ClaimSetup, ...] = (
         "all 45 supersenses and 14,307 words (paper: 26 noun supersenses, 2,275 items); not word2vec",
         -0.978,
         -0.998,
+        ("experiments, setup (iv); Table 1 (26 labels, 2,275 items)", "setup-iv"),
     ),
     ClaimSetup(
         "iv-nouns",
@@ -111,6 +131,7 @@ SETUPS: tuple[ClaimSetup, ...] = (
         "the paper's size and labels; WordNet 3.0 nouns, not Tikhonov et al.'s set; not word2vec",
         -0.978,
         -0.998,
+        ("experiments, setup (iv); Table 1 (26 labels, 2,275 items)", "setup-iv"),
     ),
     ClaimSetup(
         "app-a",
@@ -121,6 +142,7 @@ SETUPS: tuple[ClaimSetup, ...] = (
         {**_preset("Isotropy paper, setup (i)"), **LEAN, "steps": 250, "sample_size": 1000},
         "anti-correlated in every setup (no figure quoted)",
         "rt-polarity instead of GLUE (not offline); one encoder of three; metrics on 1,000 sampled items",
+        source=("Appendix A", "appendix-a"),
     ),
     ClaimSetup(
         "app-b",
@@ -131,6 +153,7 @@ SETUPS: tuple[ClaimSetup, ...] = (
         {**_preset("Isotropy paper, setup (i)"), **LEAN, "objective": "triplet"},
         "none: the paper leaves it open",
         "the paper ran no triplet model; triples drawn afresh every update, margin 1",
+        source=("Appendix B", "appendix-b"),
     ),
     ClaimSetup(
         "demo",

@@ -12,9 +12,12 @@ covers the encoder's weights and settings, so any other encoder, or a changed on
 
 from __future__ import annotations
 
+import datetime
 import hashlib
+import json
 import logging
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,6 +29,11 @@ from engine.errors import ConfigError, one_line
 
 log = logging.getLogger(__name__)
 _VERSION = b"embedlab-embeddings-v1"
+#: the last measured encoding rate per device type (``rates.json`` in the cache folder): a preset that encodes
+#: a real data set says how long that will take before its Start (:func:`encoding_rate`)
+RATES = "rates.json"
+#: an encoding shorter than this many texts is not a rate worth keeping (set-up dominates)
+RATE_MIN_TEXTS = 256
 #: cache entries shipped with the package (see the module docstring)
 PACKAGED = Path(__file__).resolve().parent.parent / "data" / "demo" / "embeddings"
 
@@ -93,6 +101,62 @@ def encode_cached(
         if progress is not None:
             progress(len(items), len(items))
         return cached
+    started = time.perf_counter()
     array = encoder.encode(items, batch_size=batch_size, progress=progress)
+    if len(items) >= RATE_MIN_TEXTS:
+        _record_rate(folder, str(encoder.device.type), len(items), time.perf_counter() - started)
     _write(path, array)
     return array
+
+
+def _record_rate(folder: Path, device_type: str, count: int, seconds: float) -> None:
+    """Keep ``count / seconds`` as the last encoding rate on ``device_type`` (best effort: a cache folder
+    that cannot be written only loses the estimate)."""
+    rates = _read_rates(folder)
+    rates[device_type] = {
+        "texts_per_second": round(count / max(seconds, 1e-9), 2),
+        "texts": count,
+        "date": datetime.date.today().isoformat(),
+    }
+    target = folder / RATES
+    tmp = target.with_name(f".{RATES}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(rates, indent=1), encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError as err:
+        log.warning("could not keep the encoding rate: %s", one_line(err))
+        tmp.unlink(missing_ok=True)
+
+
+def _read_rates(folder: Path) -> dict[str, dict]:
+    try:
+        found = json.loads((folder / RATES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def encoding_rate(device_type: str) -> dict | None:
+    """The last measured encoding rate on ``device_type`` (``texts_per_second``, ``texts``, ``date``), or
+    None when this cache has none (or it is unreadable)."""
+    found = _read_rates(paths.cache_location() / "embeddings").get(device_type)  # read only: creates nothing
+    rate = found.get("texts_per_second") if isinstance(found, dict) else None
+    return found if isinstance(rate, (int, float)) and rate > 0 else None
+
+
+def encoding_estimate(count: int, device_type: str) -> str:
+    """How long encoding ``count`` texts will take on ``device_type``, in words, from the last measured rate
+    there (:func:`encoding_rate`), and that a second run of the same texts reuses the cache."""
+    rate = encoding_rate(device_type)
+    again = "a second Start reuses the embedding cache and begins training at once"
+    if rate is None:
+        return (
+            f"it first encodes {count:,} texts, not yet timed on this machine's {device_type} (the progress "
+            f"line shows the count, rate and time left); {again}"
+        )
+    seconds = count / float(rate["texts_per_second"])
+    took = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+    return (
+        f"it first encodes {count:,} texts: about {took} on this machine's {device_type} at its last "
+        f"measured rate ({rate['texts_per_second']:g} texts/s, {rate['date']}); {again}"
+    )

@@ -5,8 +5,8 @@ first :func:`reconcile`s ``group.json`` with the members' run folders, then hand
 executor and records what it reports: a member is ``running`` when the executor starts it, then ``done`` or
 ``failed`` (with its one-line error); ``attempts`` counts its starts. The summary is rewritten after every
 member. :class:`LocalExecutor` runs the members one by one in this process;
-:class:`engine.sweep.ray_run.RayExecutor` runs them as Ray tasks. Both call :func:`execute_member`, which
-writes the member's ordinary run folder ``<group>/runs/<id>/``.
+:class:`engine.sweep.ray_run.RayExecutor` runs them on a pool of warm Ray actors. Both call
+:func:`execute_member`, which writes the member's ordinary run folder ``<group>/runs/<id>/``.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from engine import runlog
+from engine import measures, runlog
 from engine.groups.format import SUMMARY_FILE, Group, Member, member_dirs
 
 SEED = "seed"
@@ -38,7 +38,7 @@ HEADLINES: tuple[tuple[str, str], ...] = (
     ("spearman_rho", "Spearman ρ of IsoScore against the silhouette"),
     ("sts_spearman_start", "STS Spearman at the start"),
     ("sts_spearman_end", "final STS Spearman"),
-    ("effective_rank_end", "final RankMe (effective rank)"),
+    (f"{measures.RANKME}_end", "final RankMe (effective rank)"),
 )
 
 

@@ -5,56 +5,40 @@ al. 2021 for sentences): an online encoder f_θ reads the context view, a target
 the target view, a predictor g maps the online embedding to the target's, loss 2 − 2 cos, symmetrised. The
 switches are the ablations that decide collapse: the EMA momentum (0: the target is the online encoder),
 the predictor, the stop-gradient, and an anti-collapse regulariser (VICReg or SIGReg). The data, encoder,
-evaluation, probe, snapshot and device knobs are SimCSE's (:mod:`engine.simcse.config`), read by SimCSE's
-data and evaluation modules. CLI: ``python -m engine jepa``.
+evaluation, probe, snapshot and device knobs are the shared ones (:mod:`engine.shared_knobs`), read by the
+training core (:mod:`engine.training`). CLI: ``python -m engine jepa``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from typing import Any
 
+from engine import measures
 from engine.errors import ConfigError
 from engine.knobs import knob, validate
-from engine.simcse.config import (
-    GEOMETRY_COLUMNS,
-    MAX_STEPS,
-    PROBE_COLUMNS,
-    SimCSEConfig,
-    is_eval_step,
-    is_snapshot_step,
-)
+from engine.shared_knobs import shared, shared_block
+from engine.training.config import BASE_COLUMNS as TRAINING_COLUMNS
+from engine.training.config import metric_columns
 
 #: the two views: SimCSE's view switches (context = the changed sentence, target = the sentence) and span
 #: masking (context = the sentence with 15–50 % of its words masked in contiguous spans)
 VIEWS = ("span-mask", "dropout", "delete-one-word", "crop", "word-deletion")
 REGULARISERS = ("none", "vicreg", "sigreg")
-COLLAPSE_COLUMNS = ("alpha_req", "dim_std_mean", "dim_std_min")
-BASE_COLUMNS = (
-    "step",
-    "loss",
-    "alignment",
-    "uniformity",
-    "sts_spearman",
-    "isoscore",
-    *GEOMETRY_COLUMNS,
-    *COLLAPSE_COLUMNS,
-)
-
-_SIMCSE = {item.name: item for item in fields(SimCSEConfig)}
+#: the collapse lens beside the training core's columns (RankMe is among those: the isotropy family's)
+COLLAPSE_COLUMNS = measures.COLLAPSE_PROFILE
+BASE_COLUMNS = (*TRAINING_COLUMNS, *COLLAPSE_COLUMNS)
 
 
-def _same_as_simcse(name: str, default: object = None, **changes: object) -> object:
-    """SimCSE's declaration of knob ``name`` (its help, range, widget), with ``changes`` to its metadata."""
-    spec = dict(_SIMCSE[name].metadata["knob"])
-    spec.update(changes)
-    if default is not None:
-        spec["default"] = default
-    return knob(spec.pop("default"), **spec)
+def _mask_share(default: float, help: str, label: str) -> Any:
+    """A bound of the share of the words that span masking masks, from 0 to 0.9 (``help`` after
+    "span-mask: ")."""
+    return knob(default, low=0.0, high=0.9, help=f"span-mask: {help}", label=label)
 
 
 @dataclass
-class JEPAConfig:
-    """Settings of one JEPA run (CLI: ``python -m engine jepa``); see :mod:`engine.jepa.train`."""
+class _Objective:
+    """JEPA's own knobs: the context view and the switches that decide collapse (first in its settings)."""
 
     view: str = knob(
         "span-mask",
@@ -65,19 +49,11 @@ class JEPAConfig:
         label="Context view",
         widget="radio",
     )
-    mask_min: float = knob(
-        0.15,
-        low=0.0,
-        high=0.9,
-        help="span-mask: the smallest share of the words masked (at most --mask-max)",
-        label="Mask from",
+    mask_min: float = _mask_share(
+        0.15, "the smallest share of the words masked (at most --mask-max)", "Mask from"
     )
-    mask_max: float = knob(
-        0.5,
-        low=0.0,
-        high=0.9,
-        help="span-mask: the largest share of the words masked (at least --mask-min)",
-        label="Mask up to",
+    mask_max: float = _mask_share(
+        0.5, "the largest share of the words masked (at least --mask-min)", "Mask up to"
     )
     ema: float = knob(
         0.996,
@@ -131,39 +107,33 @@ class JEPAConfig:
     sigreg_projections: int = knob(
         256, low=1, high=1 << 16, unit="directions", help="SIGReg: random unit directions drawn each step"
     )
-    dropout: float = _same_as_simcse("dropout")
-    augment_rate: float = _same_as_simcse(
-        "augment_rate", help="k for crop / word-deletion: the fraction of the words affected"
-    )
-    pooler: str = _same_as_simcse(
+
+
+#: the shared knobs JEPA takes unchanged, after its own (pooler and train: JEPA's overrides, in their place)
+_Shared = shared_block(
+    "_Shared",
+    "dropout augment_rate pooler train data_dir encoder steps batch_size lr max_len eval eval_limit "
+    "eval_every probe probe_limit seed device snapshot_every train_limit precision",
+)
+
+
+@dataclass
+class JEPAConfig(_Shared, _Objective):
+    """Settings of one JEPA run (CLI: ``python -m engine jepa``); see :mod:`engine.jepa.train`."""
+
+    pooler: str = shared(
         "pooler",
         "avg",
         help="avg: mean of tokens (the bundled MiniLM's own); cls: [CLS] + MLP in training "
         "only; cls-mlp: MLP kept",
+        override="JEPA pools by the mean of tokens unless told otherwise: its presets, its lesson's numbers "
+        "and the SimCSE reference run beside them were measured so (docs/results.md)",
     )
-    train: str | None = _same_as_simcse("train", help="training set: wiki1m, demo or a file")
-    data_dir: str | None = _same_as_simcse("data_dir")
-    encoder: str | None = _same_as_simcse("encoder")
-    steps: int = _same_as_simcse("steps")
-    batch_size: int = _same_as_simcse(
-        "batch_size", help="Sentences per step, whatever the number of processes."
+    train: str | None = shared(
+        "train",
+        help="training set: wiki1m, demo or a file",
+        override="JEPA trains on plain sentences: the NLI sets (snli, demo-nli) are SimCSE's supervised data",
     )
-    lr: float = _same_as_simcse("lr", help="AdamW's step size, decayed linearly to 0.")
-    max_len: int = _same_as_simcse("max_len")
-    eval: str | None = _same_as_simcse("eval")
-    eval_limit: int | None = _same_as_simcse("eval_limit")
-    eval_every: int = _same_as_simcse("eval_every")
-    probe: str | None = _same_as_simcse("probe")
-    probe_limit: int | None = _same_as_simcse("probe_limit")
-    seed: int = _same_as_simcse("seed")
-    device: str = _same_as_simcse("device")
-    snapshot_every: int = _same_as_simcse("snapshot_every")
-    train_limit: int | None = _same_as_simcse("train_limit")
-    precision: str = _same_as_simcse("precision")
-
-    #: SimCSE's data modules read these (JEPA trains on plain sentences; no same-mask view)
-    mode = "unsup"
-    same_mask = False
 
     def __post_init__(self) -> None:
         validate(self)
@@ -184,18 +154,9 @@ class JEPAConfig:
         return self.ema > 0
 
     def metric_columns(self) -> list[str]:
-        """CSV columns: probe columns only when a probe set is given."""
-        probe = list(PROBE_COLUMNS) if self.probe else []
-        return [*BASE_COLUMNS, *probe, "seconds", "eval_seconds"]
+        """CSV columns: the collapse lens after the training core's, probe columns only when a probe set is
+        given (:mod:`engine.training.config`)."""
+        return metric_columns(self, COLLAPSE_COLUMNS)
 
 
-__all__ = [
-    "BASE_COLUMNS",
-    "COLLAPSE_COLUMNS",
-    "MAX_STEPS",
-    "REGULARISERS",
-    "VIEWS",
-    "JEPAConfig",
-    "is_eval_step",
-    "is_snapshot_step",
-]
+__all__ = ["BASE_COLUMNS", "COLLAPSE_COLUMNS", "REGULARISERS", "VIEWS", "JEPAConfig"]

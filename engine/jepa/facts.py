@@ -1,13 +1,16 @@
-"""What a JEPA run's figures and replay say about it: the data its measures come from (SimCSE's evaluation
-pairs and probe set, :mod:`engine.simcse.facts`) and its switches."""
+"""What a JEPA run's figures and replay say about it: the data its measures come from (the evaluation pairs
+and probe set, :mod:`engine.training.facts`) and its switches (a switch missing from an old run's config
+reads as its declared default)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from engine.jepa.config import COLLAPSE_COLUMNS
-from engine.simcse import facts
+from engine.jepa.config import COLLAPSE_COLUMNS, JEPAConfig
+from engine.knobs import knob_of
+from engine.training import facts
+from engine.training.config import GEOMETRY_COLUMNS
 
 
 def measured_on(
@@ -15,19 +18,25 @@ def measured_on(
 ) -> str | None:
     """As SimCSE's: the evaluation pairs (the collapse lens and the isotropy family: their sentences), the
     probe set for ``probe_*``, None for the training loss."""
-    on_sentences = (*COLLAPSE_COLUMNS, "effective_rank", "average_cosine", "partition_isotropy")
+    on_sentences = (*COLLAPSE_COLUMNS, *GEOMETRY_COLUMNS)
     return facts.measured_on(config, summary, None if metric in on_sentences else metric)
+
+
+def _setting(config: Mapping[str, Any], name: str) -> Any:
+    """The run's value of knob ``name``, its declared default where the config lacks it (or holds None)."""
+    value = config.get(name)
+    return knob_of(JEPAConfig, name).default if value is None else value
 
 
 def describe(config: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
     """The replay's rows of a JEPA run: data, evaluation, views, and the switches that decide collapse."""
-    rows = [row for row in facts.describe(config, summary) if row[0] != "Mode"]
-    ema = float(config.get("ema", 0) or 0)
+    rows = facts.data_rows(config, summary)
+    ema = float(_setting(config, "ema"))
     target = f"EMA copy, m from {ema:g} to 1 (cosine)" if ema > 0 else "the online encoder"
     if ema == 0:
-        target += ", gradient stopped" if config.get("stop_grad", True) else ", gradient NOT stopped"
+        target += ", gradient stopped" if _setting(config, "stop_grad") else ", gradient NOT stopped"
     rows.append(("Target", target))
-    predictor = config.get("predictor", True)
-    rows.append(("Predictor", f"MLP, hidden {config.get('predictor_hidden')}" if predictor else "none"))
-    rows.append(("Regulariser", str(config.get("regulariser", "none"))))
+    predictor = _setting(config, "predictor")
+    rows.append(("Predictor", f"MLP, hidden {_setting(config, 'predictor_hidden')}" if predictor else "none"))
+    rows.append(("Regulariser", str(_setting(config, "regulariser"))))
     return rows

@@ -16,12 +16,13 @@ from engine.jepa.presets import (
     VICREG,
 )
 from engine.lesson_claims import Claim
+from engine.measures import RANKME
 
 CLAIMS = (
     Claim(
         COLLAPSE,
         STOP_GRAD_ONLY,
-        "effective_rank",
+        RANKME,
         "below",
         "SimSiam (Chen & He 2021): without its predictor the stop-gradient alone does not prevent collapse.",
         than=JEPA_RUN,
@@ -32,7 +33,7 @@ CLAIMS = (
     Claim(
         COLLAPSE,
         NONE_OF_THREE,
-        "effective_rank",
+        RANKME,
         "below",
         "Without EMA, predictor and stop-gradient the embeddings collapse: RankMe ends below half the JEPA "
         "run's (and falls step after step: the claim below).",
@@ -43,7 +44,7 @@ CLAIMS = (
     Claim(
         COLLAPSE,
         NONE_OF_THREE,
-        "effective_rank",
+        RANKME,
         "monotone",
         "In the collapse case RankMe falls step after step.",
         way="falls",
@@ -52,7 +53,7 @@ CLAIMS = (
     Claim(
         COLLAPSE,
         JEPA_RUN,
-        "effective_rank",
+        RANKME,
         "above",
         "The JEPA run keeps its rank: RankMe ends above twice the collapse case's.",
         than=NONE_OF_THREE,
@@ -62,7 +63,7 @@ CLAIMS = (
     Claim(
         COLLAPSE,
         STOP_GRAD_ONLY,
-        "effective_rank",
+        RANKME,
         "monotone",
         "Stop-gradient alone collapses too: its RankMe falls step after step.",
         way="falls",
@@ -145,7 +146,7 @@ CLAIMS = (
     Claim(
         COLLAPSE,
         SIMCSE_RUN,
-        "effective_rank",
+        RANKME,
         "above",
         "SimCSE, the contrastive reference, keeps more directions than the JEPA run.",
         than=JEPA_RUN,
@@ -183,7 +184,7 @@ CLAIMS = (
     Claim(
         REGULARISED,
         VICREG,
-        "effective_rank",
+        RANKME,
         "below",
         "VICReg's RankMe ends below plain JEPA's: it does not add directions.",
         than=PLAIN,
@@ -225,7 +226,7 @@ LESSON = Lesson(
         "{simcse_align.start} → {simcse_align.end}: its positives drift apart while its negatives spread).",
     ),
     measures={
-        "effective_rank": "RankMe: the number of directions in use. Collapse case {none_rank.start} → "
+        RANKME: "RankMe: the number of directions in use. Collapse case {none_rank.start} → "
         "{none_rank.end}; JEPA {jepa_rank.start} → {jepa_rank.end}; SimCSE → {simcse_rank.end}.",
         "alpha_req": "the spectrum's decay steepens as directions die out: {alpha.start} → {alpha.end} in "
         "the collapse case, {alpha.than_start} → {alpha.than_end} with JEPA.",

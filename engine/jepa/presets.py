@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.experiment import Preset
-from engine.simcse.presets import SHORT as SIMCSE_SHORT
-from engine.simcse.presets import sts_evaluation
+from engine.training.presets import SHORT as SIMCSE_SHORT
+from engine.training.presets import sts_evaluation
 
 COLLAPSE = "Does JEPA collapse?"
 REGULARISED = "JEPA + SIGReg / + VICReg"
@@ -83,6 +83,7 @@ def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
             runs=COLLAPSE_RUNS,
             run_kinds={SIMCSE_RUN: "simcse"},
             short=SHORT,
+            lecture=True,
         ),
         Preset(
             REGULARISED,

@@ -1,20 +1,20 @@
 """One JEPA training step:
 
-    views (views.py) → online forward of context and target texts (SimCSE's ``Towers``: length buckets on a
-    CPU, planned once on the host for both encoders; one forward on an accelerator)
+    views (views.py) → online forward of context and target texts (the training core's ``Towers``: length
+    buckets on a CPU, planned once on the host for both encoders; one forward on an accelerator)
     → predictor → target embeddings (EMA copy, no grad; or the online ones, detached unless stop_grad off)
     → loss ½[D(g(f_θ(x′)), f_ξ(x″)) + D(g(f_θ(x″)), f_ξ(x′))] + regulariser, D = 2 − 2 cos
     → AdamW (linear decay; the predictor at ``predictor_lr_scale`` × lr) → EMA update of the target
 
-- The online encoder, its pooler and dropout, the precision and the DDP wrapping are SimCSE's
-  (:mod:`engine.simcse.step`, :mod:`engine.simcse.distributed`). The target encoder is a copy of the online
-  one (same dropout, in training mode, as BYOL's target), never trained: ξ ← m ξ + (1 − m) θ after each step
-  with m on BYOL's cosine schedule (:mod:`engine.jepa.networks`).
+- The online encoder, its pooler and dropout, the precision, the optimiser and the DDP wrapping are the
+  training core's (:mod:`engine.training.trainer`, :mod:`engine.training.distributed`). The target encoder is
+  a copy of the online one (same dropout, in training mode, as BYOL's target), never trained:
+  ξ ← m ξ + (1 − m) θ after each step with m on BYOL's cosine schedule (:mod:`engine.jepa.networks`).
 - EMA 0: no copy; the target embeddings are the online ones of the same forward (SimSiam), detached when
   ``stop_grad`` (else the gradient flows through both branches: the collapse case).
 - Distributed: the prediction loss is per sentence, so each rank's mean over its share gives, averaged by
   DDP, the global gradient; the regulariser (batch statistics) is computed on the all-gathered embeddings and
-  back-propagated × N, as SimCSE's loss (:mod:`engine.simcse.distributed`); the logged loss is the global
+  back-propagated × N, as SimCSE's loss (:mod:`engine.training.distributed`); the logged loss is the global
   batch's. The predictor's batch normalisation normalises each rank's share (as BYOL's per-device batch
   norm when not synchronised), so with a predictor N processes differ slightly from one; without it they
   train alike (tests/jepa/test_distributed.py).
@@ -24,20 +24,23 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import torch
 from torch import nn
 
-from engine.device import autocast, needs_grad_scaler, resolve_device
+from engine.device import autocast
 from engine.jepa.config import JEPAConfig
 from engine.jepa.losses import prediction_loss, regulariser_loss
 from engine.jepa.networks import Predictor, ema_update, momentum
 from engine.jepa.views import context_view
-from engine.simcse import distributed
-from engine.simcse.datasets import BatchSampler
-from engine.simcse.step import Towers, adamw_options, build_encoder, tokenize
-from engine.simcse.views import step_rng
+from engine.training import distributed
+from engine.training.augment import step_rng
+from engine.training.distributed import unwrapped
+from engine.training.towers import Towers, tokenize
+from engine.training.trainer import EncoderTrainer
+from engine.training.trainer import make_trainer as make_parts
 
 
 class Online(nn.Module):
@@ -71,8 +74,8 @@ def jepa_loss(
     lengths: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(loss to back-propagate, loss to log) of one tokenised batch: ``rows`` context texts then ``rows``
-    target texts (``lengths``: its rows' token counts on the host, :func:`engine.simcse.step.tokenize`). The
-    regulariser enters the first × the world size (see the module docstring)."""
+    target texts (``lengths``: its rows' token counts on the host, :func:`engine.training.towers.tokenize`).
+    The regulariser enters the first × the world size (see the module docstring)."""
     world = world or distributed.World()
     with autocast(device, precision=config.precision):
         z, p = online(batch, lengths)
@@ -93,22 +96,40 @@ def jepa_loss(
 
 
 @dataclass
-class Trainer:
-    """Everything one JEPA step needs; :meth:`step` is the whole update."""
+class Trainer(EncoderTrainer):
+    """Everything one JEPA step needs (the trained modules: the :class:`Online` encoder and predictor);
+    :meth:`step` is the whole update."""
 
-    config: JEPAConfig
-    world: distributed.World
-    device: torch.device
-    data: Any
-    encoder: Any
-    online: nn.Module
     target: Towers | None
-    optimizer: torch.optim.Optimizer
-    schedule: Any
-    scaler: Any
-    sampler: BatchSampler
-    share: slice
     mask_token: str
+
+    @classmethod
+    def build(
+        cls, config: JEPAConfig, encoder: Any, use_mlp: bool, device: torch.device
+    ) -> tuple[nn.Module, list, dict[str, Any]]:
+        """The online encoder and the predictor, their parameter groups (the predictor at
+        ``predictor_lr_scale`` × lr), the target copy and the mask token."""
+        torch.manual_seed(config.seed)  # the predictor's initialisation: the same on every rank
+        predictor = (
+            Predictor(encoder.hidden_size, config.predictor_hidden).to(device) if config.predictor else None
+        )
+        target = None
+        if config.uses_target_copy:
+            target = Towers(copy_encoder(encoder), use_mlp).requires_grad_(False)
+        online = Online(Towers(encoder, use_mlp), predictor)
+        groups = [{"params": list(online.towers.parameters()), "lr": config.lr}]
+        if predictor is not None:
+            groups.append(
+                {"params": list(predictor.parameters()), "lr": config.lr * config.predictor_lr_scale}
+            )
+        tokenizer = encoder.tokenizer
+        mask = getattr(tokenizer, "mask_token", None) or getattr(tokenizer, "unk_token", None) or "[MASK]"
+        return online, groups, {"target": target, "mask_token": mask}
+
+    @property
+    def online(self) -> nn.Module:
+        """The online encoder and the predictor (DDP-wrapped when distributed)."""
+        return self.module
 
     def step(self, step: int) -> float:
         """Views of batch ``step`` → losses → AdamW update → EMA update; returns the logged loss."""
@@ -122,62 +143,13 @@ class Trainer:
         loss, logged = jepa_loss(
             config, self.online, self.target, batch, len(texts), self.device, self.world, seed, lengths
         )
-        self.scaler.scale(loss).backward()
-        self.scaler.step(self.optimizer)
-        self.scaler.update()
-        self.optimizer.zero_grad(set_to_none=True)
-        self.schedule.step()
+        self.update(loss)
         if self.target is not None:
             ema_update(self.target, towers, momentum(config.ema, step, config.steps))
         return float(logged)
 
 
-def unwrapped(module: nn.Module) -> nn.Module:
-    """The module inside a DDP wrapper (itself when not wrapped)."""
-    return getattr(module, "module", module)
-
-
-def make_trainer(
-    config: JEPAConfig,
-    data: Any,
-    world: distributed.World | None = None,
-    device: torch.device | None = None,
-) -> Trainer:
-    """Online encoder (SimCSE's build), predictor, target copy, DDP wrapper, AdamW with linear decay."""
-    world = world or distributed.World()
-    device = device or resolve_device(config.device)
-    share = distributed.local_slice(config.batch_size, world)
-    encoder, use_mlp = build_encoder(config, device)
-    torch.manual_seed(config.seed)  # the predictor's initialisation: the same on every rank
-    predictor = (
-        Predictor(encoder.hidden_size, config.predictor_hidden).to(device) if config.predictor else None
-    )
-    target = None
-    if config.uses_target_copy:
-        target = Towers(copy_encoder(encoder), use_mlp).requires_grad_(False)
-    torch.manual_seed(config.seed + world.rank)  # dropout masks differ between ranks
-    online = distributed.wrap(Online(Towers(encoder, use_mlp), predictor), world, device)
-    groups = [{"params": list(unwrapped(online).towers.parameters()), "lr": config.lr}]
-    if predictor is not None:
-        groups.append({"params": list(predictor.parameters()), "lr": config.lr * config.predictor_lr_scale})
-    optimizer = torch.optim.AdamW(groups, lr=config.lr, weight_decay=0.0, **adamw_options(device))
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1.0 - s / config.steps))
-    scaler = torch.amp.GradScaler(device.type, enabled=needs_grad_scaler(device, precision=config.precision))
-    sampler = BatchSampler(len(data), config.batch_size, config.seed)
-    tokenizer = encoder.tokenizer
-    mask = getattr(tokenizer, "mask_token", None) or getattr(tokenizer, "unk_token", None) or "[MASK]"
-    return Trainer(
-        config,
-        world,
-        device,
-        data,
-        encoder,
-        online,
-        target,
-        optimizer,
-        schedule,
-        scaler,
-        sampler,
-        share,
-        mask,
-    )
+#: ``make_trainer(config, data, world=None, device=None)``: online encoder (the training core's build),
+#: predictor, target copy, DDP wrapper, AdamW with linear decay (the predictor at ``predictor_lr_scale`` × lr)
+#: (:func:`engine.training.trainer.make_trainer`, :meth:`Trainer.build`)
+make_trainer = partial(make_parts, Trainer)

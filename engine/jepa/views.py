@@ -5,10 +5,10 @@ the target encoder reads: the whole sentence).
   and never all, is replaced by the tokenizer's mask token, in 1 to 3 contiguous spans placed at random
   without overlapping (:func:`span_mask`);
 - ``dropout``: the context is the sentence itself; the views differ only by their dropout masks;
-- ``delete-one-word``, ``crop``, ``word-deletion``: SimCSE's augmentations (:mod:`engine.simcse.views`),
+- ``delete-one-word``, ``crop``, ``word-deletion``: SimCSE's augmentations (:mod:`engine.training.augment`),
   applied to the context.
 
-Words are whitespace tokens; the randomness of a step is :func:`engine.simcse.views.step_rng` (the same on
+Words are whitespace tokens; the randomness of a step is :func:`engine.training.augment.step_rng` (the same on
 every rank and for every world size).
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.simcse.views import augment_texts
+from engine.training.augment import augment_texts
 
 MAX_SPANS = 3
 

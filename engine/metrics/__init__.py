@@ -4,12 +4,12 @@ Modules, one concept each:
 - ``isoscore``       IsoScore / IsoScore* (Rudman et al. 2022; PyPI IsoScore 2.0.1)
 - ``silhouette``     Euclidean silhouette (Rousseeuw 1987; = scikit-learn ``silhouette_score``)
 - ``align_uniform``  alignment, uniformity, class alignment (Wang & Isola 2020)
-- ``isotropy``       covariance spectrum, effective rank (RankMe), average cosine, partition isotropy
+- ``isotropy``       covariance spectrum, RankMe (the effective rank), average cosine, partition isotropy
                      (Mu & Viswanath 2018), and ``isotropy_profile`` (all of them in one pass)
 - ``correlation``    STS Spearman of cosines vs gold; Pearson/Spearman of two metric series
 - ``neighbours``     exact k nearest neighbours (umap-learn ``precomputed_knn`` format)
-- ``collapse``       RankMe, α-ReQ (its fit and R²: ``alpha_req_fit``), per-dimension std of the unit
-                     embeddings (the collapse lens)
+- ``collapse``       α-ReQ (its fit and R²: ``alpha_req_fit``), per-dimension std of the unit embeddings
+                     (the collapse lens, with RankMe)
 
 ``silhouette_and_uniformity`` (module ``silhouette``) sums the uniformity in the silhouette's own distance
 blocks (one pass for both).
@@ -28,15 +28,14 @@ from engine.metrics.collapse import (
     dim_std,
     dim_std_mean,
     dim_std_min,
-    rankme,
 )
 from engine.metrics.correlation import pearson, series_correlation, spearman, sts_spearman
 from engine.metrics.isoscore import FewSamplesWarning, isoscore, isoscore_cap, isoscore_star
 from engine.metrics.isotropy import (
     average_cosine,
-    effective_rank,
     isotropy_profile,
     partition_isotropy,
+    rankme,
     spectrum,
 )
 from engine.metrics.neighbours import knn
@@ -53,7 +52,6 @@ __all__ = [
     "dim_std",
     "dim_std_mean",
     "dim_std_min",
-    "effective_rank",
     "isoscore",
     "isoscore_cap",
     "isoscore_star",

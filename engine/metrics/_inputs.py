@@ -38,6 +38,31 @@ def require_finite(t: torch.Tensor, name: str = "X") -> None:
         raise ConfigError(f"{name} contains NaN or infinity")
 
 
+#: Deferred finiteness checks (:func:`check_finite_or_defer`): (flag, the checked input, the message).
+Checks = list[tuple[torch.Tensor, torch.Tensor, str]]
+
+
+def check_finite_or_defer(ok: torch.Tensor, x: torch.Tensor, message: str, checks: Checks | None) -> None:
+    """Raise ``message`` when the 0-dim boolean ``ok`` is false (first the NaN/inf message of ``x``, which
+    is the usual cause). With ``checks`` (a list), nothing is read now: the flag is appended, and whoever
+    moves the results to the host reads it then (:func:`raise_failed_checks`). On a GPU ``bool(ok)`` is a
+    host sync; deferring it lets a whole set of measures run without one."""
+    if checks is not None:
+        checks.append((ok, x, message))
+        return
+    if not bool(ok):
+        require_finite(x)
+        raise ConfigError(message)
+
+
+def raise_failed_checks(checks: Checks, passed: list[bool]) -> None:
+    """The error of the first deferred check that failed (``passed``: the flags read on the host)."""
+    for (_, x, message), ok in zip(checks, passed, strict=True):
+        if not ok:
+            require_finite(x)
+            raise ConfigError(message)
+
+
 def as_vector(x: ArrayLike, name: str, *, allow_nan: bool = False) -> torch.Tensor:
     """A 1-D float64 tensor on the input's device (``None`` entries of a list read as NaN)."""
     if isinstance(x, (list, tuple)):

@@ -25,7 +25,7 @@ import math
 import torch
 
 from engine.errors import ConfigError
-from engine.metrics._inputs import ArrayLike, as_matrix, encode_labels
+from engine.metrics._inputs import ArrayLike, Checks, as_matrix, check_finite_or_defer, encode_labels
 from engine.metrics._parallel import row_chunks, run_tasks
 
 
@@ -80,11 +80,17 @@ def class_alignment(X: ArrayLike, labels: ArrayLike) -> float:
 
 
 def class_unit_sums(
-    x: torch.Tensor, codes: torch.Tensor | None, k: int
+    x: torch.Tensor,
+    codes: torch.Tensor | None,
+    k: int,
+    counts: torch.Tensor | None = None,
+    checks: Checks | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per class c (``codes`` in 0..k-1, or None = one class): (S (k, d) the sum of the unit vectors
     x_i / |x_i|, m (k) the number of non-zero rows, n (k) the number of rows), all float64, summed over row
-    chunks by the CPU workers. Zero rows add nothing to S and m. NaN/inf in X raise a ConfigError."""
+    chunks by the CPU workers. Zero rows add nothing to S and m. NaN/inf in X raise a ConfigError.
+    ``counts``: n when known (float64; ``bincount`` of codes on CUDA waits for the device); ``checks``: the
+    finiteness check deferred into that list (``_inputs.check_finite_or_defer``)."""
     n, d = x.shape
 
     def new_sums() -> tuple[torch.Tensor, torch.Tensor]:
@@ -109,8 +115,9 @@ def class_unit_sums(
     states = run_tasks(row_chunks(n, x.device), new_sums, add, x.device)
     sums = sum((s for s, _ in states[1:]), states[0][0])
     nonzero = sum((m for _, m in states[1:]), states[0][1])
-    if not bool(torch.isfinite(sums).all()):
-        raise ConfigError("X contains NaN or infinity")
+    check_finite_or_defer(torch.isfinite(sums).all(), x, "X contains NaN or infinity", checks)
+    if counts is not None:
+        return sums, nonzero, counts
     if codes is None:
         counts = torch.full((1,), float(n), dtype=torch.float64, device=x.device)
     else:
@@ -120,11 +127,17 @@ def class_unit_sums(
 
 def class_alignment_from_sums(sums: torch.Tensor, nonzero: torch.Tensor, counts: torch.Tensor) -> float:
     """sum_c (n_c m_c - |S_c|^2) / sum_c n_c (n_c - 1) / 2 (module docstring), clipped to [0, 4]."""
-    pairs = (counts * (counts - 1)).sum() / 2
-    if not bool(pairs > 0):
+    if not bool((counts > 1).any()):
         raise ConfigError("class_alignment needs a class with at least 2 items (same-label pairs)")
+    return float(class_alignment_tensor(sums, nonzero, counts).item())
+
+
+def class_alignment_tensor(sums: torch.Tensor, nonzero: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+    """``class_alignment_from_sums`` as a 0-dim float64 tensor, no host sync (the caller has made sure that a
+    class has 2 items or more; else 0/0 = NaN)."""
+    pairs = (counts * (counts - 1)).sum() / 2
     within = (counts * nonzero - (sums * sums).sum(dim=1)).sum()
-    return float((within / pairs).clamp(0.0, 4.0).item())
+    return (within / pairs).clamp(0.0, 4.0)
 
 
 def _normalised(a: torch.Tensor) -> torch.Tensor:

@@ -1,12 +1,9 @@
-"""The collapse lens of non-contrastive training: RankMe, α-ReQ and the per-dimension spread of the unit
-embeddings, exact (float64), on numpy arrays or torch tensors.
+"""The collapse lens of non-contrastive training: α-ReQ and the per-dimension spread of the unit embeddings,
+exact (float64), on numpy arrays or torch tensors. The lens's third measure, RankMe (Garrido, Balestriero,
+Najman & LeCun 2023, ICML; about 1, one direction: collapse, to min(N, d)), belongs to the isotropy family
+(:mod:`engine.metrics.isotropy`), measured in its covariance pass.
 
 For points Z (N samples x d dims):
-- ``rankme``: RankMe (Garrido, Balestriero, Najman & LeCun 2023, ICML): sigma the min(N, d) singular
-  values of Z *as given* (not centred), p_k = sigma_k / sum sigma + 1e-7,
-  RankMe = exp(-sum_k p_k log p_k); about 1 (one direction: collapse) to min(N, d).
-  It is the lab's ``effective_rank`` (:mod:`engine.metrics.isotropy`), the same computation under the
-  paper's name; an all-zero Z gives NaN.
 - ``alpha_req``: α-ReQ (Agrawal, Mondal, Ghosh & Richards 2022, NeurIPS, "α-ReQ: Assessing representation
   quality in self-supervised learning by measuring eigenspectrum decay"), measured as its public reference
   implementation does (reptrix, ``reptrix/alpha.py``: ``get_alpha`` and ``get_powerlaw``, whose fit follows
@@ -35,7 +32,7 @@ For points Z (N samples x d dims):
   about 1/sqrt(d), at full collapse 0. ``dim_std_mean`` / ``dim_std_min`` are its mean and minimum.
   Zero rows stay zero (they have no direction).
 
-``collapse_profile`` gives α-ReQ and the two std measures at once (RankMe is logged as ``effective_rank``).
+``collapse_profile`` gives α-ReQ and the two std measures at once (:data:`engine.measures.COLLAPSE_PROFILE`).
 """
 
 from __future__ import annotations
@@ -46,9 +43,10 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
+from engine import measures
 from engine.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix
-from engine.metrics.isotropy import effective_rank, spectrum
+from engine.metrics.isotropy import spectrum
 
 #: eigenvalues at or below this share of the largest are zero to rounding and left out of the α-ReQ fit
 ZERO_EIGENVALUE = 1e-12
@@ -69,11 +67,6 @@ class AlphaFit(NamedTuple):
     r2: float
     first: int
     last: int
-
-
-def rankme(Z: ArrayLike) -> float:
-    """RankMe of ``Z`` (N, d): exp of the entropy of sigma / sum sigma + 1e-7 (Garrido et al. 2023)."""
-    return effective_rank(Z)
 
 
 def power_law_fit(eigenvalues: ArrayLike, n_samples: int, window: tuple[int, int] = ALPHA_WINDOW) -> AlphaFit:
@@ -144,9 +137,9 @@ def collapse_profile(Z: ArrayLike, eigenvalues: ArrayLike | None = None) -> dict
     lam = spectrum(x) if eigenvalues is None else eigenvalues
     stds = dim_std(x)
     return {
-        "alpha_req": alpha_fit(lam, x.shape[0]),
-        "dim_std_mean": float(stds.mean()),
-        "dim_std_min": float(stds.min()),
+        measures.ALPHA_REQ: alpha_fit(lam, x.shape[0]),
+        measures.DIM_STD_MEAN: float(stds.mean()),
+        measures.DIM_STD_MIN: float(stds.min()),
     }
 
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 import torch
 
 from engine.errors import ConfigError
-from engine.metrics._inputs import ArrayLike, as_matrix, require_finite
+from engine.metrics._inputs import ArrayLike, Checks, as_matrix, check_finite_or_defer
 from engine.metrics._parallel import column_mean, row_chunks, run_tasks
 
 #: Column strips of the covariance product (only the upper block triangle is multiplied).
@@ -97,11 +97,12 @@ def _covariance(x: torch.Tensor) -> torch.Tensor:
 
 
 def mean_and_covariance(
-    x: torch.Tensor, products: torch.dtype | None = None
+    x: torch.Tensor, products: torch.dtype | None = None, checks: Checks | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(column mean, unbiased covariance), both float64, as ``_covariance`` computes them; ``products``
     sets the dtype of the chunk products (default: the input dtype; float64 makes every product exact to
-    float64 rounding, which small eigenvalues of a strongly anisotropic covariance need)."""
+    float64 rounding, which small eigenvalues of a strongly anisotropic covariance need). ``checks``:
+    the finiteness check is deferred into that list (no host sync; ``_inputs.check_finite_or_defer``)."""
     n, d = x.shape
     products = products or x.dtype
     mean = column_mean(x)
@@ -123,9 +124,9 @@ def mean_and_covariance(
         below = min(s0 + width, d)
         cov[below:, s0:below] = cov[s0:below, below:].T
     cov /= n - 1
-    if not bool(torch.isfinite(cov).all()):  # NaN/inf in X always end up here; only then look for them
-        require_finite(x)
-        raise ConfigError("X values are too large: their covariance overflows float64")
+    # NaN/inf in X always end up here; only then look for them
+    message = "X values are too large: their covariance overflows float64"
+    check_finite_or_defer(torch.isfinite(cov).all(), x, message, checks)
     return mean, cov
 
 
@@ -145,10 +146,16 @@ def _score_from_cov(cov: torch.Tensor, symmetric: bool, psd: bool = False) -> fl
 def _score_from_participation_ratio(cov: torch.Tensor) -> float:
     """``(PR - 1) / (d - 1)`` with ``PR = (tr C)^2 / ||C||_F^2`` (module docstring); ``cov`` is first scaled
     by its largest entry (PR is scale-free) so that squares cannot overflow. All-zero ``cov``: NaN."""
+    return float(isoscore_of_covariance(cov).item())
+
+
+def isoscore_of_covariance(cov: torch.Tensor) -> torch.Tensor:
+    """IsoScore of a covariance (symmetric PSD) as a 0-dim float64 tensor on its device, no host sync:
+    ``(PR - 1) / (d - 1)``, ``PR = (tr C)^2 / ||C||_F^2`` of ``C / max |C_ij|`` (module docstring)."""
     d = cov.shape[0]
     scaled = cov / cov.abs().max()
     ratio = torch.trace(scaled) ** 2 / torch.linalg.matrix_norm(scaled) ** 2
-    return float(((ratio - 1.0) / (d - 1)).item())
+    return (ratio - 1.0) / (d - 1)
 
 
 @contextlib.contextmanager

@@ -1,4 +1,4 @@
-"""The isotropy family: covariance spectrum, effective rank (RankMe), average cosine and partition
+"""The isotropy family: covariance spectrum, RankMe (the effective rank), average cosine and partition
 isotropy, computed exactly (float64) on numpy arrays or torch tensors, CPU or CUDA.
 
 For points X (N samples x d dims), rows x_i:
@@ -7,8 +7,8 @@ For points X (N samples x d dims), rows x_i:
   zero (rank), tiny negative rounding is clipped to 0. SimCSE (Gao et al. 2021, Sec. 5) reads the flattening
   of this spectrum as the contrastive objective's effect; IsoScore = (PR - 1)/(d - 1) with the
   participation ratio PR = (sum lambda)^2 / sum lambda^2 (Rudman et al. 2022).
-- ``effective_rank``: RankMe (Garrido et al. 2023, "RankMe: Assessing the downstream performance of
-  pretrained self-supervised representations by their rank", ICML; after Roy & Vetterli 2007):
+- ``rankme``: RankMe, also called the effective rank (Garrido et al. 2023, "RankMe: Assessing the downstream
+  performance of pretrained self-supervised representations by their rank", ICML; after Roy & Vetterli 2007):
   sigma = the min(N, d) singular values of X *as given* (not centred), p_k = sigma_k / sum sigma + 1e-7,
   RankMe = exp(-sum_k p_k log p_k). Singular values, not their squares. Range about [1, min(N, d)].
   All-zero X: NaN (no direction at all).
@@ -51,10 +51,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from engine import measures
 from engine.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix, encode_labels, require_finite
 from engine.metrics._parallel import row_chunks, run_tasks
-from engine.metrics.align_uniform import class_alignment_from_sums, class_unit_sums
+from engine.metrics.align_uniform import class_alignment_tensor, class_unit_sums
 from engine.metrics.isoscore import FewSamplesWarning, _small_lapack, isoscore_cap, mean_and_covariance
 
 #: RankMe's epsilon (Garrido et al. 2023, as in their code).
@@ -67,9 +68,9 @@ def spectrum(X: ArrayLike) -> np.ndarray:
     return moments.spectrum().cpu().numpy()
 
 
-def effective_rank(X: ArrayLike) -> float:
+def rankme(X: ArrayLike) -> float:
     """RankMe of ``X`` (N, d): exp(entropy of sigma / sum sigma + 1e-7), sigma the singular values of X."""
-    moments = _Moments(_checked(X, "effective_rank"))
+    moments = _Moments(_checked(X, "rankme"))
     return _rankme(moments.singular_values())
 
 
@@ -87,14 +88,15 @@ def partition_isotropy(X: ArrayLike) -> float:
 
 
 def isotropy_profile(X: ArrayLike, labels: ArrayLike | None = None, partition: bool = True) -> dict[str, Any]:
-    """All of the isotropy family from one covariance pass: a dict with "isoscore", "spectrum" (float64
-    numpy array, descending), "effective_rank", "average_cosine", "partition_isotropy" (left out when
-    ``partition`` is False: it alone needs the N x d x d float64 projections and an eigenvector solve,
+    """All of the isotropy family from one covariance pass: a dict keyed by the measures' names
+    (:mod:`engine.measures`) with "isoscore", "spectrum" (float64 numpy array, descending), and
+    :data:`engine.measures.GEOMETRY`: "rankme", "average_cosine", "partition_isotropy" (the last left out
+    when ``partition`` is False: it alone needs the N x d x d float64 projections and an eigenvector solve,
     about as much work as all the rest together), and, when ``labels`` are given, "class_alignment"
-    (``engine.metrics.align_uniform.class_alignment``). Values
-    equal the single functions'. IsoScore comes from the same float64-product covariance, so it equals
-    ``isoscore`` to rounding: ~1e-12 for float64 input, ~1e-7 for float32 input (where ``isoscore`` itself
-    multiplies in float32). Warns ``FewSamplesWarning`` for N <= d like ``isoscore``.
+    (``engine.metrics.align_uniform.class_alignment``). Values equal the single functions'. IsoScore comes
+    from the same float64-product covariance, so it equals ``isoscore`` to rounding: ~1e-12 for float64
+    input, ~1e-7 for float32 input (where ``isoscore`` itself multiplies in float32). Warns
+    ``FewSamplesWarning`` for N <= d like ``isoscore``.
 
     For the probe: it replaces the ``isoscore`` call (same covariance pass), and can run on the side thread
     as ``isoscore`` does today."""
@@ -108,21 +110,43 @@ def isotropy_profile(X: ArrayLike, labels: ArrayLike | None = None, partition: b
             FewSamplesWarning,
             stacklevel=2,
         )
+    if codes is not None and not 0 < k < n:
+        raise ConfigError("class_alignment needs a class with at least 2 items (same-label pairs)")
+    found = profile_tensors(x, codes, k, partition=partition)
+    return {
+        name: value.cpu().numpy() if name == measures.SPECTRUM else float(value.item())
+        for name, value in found.items()
+    }
+
+
+def profile_tensors(
+    x: torch.Tensor,
+    codes: torch.Tensor | None,
+    k: int,
+    counts: torch.Tensor | None = None,
+    partition: bool = True,
+) -> dict[str, torch.Tensor]:
+    """``isotropy_profile`` of the float tensor ``x`` with clusters already encoded (``codes`` 0..k-1, or
+    None: no class alignment; ``counts`` their float64 sizes when known), as tensors on x's device: 0-dim
+    float64 values and the 1-D "spectrum". The very same computation; it reads from the device only where a
+    step needs it (the finiteness of the covariance, the eigensolvers' own checks, the choice of a singular
+    value refinement and of a log-sum-exp shift), not for the values. No warning here."""
+    n, _ = x.shape
     moments = _Moments(x)
     if partition:
-        moments._raw_eigh()  # one eigh serves the effective rank and the partition function
+        moments._raw_eigh()  # one eigh serves RankMe and the partition function
     eig = moments.spectrum()
-    sums, nonzero, counts = class_unit_sums(x, codes, k)
-    out: dict[str, Any] = {
-        "isoscore": _isoscore_from_eigenvalues(eig, d),
-        "spectrum": eig.cpu().numpy(),
-        "effective_rank": _rankme(moments.singular_values()),
-        "average_cosine": _average_cosine(sums.sum(dim=0), float(nonzero.sum().item()), n),
+    sums, nonzero, counts = class_unit_sums(x, codes, k, counts)
+    out: dict[str, torch.Tensor] = {
+        measures.ISOSCORE: _isoscore_tensor(eig, x.shape[1]),
+        measures.SPECTRUM: eig,
+        measures.RANKME: _rankme_tensor(moments.singular_values()),
+        measures.AVERAGE_COSINE: _average_cosine_tensor(sums.sum(dim=0), nonzero.sum(), n),
     }
     if partition:
-        out["partition_isotropy"] = moments.partition_isotropy()
+        out[measures.PARTITION_ISOTROPY] = moments.partition_isotropy_tensor()
     if codes is not None:
-        out["class_alignment"] = class_alignment_from_sums(sums, nonzero, counts)
+        out[measures.CLASS_ALIGNMENT] = class_alignment_tensor(sums, nonzero, counts)
     return out
 
 
@@ -201,6 +225,10 @@ class _Moments:
 
     def partition_isotropy(self) -> float:
         """exp(min log Z - max log Z) over the eigenvectors +-c of X^T X."""
+        return float(self.partition_isotropy_tensor().item())
+
+    def partition_isotropy_tensor(self) -> torch.Tensor:
+        """``partition_isotropy`` as a 0-dim float64 tensor on X's device."""
         n, d = self.x.shape
         _, vectors = self._raw_eigh()
         if self.features:
@@ -210,7 +238,7 @@ class _Moments:
             log_z = torch.cat([torch.logsumexp(proj, dim=0), torch.logsumexp(-proj, dim=0)])
             null = torch.full((1,), math.log(n), dtype=torch.float64, device=log_z.device)
             log_z = torch.cat([log_z, null])  # the d - N null directions: c^T x_i = 0, Z = N
-        return float(torch.exp(log_z.min() - log_z.max()).item())
+        return torch.exp(log_z.min() - log_z.max())
 
 
 #: Eigenvalues of the raw Gram matrix below this share of the largest get their singular value
@@ -280,23 +308,38 @@ FAST_RANGE = 16.0
 
 
 def _rankme(sigma: torch.Tensor) -> float:
+    return float(_rankme_tensor(sigma).item())
+
+
+def _rankme_tensor(sigma: torch.Tensor) -> torch.Tensor:
+    """RankMe exp(-sum p log p), p = sigma / sum sigma + 1e-7 (Garrido et al. 2023); NaN when sum sigma is
+    0, as a 0-dim tensor (no host sync)."""
     total = sigma.sum()
-    if not bool(total > 0):
-        return math.nan
     p = sigma / total + RANKME_EPS
-    return float(torch.exp(-(p * torch.log(p)).sum()).item())
+    value = torch.exp(-(p * torch.log(p)).sum())
+    return torch.where(total > 0, value, math.nan)
 
 
 def _average_cosine(total: torch.Tensor, nonzero: float, n: int) -> float:
-    return float(((total @ total - nonzero) / (n * (n - 1))).item())
+    return float(_average_cosine_tensor(total, nonzero, n).item())
+
+
+def _average_cosine_tensor(total: torch.Tensor, nonzero: float | torch.Tensor, n: int) -> torch.Tensor:
+    """(|sum u|^2 - m) / (N (N - 1)) (module docstring), 0-dim."""
+    return (total @ total - nonzero) / (n * (n - 1))
 
 
 def _isoscore_from_eigenvalues(eig: torch.Tensor, d: int) -> float:
     """(PR - 1)/(d - 1), PR = (sum lambda)^2 / sum lambda^2 (= ``isoscore``'s participation-ratio form).
     All-zero covariance or d = 1: NaN."""
+    return float(_isoscore_tensor(eig, d).item())
+
+
+def _isoscore_tensor(eig: torch.Tensor, d: int) -> torch.Tensor:
+    """``_isoscore_from_eigenvalues`` as a 0-dim tensor (no host sync)."""
+    if d < 2:
+        return torch.full((), math.nan, dtype=torch.float64, device=eig.device)
     top = eig.max()
-    if d < 2 or not bool(top > 0):
-        return math.nan
     scaled = eig / top
     ratio = scaled.sum() ** 2 / (scaled @ scaled)
-    return float(((ratio - 1.0) / (d - 1)).item())
+    return torch.where(top > 0, (ratio - 1.0) / (d - 1), math.nan)

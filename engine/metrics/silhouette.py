@@ -49,14 +49,13 @@ rounding only (~1e-16 relative in float64, ~1e-7 in float32).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
 
 from engine.errors import ConfigError
-from engine.metrics._inputs import ArrayLike, as_matrix, encode_labels, require_finite
+from engine.metrics._inputs import ArrayLike, Checks, as_matrix, check_finite_or_defer, encode_labels
 from engine.metrics._parallel import column_mean, row_chunks, run_tasks, worker_count
+from engine.metrics._uniformity import MAX_UNIFORMITY_T, _Uniformity
 
 #: A block touching more clusters than this accumulates with index_add (slices would be too many ops).
 MAX_SLICES = 256
@@ -65,8 +64,6 @@ ONE_HOT_MAX_CLUSTERS = 64
 #: The symmetric path keeps an (n, clusters) float64 table per worker; above this many bytes in all,
 #: rows are streamed instead.
 SYMMETRIC_TABLE_BYTES = 256 * 2**20
-#: Largest uniformity temperature t of the combined pass (no float32 over/underflow below it).
-MAX_UNIFORMITY_T = 20.0
 
 
 def silhouette(X: ArrayLike, labels: ArrayLike, sample_size: int | None = None, seed: int = 0) -> float:
@@ -96,7 +93,23 @@ def silhouette_and_uniformity(
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= MAX_UNIFORMITY_T:
         raise ConfigError(f"uniformity t must be in (0, {MAX_UNIFORMITY_T:g}]; got {t!r}")
     values, uniform = _samples(X, labels, sample_size, seed, uniformity_t=float(t))
-    return float(values.mean().item()), uniform
+    return float(values.mean().item()), float(uniform.item())
+
+
+def silhouette_tensors(
+    x: torch.Tensor,
+    codes: torch.Tensor,
+    k: int,
+    counts: torch.Tensor,
+    uniformity_t: float | None = None,
+    checks: Checks | None = None,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(mean silhouette, uniformity or None) of the rows of ``x`` as 0-dim tensors on its device, for
+    clusters already encoded (``codes`` 0..k-1 on x's device, ``counts`` their float64 sizes, 1 < k < n):
+    the very computation of ``silhouette`` / ``silhouette_and_uniformity``, without a host sync on CUDA
+    when ``checks`` (a list) takes the finiteness check (``_inputs.check_finite_or_defer``)."""
+    values, uniform = _values(x, codes, k, counts, uniformity_t, checks)
+    return values.mean(), uniform
 
 
 def _samples(X: ArrayLike, labels: ArrayLike, sample_size: int | None, seed: int, uniformity_t=None):
@@ -146,15 +159,20 @@ def block_size(x: torch.Tensor) -> int:
 
 
 def _values(
-    x: torch.Tensor, codes: torch.Tensor, k: int, counts: torch.Tensor, uniformity_t: float | None = None
-) -> tuple[torch.Tensor, float | None]:
+    x: torch.Tensor,
+    codes: torch.Tensor,
+    k: int,
+    counts: torch.Tensor,
+    uniformity_t: float | None = None,
+    checks: Checks | None = None,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
     """s(i) for all points, computed in cluster-sorted order and returned in the original order; and the
-    uniformity of the points when ``uniformity_t`` is given (else None)."""
+    uniformity of the points (0-dim float64 tensor) when ``uniformity_t`` is given (else None)."""
     order = torch.argsort(codes, stable=True)
     cs = codes[order]
     norms = None if uniformity_t is None else torch.empty(x.shape[0], dtype=torch.float64, device=x.device)
-    a_rows, b_rows = _augmented(x, order, norms)
-    uni = None if norms is None else _Uniformity(norms, uniformity_t, x.dtype)
+    a_rows, b_rows = _augmented(x, order, norms, checks)
+    uni = None if norms is None else _Uniformity(norms, uniformity_t, x.dtype, deferred=checks is not None)
     step = block_size(x)
     blocks = [slice(s0, min(s0 + step, x.shape[0])) for s0 in range(0, x.shape[0], step)]
     acc = _Accumulator(cs, k, counts, blocks, x.dtype, None if uni is None else uni.root_norms)
@@ -173,7 +191,7 @@ def _values(
 
 
 def _augmented(
-    x: torch.Tensor, order: torch.Tensor, norms: torch.Tensor | None = None
+    x: torch.Tensor, order: torch.Tensor, norms: torch.Tensor | None = None, checks: Checks | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows [xc, |xc|^2, 1] and [-2 xc, 1, |xc|^2] of the centred rows xc = x[order] - mean, whose
     products are squared distances. Built by the workers in row chunks. NaN/inf in X always make some
@@ -196,9 +214,8 @@ def _augmented(
     b_rows[:, d + 1] = a_rows[:, d]
     a_rows[:, d + 1] = 1.0
     b_rows[:, d] = 1.0
-    if not bool(torch.isfinite(a_rows[:, d]).all()):
-        require_finite(x)
-        raise ConfigError("X values are too large: squared distances overflow; rescale the embeddings")
+    message = "X values are too large: squared distances overflow; rescale the embeddings"
+    check_finite_or_defer(torch.isfinite(a_rows[:, d]).all(), x, message, checks)
     return a_rows, b_rows
 
 
@@ -236,50 +253,6 @@ def _distances(
     if i == j:
         d.fill_diagonal_(0.0)
     return d
-
-
-class _Uniformity:
-    """Sum over the pairs i < j of a block of exp(-t ||u_i - u_j||^2), from its scaled squared distances
-    M = w_i w_j D^2 (module docstring: f_I^T 2^e f_J with e = (t / ln 2)(n_i w_j + w_i n_j - M)).
-
-    Zero rows (n_i = 0) are left out of the blocks (f_i = 0; their rows are scaled by s_i = 1, which
-    keeps M finite) and counted exactly in ``result``: exp(-t) with every non-zero row, 1 with another
-    zero row (||0 - 0|| = 0), as F.normalize leaves them zero."""
-
-    def __init__(self, norms: torch.Tensor, t: float, dtype: torch.dtype) -> None:
-        present = norms > 0
-        safe = torch.where(present, norms, 1.0)
-        inverse = torch.where(present, 1.0 / safe, 0.0)
-        factor = t / math.log(2.0)
-        self.t, self.factor = t, factor
-        self.n = norms.shape[0]
-        self.zero_rows = int((~present).sum().item())
-        self.scale = (1.0 / safe).to(dtype)  # s_i: rows scaled so that blocks are s_i s_j D^2
-        self.root_norms64 = safe.sqrt()  # 1 / sqrt(s_i): D_ij = sqrt(block) * root_i * root_j
-        self.root_norms = self.root_norms64.to(dtype)
-        self.scaled_norms = (norms * factor).to(dtype)  # (t / ln 2) n_i
-        self.inverse = inverse.to(dtype)  # w_i
-        self.weights = torch.full_like(norms, math.exp(-t)).masked_fill_(~present, 0.0).to(dtype)  # f_i
-        self.weights64 = self.weights.to(torch.float64)
-
-    def block_sum(self, m: torch.Tensor, i: slice, j: slice, out: torch.Tensor) -> torch.Tensor:
-        """Float64 0-dim sum over the block's pairs (i < j within a diagonal block); ``out``: scratch."""
-        e = torch.addr(m, self.scaled_norms[i], self.inverse[j], beta=-self.factor, out=out)
-        e.addr_(self.inverse[i], self.scaled_norms[j])
-        e.exp2_()
-        if i == j:
-            e.fill_diagonal_(0.0)
-        if self.zero_rows:
-            total = self.weights64[i] @ torch.mv(e, self.weights[j]).to(torch.float64)
-        else:  # every f_i = e^-t: one plain (cascade) sum
-            total = e.sum().to(torch.float64) * math.exp(-2.0 * self.t)
-        return total * 0.5 if i == j else total
-
-    def result(self, parts: list[torch.Tensor]) -> float:
-        """log of the mean over all n (n - 1) / 2 pairs (zero rows added exactly)."""
-        zero, nonzero = self.zero_rows, self.n - self.zero_rows
-        total = torch.stack(parts).sum() + (zero * nonzero * math.exp(-self.t) + zero * (zero - 1) / 2)
-        return float((torch.log(total) - math.log(self.n * (self.n - 1) / 2)).item())
 
 
 def host_slices(device: torch.device) -> bool:

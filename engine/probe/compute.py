@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
 import torch
 
 from engine.device import resolve_device
@@ -65,3 +66,58 @@ def make_adam(params: Iterable[torch.nn.Parameter], lr: float, device: torch.dev
     if large and fused_supported(device) and all(p.dtype.is_floating_point for p in params):
         return torch.optim.Adam(params, lr=lr, fused=True)
     return torch.optim.Adam(params, lr=lr)
+
+
+class RowTransfer:
+    """Every value of one logged row moved to the host in one transfer: the 0-dim values (loss, accuracy,
+    the measures), the deferred finiteness flags (``engine.metrics._inputs.check_finite_or_defer``), the
+    spectrum and the snapshot are cast to float64 (exact for float32 values) and concatenated on ``where``
+    (the measure device) into one flat tensor. On CUDA the copy goes to pinned memory without waiting
+    (``non_blocking``) and :meth:`result` waits for its event: the loop can queue the next update first.
+    Everywhere else the copy is done at once."""
+
+    def __init__(
+        self,
+        values: dict[str, torch.Tensor | None],
+        where: torch.device,
+        checks: list | None = None,
+        spectrum: torch.Tensor | None = None,
+        snapshot: torch.Tensor | None = None,
+    ) -> None:
+        self.order = list(values)
+        self.names = [name for name, value in values.items() if value is not None]
+        self.checks = list(checks or ())
+        self.spectrum_size = 0 if spectrum is None else spectrum.numel()
+        self.snapshot_shape = None if snapshot is None else tuple(snapshot.shape)
+        parts = [values[name].reshape(1) for name in self.names]  # type: ignore[union-attr]
+        parts += [ok.reshape(1) for ok, _, _ in self.checks]
+        parts += [t.reshape(-1) for t in (spectrum, snapshot) if t is not None]
+        flat = torch.cat([part.to(where).to(torch.float64) for part in parts]) if parts else None
+        self._event = None
+        if flat is not None and flat.device.type == "cuda":
+            self._host = flat.to("cpu", non_blocking=True)  # pinned: an asynchronous copy
+            self._event = torch.cuda.Event()
+            self._event.record(torch.cuda.current_stream(flat.device))
+        else:
+            self._host = None if flat is None else flat.cpu()
+
+    def result(self) -> tuple[dict[str, float | None], np.ndarray | None, np.ndarray | None]:
+        """(values by name, None where not measured; the spectrum, float64; the snapshot, float32) once the
+        copy is done; raises the error of a failed finiteness check (``ConfigError``)."""
+        from engine.metrics._inputs import raise_failed_checks
+
+        if self._event is not None:
+            self._event.synchronize()
+        flat = np.empty(0) if self._host is None else self._host.numpy()
+        count = len(self.names)
+        got = dict(zip(self.names, flat[:count].tolist(), strict=True))
+        values: dict[str, float | None] = {name: got.get(name) for name in self.order}
+        flags = flat[count : count + len(self.checks)]
+        raise_failed_checks(self.checks, [bool(flag) for flag in flags])
+        start = count + len(self.checks)
+        spectrum = flat[start : start + self.spectrum_size].copy() if self.spectrum_size else None
+        start += self.spectrum_size
+        snapshot = None
+        if self.snapshot_shape is not None:
+            snapshot = flat[start:].astype(np.float32).reshape(self.snapshot_shape)
+        return values, spectrum, snapshot

@@ -1,5 +1,6 @@
 """Settings of one probe run (``python -m engine probe``), each declared once (:mod:`engine.knobs`): the CLI
-flags, the Isotropy page's sidebar, the checks and the settings table are made from these declarations."""
+flags, the Isotropy page's sidebar, the checks and the settings table are made from these declarations; the
+knobs the probe shares with the other experiments are declared in :mod:`engine.shared_knobs`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 
 from engine.errors import ConfigError
 from engine.knobs import knob, validate
+from engine.shared_knobs import shared
 
 MAX_STEPS = 1_000_000
 OBJECTIVES = ("classifier", "triplet")
@@ -22,41 +24,32 @@ class ProbeConfig:
         "or an .npz of embeddings and labels",
         widget="page",
     )
-    data_dir: str | None = knob(
-        None, help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)", preset=False, widget="page"
-    )
-    text_col: str | None = knob(None, help="text column of a user file", widget="page")
+    data_dir: str | None = shared("data_dir")
+    text_col: str | None = knob(None, help="text column of a user file", label="Text column", widget="page")
     label_col: str | None = knob(
-        None, help="label column (demo: 'sentiment' for polarity labels)", widget="page"
+        None, help="label column (demo: 'sentiment' for polarity labels)", label="Label column", widget="page"
     )
     split: str | None = knob(None, help="split of the data set where it has several (e.g. snli: validation)")
-    encoder: str | None = knob(
-        None,
-        help="encoder: bundled (default), a cached name, a folder or a hub id",
-        preset=False,
-        widget="page",
-    )
+    encoder: str | None = shared("encoder")
     pooling: str | None = knob(None, help="override the encoder's pooling (cls, cls_before_pooler, avg, ...)")
-    steps: int = knob(
+    steps: int = shared(
+        "steps",
         1000,
-        low=1,
         high=MAX_STEPS,
         unit="updates",
         help="Full-batch Adam updates of the embeddings and the classifier.",
         label="Steps (Adam updates)",
-        widget="number",
-        step=50,
+        override="a probe step is one full-batch update of the embeddings, not a training batch: the paper's "
+        "1,000 by default, at most 1,000,000",
     )
-    lr: float = knob(
+    lr: float = shared(
+        "lr",
         1e-3,
-        low=0.0,
         high=10.0,
-        open_low=True,
         what="learning rate",
         help="Adam's step size (the paper: 1e-3). Too high and the loss diverges.",
-        label="Learning rate",
-        widget="number",
-        fmt="%.0e",
+        override="the probe moves the embeddings themselves with Adam (Mickus et al. 2024: 1e-3), not an "
+        "encoder's weights with AdamW",
     )
     metric_every: int = knob(
         1,
@@ -92,34 +85,9 @@ class ProbeConfig:
         widget="number",
         step=100,
     )
-    seed: int = knob(
-        0,
-        low=0,
-        high=2**63 - 1,
-        help="Fixes the random choices (subsets, initialisation, samples).",
-        label="Seed",
-        widget="number",
-        step=1,
-        preset=False,
-    )
-    device: str = knob(
-        "auto",
-        help="auto (CUDA, else Apple MPS, else CPU), cpu, mps or cuda[:N]",
-        label="Device",
-        widget="select",
-        options=("auto", "cpu", "cuda"),
-        preset=False,
-    )
-    snapshot_every: int = knob(
-        0,
-        low=0,
-        high=MAX_STEPS,
-        unit="steps",
-        help="Keeps the embeddings every k steps for the projection and its film (0: never).",
-        label="UMAP frame every k steps (0 = off)",
-        widget="number",
-        step=1,
-    )
+    seed: int = shared("seed")
+    device: str = shared("device")
+    snapshot_every: int = shared("snapshot_every")
     snapshot_limit: int = knob(
         2000,
         low=2,

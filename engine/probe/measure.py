@@ -9,8 +9,8 @@ Columns (:data:`COLUMNS`), all from :mod:`engine.metrics`:
   one O(N d) pass over the unit vectors (``class_unit_sums``);
 - every ``geometry_every``-th logged step, the first and the last (*geometry steps*,
   :func:`is_geometry_step`), also ``uniformity`` (of the normalised vectors, summed in the silhouette's own
-  distance blocks: ``silhouette_and_uniformity``), ``effective_rank`` (RankMe) and ``partition_isotropy``
-  (I(W)), and the covariance spectrum (:attr:`Measures.spectrum`, written to ``spectrum.csv``), all from
+  distance blocks: ``silhouette_and_uniformity``), RankMe and the partition isotropy I(W), and the
+  covariance spectrum (:attr:`Measures.spectrum`, written to ``spectrum.csv``), all from
   one float64 covariance pass (``isotropy_profile``). On the other logged steps their cells stay empty.
 
 Why geometry steps: at rt-polarity size (10,662 x 384, 2 cores) a probe step's metric work (IsoScore +
@@ -32,28 +32,31 @@ rt-polarity, 3,000 sentences, went from 18.8 to 23.0 steps/s on two cores with I
 
 from __future__ import annotations
 
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import torch
 
+from engine import measures
 from engine.probe.config import ProbeConfig
 
 #: Measured at every logged step.
-EVERY_STEP = ("isoscore", "silhouette", "average_cosine", "alignment")
-#: Measured at geometry steps only (empty cells between); the spectrum comes with them.
-GEOMETRY = ("effective_rank", "partition_isotropy", "uniformity")
+EVERY_STEP = (measures.ISOSCORE, measures.SILHOUETTE, measures.AVERAGE_COSINE, measures.ALIGNMENT)
+#: Measured at geometry steps only (empty cells between): the isotropy family but the average cosine (an
+#: O(N d) pass), and the uniformity; the spectrum comes with them.
+GEOMETRY = (
+    *(name for name in measures.GEOMETRY if name not in EVERY_STEP),
+    measures.UNIFORMITY,
+)
 #: The probe's measure columns of ``metrics.csv``, in their order there.
 COLUMNS = (
-    "isoscore",
-    "silhouette",
-    "effective_rank",
-    "average_cosine",
-    "partition_isotropy",
-    "uniformity",
-    "alignment",
+    measures.ISOSCORE,
+    measures.SILHOUETTE,
+    *measures.GEOMETRY,
+    measures.UNIFORMITY,
+    measures.ALIGNMENT,
 )
 
 
@@ -88,6 +91,44 @@ def sample_rows(n_items: int, config: ProbeConfig, step: int) -> np.ndarray | No
     return np.sort(generator.choice(n_items, size=size, replace=False))
 
 
+@dataclass(frozen=True)
+class Clusters:
+    """The silhouette's clusters of the measured items, encoded once (the probe's clusters never change):
+    ``codes`` 0..k-1 (int64, on the points' device), ``k`` and ``counts`` (float64 class sizes)."""
+
+    codes: torch.Tensor
+    k: int
+    counts: torch.Tensor
+
+
+def encode_clusters(clusters: torch.Tensor) -> Clusters:
+    """``clusters`` (n ids, or n label-indicator rows) as :class:`Clusters`, with the silhouette's check
+    (2 <= k <= n - 1). ``torch.unique`` and ``bincount`` wait for the device: done once per run (per logged
+    step with a sample), not inside the measures."""
+    from engine.errors import ConfigError
+    from engine.metrics._inputs import encode_labels
+
+    n = clusters.shape[0]
+    codes, k = encode_labels(clusters, n, clusters.device)
+    if not 1 < k < n:
+        raise ConfigError(
+            f"silhouette needs 2 to n_samples - 1 distinct labels; got {k} label(s) for {n} samples"
+        )
+    return Clusters(codes, k, torch.bincount(codes, minlength=k).to(torch.float64))
+
+
+@dataclass(frozen=True)
+class DeviceMeasures:
+    """One logged step's measures still on the device: ``values`` by column (0-dim float64 tensors; None:
+    not measured at this step), the ``spectrum`` (1-D, geometry steps), the sampled ``rows`` (host, sorted;
+    None: all items) and the deferred finiteness ``checks`` (``engine.metrics._inputs``)."""
+
+    values: dict[str, torch.Tensor | None]
+    spectrum: torch.Tensor | None
+    rows: np.ndarray | None
+    checks: list
+
+
 def measure(
     points: torch.Tensor,
     clusters: torch.Tensor,
@@ -96,55 +137,78 @@ def measure(
     step: int = 0,
 ) -> Measures:
     """The measures of ``points`` (items x d) with cluster ids ``clusters`` at the logged ``step``."""
-    from engine.metrics import silhouette, silhouette_and_uniformity
+    found = measure_tensors(points, clusters, config, side, step, defer=False)
+    values = {name: None if value is None else float(value.item()) for name, value in found.values.items()}
+    spectrum = None if found.spectrum is None else found.spectrum.cpu().numpy()
+    return Measures(values, spectrum, found.rows)
 
+
+def measure_tensors(
+    points: torch.Tensor,
+    clusters: torch.Tensor | Clusters,
+    config: ProbeConfig,
+    side: ThreadPoolExecutor | None = None,
+    step: int = 0,
+    defer: bool = True,
+) -> DeviceMeasures:
+    """The measures of ``points`` at the logged ``step`` as tensors on their device, in one pass over the
+    functions of :mod:`engine.metrics` (the same computations as the public functions, which the tests
+    compare with their references). ``clusters``: raw ids (encoded here) or :class:`Clusters` of all items
+    (encoded once by the caller; re-encoded for a sample). ``defer``: the finiteness checks go into
+    ``checks`` instead of being read now; on the every-step path nothing is then read from the device
+    (geometry steps: the eigensolvers and the covariance check still read, once per geometry step)."""
+    from engine.metrics import FewSamplesWarning, isoscore_cap
+    from engine.metrics._inputs import as_matrix
+    from engine.metrics.silhouette import silhouette_tensors
+
+    points = as_matrix(points, check_finite=False)  # float32/float64 as they are (no copy)
     rows = sample_rows(points.shape[0], config, step)
+    raw = clusters.codes if isinstance(clusters, Clusters) else clusters
     if rows is not None:
         index = torch.from_numpy(rows).to(points.device)
-        points, clusters = points[index], clusters[index]
-    geometry = is_geometry_step(step, config)
-
-    pending = side.submit(_beside, points, clusters, geometry) if side is not None else None
-    if geometry:
-        sil, uniform = silhouette_and_uniformity(points, clusters)
-    else:
-        sil, uniform = silhouette(points, clusters), None
-    found = pending.result() if pending is not None else _beside(points, clusters, geometry)
-    spectrum = found.pop("spectrum", None)
-    values: dict[str, float | None] = dict.fromkeys(COLUMNS)
-    values.update(found, silhouette=sil, uniformity=uniform)
-    return Measures(values, spectrum, rows)
-
-
-def _beside(points: torch.Tensor, clusters: torch.Tensor, geometry: bool) -> dict[str, Any]:
-    """IsoScore, with the rest of the isotropy profile on geometry steps (one covariance pass gives both) or
-    the unit-vector sums on the other steps."""
-    from engine.metrics import isoscore, isotropy_profile
-
-    if geometry:
-        profile = isotropy_profile(points, clusters)
-        return dict(
-            isoscore=profile["isoscore"],
-            effective_rank=profile["effective_rank"],
-            average_cosine=profile["average_cosine"],
-            partition_isotropy=profile["partition_isotropy"],
-            alignment=profile["class_alignment"],
-            spectrum=profile["spectrum"],
+        points, raw = points[index], raw[index]
+    encoded = clusters if isinstance(clusters, Clusters) and rows is None else encode_clusters(raw)
+    n, d = points.shape
+    if n <= d:
+        warnings.warn(
+            f"IsoScore of {n} samples in {d} dimensions is capped at (n-2)/(d-1) = {isoscore_cap(n, d):.4f}; "
+            "use more samples than dimensions (or IsoScore* shrinkage)",
+            FewSamplesWarning,
+            stacklevel=2,
         )
-    return {"isoscore": isoscore(points), **_cosines(points, clusters)}
+    geometry = is_geometry_step(step, config)
+    checks: list | None = [] if defer else None
+    side_checks: list | None = [] if defer else None
+    pending = side.submit(_beside, points, encoded, geometry, side_checks) if side is not None else None
+    sil, uniform = silhouette_tensors(
+        points, encoded.codes, encoded.k, encoded.counts, 2.0 if geometry else None, checks
+    )
+    found = pending.result() if pending is not None else _beside(points, encoded, geometry, side_checks)
+    spectrum = found.pop(measures.SPECTRUM, None)
+    values: dict[str, torch.Tensor | None] = dict.fromkeys(COLUMNS)
+    values.update(found, silhouette=sil, uniformity=uniform)
+    return DeviceMeasures(values, spectrum, rows, [*(checks or ()), *(side_checks or ())])
 
 
-def _cosines(points: torch.Tensor, clusters: torch.Tensor) -> dict[str, float]:
-    """Average cosine and class alignment from one pass over the unit vectors: with S_c the sum of the unit
-    vectors of class c and m_c its non-zero rows, the average cosine is (|sum_c S_c|^2 - sum_c m_c) /
-    (N (N - 1)) (``engine.metrics.average_cosine``) and the class alignment ``class_alignment_from_sums``."""
-    from engine.metrics._inputs import as_matrix, encode_labels
-    from engine.metrics.align_uniform import class_alignment_from_sums, class_unit_sums
+def _beside(
+    points: torch.Tensor, clusters: Clusters, geometry: bool, checks: list | None
+) -> dict[str, torch.Tensor]:
+    """IsoScore, with the rest of the isotropy profile on geometry steps (one float64 covariance pass gives
+    both: ``isotropy_profile``) or the unit-vector sums on the other steps (average cosine and class
+    alignment from one O(N d) pass)."""
+    from engine.metrics.align_uniform import class_alignment_tensor, class_unit_sums
+    from engine.metrics.isoscore import isoscore_of_covariance, mean_and_covariance
+    from engine.metrics.isotropy import _average_cosine_tensor, profile_tensors
 
-    x = as_matrix(points, check_finite=False)
-    n = x.shape[0]
-    codes, k = encode_labels(clusters, n, x.device)
-    sums, nonzero, counts = class_unit_sums(x, codes, k)
-    total = sums.sum(dim=0)
-    average_cosine = float(((total @ total - nonzero.sum()) / (n * (n - 1))).item())
-    return {"average_cosine": average_cosine, "alignment": class_alignment_from_sums(sums, nonzero, counts)}
+    if geometry:  # the eigensolvers read from the device anyway: the covariance check is not deferred
+        profile = profile_tensors(points, clusters.codes, clusters.k, clusters.counts)
+        profile[measures.ALIGNMENT] = profile.pop(measures.CLASS_ALIGNMENT)
+        return profile
+    # isoscore(points): the participation ratio of the covariance (float32 products, float64 sums)
+    cov = mean_and_covariance(points, checks=checks)[1]
+    sums, nonzero, counts = class_unit_sums(points, clusters.codes, clusters.k, clusters.counts, checks)
+    return {
+        measures.ISOSCORE: isoscore_of_covariance(cov),
+        measures.AVERAGE_COSINE: _average_cosine_tensor(sums.sum(dim=0), nonzero.sum(), points.shape[0]),
+        measures.ALIGNMENT: class_alignment_tensor(sums, nonzero, counts),
+    }

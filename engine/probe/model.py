@@ -42,13 +42,22 @@ def loss_and_accuracy(
     logits: torch.Tensor, targets: torch.Tensor, multi_label: bool
 ) -> tuple[torch.Tensor, float]:
     """Cross-entropy (single label) or mean per-label BCE (multi-label); accuracy = exact match."""
+    loss, accuracy = loss_and_accuracy_tensors(logits, targets, multi_label)
+    return loss, accuracy.item()
+
+
+def loss_and_accuracy_tensors(
+    logits: torch.Tensor, targets: torch.Tensor, multi_label: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``loss_and_accuracy`` with the accuracy as a 0-dim float32 tensor on the logits' device (no host
+    sync: the loop reads every logged value in one transfer)."""
     if multi_label:
         loss = nn.functional.binary_cross_entropy_with_logits(logits, targets)
         correct = ((logits > 0) == (targets > 0.5)).all(dim=1)
     else:
         loss = nn.functional.cross_entropy(logits, targets)
         correct = logits.argmax(dim=1) == targets
-    return loss, correct.float().mean().item()
+    return loss, correct.float().mean()
 
 
 def micro_f1(logits: torch.Tensor, targets: torch.Tensor, multi_label: bool) -> float:
@@ -57,9 +66,16 @@ def micro_f1(logits: torch.Tensor, targets: torch.Tensor, multi_label: bool) -> 
     Multi-label: a label is predicted where its logit is > 0; F1 = 2 TP / (2 TP + FP + FN) over every
     (item, label) cell, 0.0 when there is no true and no predicted label (scikit-learn's zero_division).
     Single label: every item has one true and one predicted class, so micro-F1 equals the accuracy."""
+    return micro_f1_tensor(logits, targets, multi_label).item()
+
+
+def micro_f1_tensor(logits: torch.Tensor, targets: torch.Tensor, multi_label: bool) -> torch.Tensor:
+    """``micro_f1`` as a 0-dim tensor (float32 single label, float64 multi-label), no host sync; the
+    multi-label counts are exact integers, so 2 TP / (2 TP + wrong) in float64 is Python's value."""
     if not multi_label:
-        return (logits.argmax(dim=1) == targets).float().mean().item()
+        return (logits.argmax(dim=1) == targets).float().mean()
     predicted, true = logits > 0, targets > 0.5
-    tp = (predicted & true).sum().item()
-    wrong = (predicted ^ true).sum().item()  # FP + FN
-    return 0.0 if tp == 0 and wrong == 0 else 2.0 * tp / (2.0 * tp + wrong)
+    tp = (predicted & true).sum().to(torch.float64)
+    wrong = (predicted ^ true).sum().to(torch.float64)  # FP + FN
+    denominator = 2.0 * tp + wrong
+    return torch.where(denominator > 0, 2.0 * tp / denominator.clamp_min(1.0), 0.0)

@@ -28,7 +28,7 @@ from typing import Any
 import torch
 
 from engine.errors import ConfigError, DataError
-from engine.probe.model import EmbeddingClassifier, loss_and_accuracy, micro_f1
+from engine.probe.model import EmbeddingClassifier, loss_and_accuracy_tensors, micro_f1_tensor
 
 OBJECTIVES = ("classifier", "triplet")
 
@@ -40,16 +40,20 @@ class ClassifierObjective:
         self.targets, self.multi_label = targets, multi_label
 
     def loss(self, model: EmbeddingClassifier) -> torch.Tensor:
-        loss, _ = loss_and_accuracy(model(), self.targets, self.multi_label)
+        loss, _ = loss_and_accuracy_tensors(model(), self.targets, self.multi_label)
         return loss
 
     def evaluate(self, model: EmbeddingClassifier) -> dict[str, Any]:
+        return _numbers(self.evaluate_tensors(model))
+
+    def evaluate_tensors(self, model: EmbeddingClassifier) -> dict[str, torch.Tensor | None]:
+        """The logged values as 0-dim tensors on the model's device (no host sync)."""
         logits = model()
-        loss, accuracy = loss_and_accuracy(logits, self.targets, self.multi_label)
+        loss, accuracy = loss_and_accuracy_tensors(logits, self.targets, self.multi_label)
         return {
-            "loss": float(loss.detach()),
+            "loss": loss.detach(),
             "accuracy": accuracy,
-            "micro_f1": micro_f1(logits, self.targets, self.multi_label),
+            "micro_f1": micro_f1_tensor(logits, self.targets, self.multi_label),
         }
 
 
@@ -112,11 +116,23 @@ def triplet_loss(
 ) -> tuple[torch.Tensor, float]:
     """Mean of max(0, ||x_a - x_p|| - ||x_a - x_n|| + margin), and the fraction with ||x_a - x_p|| <
     ||x_a - x_n||. The norm's gradient at a zero distance is 0 (PyTorch's subgradient)."""
+    loss, accuracy = triplet_loss_tensors(points, anchors, positives, negatives, margin)
+    return loss, accuracy.item()
+
+
+def triplet_loss_tensors(
+    points: torch.Tensor,
+    anchors: torch.Tensor,
+    positives: torch.Tensor,
+    negatives: torch.Tensor,
+    margin: float,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``triplet_loss`` with the fraction as a 0-dim float32 tensor (no host sync)."""
     anchor = points[anchors]
     d_pos = torch.linalg.vector_norm(anchor - points[positives], dim=1)
     d_neg = torch.linalg.vector_norm(anchor - points[negatives], dim=1)
     loss = torch.clamp_min(d_pos - d_neg + margin, 0.0).mean()
-    return loss, (d_pos < d_neg).float().mean().item()
+    return loss, (d_pos < d_neg).float().mean()
 
 
 class TripletObjective:
@@ -129,12 +145,21 @@ class TripletObjective:
         self.fixed = self.sampler.sample()  # the logged triples, the same at every step
 
     def loss(self, model: EmbeddingClassifier) -> torch.Tensor:
-        loss, _ = triplet_loss(model.representations(), *self.sampler.sample(), self.margin)
+        loss, _ = triplet_loss_tensors(model.representations(), *self.sampler.sample(), self.margin)
         return loss
 
     def evaluate(self, model: EmbeddingClassifier) -> dict[str, Any]:
-        loss, accuracy = triplet_loss(model.representations(), *self.fixed, self.margin)
-        return {"loss": float(loss.detach()), "accuracy": accuracy, "micro_f1": None}
+        return _numbers(self.evaluate_tensors(model))
+
+    def evaluate_tensors(self, model: EmbeddingClassifier) -> dict[str, torch.Tensor | None]:
+        """The logged values as 0-dim tensors on the model's device (no host sync)."""
+        loss, accuracy = triplet_loss_tensors(model.representations(), *self.fixed, self.margin)
+        return {"loss": loss.detach(), "accuracy": accuracy, "micro_f1": None}
+
+
+def _numbers(values: dict[str, torch.Tensor | None]) -> dict[str, Any]:
+    """Tensors as Python floats (None stays None)."""
+    return {name: None if value is None else float(value.item()) for name, value in values.items()}
 
 
 def make_objective(

@@ -20,6 +20,9 @@ from typing import Any
 from engine.experiment import Preset
 
 DEMO = "Demo: clusters form"
+SETUP_I = "Isotropy paper, setup (i)"
+#: the sentences of setup (i) (rt-polarity, Pang & Lee 2005), encoded before its first update
+SETUP_I_SENTENCES = 10662
 NOUNS = "Isotropy paper, setup (iv), nouns"
 #: the paper's setup (iv): 2,275 items (Mickus et al. 2024, Table 1: 690,326 parameters
 #: = 2,275 x 300 + 26 x 301)
@@ -58,14 +61,30 @@ def _wordnet(name: str, data: str, what: str, run: str, limit: int | None = None
     )
 
 
+def _encoding(settings: dict[str, Any] | None) -> str:
+    """How long setup (i)'s encoding will take on the device ``settings`` pick (the last measured rate there:
+    :func:`engine.encoders.cache.encoding_estimate`); an unusable device name is left to Start to refuse."""
+    from engine.device import resolve_device
+    from engine.encoders.cache import encoding_estimate
+    from engine.errors import EmbedlabError
+
+    try:
+        device = resolve_device(str((settings or {}).get("device") or "auto")).type
+    except EmbedlabError:
+        device = "cpu"
+    return encoding_estimate(SETUP_I_SENTENCES, device)
+
+
 def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
-    """The probe's presets (their descriptions do not depend on ``settings``)."""
+    """The probe's presets; ``settings`` (the device) complete setup (i)'s description with how long its
+    encoding will take."""
     return [
         Preset(
-            "Isotropy paper, setup (i)",
+            SETUP_I,
             "probe",
-            "Probe on the full rt-polarity set (10,662 sentences, 2 classes): 1000 full-batch Adam updates, "
-            "IsoScore and silhouette after every update.",
+            f"Probe on the full rt-polarity set ({SETUP_I_SENTENCES:,} sentences, 2 classes): 1000 "
+            f"full-batch Adam updates, IsoScore and silhouette after every update. Before the first update, "
+            f"{_encoding(settings)}.",
             base={
                 "data": "rt-polarity",
                 "label_col": None,

@@ -225,9 +225,9 @@ def _old_preset_name(kind: str, folder: str) -> str | None:
     if not key or key in (folder, kind):
         return None
     try:
-        from engine.presets import for_kind
+        from engine import experiments
 
-        for preset in for_kind(kind).values():
+        for preset in (found for found in experiments.all_presets() if found.kind == kind):
             for run_key, name in preset_run_names(preset.name, kind, preset.base, preset.runs).items():
                 if run_key == key:
                     return name

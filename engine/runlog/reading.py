@@ -4,6 +4,10 @@ run list and a run's state: :mod:`engine.runlog.listing`).
 Every reader (the CLI's user, the app that started the run, another app, the app after a restart) reads
 here, never from the writer. A damaged file or folder is skipped or reported by name, never taking others
 with it. Only regular files are read (:mod:`engine.safe_open`): a named pipe never blocks a reader.
+
+A measure renamed since a folder was written reads under its name: an older name of it (its
+:attr:`~engine.measures.Measure.aliases`, e.g. RankMe's column ``effective_rank`` and summary key
+``effective_rank_end``) is renamed here to the measure's own, so every reader sees one name.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import csv
 import io
 import logging
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -20,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from engine import measures
 from engine.errors import DataError
 from engine.runlog.files import FRAMES, METRICS, POINTS, SNAPSHOTS, SPECTRUM, SUMMARY, read_json
 from engine.safe_open import NotRegularFile, open_regular, read_regular
@@ -68,8 +74,42 @@ def _frame_of(complete: bytes) -> pd.DataFrame:
 
 
 def _counted(frame: pd.DataFrame, bad_rows: int) -> pd.DataFrame:
+    """``frame`` with an older measure name among its columns renamed (module docstring) and its count of
+    malformed rows in ``attrs["bad_rows"]``."""
+    renamed = _renamed_columns(frame.columns)
+    if renamed:
+        frame = frame.rename(columns=renamed)
     frame.attrs["bad_rows"] = bad_rows
     return frame
+
+
+def _renamed_columns(columns: Iterable[str]) -> dict[str, str]:
+    """``{old: new}`` for the ``columns`` that are older names of a measure (:data:`engine.measures.ALIASES`)
+    whose own name is not among them (a folder with both keeps both as they are)."""
+    present = set(columns)
+    return {
+        c: measures.ALIASES[c]
+        for c in present
+        if c in measures.ALIASES and measures.ALIASES[c] not in present
+    }
+
+
+def _current_keys(summary: dict[str, Any]) -> dict[str, Any]:
+    """``summary`` with every key that starts with an older name of a measure (``<alias>`` or
+    ``<alias>_…``: ``effective_rank_end``) under the measure's name; a key whose new form is there already is
+    left out. The longest alias that fits wins (``probe_effective_rank_end`` is the probe set's)."""
+    aliases = sorted(measures.ALIASES, key=len, reverse=True)
+
+    def current(key: str) -> str:
+        alias = next((a for a in aliases if key == a or key.startswith(a + "_")), None)
+        return key if alias is None else measures.ALIASES[alias] + key[len(alias) :]
+
+    out: dict[str, Any] = {}
+    for key, value in summary.items():
+        new = current(key)
+        if new == key or new not in summary:
+            out[new] = value
+    return out
 
 
 def _whole_steps(frame: pd.DataFrame) -> bool:
@@ -157,7 +197,8 @@ class MetricsTail:
         self._complete += chunk
         lines = [_cells(line) for line in chunk.decode("utf-8", errors="replace").split("\n")[:-1]]
         if self.columns is None:
-            self.columns, lines = lines[0], lines[1:]
+            renamed = _renamed_columns(lines[0])  # an older measure name: its name now
+            self.columns, lines = [renamed.get(column, column) for column in lines[0]], lines[1:]
         usable = [cells for cells in lines if cells and self._usable(cells)]
         self.bad_rows += sum(1 for cells in lines if cells) - len(usable)
         new = [self._record(cells) for cells in usable]
@@ -275,11 +316,13 @@ def _cell(text: str) -> Any:
 
 
 def read_summary(run_dir: Path) -> dict[str, Any] | None:
-    """``summary.json`` of a run, None while it has none (running, or killed before its end)."""
+    """``summary.json`` of a run, None while it has none (running, or killed before its end); a key of an
+    older measure name reads under the measure's name (RankMe's ``effective_rank_end`` as ``<name>_end``)."""
     try:
-        return read_json(Path(run_dir) / SUMMARY)
+        summary = read_json(Path(run_dir) / SUMMARY)
     except (OSError, ValueError):
         return None
+    return _current_keys(summary)
 
 
 def _steps_in(folder: Path, suffix: str) -> list[tuple[int, Path]]:

@@ -1,12 +1,9 @@
-"""The untouched encoder as the reference of a SimCSE run: its native pooler, and its STS score.
+"""The untouched encoder as the reference of a SimCSE run: its STS score at its native pooling.
 
 An encoder is trained with one pooling; pooling it otherwise handicaps it before any training step (the
 bundled all-MiniLM-L6-v2 is a mean-pooling model: STS-B dev with SimCSE's ``cls`` is far below its mean
-pooling, docs/results.md). ``--pooler native`` (the default) is therefore the encoder's own pooling, read
-from its configuration (:func:`engine.encoders.loading.native_pooling`: the sentence-transformers
-``1_Pooling/config.json``, a saved encoder's ``embedlab.json``, a SimCSE checkpoint's name), mapped to
-SimCSE's poolers by :data:`NATIVE_TO_POOLER`; an encoder that declares none (a BERT-like checkpoint) gets
-``cls``, SimCSE's BERT setting (Gao, Yao & Chen 2021, Sec. 3).
+pooling, docs/results.md). ``--pooler native`` (the default) is therefore the encoder's own pooling
+(:func:`engine.training.encoder.resolve_pooler`).
 
 :func:`sts_baseline` is the Spearman correlation of the untouched encoder at its native pooling on a run's
 evaluation pairs (same set, same seeded subset, same maximum length), in float32, cached in
@@ -25,25 +22,12 @@ from typing import Any
 
 from engine import paths
 from engine.errors import one_line
+from engine.shared_knobs import NATIVE, POOLER_CHOICES
+from engine.training.encoder import resolve_pooler
 
 log = logging.getLogger(__name__)
 
-NATIVE = "native"
-#: an encoder's declared inference pooling -> the SimCSE pooler that keeps it (engine.simcse.config)
-NATIVE_TO_POOLER = {"avg": "avg", "cls_before_pooler": "cls", "cls": "cls-mlp"}
-#: the pooler of an encoder that declares none: SimCSE's BERT setting
-UNDECLARED_POOLER = "cls"
 _CACHE_FORMAT = 1
-
-
-def resolve_pooler(pooler: str, encoder: str | None = None) -> str:
-    """``pooler`` itself, or for ``native`` the SimCSE pooler of ``encoder``'s own pooling (module doc)."""
-    if pooler != NATIVE:
-        return pooler
-    from engine.encoders.loading import native_pooling
-
-    declared = native_pooling(encoder)
-    return NATIVE_TO_POOLER.get(declared or "", UNDECLARED_POOLER)
 
 
 def _identity(encoder: str | None) -> dict[str, Any]:
@@ -82,8 +66,8 @@ def sts_baseline(
     """STS Spearman of the untouched ``encoder`` at its native pooling on the evaluation pairs a SimCSE run
     with these settings uses: ``{"sts_spearman", "pooler", "pooling", "eval_set", "max_len"}``; computed
     once per key, then read from ``cache/baselines/``."""
-    from engine.simcse.config import POOLER_CHOICES, SimCSEConfig
-    from engine.simcse.datasets import load_eval
+    from engine.simcse.config import SimCSEConfig
+    from engine.training.data import load_eval
 
     config = SimCSEConfig(
         encoder=encoder, eval=eval, eval_limit=eval_limit, data_dir=data_dir, seed=seed, max_len=max_len

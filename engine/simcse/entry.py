@@ -3,77 +3,26 @@ only, so that reading it imports neither torch nor the training loop."""
 
 from __future__ import annotations
 
-from engine.experiment import ENCODER_SMOKE, Experiment, Section
-from engine.measures import SPECTRUM
+from engine.experiment import Section
+from engine.measures import GEOMETRY, PROBE_SET, SPECTRUM
 from engine.simcse.lesson import LESSON
+from engine.training.experiment import FIRST_MEASURES, training_experiment
 
 SECTION = Section(
     page="views/simcse.py",
     # at each evaluation; the isotropy family on the evaluation sentences, and with a probe set on it too
-    metrics=(
-        "loss",
-        "sts_spearman",
-        "alignment",
-        "uniformity",
-        "isoscore",
-        "effective_rank",
-        "average_cosine",
-        "partition_isotropy",
-        "probe_silhouette",
-        "probe_isoscore",
-        "probe_effective_rank",
-        "probe_average_cosine",
-        "probe_partition_isotropy",
-    ),
-    drawn=(
-        "loss",
-        "sts_spearman",
-        "alignment",
-        "uniformity",
-        "isoscore",
-        "probe_silhouette",
-        "probe_isoscore",
-        SPECTRUM,
-    ),
+    metrics=(*FIRST_MEASURES, *GEOMETRY, *PROBE_SET),
+    drawn=(*FIRST_MEASURES, "probe_silhouette", "probe_isoscore", SPECTRUM),
     pair=("uniformity", "sts_spearman"),
     figures=("align_uniform",),
-    title="SimCSE training",
-    icon=":material/model_training:",
     empty="No SimCSE runs yet. Press ▶ Start in the sidebar, or the preset “SimCSE Figure 2”.",
+    icon=":material/model_training:",
 )
 
-EXPERIMENT = Experiment(
-    kind="simcse",
-    title="SimCSE training",
+EXPERIMENT = training_experiment(
+    "simcse",
+    "SimCSE training",
     config_class="engine.simcse.train:SimCSEConfig",
-    generator="engine.simcse.train:train_simcse",
-    # the fallback of a config without metric_columns() (engine.simcse.config); the spectrum goes to
-    # spectrum.csv
-    columns=(
-        "step",
-        "loss",
-        "alignment",
-        "uniformity",
-        "sts_spearman",
-        "isoscore",
-        "effective_rank",
-        "average_cosine",
-        "partition_isotropy",
-        "probe_silhouette",
-        "probe_isoscore",
-        "probe_effective_rank",
-        "probe_average_cosine",
-        "probe_partition_isotropy",
-        "seconds",
-        "eval_seconds",
-    ),
-    summarize="engine.simcse.train:summarize",
-    cli="engine.simcse.cli",
-    vectors=(SPECTRUM,),
     lesson=LESSON,
     section=SECTION,
-    presets="engine.simcse.presets:presets",
-    measured_on="engine.simcse.facts:measured_on",
-    describe="engine.simcse.facts:describe",
-    smoke=ENCODER_SMOKE,
 )

@@ -1,62 +1,20 @@
-"""What SimCSE's figures and replay say about a run: the pairs and sets its measures come from, and the
-data it trained and evaluated on (read through :mod:`engine.experiments`)."""
+"""What SimCSE's figures and replay say about a run: the pairs and sets its measures come from
+(:func:`engine.training.facts.measured_on`), its mode and the data it trained and evaluated on (read through
+:mod:`engine.experiments`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from engine import paths
-from engine.datanames import evaluation_set, labelled_set
+from engine.training.facts import data_rows, measured_on
 
-#: measured on the evaluation pairs (the others: on the training batches, or on the probe set as probe_*)
-EVALUATED = ("alignment", "uniformity", "sts_spearman", "isoscore")
-
-
-def measured_on(
-    config: Mapping[str, Any], summary: Mapping[str, Any] | None = None, metric: str | None = None
-) -> str | None:
-    """The data ``metric`` (None: the run's evaluation) was measured on, in words: the evaluation pairs, from
-    the run's summary (``eval_set``, else ``train_and_eval``) or, before the summary exists, as the run
-    resolves them (the config's ``eval``, else STS-B dev when the data folder holds ``stsb/``, else the
-    built-in demo pairs); a ``probe_*`` measure: the probe set; None for the others (the training loss)."""
-    if metric is not None and metric not in EVALUATED:
-        if metric.startswith("probe_") and config.get("probe"):
-            return labelled_set({"data": config["probe"]})
-        return None
-    summary = summary or {}
-    name = summary.get("eval_set")
-    sets = summary.get("train_and_eval")
-    if not name and isinstance(sets, list | tuple) and len(sets) > 1:
-        name = sets[1]
-    if not name:
-        name = config.get("eval")
-    if not name:
-        folder = paths.data_dir(config.get("data_dir"))
-        name = "stsb" if folder is not None and (folder / "stsb").is_dir() else "demo-pairs"
-    return evaluation_set(str(name))
+__all__ = ["describe", "measured_on"]
 
 
 def describe(config: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
     """The replay's data rows of a SimCSE run: mode, training data, evaluation, views and probe set."""
-    summary = summary or {}
-    sets = summary.get("train_and_eval") if isinstance(summary.get("train_and_eval"), list) else []
     mode = {"unsup": "unsupervised", "sup": "supervised (NLI triples)"}.get(
         str(config.get("mode")), config.get("mode")
     )
-    rows = [
-        ("Mode", str(mode)),
-        (
-            "Training data",
-            str(sets[0] if sets else config.get("train") or "default (wiki1m / snli, else the demo)"),
-        ),
-        (
-            "Evaluation",
-            str(sets[1] if len(sets) > 1 else config.get("eval") or "default (STS-B dev, else demo pairs)"),
-        ),
-    ]
-    if summary.get("views"):
-        rows.append(("Views", str(summary["views"])))
-    if config.get("probe"):
-        rows.append(("Probe set", str(config["probe"])))
-    return rows
+    return [("Mode", str(mode)), *data_rows(config, summary)]

@@ -24,6 +24,7 @@ read when torch loads, so it is set before any import of it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import multiprocessing
 import sys
@@ -35,11 +36,32 @@ from engine import settings
 
 settings.apply_openmp_wait_policy()  # before torch is imported (see the module docstring)
 
-from engine.device import PRECISIONS  # noqa: E402 - after the OpenMP policy
+from engine import flags  # noqa: E402
 from engine.errors import EmbedlabError, one_line  # noqa: E402
+from engine.knobs import knob_of  # noqa: E402
 from engine.lanes import plan_workers, usable_cpus  # noqa: E402 - the app's lanes share this plan
 from engine.simcse.train import SimCSEConfig  # noqa: E402
 from engine.simcse.views import FIGURE2_RUNS  # noqa: E402
+
+#: the knobs this command takes as flags (made from their declarations: type, range, choices, help)
+KNOBS = (
+    "data_dir",
+    "steps",
+    "batch_size",
+    "eval_limit",
+    "eval_every",
+    "encoder",
+    "pooler",
+    "lr",
+    "device",
+    "precision",
+    "probe",
+    "snapshot_every",
+    "seed",
+)
+#: where Figure 2's defaults differ from the knobs': the paper's pooler (``cls``, docs/results.md) and the
+#: 250 steps its curves follow (the app's default run stops at 100 to stay short on a CPU)
+DEFAULTS = {"steps": 250, "pooler": "cls"}
 
 
 def figure2_configs(base: dict[str, Any], runs: list[str] | None = None) -> dict[str, SimCSEConfig]:
@@ -147,35 +169,19 @@ def run_all(configs: dict[str, SimCSEConfig], out: Path, workers: int, cpus: int
         return {name: futures[name].result() for name in configs}
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command's flags: :data:`KNOBS` made from SimCSE's knob declarations (Figure 2's :data:`DEFAULTS`
+    where they differ), the output folder, the runs and the workers."""
     parser = argparse.ArgumentParser(
         prog="python -m engine.simcse.figure2_runs", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--data-dir", required=True, help="folder with wiki/ and stsb/ (e.g. ../shared/data)")
+    for name in KNOBS:
+        item = knob_of(SimCSEConfig, name)
+        if name in DEFAULTS:
+            item = dataclasses.replace(item, default=DEFAULTS[name])
+        # the runs train on wiki1m and evaluate on STS-B dev: the data folder holds both
+        flags.add_flag(parser, item, **({"required": True} if name == "data_dir" else {}))
     parser.add_argument("--out", required=True, help="folder receiving one run folder per variant")
-    parser.add_argument("--steps", type=int, default=250)
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument(
-        "--eval-limit", type=int, default=250, help="STS-B dev pairs evaluated (0: all 1,500)"
-    )
-    parser.add_argument("--eval-every", type=int, default=10)
-    parser.add_argument("--encoder", help="default: the bundled all-MiniLM-L6-v2; paper: bert-base-uncased")
-    parser.add_argument("--pooler", default="cls", help="cls (paper), cls-mlp or avg")
-    parser.add_argument("--lr", type=float, default=3e-5)
-    parser.add_argument("--device", default="auto")
-    parser.add_argument(
-        "--precision",
-        choices=PRECISIONS,
-        default=SimCSEConfig.precision,
-        help="auto: bf16 autocast where the hardware has it (CUDA, CPUs with AVX512-BF16/AMX); fp32",
-    )
-    parser.add_argument(
-        "--probe", help="labelled set for probe silhouette / IsoScore (the app's preset: demo)"
-    )
-    parser.add_argument(
-        "--snapshot-every", type=int, default=0, help="embedding snapshots every k steps (app: 10)"
-    )
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", nargs="*", help=f"subset of {', '.join(FIGURE2_RUNS)}")
     parser.add_argument(
         "--workers",
@@ -184,26 +190,19 @@ def main(argv: list[str] | None = None) -> int:
         help="runs trained at once, each in its own process (default: one per CPU, at most one "
         "per run; 1: one after another in this process)",
     )
-    args = parser.parse_args(argv)
+    return parser
 
-    base = dict(
-        mode="unsup",
-        train="wiki1m",
-        data_dir=args.data_dir,
-        eval="stsb",
-        steps=args.steps,
-        batch_size=args.batch_size,
-        eval_limit=args.eval_limit or None,
-        eval_every=args.eval_every,
-        encoder=args.encoder,
-        pooler=args.pooler,
-        lr=args.lr,
-        device=args.device,
-        seed=args.seed,
-        precision=args.precision,
-        probe=args.probe,
-        snapshot_every=args.snapshot_every,
-    )
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the Figure-2 runs of the command line ``argv``; 0, or 2 with one error line."""
+    args = build_parser().parse_args(argv)
+
+    base = {
+        "mode": "unsup",
+        "train": "wiki1m",
+        "eval": "stsb",
+        **{name: knob_of(SimCSEConfig, name).from_shown(getattr(args, name)) for name in KNOBS},
+    }
     try:
         configs = figure2_configs(base, args.runs)
         requested = settings.get("figure2_workers") if args.workers is None else args.workers

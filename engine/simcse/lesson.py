@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engine.experiment import Lesson
 from engine.lesson_claims import Claim
+from engine.measures import PARTITION_ISOTROPY, RANKME
 
 FIGURE2 = "SimCSE Figure 2"  # engine.simcse.presets.FIGURE2
 _RUNS = ("unsup-simcse", "no-dropout", "fixed-0.1", "delete-one-word")
@@ -72,7 +73,7 @@ CLAIMS = (
     Claim(
         FIGURE2,
         "unsup-simcse",
-        "effective_rank",
+        RANKME,
         "rises",
         "RankMe rises as contrastive training spreads the embeddings.",
         key="rank",
@@ -144,11 +145,11 @@ LESSON = Lesson(
         "was measured on: STS-B dev from the data folder, or the built-in demo pairs when there is none.",
         "loss": "the contrastive loss over the batch; at this encoder's own pooling the positive is easy "
         "to find from the first step, so read the geometry rather than the loss.",
-        "effective_rank": "rises as contrastive training spreads the embeddings ({rank.start} → "
+        RANKME: "rises as contrastive training spreads the embeddings ({rank.start} → "
         "{rank.end} with dropout).",
         "average_cosine": "falls as the negatives push the sentences apart ({cos.start} → {cos.end} with "
         "dropout).",
-        "partition_isotropy": "rises when training removes a dominant common direction.",
+        PARTITION_ISOTROPY: "rises when training removes a dominant common direction.",
         "spectrum": "the SimCSE paper reads a flatter spectrum as the contrastive objective at work.",
     },
     claims=CLAIMS,

@@ -9,23 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import paths
 from engine.experiment import Preset
+from engine.training.presets import SHORT, sts_evaluation
 
 FIGURE2 = "SimCSE Figure 2"
-#: the short CPU version of Figure 2 (``python -m engine lessons check --short``): the demo corpus and all
-#: its pairs (no data folder needed; every pair, so that a seed changes the training, not the evaluation
-#: set), a few small steps, no probe set or snapshots
-SHORT: dict[str, Any] = {
-    "train": "demo",
-    "eval": "demo-pairs",
-    "eval_limit": None,
-    "steps": 10,
-    "batch_size": 16,
-    "eval_every": 5,
-    "snapshot_every": 0,
-    "probe": None,
-}
 
 
 def _figure2_runs() -> dict[str, dict[str, Any]]:
@@ -35,19 +22,6 @@ def _figure2_runs() -> dict[str, dict[str, Any]]:
 
     order = sorted(FIGURE2_RUNS, key=lambda name: bool(FIGURE2_RUNS[name].get("same_mask")))
     return {name: dict(FIGURE2_RUNS[name]) for name in order}
-
-
-def sts_evaluation(settings: dict[str, Any] | None = None) -> str:
-    """Where a SimCSE run with these settings evaluates, in words (as :func:`engine.simcse.train.default_sets`
-    picks it): its ``eval`` set, else STS-B dev when the data folder holds ``stsb/``, else the demo pairs."""
-    settings = settings or {}
-    if settings.get("eval"):
-        return str(settings["eval"])
-    chosen = settings["data_dir"] if "data_dir" in settings else paths.app_data_dir()
-    folder = paths.data_dir(None if chosen is None else str(chosen))
-    if folder is not None and (folder / "stsb").is_dir():
-        return "STS-B dev"
-    return "the built-in demo pairs, not STS-B (no data folder holding stsb/ is set)"
 
 
 def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
@@ -75,5 +49,6 @@ def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
             },
             runs=_figure2_runs(),
             short=SHORT,
+            lecture=True,
         )
     ]

@@ -1,160 +1,37 @@
 """One SimCSE training step (Gao, Yao & Chen 2021; princeton-nlp/SimCSE ``cl_forward``):
 
-    views (views.py) → one forward of all views (:class:`Towers`) → all-gather (distributed.py)
-    → loss (losses.py) → AdamW step with linear decay
+    views (views.py) → one forward of all views (:class:`~engine.training.towers.Towers`) → all-gather
+    (:mod:`engine.training.distributed`) → loss (losses.py) → AdamW step with linear decay
 
-- pooler ``cls``: [CLS] + MLP in training, raw [CLS] at evaluation (``--mlp_only_train``, the unsup
-  default); ``cls-mlp``: the MLP is kept; ``avg``: masked mean, no MLP;
-- AdamW without weight decay and a linear decay to 0 without warm-up (Hugging Face Trainer defaults);
+- the pooler (``cls``: [CLS] + MLP in training, raw [CLS] at evaluation, the unsup default; ``cls-mlp``: the
+  MLP is kept; ``avg``: masked mean, no MLP) and the dropout are set by :mod:`engine.training.encoder`;
+- AdamW without weight decay and a linear decay to 0 without warm-up (Hugging Face Trainer defaults), fused
+  on CUDA, for-each on a CPU (:mod:`engine.training.trainer`);
 - ``precision="auto"``: the encoder's forward in bf16 autocast on CUDA (fp16 where bf16 is missing) and on
   CPUs with native bf16 (AVX512-BF16 / AMX), never fp16 on a CPU (SimCSE#273); the loss and the weight
   updates stay float32; ``precision="fp32"`` turns autocast off (:mod:`engine.device`);
-- on a CPU the training forward runs a batch as a few length buckets (:class:`Towers`): the same vectors on
-  fewer padded tokens; on CUDA, MPS and other accelerators, and for narrow encoders, one forward
-  (:func:`bucket_limit`);
-- AdamW is fused on CUDA, for-each on a CPU (:func:`adamw_options`).
+- on a CPU the training forward runs a batch as a few length buckets (:mod:`engine.training.towers`).
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from engine.device import autocast, needs_grad_scaler, resolve_device
-from engine.simcse import distributed
-from engine.simcse.config import POOLER_CHOICES, SimCSEConfig
-from engine.simcse.datasets import BatchSampler
+from engine.device import autocast
+from engine.simcse.config import SimCSEConfig
 from engine.simcse.losses import sup_loss, unsup_loss
-from engine.simcse.views import ViewPlan, plan_of, set_dropout, step_rng
-
-BUCKET_ROWS = (
-    32  # at least this many sequences per length bucket (smaller GEMMs lose more than padding costs)
-)
-MAX_BUCKETS = 4  # measured at batch 64 × 2 views on 2 cores: 4 buckets beat 3 and 8 (docs/performance.md)
-#: the narrowest encoder that buckets: below it a step is bound by per-operation overhead, not by FLOPs, and
-#: one forward is faster (2 layers of width 64: buckets 5–14 % slower; MiniLM, 384: 15 % faster; 2026-11-27)
-BUCKET_MIN_WIDTH = 256
-
-
-def bucket_limit(device: torch.device | str, width: int | None = None) -> int:
-    """The most length buckets a training forward on ``device`` runs, from the device's type (and the
-    encoder's ``width``, its hidden size) alone: no sync, nothing read from a device.
-
-    :data:`MAX_BUCKETS` on a CPU, where a step is compute-bound and every padded token costs its FLOPs,
-    unless the encoder is narrower than :data:`BUCKET_MIN_WIDTH`; 1 (one forward) on CUDA, MPS and any other
-    accelerator, where a step is bound by kernel launches and four forwards cost about four times one (H200,
-    bundled MiniLM, batch 64: one forward 3.4× faster, issue 38).
-    """
-    if torch.device(device).type != "cpu" or (width is not None and width < BUCKET_MIN_WIDTH):
-        return 1
-    return MAX_BUCKETS
-
-
-def adamw_options(device: torch.device) -> dict[str, Any]:
-    """AdamW's options on ``device``: fused on CUDA (one kernel for every parameter); for-each on a CPU, where
-    torch's default updates one tensor at a time (a kernel per operation and parameter): the same
-    operations, so the same weights bit for bit, in fewer and larger kernels. On this 2-core CPU an update of
-    a 2-layer, width-64 BERT's 2.0 M parameters took 73 ms for-each against 564 ms one at a time (loaded
-    machine, 2026-11-27; fused, 5 ms, agrees only to float rounding, which Adam's ~sign-sized steps on
-    near-zero gradients amplify past the tests' tolerances). Torch's default elsewhere."""
-    if device.type == "cuda":
-        return {"fused": True}
-    return {"foreach": True} if device.type == "cpu" else {}
-
-
-class Towers(nn.Module):
-    """The trained modules (transformer + training MLP) behind one ``forward``, so DDP can wrap them.
-
-    On a CPU ``forward`` runs a padded batch as a few length buckets (:func:`length_buckets`): the rows
-    sorted by length, each bucket cut to its own longest row. The vectors are those of one padded forward
-    (padding is masked out), computed on ~20 % fewer tokens at batch 64 × 2 views, length 32; only the
-    dropout masks are drawn in another order. It stays one ``forward`` call, so DDP still sees one forward
-    per step. ``max_buckets`` (default :func:`bucket_limit` of the encoder's device and width, fixed here)
-    caps them; 1 is one padded forward.
-    """
-
-    def __init__(self, encoder: Any, use_mlp: bool, max_buckets: int | None = None):
-        super().__init__()
-        self.model = encoder.model
-        self.mlp = encoder.mlp if use_mlp else None
-        self.use_mlp = use_mlp
-        self._forward = encoder.forward  # a bound method, not a sub-module
-        right_padded = getattr(encoder.tokenizer, "padding_side", "right") == "right"
-        width = getattr(encoder, "hidden_size", None)
-        limit = bucket_limit(encoder.device, width) if max_buckets is None else int(max_buckets)
-        self.max_buckets = limit if right_padded else 1
-
-    def forward(self, batch: Any, lengths: torch.Tensor | None = None) -> torch.Tensor:
-        """The pooled vectors of ``batch``; ``lengths``: its rows' token counts on the host (the tokenizer's,
-        :func:`tokenize`), else summed from the attention mask where it lives (the host on a CPU)."""
-        mask = batch["attention_mask"]
-        buckets = None
-        if self.max_buckets > 1:
-            lengths = mask.sum(dim=1) if lengths is None else lengths
-            buckets = length_buckets(lengths, mask.shape[1], self.max_buckets)
-        if buckets is None:
-            return self._forward(batch, use_mlp=self.use_mlp)
-        rows, width = mask.shape
-        parts = []
-        for index, length in buckets:
-            sub = {
-                key: value[index, :length] if value.dim() == 2 and value.shape == (rows, width) else value
-                for key, value in batch.items()
-            }
-            parts.append(self._forward(sub, use_mlp=self.use_mlp))
-        inverse = torch.argsort(torch.cat([index for index, _ in buckets])).to(mask.device)
-        return torch.cat(parts)[inverse]
-
-
-def length_buckets(
-    lengths: torch.Tensor, width: int | None = None, limit: int = MAX_BUCKETS
-) -> list[tuple[torch.Tensor, int]] | None:
-    """``(row indices, length)`` per bucket of a right-padded batch sorted by length, or None for one forward
-    (too few rows for two buckets, or no padding to cut). ``lengths``: the rows' token counts (or the
-    attention mask itself), read where they are: pass host tensors to keep a device out of it; ``width``:
-    the padded length (default: the mask's)."""
-    if lengths.dim() == 2:
-        lengths, width = lengths.sum(dim=1), lengths.shape[1]
-    count = min(limit, len(lengths) // BUCKET_ROWS)
-    if count < 2 or int(lengths.min()) == width:
-        return None
-    order = torch.argsort(lengths, stable=True)
-    return [(index, max(1, int(lengths[index].max()))) for index in torch.tensor_split(order, count)]
-
-
-def tokenize(towers: nn.Module, encoder: Any, texts: list[str], max_len: int) -> tuple[Any, Any]:
-    """``texts`` tokenised for ``towers`` (DDP-wrapped or not): the batch on the device, and where the towers
-    bucket it the rows' lengths, read on the host from the tokenizer's attention mask before the batch goes
-    to the device (no read-back); None where they run one forward."""
-    limit = getattr(getattr(towers, "module", towers), "max_buckets", 1)
-    if limit < 2:
-        return encoder.tokenize(texts, max_length=max_len), None
-    if encoder.device.type == "cpu":
-        batch = encoder.tokenize(texts, max_length=max_len)
-        return batch, batch["attention_mask"].sum(dim=1)
-    host = copy.copy(encoder)  # the same tokenisation, left on the host
-    host.device = torch.device("cpu")
-    batch = host.tokenize(texts, max_length=max_len)
-    lengths = batch["attention_mask"].sum(dim=1)  # before the move: BatchEncoding.to moves in place
-    return batch.to(encoder.device), lengths
-
-
-def build_encoder(config: SimCSEConfig, device: torch.device) -> tuple[Any, bool]:
-    """Load the encoder with the pooling of ``config.pooler`` and a fresh MLP where training needs one."""
-    from engine.encoders import load_encoder, make_mlp
-    from engine.simcse.baseline import resolve_pooler
-
-    pooling, use_mlp = POOLER_CHOICES[resolve_pooler(config.pooler, config.encoder)]
-    encoder = load_encoder(config.encoder, pooling=pooling, device=device, max_length=config.max_len)
-    if use_mlp and encoder.mlp is None:
-        encoder.mlp = make_mlp(encoder.hidden_size)
-    set_dropout(encoder.model, config.dropout)
-    return encoder.to(device).train(), use_mlp
+from engine.simcse.views import ViewPlan, plan_of
+from engine.training import distributed
+from engine.training.augment import step_rng
+from engine.training.towers import Towers, tokenize
+from engine.training.trainer import EncoderTrainer
+from engine.training.trainer import make_trainer as make_parts
 
 
 def view_groups(
@@ -201,21 +78,18 @@ def contrastive_loss(zs: list[torch.Tensor], config: SimCSEConfig) -> torch.Tens
 
 
 @dataclass
-class Trainer:
-    """Everything one training step needs; :meth:`step` is the whole update."""
+class Trainer(EncoderTrainer):
+    """Everything one SimCSE step needs (the trained modules: the :class:`Towers`); :meth:`step` is the
+    whole update."""
 
-    config: SimCSEConfig
-    world: distributed.World
-    device: torch.device
-    data: Any
-    encoder: Any
-    towers: nn.Module
-    optimizer: torch.optim.Optimizer
-    schedule: Any
-    scaler: Any
-    sampler: BatchSampler
     plan: ViewPlan
-    share: slice
+
+    @classmethod
+    def build(
+        cls, config: SimCSEConfig, encoder: Any, use_mlp: bool, device: torch.device
+    ) -> tuple[nn.Module, None, dict[str, Any]]:
+        """The encoder's towers (pooler, MLP, dropout), all at the config's lr; the config's view plan."""
+        return Towers(encoder, use_mlp), None, {"plan": plan_of(config)}
 
     def step(self, step: int) -> float:
         """Views of batch ``step`` → forward → all-gather → loss → AdamW update; returns the loss."""
@@ -225,47 +99,14 @@ class Trainer:
         )
         groups = [group[self.share] for group in groups]
         with autocast(self.device, precision=config.precision):
-            zs = encode_views(self.towers, self.encoder, groups, self.plan, config.max_len)
+            zs = encode_views(self.module, self.encoder, groups, self.plan, config.max_len)
         zs = [distributed.gather_with_grad(z, self.world) for z in zs]
         loss = contrastive_loss(zs, config)
-        self.scaler.scale(loss * self.world.size).backward()  # DDP averages: x N gives the global gradient
-        self.scaler.step(self.optimizer)
-        self.scaler.update()
-        self.optimizer.zero_grad(set_to_none=True)
-        self.schedule.step()
+        self.update(loss * self.world.size)  # DDP averages: x N gives the global gradient
         return float(loss.detach())
 
 
-def make_trainer(
-    config: SimCSEConfig,
-    data: Any,
-    world: distributed.World | None = None,
-    device: torch.device | None = None,
-) -> Trainer:
-    """Encoder (pooler, MLP, dropout), DDP wrapper, AdamW (no weight decay) with linear decay, sampler."""
-    world = world or distributed.World()
-    device = device or resolve_device(config.device)
-    share = distributed.local_slice(config.batch_size, world)
-    encoder, use_mlp = build_encoder(config, device)
-    torch.manual_seed(config.seed + world.rank)  # dropout masks differ between ranks
-    towers = distributed.wrap(Towers(encoder, use_mlp), world, device)
-    optimizer = torch.optim.AdamW(
-        towers.parameters(), lr=config.lr, weight_decay=0.0, **adamw_options(device)
-    )
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: max(0.0, 1.0 - s / config.steps))
-    scaler = torch.amp.GradScaler(device.type, enabled=needs_grad_scaler(device, precision=config.precision))
-    sampler = BatchSampler(len(data), config.batch_size, config.seed)
-    return Trainer(
-        config,
-        world,
-        device,
-        data,
-        encoder,
-        towers,
-        optimizer,
-        schedule,
-        scaler,
-        sampler,
-        plan_of(config),
-        share,
-    )
+#: ``make_trainer(config, data, world=None, device=None)``: encoder (pooler, MLP, dropout), DDP wrapper, AdamW
+#: (no weight decay) with linear decay, sampler (:func:`engine.training.trainer.make_trainer`); the trained
+#: modules are the encoder's towers (:meth:`Trainer.build`)
+make_trainer = partial(make_parts, Trainer)

@@ -20,108 +20,33 @@ Conventions (documented choices):
   the second view *is* the first, so the only training signal is pushing negatives apart (uniformity).
 - **Augmentations** act on words (whitespace tokens), are seeded per step, and make the **second** view
   only: ``x⁺ = g(x)``, the anchor stays ``x``; dropout still applies to both views unless ``dropout=0``.
-- ``dropout`` sets the rate of every ``nn.Dropout`` of the encoder (hidden and attention dropout; BERT's
-  attention reads ``self.dropout.p`` at call time) and the config fields ``hidden_dropout_prob`` /
-  ``attention_probs_dropout_prob`` (and ``attention_dropout`` / ``dropout`` where a model has them).
+- ``dropout`` sets the rate of every dropout of the encoder (:func:`engine.training.encoder.set_dropout`).
+
+The augmentations themselves and a step's randomness are the training core's (:mod:`engine.training.augment`,
+shared with JEPA); the dropout p and the rate k are shared knobs (:mod:`engine.shared_knobs`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from torch import nn
 
-# ------------------------------------------------------------------------------------ augmentations
+from engine.shared_knobs import declaration
+from engine.training.augment import AUGMENTATIONS, augment_texts
 
-WordOp = Callable[[list[str], float, np.random.Generator], list[str]]
-
-
-def delete_one_word(words: list[str], rate: float, rng: np.random.Generator) -> list[str]:
-    """Remove exactly one word chosen uniformly (a one-word sentence is kept as is)."""
-    if len(words) < 2:
-        return list(words)
-    drop = int(rng.integers(len(words)))
-    return words[:drop] + words[drop + 1 :]
-
-
-def crop(words: list[str], rate: float, rng: np.random.Generator) -> list[str]:
-    """Keep a random contiguous span of ``max(1, round((1 - k) · n))`` words (crop k %)."""
-    n = len(words)
-    keep = max(1, round((1.0 - rate) * n)) if n else 0
-    start = int(rng.integers(n - keep + 1)) if n else 0
-    return words[start : start + keep]
-
-
-def word_deletion(words: list[str], rate: float, rng: np.random.Generator) -> list[str]:
-    """Delete ``round(k · n)`` distinct random words, never all of them (word deletion k %)."""
-    n = len(words)
-    drop = min(round(rate * n), n - 1) if n else 0
-    if drop <= 0:
-        return list(words)
-    gone = set(rng.choice(n, size=drop, replace=False).tolist())
-    return [word for i, word in enumerate(words) if i not in gone]
-
-
-def no_augmentation(words: list[str], rate: float, rng: np.random.Generator) -> list[str]:
-    return list(words)
-
-
-AUGMENTATIONS: dict[str, WordOp] = {
-    "none": no_augmentation,
-    "delete-one-word": delete_one_word,
-    "crop": crop,
-    "word-deletion": word_deletion,
-}
-
-
-def augment_texts(texts: Sequence[str], kind: str, rate: float, rng: np.random.Generator) -> list[str]:
-    """Apply augmentation ``kind`` to every text, word by word (whitespace tokens, re-joined by one space)."""
-    if kind == "none":
-        return list(texts)
-    op = AUGMENTATIONS[kind]
-    return [" ".join(op(text.split(), rate, rng)) or text for text in texts]
-
-
-def step_rng(seed: int, step: int) -> np.random.Generator:
-    """The augmentation randomness of one step: the same on every rank and for every world size."""
-    return np.random.default_rng([int(seed), int(step)])
-
-
-# ------------------------------------------------------------------------------------------ dropout
-
-
-_FLOAT_DROPOUT_ATTRS = (
-    "attention_dropout",
-    "dropout_prob",
-    "attention_probs_dropout_prob",
-    "hidden_dropout_prob",
-)
-_CONFIG_DROPOUT_FIELDS = (
-    "hidden_dropout_prob",
-    "attention_probs_dropout_prob",
-    "attention_dropout",
-    "dropout",
-)
-
-
-def set_dropout(model: nn.Module, p: float) -> int:
-    """Set every dropout of ``model`` (modules, float attributes, config fields) to ``p``; return #modules."""
-    count = 0
-    for module in model.modules():
-        if isinstance(module, nn.Dropout):
-            module.p = float(p)
-            count += 1
-        for name in _FLOAT_DROPOUT_ATTRS:
-            if isinstance(getattr(module, name, None), float):
-                setattr(module, name, float(p))
-    config = getattr(model, "config", None)
-    for name in _CONFIG_DROPOUT_FIELDS:
-        if config is not None and isinstance(getattr(config, name, None), float):
-            setattr(config, name, float(p))
-    return count
+__all__ = [
+    "AUGMENTATIONS",
+    "FIGURE2_RUNS",
+    "PAPER_ROWS",
+    "VIEWS",
+    "Param",
+    "ViewPlan",
+    "ViewSwitch",
+    "plan_of",
+]
 
 
 # ------------------------------------------------------------------------------------- the registry
@@ -157,14 +82,19 @@ class ViewSwitch:
         return out
 
 
-_RATE = Param("k", "augment_rate", 0.1, 0.0, 0.9, "fraction of the words affected")
+def _param(name: str, knob: str, help: str) -> Param:
+    """A switch's parameter with the default and range of the shared knob ``knob``."""
+    item = declaration(knob)
+    return Param(name, knob, item.default, item.low, item.high, help)
+
+
+_RATE = _param("k", "augment_rate", "fraction of the words affected")
 
 VIEWS: dict[str, ViewSwitch] = {
     "dropout": ViewSwitch(
         "dropout",
-        "Both views pass through standard dropout with rate p; p = 0 is 'no dropout' "
-        "(the two views are identical).",
-        params=(Param("p", "dropout", 0.1, 0.0, 0.9, "dropout rate of every dropout layer"),),
+        declaration("dropout").help,
+        params=(_param("p", "dropout", "dropout rate of every dropout layer"),),
         paper="Table 3",
     ),
     "same-mask": ViewSwitch(

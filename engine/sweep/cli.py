@@ -1,12 +1,13 @@
 """``python -m engine sweep EXPERIMENT --grid KNOB=V1,V2 [--grid …] [--seeds …] [its options] --out GROUP
-[--ray] [--address ADDR] [--cpus-per-trial N] [--gpus-per-trial F] [--retry-failed]``.
+[--ray] [--address ADDR] [--cpus-per-trial N] [--gpus-per-trial F] [--ray-cpus N] [--retry-failed]``.
 
-The grid's runs form a group (:mod:`engine.groups`); they run one by one in this process, or as Ray tasks
-with ``--ray`` (``--address`` joins a running Ray and implies ``--ray``). ``--retry-failed`` reruns the
-members of an existing group that are not done (failed, or left queued or running by a process that
-ended), each with its recorded settings; a member whose folder holds its finished run is marked done, not
-run again. One process runs a group at a time (:mod:`engine.groups.lock`): a second is refused in one line
-naming the first's pid. Exit 0 when every member is done, 1 when one failed.
+The grid's runs form a group (:mod:`engine.groups`); they run one by one in this process, or with ``--ray``
+on a pool of warm Ray workers, one per trial slot (:mod:`engine.sweep.ray_run`; ``--address`` joins a running
+Ray and implies ``--ray``; without it a local Ray of ``--ray-cpus`` CPUs is started and shut down).
+``--retry-failed`` reruns the members of an existing group that are not done (failed, or left queued or
+running by a process that ended), each with its recorded settings; a member whose folder holds its finished
+run is marked done, not run again. One process runs a group at a time (:mod:`engine.groups.lock`): a second
+is refused in one line naming the first's pid. Exit 0 when every member is done, 1 when one failed.
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ def _add_sweep_flags(sub: argparse.ArgumentParser) -> None:
     options.add_argument(
         "--out", required=True, help="the group's folder (a bare name goes under cache/groups)"
     )
-    options.add_argument("--ray", action="store_true", help="run the trials as Ray tasks")
+    options.add_argument(
+        "--ray", action="store_true", help="run the trials on Ray: a pool of warm workers, one per trial slot"
+    )
     options.add_argument(
         "--address",
         metavar="ADDR",
@@ -67,6 +70,12 @@ def _add_sweep_flags(sub: argparse.ArgumentParser) -> None:
     )
     options.add_argument(
         "--cpus-per-trial", type=float, default=1.0, metavar="N", help="CPUs of each Ray trial (default 1)"
+    )
+    options.add_argument(
+        "--ray-cpus",
+        type=int,
+        metavar="N",
+        help="CPUs of the local Ray that a sweep without --address starts (default: all of this machine's)",
     )
     options.add_argument(
         "--gpus-per-trial",
@@ -124,7 +133,9 @@ def executor_of(args: argparse.Namespace) -> groups.Executor:
         from engine.sweep.ray_run import RayExecutor, require_ray
 
         require_ray()
-        executor = RayExecutor(args.address, args.cpus_per_trial, args.gpus_per_trial)
+        if args.ray_cpus is not None and args.ray_cpus < 1:
+            raise ConfigError(f"--ray-cpus must be 1 or more, got {args.ray_cpus}")
+        executor = RayExecutor(args.address, args.cpus_per_trial, args.gpus_per_trial, args.ray_cpus)
         executor.connect()  # an unreachable cluster is refused before the group is written
         return executor
     return groups.LocalExecutor(threads=args.threads)

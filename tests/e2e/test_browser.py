@@ -13,18 +13,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from browser_flow import (
-    CHROMIUM,
     SHOTS,
     START,
     TITLES,
-    chromium,
     explain,
     finished,
     projector_mode,
     run_watch_switch_reload_download,
     set_number,
     sidebar_pages,
-    streamlit_server,
     streamlit_warnings,
 )
 from waiting import wait_for
@@ -32,21 +29,6 @@ from waiting import wait_for
 from engine import runlog
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory):
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium not installed")
-    pytest.importorskip("playwright.sync_api")
-    with streamlit_server(tmp_path_factory.mktemp("e2e-cache")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    with chromium() as running:
-        yield running
 
 
 def test_a_page_opened_first_after_a_start_lists_the_apps_pages(server, browser) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_flow import CHROMIUM, SHOTS, START, chromium, explain, idle, set_number, streamlit_server
+from browser_flow import SHOTS, START, explain, idle, set_number
 from waiting import wait_for
 
 from engine import runlog
@@ -26,21 +26,6 @@ KINDS = [kind for kind, experiment in EXPERIMENTS.items() if experiment.section 
 TITLE = {script: title for script, title, _ in PAGES}
 #: what a page shows when something broke: Streamlit's exception box and error alerts
 BROKEN = "[data-testid='stException'], [data-testid='stAlertContentError']"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory):
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium not installed")
-    pytest.importorskip("playwright.sync_api")
-    with streamlit_server(tmp_path_factory.mktemp("pages-cache")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    with chromium() as running:
-        yield running
 
 
 class Watched:

@@ -103,7 +103,7 @@ def test_the_lesson_renders_offline_with_no_error_and_no_request(browser, lesson
         "uniformity",
         "sts_spearman",
         "class_alignment",
-        "effective_rank",
+        "rankme",
     ]
     assert sorted(
         page.evaluate(

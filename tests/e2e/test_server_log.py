@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import pytest
 from browser_flow import (
-    CHROMIUM,
     LEAVE,
     TITLES,
     chromium,
     explain,
     go,
     idle,
-    streamlit_server,
     streamlit_warnings,
 )
 from waiting import wait_for
@@ -38,15 +36,6 @@ def test_streamlit_warning_lines_are_found_and_others_are_not() -> None:
     found = streamlit_warnings(log)
     assert [line.split()[2] for line in found] == ["WARNING", "ERROR"]
     assert "probe.steps" in found[0] and "Uncaught" in found[1]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory):
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium not installed")
-    pytest.importorskip("playwright.sync_api")
-    with streamlit_server(tmp_path_factory.mktemp("server-log-cache")) as running:
-        yield running
 
 
 def test_clicking_through_the_app_logs_no_streamlit_warning(server) -> None:

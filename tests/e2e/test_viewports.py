@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import pytest
 from browser_flow import (
-    CHROMIUM,
     SHOTS,
     VIEWPORTS,
-    chromium,
     open_isotropy,
     projector_on,
     start_long_run,
-    streamlit_server,
     streamlit_warnings,
     viewport_shot,
 )
@@ -81,21 +78,6 @@ FONT_SIZES = (
     "   out.push([parseFloat(getComputedStyle(e).fontSize), e.textContent.trim().slice(0, 40)]);"
     " return out; }"
 )
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory):
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium not installed")
-    pytest.importorskip("playwright.sync_api")
-    with streamlit_server(tmp_path_factory.mktemp("viewports-cache")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    with chromium() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

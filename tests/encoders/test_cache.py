@@ -71,3 +71,38 @@ def test_wrong_shape_file_is_recomputed(counted) -> None:
     encode_cached(encoder, TEXTS)
     np.save(paths.embeddings_dir() / f"{cache_key(encoder, TEXTS)}.npy", np.zeros((2, 5), np.float32))
     assert encode_cached(encoder, TEXTS).shape == (3, 384) and calls == [3, 3]
+
+
+def test_a_miss_keeps_the_encoding_rate_and_the_estimate_reads_it(counted, monkeypatch) -> None:
+    """A preset that encodes a real data set says how long it will take: the rate of the last miss on that
+    device (a hit, or a handful of texts, keeps none), and that a second Start reuses the cache."""
+    from engine.encoders import cache
+
+    encoder, calls = counted
+    assert cache.encoding_rate("cpu") is None
+    assert "not yet timed on this machine's cpu" in cache.encoding_estimate(10662, "cpu")
+    encode_cached(encoder, TEXTS)  # 3 texts: no rate worth keeping
+    assert cache.encoding_rate("cpu") is None
+    monkeypatch.setattr(cache, "RATE_MIN_TEXTS", 3)
+    texts = [f"sentence number {i}" for i in range(4)]
+    encode_cached(encoder, texts)
+    rate = cache.encoding_rate("cpu")
+    assert rate is not None and rate["texts"] == 4 and rate["texts_per_second"] > 0
+    assert cache.encoding_rate("cuda") is None
+    encode_cached(encoder, texts)  # a hit: encodes nothing, keeps the rate
+    assert calls == [3, 4] and cache.encoding_rate("cpu") == rate
+    words = cache.encoding_estimate(10662, "cpu")
+    assert "it first encodes 10,662 texts: about " in words and "reuses the embedding cache" in words
+    (paths.embeddings_dir() / cache.RATES).write_text("{not json")
+    assert cache.encoding_rate("cpu") is None
+
+
+def test_setup_i_says_how_long_its_encoding_takes_before_start(monkeypatch) -> None:
+    from engine.encoders import cache
+    from engine.presets import presets
+
+    monkeypatch.setattr(
+        cache, "encoding_rate", lambda device: {"texts_per_second": 20.0, "date": "2026-11-27"}
+    )
+    described = presets({"device": "cpu"})["Isotropy paper, setup (i)"].description
+    assert "encodes 10,662 texts: about 9 min on this machine's cpu" in described

@@ -9,6 +9,9 @@ import pytest
 
 from engine import cli
 
+#: a small probe run on the demo data
+SMALL_PROBE = ("probe", "--data", "demo", "--limit", "60", "--steps", "2")
+
 
 def _main(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str]:
     code = cli.main(list(args))
@@ -57,20 +60,7 @@ def test_bad_setting_is_one_line(
 def test_unknown_encoder_offline_fails_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture, encoder: str, message: str
 ) -> None:
-    code, err = _main(
-        capsys,
-        "probe",
-        "--data",
-        "demo",
-        "--limit",
-        "60",
-        "--steps",
-        "2",
-        "--encoder",
-        encoder,
-        "--out",
-        str(tmp_path / "run"),
-    )
+    code, err = _main(capsys, *SMALL_PROBE, "--encoder", encoder, "--out", str(tmp_path / "run"))
     assert code == 2 and err.startswith("error: ") and message in err and len(err.strip().splitlines()) == 1
 
 
@@ -78,18 +68,5 @@ def test_folder_that_is_not_a_model(tmp_path: Path, capsys: pytest.CaptureFixtur
     folder = tmp_path / "not-a-model"
     folder.mkdir()
     (folder / "weights.bin").write_bytes(b"\x00" * 16)
-    code, err = _main(
-        capsys,
-        "probe",
-        "--data",
-        "demo",
-        "--limit",
-        "60",
-        "--steps",
-        "2",
-        "--encoder",
-        str(folder),
-        "--out",
-        str(tmp_path / "run"),
-    )
+    code, err = _main(capsys, *SMALL_PROBE, "--encoder", str(folder), "--out", str(tmp_path / "run"))
     assert code == 2 and "not a model" in err and len(err.strip().splitlines()) == 1

@@ -14,6 +14,7 @@ import pytest
 from waiting import wait_for
 
 from engine import runlog
+from engine.cli_run import engine_command
 from engine.probe.measure import GEOMETRY
 from engine.runner import EXPERIMENTS
 
@@ -22,10 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _start_probe(out: Path) -> subprocess.Popen:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
-    args = [
-        sys.executable,
-        "-m",
-        "engine",
+    args = engine_command(
         "probe",
         "--data",
         "demo",
@@ -39,7 +37,7 @@ def _start_probe(out: Path) -> subprocess.Popen:
         "50",
         "--out",
         str(out),
-    ]
+    )
     return subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 

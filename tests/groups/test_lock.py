@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine import cli, groups
+from engine.cli_run import engine_command
 from engine.groups.lock import RUNNER_LOCK
 
 HOLD = """
@@ -107,19 +108,7 @@ def test_a_sigterm_ends_a_local_sweep_with_nothing_left_running(tmp_path: Path) 
     out = tmp_path / "g"
     args = ["probe", "--data", "demo", "--limit", "40", "--steps", "100000", "--geometry-every", "0"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
-    command = [
-        sys.executable,
-        "-m",
-        "engine",
-        "sweep",
-        *args,
-        "--threads",
-        "1",
-        "--seeds",
-        "2",
-        "--out",
-        str(out),
-    ]
+    command = engine_command("sweep", *args, "--threads", "1", "--seeds", "2", "--out", str(out))
     child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     metrics = out / "runs" / "seed-0" / "metrics.csv"
     try:

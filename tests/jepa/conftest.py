@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.simcse.conftest import _fresh_cache_per_test  # noqa: F401 - fixture reused
+from tests.training.fixtures import _fresh_cache_per_test, config_factory  # noqa: F401 - fixture reused
 
 
 @pytest.fixture
@@ -15,21 +15,4 @@ def jepa_config(tiny_dir: Path):
     """A factory of fast JEPAConfig on the demo corpus with the tiny model on CPU, in float32."""
     from engine.jepa.config import JEPAConfig
 
-    def make(**overrides):
-        values = dict(
-            encoder=str(tiny_dir),
-            train="demo",
-            eval="demo-pairs",
-            eval_limit=40,
-            eval_every=5,
-            steps=6,
-            batch_size=8,
-            lr=1e-3,
-            device="cpu",
-            data_dir=None,
-            precision="fp32",
-        )
-        values.update(overrides)
-        return JEPAConfig(**values)
-
-    return make
+    return config_factory(JEPAConfig, tiny_dir, precision="fp32")

@@ -18,7 +18,7 @@ def test_does_jepa_collapse_queues_three_jepa_runs_and_the_simcse_reference(monk
 
     queued: list[tuple[str, list[str], dict]] = []
 
-    def submit(kind: str, runs: list) -> list:
+    def submit(kind: str, runs: list, preset: str | None = None) -> list:
         queued.append((kind, [name for name, _ in runs], runs[-1][1]))
         return [SimpleNamespace(id=name, kind=kind) for name, _ in runs]
 

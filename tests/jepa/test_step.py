@@ -16,8 +16,8 @@ import torch.nn.functional as F
 
 from engine.jepa.step import make_trainer, unwrapped
 from engine.jepa.views import context_view
-from engine.simcse.datasets import load_training
-from engine.simcse.views import step_rng
+from engine.training.augment import step_rng
+from engine.training.data import load_training
 
 
 def _reference_predictor(trainer) -> torch.nn.Module | None:

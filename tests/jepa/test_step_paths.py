@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-import engine.simcse.step as simcse_step
+import engine.training.towers as towers
 from engine.jepa.networks import ema_update
 from engine.jepa.step import make_trainer, unwrapped
-from engine.simcse.datasets import load_training
+from engine.training.data import load_training
 
 
 def test_ema_update_is_the_momentum_average() -> None:
@@ -33,9 +33,9 @@ def test_ema_update_is_the_momentum_average() -> None:
 def test_buckets_and_one_forward_train_alike(jepa_config, monkeypatch: pytest.MonkeyPatch) -> None:
     config = jepa_config(dropout=0.0, batch_size=48, steps=3, ema=0.9, predictor=True)
     data = load_training(config)
-    monkeypatch.setattr(simcse_step, "BUCKET_MIN_WIDTH", 0)  # the test encoder (width 32) buckets too
+    monkeypatch.setattr(towers, "BUCKET_MIN_WIDTH", 0)  # the test encoder (width 32) buckets too
     bucketed = make_trainer(config, data)
-    monkeypatch.setattr(simcse_step, "MAX_BUCKETS", 1)  # bucket_limit reads it when the towers are built
+    monkeypatch.setattr(towers, "MAX_BUCKETS", 1)  # bucket_limit reads it when the towers are built
     single = make_trainer(config, data)
     assert unwrapped(bucketed.online).towers.max_buckets > 1 and bucketed.target.max_buckets > 1
     assert unwrapped(single.online).towers.max_buckets == 1 and single.target.max_buckets == 1

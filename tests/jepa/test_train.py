@@ -79,7 +79,7 @@ def test_a_short_run_logs_every_column_and_summarises(jepa_config) -> None:
     records = [{"step": r.step, **r.values} for r in rows]
     summary = summarize(records, config)
     assert summary["views"].startswith("span-mask 15%–50%")
-    assert {"effective_rank_start", "alpha_req_end", "dim_std_mean_end", "loss_first"} <= set(summary)
+    assert {"rankme_start", "alpha_req_end", "dim_std_mean_end", "loss_first"} <= set(summary)
 
 
 @pytest.mark.parametrize("regulariser", ["vicreg", "sigreg"])
@@ -100,7 +100,7 @@ def test_without_ema_predictor_and_stop_gradient_the_embeddings_collapse(jepa_co
     def rankme(**switches) -> list[float]:
         config = jepa_config(steps=60, eval_every=60, batch_size=32, lr=1e-3, eval_limit=100, **switches)
         rows = [e for e in train_jepa(config) if isinstance(e, Row)]
-        return [r.values["effective_rank"] for r in rows if "effective_rank" in r.values]
+        return [r.values["rankme"] for r in rows if "rankme" in r.values]
 
     jepa = rankme(ema=0.996, predictor=True, stop_grad=True)
     collapsed = rankme(ema=0.0, predictor=False, stop_grad=False)

@@ -1,11 +1,11 @@
-"""engine.metrics.isotropy (spectrum, effective rank, average cosine, partition isotropy, the profile)
+"""engine.metrics.isotropy (spectrum, RankMe, average cosine, partition isotropy, the profile)
 against independent plain formulas written here with numpy/scipy.
 
 Inputs: random, anisotropic (a strong common mean direction; low rank plus noise), and N < d, each in
 float32 and float64. References run in float64 on the very values given (float32 data upcast), so they
 are the exact answer for that input.
 
-Tolerances (the issue asks 1e-4, relative for the spectrum and the effective rank):
+Tolerances (the issue asks 1e-4, relative for the spectrum and RankMe):
 - RTOL = 1e-4 relative for spectrum eigenvalues and RankMe, ATOL = 1e-4 absolute for the average cosine
   and the partition isotropy (a value in [0, 1]; where it is tiny the test is relative, REL = 1e-4).
 - Eigenvalues that are zero by rank (N <= d) are compared absolutely: |lambda| <= ZERO * lambda_max,
@@ -31,10 +31,10 @@ from engine.metrics import (
     FewSamplesWarning,
     average_cosine,
     class_alignment,
-    effective_rank,
     isoscore,
     isotropy_profile,
     partition_isotropy,
+    rankme,
     spectrum,
 )
 
@@ -149,10 +149,10 @@ def test_spectrum_matches_eigvalsh_of_np_cov(x: np.ndarray) -> None:
 
 
 @pytest.mark.parametrize("x", _cases())
-def test_effective_rank_matches_rankme_of_svd(x: np.ndarray) -> None:
+def test_rankme_matches_the_svd_reference(x: np.ndarray) -> None:
     """RTOL = 1e-4 relative (float32 input), 1e-9 (float64)."""
     rtol = TIGHT if x.dtype == np.float64 else RTOL
-    assert effective_rank(x) == pytest.approx(ref_rankme(x), rel=rtol)
+    assert rankme(x) == pytest.approx(ref_rankme(x), rel=rtol)
 
 
 @pytest.mark.parametrize("x", _cases())
@@ -253,7 +253,7 @@ def test_profile_equals_the_single_functions(x: np.ndarray) -> None:
         profile = isotropy_profile(x, labels)
         iso = isoscore(x)
     np.testing.assert_allclose(profile["spectrum"], spectrum(x), rtol=TIGHT, atol=1e-12 * spectrum(x)[0])
-    assert profile["effective_rank"] == pytest.approx(effective_rank(x), rel=TIGHT)
+    assert profile["rankme"] == pytest.approx(rankme(x), rel=TIGHT)
     assert profile["average_cosine"] == pytest.approx(average_cosine(x), rel=TIGHT, abs=1e-15)
     assert profile["partition_isotropy"] == pytest.approx(partition_isotropy(x), rel=TIGHT)
     assert profile["class_alignment"] == pytest.approx(class_alignment(x, labels), rel=TIGHT)
@@ -269,7 +269,7 @@ def test_profile_warns_for_few_samples_like_isoscore() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", FewSamplesWarning)
         spectrum(_random(10, 20, 0))  # the single functions have no cap to warn about
-        effective_rank(_random(10, 20, 0))
+        rankme(_random(10, 20, 0))
 
 
 def test_known_values() -> None:
@@ -279,18 +279,16 @@ def test_known_values() -> None:
     x[np.arange(k), np.arange(k)] = 1.0
     x[k + np.arange(k), np.arange(k)] = -1.0  # +-e_1..e_k: covariance 2/(2k-1) on k axes
     np.testing.assert_allclose(spectrum(x), [2 / (2 * k - 1)] * k + [0.0] * (d - k), atol=1e-12)
-    assert effective_rank(x) == pytest.approx(ref_rankme(x), rel=1e-12)
-    assert effective_rank(x) == pytest.approx(3.0, abs=1e-4)  # k equal singular values: k (+ epsilon's share)
+    assert rankme(x) == pytest.approx(ref_rankme(x), rel=1e-12)
+    assert rankme(x) == pytest.approx(3.0, abs=1e-4)  # k equal singular values: k (+ epsilon's share)
     assert average_cosine(x) == pytest.approx(-1.0 / (2 * k - 1), abs=1e-12)  # each point has one opposite
     line = np.outer(np.arange(1.0, 11.0), np.ones(4))
-    assert effective_rank(line) == pytest.approx(1.0, abs=1e-5)
+    assert rankme(line) == pytest.approx(1.0, abs=1e-5)
     assert average_cosine(line) == pytest.approx(1.0, abs=1e-12)
-    assert np.isnan(effective_rank(np.zeros((4, 3))))
+    assert np.isnan(rankme(np.zeros((4, 3))))
 
 
-@pytest.mark.parametrize(
-    "fn", [spectrum, effective_rank, average_cosine, partition_isotropy, isotropy_profile]
-)
+@pytest.mark.parametrize("fn", [spectrum, rankme, average_cosine, partition_isotropy, isotropy_profile])
 def test_bad_inputs_are_one_line_config_errors(fn) -> None:
     for bad, words in [
         (np.zeros((1, 3)), "at least 2 samples"),
@@ -315,7 +313,7 @@ def test_torch_inputs_and_dtypes_agree() -> None:
         torch.from_numpy(x).half(),
     ):
         got = isotropy_profile(alt)
-        for key in ("effective_rank", "average_cosine", "partition_isotropy", "isoscore"):
+        for key in ("rankme", "average_cosine", "partition_isotropy", "isoscore"):
             assert got[key] == pytest.approx(ref[key], rel=1e-9), key
         np.testing.assert_allclose(got["spectrum"], ref["spectrum"], rtol=1e-9)
 
@@ -336,7 +334,7 @@ def test_cuda_matches_cpu() -> None:
                     (torch.from_numpy(x).float().cuda(), RTOL),
                 ):
                     gpu = isotropy_profile(xt, torch.from_numpy(labels).cuda())
-                    for key in ("effective_rank", "isoscore", "class_alignment"):
+                    for key in ("rankme", "isoscore", "class_alignment"):
                         assert gpu[key] == pytest.approx(cpu[key], rel=tol, abs=tol), key
                     # I(W) reads eigenvectors, and those of low_rank's clustered noise eigenvalues are only
                     # determined to ~eps * lambda_max / gap (~1e-7 here): two correct float64 solvers
@@ -358,18 +356,18 @@ def test_cuda_matches_cpu() -> None:
 
 
 @pytest.mark.parametrize(("n", "d"), [(500, 60), (20, 60)])
-def test_effective_rank_of_exactly_rank_deficient_data(monkeypatch, n: int, d: int) -> None:
+def test_rankme_of_exactly_rank_deficient_data(monkeypatch, n: int, d: int) -> None:
     """Rank 3 without noise: the 57 zero singular values must come out ~0 as in an SVD, not as the
     sqrt(eps) * sigma_max that square roots of Gram eigenvalues give (1e-9 relative; without the
     recomputation the error is ~1e-5 here)."""
     rng = np.random.default_rng(12)
     x = rng.normal(size=(n, 3)) @ rng.normal(size=(3, d)) + 4.0
     ref = ref_rankme(x)
-    assert effective_rank(x) == pytest.approx(ref, rel=TIGHT)
-    assert effective_rank(x.astype(np.float32)) == pytest.approx(ref_rankme(x.astype(np.float32)), rel=RTOL)
+    assert rankme(x) == pytest.approx(ref, rel=TIGHT)
+    assert rankme(x.astype(np.float32)) == pytest.approx(ref_rankme(x.astype(np.float32)), rel=RTOL)
     iso_mod = __import__("engine.metrics.isotropy", fromlist=["REFINE"])
     monkeypatch.setattr(iso_mod, "REFINE", -1.0)  # square roots only: measurably off
-    assert abs(effective_rank(x) / ref - 1) > 1e-7
+    assert abs(rankme(x) / ref - 1) > 1e-7
 
 
 def test_profile_without_partition() -> None:

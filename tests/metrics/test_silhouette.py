@@ -6,37 +6,22 @@ inputs against scikit-learn on the float64 data (both well inside the project's 
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from labelled import LABELLED, accumulation_paths, clustered, labelled_set
 from sklearn.metrics import silhouette_samples as sk_samples
 from sklearn.metrics import silhouette_score as sk_score
 
 from engine.errors import ConfigError
 from engine.metrics import silhouette, silhouette_samples
 
-sil_mod = importlib.import_module("engine.metrics.silhouette")  # the package re-exports a same-named function
 ATOL = 1e-9
 ATOL32 = 1e-6
 
 
-def _data(n: int, d: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, k, n)
-    y[:k] = np.arange(k)  # every class present
-    x = rng.normal(size=(n, d)) + rng.normal(size=(k, d))[y] * 0.7
-    return x, y
-
-
-@pytest.fixture(params=["one_block", "small_blocks"])
-def blocks(request, monkeypatch) -> None:
-    """Run each case with a single block and with tiny blocks (seams, off-diagonal symmetric blocks)."""
-    if request.param == "small_blocks":
-        monkeypatch.setattr(sil_mod, "block_size", lambda x: 17)
+_data = clustered
 
 
 @pytest.mark.parametrize(
@@ -126,15 +111,9 @@ def test_accumulation_paths_agree(monkeypatch, slices: bool) -> None:
     """Slice sums / one-hot GEMM (the CUDA path) / index_add; symmetric table vs row-streamed."""
     x, y = _data(333, 6, 40, seed=10)
     ref = sk_score(x, y)
-    monkeypatch.setattr(sil_mod, "block_size", lambda x: 50)
-    monkeypatch.setattr(sil_mod, "host_slices", lambda device: slices)
-    for many in (0, 1000):
-        monkeypatch.setattr(sil_mod, "MAX_SLICES", many)
-        monkeypatch.setattr(sil_mod, "ONE_HOT_MAX_CLUSTERS", many)
-        for table_bytes in (0, 2**40):
-            monkeypatch.setattr(sil_mod, "SYMMETRIC_TABLE_BYTES", table_bytes)
-            assert silhouette(x, y) == pytest.approx(ref, abs=ATOL)
-            np.testing.assert_allclose(silhouette_samples(x, y), sk_samples(x, y), atol=ATOL, rtol=0)
+    for _ in accumulation_paths(monkeypatch, slices):
+        assert silhouette(x, y) == pytest.approx(ref, abs=ATOL)
+        np.testing.assert_allclose(silhouette_samples(x, y), sk_samples(x, y), atol=ATOL, rtol=0)
 
 
 @pytest.mark.parametrize(
@@ -169,19 +148,9 @@ def test_bad_sample_size() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    n=st.integers(3, 60),
-    d=st.integers(1, 12),
-    k=st.integers(2, 8),
-    seed=st.integers(0, 2**31),
-    scale=st.sampled_from([1e-3, 1.0, 1e3]),
-)
+@given(**LABELLED)
 def test_property_matches_sklearn_and_invariances(n: int, d: int, k: int, seed: int, scale: float) -> None:
-    rng = np.random.default_rng(seed)
-    k = min(k, n - 1)
-    y = rng.integers(0, k, n)
-    y[:2] = [0, 1]
-    x = rng.normal(size=(n, d)) * scale + rng.integers(-2, 3, size=(n, d))
+    rng, x, y = labelled_set(n, d, k, seed, scale)
     value = silhouette(x, y)
     assert -1.0 <= value <= 1.0
     assert value == pytest.approx(sk_score(x, y), abs=1e-8)

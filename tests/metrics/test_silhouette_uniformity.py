@@ -11,13 +11,11 @@ observed ~1e-6); silhouette 1e-9 (float64) and 1e-6 (float32) as in test_silhoue
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from labelled import LABELLED, accumulation_paths, clustered, labelled_set, random_labels
 from scipy.spatial.distance import pdist
 from scipy.special import logsumexp
 from sklearn.metrics import silhouette_score as sk_score
@@ -25,7 +23,6 @@ from sklearn.metrics import silhouette_score as sk_score
 from engine.errors import ConfigError
 from engine.metrics import silhouette, silhouette_and_uniformity, uniformity
 
-sil_mod = importlib.import_module("engine.metrics.silhouette")
 TIGHT = 1e-9
 ATOL = 1e-4
 SIL32 = 1e-6
@@ -42,23 +39,11 @@ def ref_uniformity(x: np.ndarray, t: float = 2.0) -> float:
 
 
 def _data(n: int, d: int, k: int, kind: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, k, n)
-    y[:k] = np.arange(k)
-    if kind == "random":
-        x = rng.normal(size=(n, d)) + rng.normal(size=(k, d))[y] * 0.7
-    elif kind == "common_mean":  # anisotropic: all points near one direction, uniformity near 0
-        x = rng.normal(size=(n, d)) + rng.normal(size=(k, d))[y] * 0.7 + 10.0
-    else:  # "norms": very different row norms and a low-rank part
-        low = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d)) * 3.0
-        x = (low + rng.normal(size=(n, d))) * rng.uniform(0.01, 100.0, (n, 1))
-    return x, y
-
-
-@pytest.fixture(params=["one_block", "small_blocks"])
-def blocks(request, monkeypatch) -> None:
-    if request.param == "small_blocks":
-        monkeypatch.setattr(sil_mod, "block_size", lambda x: 17)
+    if kind != "norms":  # common_mean: anisotropic, all points near one direction, uniformity near 0
+        return clustered(n, d, k, seed, offset=10.0 if kind == "common_mean" else 0.0)
+    rng, y = random_labels(n, k, seed)  # "norms": very different row norms and a low-rank part
+    low = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d)) * 3.0
+    return (low + rng.normal(size=(n, d))) * rng.uniform(0.01, 100.0, (n, 1)), y
 
 
 @pytest.mark.parametrize(
@@ -96,16 +81,10 @@ def test_accumulation_and_streamed_paths_agree(monkeypatch, slices: bool) -> Non
     x, y = _data(333, 6, 40, "random", 10)
     x[[0, 200]] = 0.0
     ref_sil, ref_uni = sk_score(x, y), ref_uniformity(x)
-    monkeypatch.setattr(sil_mod, "block_size", lambda x: 50)
-    monkeypatch.setattr(sil_mod, "host_slices", lambda device: slices)
-    for many in (0, 1000):
-        monkeypatch.setattr(sil_mod, "MAX_SLICES", many)
-        monkeypatch.setattr(sil_mod, "ONE_HOT_MAX_CLUSTERS", many)
-        for table_bytes in (0, 2**40):
-            monkeypatch.setattr(sil_mod, "SYMMETRIC_TABLE_BYTES", table_bytes)
-            sil, uni = silhouette_and_uniformity(x, y)
-            assert sil == pytest.approx(ref_sil, abs=TIGHT)
-            assert uni == pytest.approx(ref_uni, abs=TIGHT)
+    for _ in accumulation_paths(monkeypatch, slices):
+        sil, uni = silhouette_and_uniformity(x, y)
+        assert sil == pytest.approx(ref_sil, abs=TIGHT)
+        assert uni == pytest.approx(ref_uni, abs=TIGHT)
 
 
 def test_zero_rows_duplicates_and_extremes(blocks) -> None:
@@ -152,20 +131,10 @@ def test_bad_inputs_are_one_line_config_errors() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    n=st.integers(3, 60),
-    d=st.integers(1, 12),
-    k=st.integers(2, 8),
-    seed=st.integers(0, 2**31),
-    scale=st.sampled_from([1e-3, 1.0, 1e3]),
-)
+@given(**LABELLED)
 def test_property_matches_references(n: int, d: int, k: int, seed: int, scale: float) -> None:
     """1e-9 (float64) for both, on random data with mixed offsets and scales."""
-    rng = np.random.default_rng(seed)
-    k = min(k, n - 1)
-    y = rng.integers(0, k, n)
-    y[:2] = [0, 1]
-    x = rng.normal(size=(n, d)) * scale + rng.integers(-2, 3, size=(n, d))
+    rng, x, y = labelled_set(n, d, k, seed, scale)
     sil, uni = silhouette_and_uniformity(x, y)
     assert -4.0 * 2 - 1e-9 <= uni <= 1e-12
     assert uni == pytest.approx(ref_uniformity(x), abs=TIGHT)

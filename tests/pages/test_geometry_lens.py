@@ -27,7 +27,7 @@ def lens_run(name: str, kind: str) -> tuple[str, pd.DataFrame]:
             "step": s,
             "loss": 1.0 / (s + 1),
             "isoscore": 0.5 - 0.3 * t + 0.01 * rng.random(),
-            "effective_rank": 5 - 3 * t + 0.1 * np.sin(s),
+            "rankme": 5 - 3 * t + 0.1 * np.sin(s),
             "average_cosine": 0.1 + 0.5 * t**2,
             "uniformity": -3 + 2 * t if kind == "probe" else -2 - t,
             "alignment": 1.2 - t if kind == "probe" else 0.2,
@@ -107,12 +107,12 @@ def test_isotropy_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
     assert {"IsoScore", "Class alignment (lower is better)"} <= set(found) and "Training loss" not in found
     assert not any(title.startswith("Covariance spectrum") for title in found)
 
-    at.selectbox(key="probe.relx").set_value("effective_rank")
+    at.selectbox(key="probe.relx").set_value("rankme")
     at.selectbox(key="probe.rely").set_value("average_cosine").run()
     assert not at.exception and not errors(at)
-    pair = figures(at)["Effective rank vs Average cosine"]
-    assert pair["data"][0]["name"].endswith(legend_of(rows, "effective_rank", "average_cosine"))
-    np.testing.assert_allclose(values(pair["data"][0]["x"]), rows["effective_rank"], rtol=1e-6)
+    pair = figures(at)["RankMe vs Average cosine"]
+    assert pair["data"][0]["name"].endswith(legend_of(rows, "rankme", "average_cosine"))
+    np.testing.assert_allclose(values(pair["data"][0]["x"]), rows["rankme"], rtol=1e-6)
 
 
 def baseline_of(spec: dict) -> list[tuple[float, str]]:
@@ -135,13 +135,15 @@ def test_simcse_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
     assert found["Uniformity vs STS Spearman ρ"]["data"][0]["name"].endswith(
         legend_of(rows, "uniformity", "sts_spearman")
     )
-    at.multiselect(key="simcse.measures").set_value(["effective_rank", "average_cosine"]).run()
-    assert {"Effective rank", "Average cosine"} <= set(figures(at)) and "Training loss" not in figures(at)
+    at.multiselect(key="simcse.measures").set_value(["rankme", "average_cosine"]).run()
+    assert {"RankMe (effective rank)", "Average cosine"} <= set(
+        figures(at)
+    ) and "Training loss" not in figures(at)
     assert all(not baseline_of(spec) for spec in figures(at).values())  # only on the STS chart
     at.selectbox(key="simcse.relx").set_value("isoscore")
-    at.selectbox(key="simcse.rely").set_value("effective_rank").run()
-    pair = figures(at)["IsoScore vs Effective rank"]
-    assert pair["data"][0]["name"].endswith(legend_of(rows, "isoscore", "effective_rank"))
+    at.selectbox(key="simcse.rely").set_value("rankme").run()
+    pair = figures(at)["IsoScore vs RankMe"]
+    assert pair["data"][0]["name"].endswith(legend_of(rows, "isoscore", "rankme"))
 
 
 def test_compare_puts_a_probe_and_a_simcse_run_on_one_plane_and_one_spectrum(fresh_registry) -> None:
@@ -163,9 +165,9 @@ def test_compare_puts_a_probe_and_a_simcse_run_on_one_plane_and_one_spectrum(fre
         "step 0",
         "step 9",
     }
-    at.selectbox(key="compare.relx").set_value("effective_rank")
+    at.selectbox(key="compare.relx").set_value("rankme")
     at.selectbox(key="compare.rely").set_value("uniformity").run()
-    pair = figures(at)["Effective rank vs Uniformity"]
+    pair = figures(at)["RankMe vs Uniformity"]
     assert len(pair["data"]) == 2 and all("r = " in t["name"] for t in pair["data"])
 
 

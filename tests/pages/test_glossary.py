@@ -19,7 +19,7 @@ MEASURES = {
     "loss",
     "accuracy",
     "micro_f1",
-    "effective_rank",
+    "rankme",
     "average_cosine",
     "partition_isotropy",
     "spectrum",

@@ -11,7 +11,8 @@ import pytest
 from scipy.stats import spearmanr
 
 from engine.simcse import baseline
-from engine.simcse.baseline import resolve_pooler, sts_baseline
+from engine.simcse.baseline import sts_baseline
+from engine.training.encoder import resolve_pooler
 
 
 def _st_folder(tiny_dir: Path, tmp_path: Path, pooling: dict) -> Path:
@@ -69,7 +70,7 @@ def test_the_baseline_equals_an_independent_computation_and_is_cached(
 ) -> None:
     from engine.encoders import load_encoder
     from engine.simcse.config import SimCSEConfig
-    from engine.simcse.datasets import load_eval
+    from engine.training.data import load_eval
 
     got = sts_baseline(str(tiny_dir), "demo-pairs", 30, seed=3, max_len=16, device="cpu")
     assert got["pooler"] == "cls" and got["pooling"] == "cls_before_pooler"

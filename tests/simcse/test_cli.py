@@ -12,6 +12,7 @@ import pytest
 from engine.errors import ConfigError
 from engine.runlog import read_json, read_metrics, read_spectrum
 from engine.simcse.cli import add_arguments, config_from_args
+from tests.headers import TRAINING_FIRST
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -119,23 +120,13 @@ def test_cli_run_writes_the_issue_columns(tiny_dir: Path, tmp_path: Path) -> Non
     from engine.cli import main
 
     out = tmp_path / "run"
+    flags = "--train demo --eval demo-pairs --eval-limit 20 --eval-every 2 --steps 3 --batch-size 8"
     code = main(
         [
             "simcse",
             "--encoder",
             str(tiny_dir),
-            "--train",
-            "demo",
-            "--eval",
-            "demo-pairs",
-            "--eval-limit",
-            "20",
-            "--eval-every",
-            "2",
-            "--steps",
-            "3",
-            "--batch-size",
-            "8",
+            *flags.split(),
             "--device",
             "cpu",
             "--probe",
@@ -146,14 +137,9 @@ def test_cli_run_writes_the_issue_columns(tiny_dir: Path, tmp_path: Path) -> Non
     )
     assert code == 0
     frame = read_metrics(out)
-    family = ["effective_rank", "average_cosine", "partition_isotropy"]
+    family = ["rankme", "average_cosine", "partition_isotropy"]
     assert list(frame.columns) == [
-        "step",
-        "loss",
-        "alignment",
-        "uniformity",
-        "sts_spearman",
-        "isoscore",
+        *TRAINING_FIRST,
         *family,
         "probe_silhouette",
         "probe_isoscore",

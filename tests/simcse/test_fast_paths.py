@@ -3,8 +3,6 @@ pretokenised evaluation, and the evaluation set named in the summary."""
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 import torch
@@ -12,19 +10,9 @@ import torch.nn.functional as F
 
 from engine import device as device_mod
 from engine.events import Row
-from engine.simcse.train import (
-    Evaluator,
-    SimCSEConfig,
-    Towers,
-    build_encoder,
-    eval_set_label,
-    length_buckets,
-    load_eval,
-    load_training,
-    make_trainer,
-    summarize,
-    train_simcse,
-)
+from engine.simcse.train import SimCSEConfig, make_trainer, summarize, train_simcse
+from engine.training.data import eval_set_label, load_eval, load_training
+from engine.training.towers import length_buckets
 
 CPU = torch.device("cpu")
 
@@ -34,34 +22,6 @@ def _sentences(config: SimCSEConfig, n: int) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------- length buckets
-
-
-def test_length_buckets_split_sorted_rows_and_skip_small_or_unpadded_batches() -> None:
-    mask = torch.zeros(128, 32, dtype=torch.long)
-    lengths = torch.randint(3, 33, (128,), generator=torch.Generator().manual_seed(0))
-    for row, length in enumerate(lengths):
-        mask[row, :length] = 1
-    buckets = length_buckets(mask)
-    assert buckets is not None and len(buckets) == 4
-    rows = torch.cat([index for index, _ in buckets])
-    assert sorted(rows.tolist()) == list(range(128))  # every row exactly once
-    assert [width for _, width in buckets] == [int(lengths[index].max()) for index, _ in buckets]
-    assert [width for _, width in buckets] == sorted(width for _, width in buckets)
-    assert length_buckets(mask[:63]) is None  # fewer than 2 × 32 rows: one forward
-    assert length_buckets(torch.ones(128, 32, dtype=torch.long)) is None  # nothing to cut
-
-
-def test_bucketed_forward_gives_the_vectors_of_one_padded_forward(tiny_config) -> None:
-    config = tiny_config(dropout=0.0)
-    encoder, use_mlp = build_encoder(config, CPU)
-    towers = Towers(encoder, use_mlp)
-    texts = _sentences(config, 96)
-    batch = encoder.tokenize(texts, max_length=config.max_len)
-    assert length_buckets(batch["attention_mask"]) is not None
-    with torch.no_grad():
-        bucketed = towers(batch)
-        whole = encoder.forward(batch, use_mlp=use_mlp)  # the plain padded forward
-    torch.testing.assert_close(bucketed, whole, rtol=1e-5, atol=1e-6)
 
 
 def test_training_step_matches_a_plain_pytorch_loop(tiny_config) -> None:
@@ -190,53 +150,6 @@ def test_precision_is_validated_and_reported(tiny_config, monkeypatch: pytest.Mo
 
 
 # ----------------------------------------------------------------------------------- evaluation
-
-
-def test_evaluator_equals_encoding_the_sentences_each_time(tiny_config) -> None:
-    config = tiny_config(eval_limit=None, probe="demo", probe_limit=60)
-    encoder, _ = build_encoder(config, CPU)
-    evalset = load_eval(config)
-    from engine.simcse.train import load_probe
-
-    probe = load_probe(config)
-    evaluator = Evaluator(encoder, evalset, probe)
-    got = evaluator(threading.Event())
-    emb = encoder.encode(evalset.sentences, batch_size=128)
-    np.testing.assert_allclose(
-        evaluator.encoder.encode_tokenized(evaluator.tokens), emb, rtol=1e-5, atol=1e-6
-    )
-    np.testing.assert_allclose(got["_points"], encoder.encode(list(probe.texts)), rtol=1e-5, atol=1e-6)
-    from engine.metrics import sts_spearman
-
-    want = sts_spearman(emb[evalset.left], emb[evalset.right], evalset.gold)
-    assert got["sts_spearman"] == pytest.approx(want, abs=1e-6)
-    assert encoder.model.training  # the evaluation restored training mode
-    seen: list[tuple[int, int]] = []  # progress: the evaluation's sentences, then the probe's, one total
-    evaluator(threading.Event(), lambda done, total: seen.append((done, total)))
-    total = len(evalset.sentences) + len(probe.texts)
-    assert evaluator.sentences == total and seen[-1] == (total, total) and {t for _, t in seen} == {total}
-    assert [done for done, _ in seen] == sorted({done for done, _ in seen})  # rising, no repeats
-    stop = threading.Event()
-    stop.set()
-    assert evaluator(stop) is None
-
-
-def test_the_first_evaluation_yields_its_count_rate_and_time_left_and_returns_its_values() -> None:
-    from engine.simcse.train import first_evaluation
-
-    def evaluator(stop: threading.Event, progress) -> dict:
-        for done in (128, 256, 300):
-            progress(done, 300)
-        return {"sts_spearman": 0.8}
-
-    events, run = [], first_evaluation(evaluator, threading.Event())
-    with pytest.raises(StopIteration) as ended:
-        while True:
-            events.append(next(run))
-    assert ended.value.value == {"sts_spearman": 0.8}
-    assert events[0].phase == "evaluating the untouched encoder 128/300 sentences"
-    assert events[-1].phase.startswith("evaluating the untouched encoder 300/300 sentences")
-    assert events[-1].fraction == 1.0
 
 
 def test_summary_names_the_demo_pairs_when_there_is_no_data_folder(tiny_config, monkeypatch) -> None:

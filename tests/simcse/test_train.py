@@ -12,16 +12,11 @@ import torch
 from engine.device import autocast
 from engine.errors import ConfigError
 from engine.events import Points, Row
-from engine.simcse.train import (
-    SimCSEConfig,
-    Towers,
-    build_encoder,
-    encode_views,
-    load_eval,
-    summarize,
-    train_simcse,
-)
+from engine.simcse.train import SimCSEConfig, encode_views, summarize, train_simcse
 from engine.simcse.views import plan_of
+from engine.training.data import load_eval
+from engine.training.encoder import build_encoder
+from engine.training.towers import Towers
 
 
 @pytest.mark.parametrize(
@@ -133,7 +128,7 @@ def test_stop_ends_the_run_within_a_step(tiny_config) -> None:
 
 
 def test_stop_during_evaluation_returns_promptly(tiny_config, monkeypatch) -> None:
-    from engine.simcse import evaluation
+    from engine.training import evaluation
 
     stop = threading.Event()
     real = evaluation.Evaluator._encode

@@ -1,6 +1,7 @@
 """Sweeps on Ray (the ``cluster`` extra), on a local Ray of 2 CPUs: a 2 × 2 sweep of short probes gives the
-same results as the same runs made one by one in this process, a failed Ray trial is recorded, and a
-missing Ray is one line.
+same results as the same runs made one by one in this process, on two warm workers (one per CPU) that run
+trial after trial; a failed Ray trial is recorded, a worker that dies fails its trial only (a fresh worker
+takes the rest), and a missing Ray is one line.
 
 Tolerance: every logged measure (and the summary's r and ρ) equal to 1e-9 absolute. Both sides run torch
 on one thread (a Ray trial of one CPU; ``--threads 1`` locally) with the same seeds, so the arithmetic is
@@ -9,8 +10,12 @@ the same; in practice the values are bit-identical.
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import socket
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +24,7 @@ import pytest
 
 from engine import cli, groups, runlog
 from engine.errors import ConfigError
+from tests.waiting import wait_for
 
 PROBES = ["probe", "--data", "demo", "--limit", "60", "--steps", "4", "--geometry-every", "2"]
 GRID = ["--grid", "lr=1e-3,1e-2", "--seeds", "2"]
@@ -49,6 +55,10 @@ def test_a_2x2_sweep_on_ray_equals_the_runs_made_one_by_one(local_ray: object, t
         "lr-0.01_seed-1",
     ]
     assert all(m.status == "done" and m.attempts == 1 for m in ray_group.members)
+    workers = {
+        json.loads((d / "status.json").read_text())["pid"] for d in groups.member_dirs(ray_group).values()
+    }
+    assert len(workers) == 2  # one warm worker per CPU ran trial after trial (not a process per trial)
     for member_id, ray_dir in groups.member_dirs(ray_group).items():
         local_dir = groups.member_dirs(local_group)[member_id]
         ray_rows, local_rows = runlog.read_metrics(ray_dir), runlog.read_metrics(local_dir)
@@ -139,6 +149,39 @@ def test_the_token_hint_comes_only_where_it_can_apply(address: str | None, hinte
     """A Ray Client address (``ray://``) and a local Ray have nothing to do with a head's token (issue 37)."""
     from engine.sweep.ray_run import AUTH_HINT, connect_error
 
-    line = connect_error(address, ValueError("Ray Client requires pip package `ray[client]`"))
+    line = connect_error(address, ConnectionError("GCS did not answer"))
     assert line.startswith(f"--address {address}: cannot connect (" if address else "a local Ray: cannot")
     assert line.endswith(AUTH_HINT) is hinted and "\n" not in line
+
+
+def test_a_worker_that_dies_fails_its_trial_only(local_ray: object, tmp_path: Path) -> None:
+    """One worker (2 CPUs a trial on 2): its process killed during the long trial, that trial is failed with
+    one line and a fresh worker runs the next one."""
+    out = tmp_path / "g"
+    args = [
+        "sweep",
+        *PROBES[:-2],
+        "--grid",
+        "steps=100000,3",
+        "--ray",
+        "--cpus-per-trial",
+        "2",
+        "--out",
+        str(out),
+    ]
+    codes: list[int] = []
+    sweep = threading.Thread(target=lambda: codes.append(cli.main(args)))
+    sweep.start()
+    try:
+        status = out / "runs" / "steps-100000" / "status.json"
+        pid = wait_for(
+            lambda: status.is_file() and json.loads(status.read_text()).get("pid"), what="the trial"
+        )
+        os.kill(pid, signal.SIGKILL)
+    finally:
+        sweep.join(timeout=300)
+    assert codes == [1]
+    killed, short = groups.read_group(out).members
+    assert (killed.status, killed.attempts) == ("failed", 1)
+    assert killed.error.startswith("the Ray worker running it died: ") and "\n" not in killed.error
+    assert (short.status, short.attempts, short.error) == ("done", 1, None)

@@ -1,14 +1,15 @@
-"""The evaluation of a SimCSE run: the Figure-2 metrics of the current encoder (Gao, Yao & Chen 2021,
-Figure 2, after Wang & Isola 2020) and the isotropy family of its embedding space.
+"""The evaluation of an encoder in training (SimCSE, JEPA): the Figure-2 metrics of the current encoder (Gao,
+Yao & Chen 2021, Figure 2, after Wang & Isola 2020) and the isotropy family of its embedding space.
 
 On the evaluation pairs (STS-B dev, or the demo pairs without a data folder):
 - ``alignment`` on the pairs with gold > 4, ``uniformity`` over all evaluation sentences, ``sts_spearman``
   of the pairs' cosines against gold;
 - the isotropy family over all evaluation sentences, from one float64 covariance pass
-  (:func:`engine.metrics.isotropy_profile`): ``isoscore`` (Rudman et al. 2022), ``effective_rank`` (RankMe,
-  Garrido et al. 2023), ``average_cosine`` (Ethayarajh 2019), ``partition_isotropy`` (Mu & Viswanath 2018),
-  and the covariance spectrum (eigenvalues, descending, length d; written to ``spectrum.csv``): SimCSE reads
-  the flattening of this spectrum as what the contrastive objective does (Gao et al. 2021, Sec. 5);
+  (:func:`engine.metrics.isotropy_profile`): IsoScore (Rudman et al. 2022) and
+  :data:`engine.measures.GEOMETRY` (RankMe, Garrido et al. 2023; the average cosine, Ethayarajh 2019; the
+  partition isotropy, Mu & Viswanath 2018), and the covariance spectrum (eigenvalues, descending, length
+  d; written to ``spectrum.csv``): SimCSE reads the flattening of this spectrum as what the contrastive
+  objective does (Gao et al. 2021, Sec. 5);
 - with a labelled probe set: ``probe_silhouette`` and the same family as ``probe_<name>``.
 
 The evaluation sentences (and the probe's) are tokenised once, length-sorted into batches padded to their
@@ -26,23 +27,23 @@ from typing import Any
 
 import numpy as np
 
-from engine.simcse.config import GEOMETRY_COLUMNS
-from engine.simcse.datasets import EvalSet
+from engine import measures
+from engine.training.config import GEOMETRY_COLUMNS
+from engine.training.data import EvalSet
 
 EVAL_BATCH = 128  # evaluation sentences per forward (fewer, larger ops beat 32/64 on the loaded 2 cores);
 # the stop flag is looked at between two batches
 
 
 def geometry(points: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
-    """IsoScore and :data:`~engine.simcse.config.GEOMETRY_COLUMNS` of ``points`` (N, d), and their
-    covariance spectrum, from one :func:`engine.metrics.isotropy_profile` pass (values equal the single
-    functions': ``isoscore``, ``effective_rank``, ``average_cosine``, ``partition_isotropy``,
-    ``spectrum``)."""
+    """IsoScore and :data:`~engine.training.config.GEOMETRY_COLUMNS` of ``points`` (N, d), and their
+    covariance spectrum, from one :func:`engine.metrics.isotropy_profile` pass (keyed by the measures'
+    names; values equal the single functions')."""
     from engine.metrics import isotropy_profile
 
     profile = isotropy_profile(points)
-    values = {name: float(profile[name]) for name in ("isoscore", *GEOMETRY_COLUMNS)}
-    return values, np.asarray(profile["spectrum"], dtype=np.float64)
+    values = {name: float(profile[name]) for name in (measures.ISOSCORE, *GEOMETRY_COLUMNS)}
+    return values, np.asarray(profile[measures.SPECTRUM], dtype=np.float64)
 
 
 class Evaluator:

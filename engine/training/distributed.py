@@ -1,4 +1,5 @@
-r"""Multi-process SimCSE with PyTorch's own engine (torchrun + DistributedDataParallel), as the official code.
+r"""Multi-process training with PyTorch's own engine (torchrun + DistributedDataParallel), as SimCSE's
+official code; SimCSE and JEPA both run on it.
 
 Launch (one node, N processes; gloo on CPU, nccl on GPUs)::
 
@@ -22,7 +23,7 @@ What each piece does and the choices made:
   transformer's own pooler, unused by SimCSE's poolers, never receives a gradient).
 - **Rank 0 only** evaluates, writes the run folder and saves the encoder; the stop flag is shared once per
   step (:func:`any_rank`) so every rank leaves the loop together. The CLI path is
-  :func:`engine.simcse.cli.run_cli` (rank 0 runs :func:`engine.runner.run_experiment`, the others drain the
+  :func:`engine.training.cli.run_cli` (rank 0 runs :func:`engine.runner.run_experiment`, the others drain the
   generator without writing).
 """
 
@@ -120,3 +121,8 @@ def wrap(module: nn.Module, world: World, device: torch.device) -> nn.Module:
         return module
     ids = [device.index] if device.type == "cuda" else None
     return nn.parallel.DistributedDataParallel(module, device_ids=ids, static_graph=True)
+
+
+def unwrapped(module: nn.Module) -> nn.Module:
+    """The module inside a DDP wrapper (itself when not wrapped)."""
+    return getattr(module, "module", module)

@@ -11,21 +11,20 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import engine.simcse.step as step_mod
-from engine.simcse.step import (
+import engine.training.towers as step_mod
+from engine.simcse.step import contrastive_loss, encode_views
+from engine.simcse.views import plan_of
+from engine.training.data import load_training
+from engine.training.encoder import build_encoder
+from engine.training.towers import (
     BUCKET_MIN_WIDTH,
     MAX_BUCKETS,
     Towers,
-    adamw_options,
     bucket_limit,
-    build_encoder,
-    contrastive_loss,
-    encode_views,
     length_buckets,
     tokenize,
 )
-from engine.simcse.train import load_training
-from engine.simcse.views import plan_of
+from engine.training.trainer import adamw_options
 
 CPU = torch.device("cpu")
 
@@ -129,3 +128,35 @@ def test_buckets_on_an_accelerator_are_planned_on_the_host_before_the_move(tiny_
     assert encoder.device == meta  # the encoder is left as it was
     assert batch["input_ids"].device == meta and lengths.device == CPU
     assert lengths.tolist() == host["attention_mask"].sum(dim=1).tolist()
+
+
+def _sentences(config, n: int) -> list[str]:
+    return load_training(config)[:n]
+
+
+def test_length_buckets_split_sorted_rows_and_skip_small_or_unpadded_batches() -> None:
+    mask = torch.zeros(128, 32, dtype=torch.long)
+    lengths = torch.randint(3, 33, (128,), generator=torch.Generator().manual_seed(0))
+    for row, length in enumerate(lengths):
+        mask[row, :length] = 1
+    buckets = length_buckets(mask)
+    assert buckets is not None and len(buckets) == 4
+    rows = torch.cat([index for index, _ in buckets])
+    assert sorted(rows.tolist()) == list(range(128))  # every row exactly once
+    assert [width for _, width in buckets] == [int(lengths[index].max()) for index, _ in buckets]
+    assert [width for _, width in buckets] == sorted(width for _, width in buckets)
+    assert length_buckets(mask[:63]) is None  # fewer than 2 × 32 rows: one forward
+    assert length_buckets(torch.ones(128, 32, dtype=torch.long)) is None  # nothing to cut
+
+
+def test_bucketed_forward_gives_the_vectors_of_one_padded_forward(tiny_config) -> None:
+    config = tiny_config(dropout=0.0)
+    encoder, use_mlp = build_encoder(config, CPU)
+    towers = Towers(encoder, use_mlp)
+    texts = _sentences(config, 96)
+    batch = encoder.tokenize(texts, max_length=config.max_len)
+    assert length_buckets(batch["attention_mask"]) is not None
+    with torch.no_grad():
+        bucketed = towers(batch)
+        whole = encoder.forward(batch, use_mlp=use_mlp)  # the plain padded forward
+    torch.testing.assert_close(bucketed, whole, rtol=1e-5, atol=1e-6)

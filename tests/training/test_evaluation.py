@@ -1,4 +1,4 @@
-"""SimCSE's evaluation: the isotropy family (effective rank, average cosine, partition isotropy, IsoScore)
+"""SimCSE's evaluation: the isotropy family (RankMe, average cosine, partition isotropy, IsoScore)
 and the covariance spectrum, against the plain engine.metrics functions on the same embeddings; the run
 folder's columns and ``spectrum.csv``."""
 
@@ -13,9 +13,10 @@ import torch
 
 from engine import metrics, runlog
 from engine.runner import run_experiment
-from engine.simcse.config import GEOMETRY_COLUMNS
-from engine.simcse.evaluation import Evaluator, geometry
-from engine.simcse.train import build_encoder, load_eval, load_probe
+from engine.training.config import GEOMETRY_COLUMNS
+from engine.training.data import load_eval, load_probe
+from engine.training.encoder import build_encoder
+from engine.training.evaluation import Evaluator, geometry
 
 CPU = torch.device("cpu")
 
@@ -24,7 +25,7 @@ def _family(points: np.ndarray) -> dict[str, float]:
     """The single functions, each on its own (what the evaluation's one-pass profile must equal)."""
     return {
         "isoscore": metrics.isoscore(points),
-        "effective_rank": metrics.effective_rank(points),
+        "rankme": metrics.rankme(points),
         "average_cosine": metrics.average_cosine(points),
         "partition_isotropy": metrics.partition_isotropy(points),
     }
@@ -116,3 +117,30 @@ def test_evaluation_forwards_run_in_the_runs_precision(tiny_config, monkeypatch:
             mixed["_points"], fp32["_points"], atol=0.05 * np.abs(fp32["_points"]).max()
         )
         assert mixed["sts_spearman"] == pytest.approx(fp32["sts_spearman"], abs=0.05)
+
+
+def test_evaluator_equals_encoding_the_sentences_each_time(tiny_config) -> None:
+    config = tiny_config(eval_limit=None, probe="demo", probe_limit=60)
+    encoder, _ = build_encoder(config, CPU)
+    evalset = load_eval(config)
+    probe = load_probe(config)
+    evaluator = Evaluator(encoder, evalset, probe)
+    got = evaluator(threading.Event())
+    emb = encoder.encode(evalset.sentences, batch_size=128)
+    np.testing.assert_allclose(
+        evaluator.encoder.encode_tokenized(evaluator.tokens), emb, rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(got["_points"], encoder.encode(list(probe.texts)), rtol=1e-5, atol=1e-6)
+    from engine.metrics import sts_spearman
+
+    want = sts_spearman(emb[evalset.left], emb[evalset.right], evalset.gold)
+    assert got["sts_spearman"] == pytest.approx(want, abs=1e-6)
+    assert encoder.model.training  # the evaluation restored training mode
+    seen: list[tuple[int, int]] = []  # progress: the evaluation's sentences, then the probe's, one total
+    evaluator(threading.Event(), lambda done, total: seen.append((done, total)))
+    total = len(evalset.sentences) + len(probe.texts)
+    assert evaluator.sentences == total and seen[-1] == (total, total) and {t for _, t in seen} == {total}
+    assert [done for done, _ in seen] == sorted({done for done, _ in seen})  # rising, no repeats
+    stop = threading.Event()
+    stop.set()
+    assert evaluator(stop) is None

@@ -1,8 +1,9 @@
-"""The data of a SimCSE run: the training sentences (unsup) or NLI triples (sup), the STS-style evaluation
-pairs (:class:`EvalSet`), the optional labelled probe set, and the seeded batch order (:class:`BatchSampler`).
+"""The data of a run that trains an encoder: the training sentences (unsup) or NLI triples (SimCSE's sup),
+the STS-style evaluation pairs (:class:`EvalSet`), the optional labelled probe set, and the seeded batch order
+(:class:`BatchSampler`).
 
 Without a data folder a run trains on the demo corpus and evaluates on the demo pairs; every summary names
-the evaluation set it used (:attr:`EvalSet.label`).
+the evaluation set it used (:attr:`EvalSet.label`). A config without ``mode`` trains on sentences.
 """
 
 from __future__ import annotations
@@ -14,23 +15,28 @@ import numpy as np
 
 from engine import paths
 from engine.errors import ConfigError, DataError
-from engine.simcse.config import SimCSEConfig
+from engine.training.config import TrainingConfig
 
 
-def default_sets(config: SimCSEConfig) -> tuple[str, str]:
+def mode_of(config: TrainingConfig) -> str:
+    """``unsup`` (sentences) or ``sup`` (NLI triples); a config without ``mode`` trains on sentences."""
+    return str(getattr(config, "mode", "unsup"))
+
+
+def default_sets(config: TrainingConfig) -> tuple[str, str]:
     """(training set, evaluation set) names: the real sets when the data folder has them, else the demo."""
     folder = paths.data_dir(config.data_dir)
     has = lambda sub: folder is not None and (folder / sub).is_dir()  # noqa: E731
     train = config.train or (
         ("wiki1m" if has("wiki") else "demo")
-        if config.mode == "unsup"
+        if mode_of(config) == "unsup"
         else ("snli" if has("snli") else "demo-nli")
     )
     evaluation = config.eval or ("stsb" if has("stsb") else "demo-pairs")
     return train, evaluation
 
 
-def _load(name: str, config: SimCSEConfig, kind: str | None = None, **kwargs: Any) -> Any:
+def _load(name: str, config: TrainingConfig, kind: str | None = None, **kwargs: Any) -> Any:
     """A built-in set by name, or a user file read as ``kind`` (sentences, triples, pairs, labelled)."""
     from engine.data import DATASETS, load_dataset
 
@@ -38,15 +44,14 @@ def _load(name: str, config: SimCSEConfig, kind: str | None = None, **kwargs: An
     return load_dataset(name, data_dir=config.data_dir, seed=config.seed, kind=file_kind, **kwargs)
 
 
-def load_training(config: SimCSEConfig) -> list[str] | Any:
+def load_training(config: TrainingConfig) -> list[str] | Any:
     """Unsup: a list of sentences; sup: ``NliTriples`` (premise groups of NLI pairs become triples)."""
     from engine.data import to_sentences, to_triples
 
     name, _ = default_sets(config)
-    dataset = _load(
-        name, config, "sentences" if config.mode == "unsup" else "triples", limit=config.train_limit
-    )
-    if config.mode == "unsup":
+    unsup = mode_of(config) == "unsup"
+    dataset = _load(name, config, "sentences" if unsup else "triples", limit=config.train_limit)
+    if unsup:
         data: Any = list(to_sentences(dataset).texts)
     else:
         data = to_triples(dataset)
@@ -77,7 +82,7 @@ class EvalSet:
         return f"{self.name} ({pairs:,}{of} pairs)"
 
 
-def load_eval(config: SimCSEConfig) -> EvalSet:
+def load_eval(config: TrainingConfig) -> EvalSet:
     """STS-style pairs (0–5 gold); a seeded subset of ``eval_limit`` pairs."""
     _, name = default_sets(config)
     kwargs = {"split": "dev"} if name == "stsb" else {}
@@ -103,12 +108,12 @@ def load_eval(config: SimCSEConfig) -> EvalSet:
     )
 
 
-def eval_set_label(config: SimCSEConfig) -> str:
+def eval_set_label(config: TrainingConfig) -> str:
     """:attr:`EvalSet.label` of a run's settings (reads the pairs; for charts of runs without a summary)."""
     return load_eval(config).label
 
 
-def load_probe(config: SimCSEConfig) -> Any:
+def load_probe(config: TrainingConfig) -> Any:
     """The labelled probe set (``LabelledTexts``), stratified to ``probe_limit``; None without a probe."""
     if not config.probe:
         return None

@@ -1,0 +1,317 @@
+"""``python -m engine results``: the tables of docs/results.md (and of any Markdown file given), written from
+the run folders and groups they summarise, each with its command and date.
+
+A table lives between two markers on lines of their own; the opening one names what makes it::
+
+    <!-- results:claims --seeds 5 --out cache/groups -->
+    (written by the command: the claims table of those groups, its command and date)
+    <!-- /results:claims -->
+
+    <!-- results:runs measures=isoscore,silhouette corr cache/runs/rt-polarity cache/runs/snli -->
+    (one row per run folder: each measure start → end, r and ρ with ``corr``, the run's date)
+    <!-- /results:runs -->
+
+Only the text between the markers is replaced; the prose around them stays byte for byte. ``claims`` takes
+``python -m engine claims``'s own flags and reads its groups (:func:`engine.claims.run.read_setup`, nothing
+is trained); ``runs`` takes run folders. Relative paths are taken from the repository root (``--root``). A
+folder or group that is missing or unfinished is named on stderr, one line each, and its table is left as it
+was (exit 1); nothing here needs a GPU or trains anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import re
+import shlex
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.errors import ConfigError, EmbedlabError
+
+OPEN = re.compile(r"^<!-- results:(?P<kind>[a-z][a-z-]*)(?P<args>(?: [^\n]*?)?) -->$", re.M)
+CLOSE = "<!-- /results:{kind} -->"
+ANY_MARKER = re.compile(r"^<!-- /?results:", re.M)
+#: α-ReQ as its paper measures it (issue 36) since this commit's date: a run that ended before measured the
+#: old estimator (an unweighted fit to every rank), whose figures move with the number of sentences
+ALPHA_REQ_SINCE = dt.datetime(2026, 11, 27, 14, 23, 48, tzinfo=dt.UTC).timestamp()
+DEFAULT_FILES = ("docs/results.md",)
+
+
+class Missing(EmbedlabError):
+    """A run folder or group that a table needs is missing, unfinished or stale: one line naming it."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """One marked table: its kind, its arguments, and where its body lies in the text."""
+
+    kind: str
+    args: str
+    start: int  # first character of the body (after the opening marker's line)
+    end: int  # first character of the closing marker
+
+
+def blocks(text: str) -> list[Block]:
+    """The marked blocks of ``text``, in order. An opening marker without its closing one, a closing marker
+    without an opening one, or nested blocks raise :class:`ConfigError` naming the line."""
+    found: list[Block] = []
+    position = 0
+    opened = list(OPEN.finditer(text))
+    for match in opened:
+        if match.start() < position:
+            raise ConfigError(f"results marker nested in another block at line {_line(text, match.start())}")
+        close = CLOSE.format(kind=match["kind"])
+        end = text.find(f"\n{close}", match.end())
+        if end < 0 or (end + 1 + len(close) < len(text) and text[end + 1 + len(close)] != "\n"):
+            raise ConfigError(f"results:{match['kind']} at line {_line(text, match.start())} is never closed")
+        inner = text[match.end() : end]
+        if ANY_MARKER.search(inner):
+            raise ConfigError(f"results marker nested in another block at line {_line(text, match.start())}")
+        found.append(Block(match["kind"], match["args"].strip(), min(match.end() + 1, end + 1), end + 1))
+        position = end + 1 + len(close)
+    markers = len(ANY_MARKER.findall(text))
+    if markers != 2 * len(found):
+        raise ConfigError("a results marker is not on a line of its own, or a closing one has no opening one")
+    return found
+
+
+def _line(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def replace_blocks(text: str, render: Callable[[str, str], str]) -> tuple[str, list[str]]:
+    """``text`` with each block's body replaced by ``render(kind, args)`` (a body ends with a newline), and
+    the one-line reasons of the blocks left as they were (``render`` raised :class:`Missing`)."""
+    out, problems, last = [], [], 0
+    for block in blocks(text):
+        try:
+            body = render(block.kind, block.args).rstrip("\n") + "\n"
+        except Missing as err:
+            problems.append(f"results:{block.kind}: {err}")
+            continue
+        out += [text[last : block.start], body]
+        last = block.end
+    out.append(text[last:])
+    return "".join(out), problems
+
+
+def _date(stamp: float) -> str:
+    return dt.datetime.fromtimestamp(stamp, dt.UTC).strftime("%Y-%m-%d")
+
+
+def _dates(stamps: Iterable[float]) -> str:
+    days = sorted({_date(s) for s in stamps})
+    return "—" if not days else days[0] if len(days) == 1 else f"{days[0]} – {days[-1]}"
+
+
+def _resolve(path: str, root: Path) -> Path:
+    candidate = Path(path).expanduser()
+    return candidate if candidate.is_absolute() else root / candidate
+
+
+def _ended(folder: Path) -> float:
+    """When the run in ``folder`` finished (its status.json); :class:`Missing` when it did not."""
+    try:
+        status = json.loads((folder / "status.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise Missing(f"run folder {folder} is missing (no status.json)") from None
+    except (OSError, ValueError) as err:
+        raise Missing(f"run folder {folder}: status.json is unreadable ({err})") from None
+    if not isinstance(status, dict) or status.get("state") != "finished":
+        state = status.get("state") if isinstance(status, dict) else "damaged"
+        raise Missing(f"run folder {folder} holds no finished run (state {state})")
+    ended = status.get("ended")
+    return float(ended) if isinstance(ended, (int, float)) else (folder / "status.json").stat().st_mtime
+
+
+def render_claims(args: str, root: Path, today: str) -> str:
+    """The claims table of the groups that ``python -m engine claims ARGS`` made, read (not run)."""
+    from engine import groups
+    from engine.claims import cli as claims_cli
+    from engine.claims.run import MissingRuns, group_name, read_setup
+    from engine.claims.setups import by_keys
+    from engine.claims.table import markdown, rules
+    from engine.flags import parse_seeds
+
+    parser = argparse.ArgumentParser(prog="results:claims", exit_on_error=False)
+    claims_cli.add_parser(parser.add_subparsers(dest="command"))
+    try:
+        namespace = parser.parse_args(["claims", *shlex.split(args)])
+    except (argparse.ArgumentError, SystemExit) as err:
+        raise ConfigError(f"results:claims: bad flags {args!r} ({err})") from None
+    if namespace.out is not None:
+        namespace.out = str(_resolve(namespace.out, root))
+    seeds = parse_seeds(namespace.seeds)
+    setups = by_keys([k.strip() for k in namespace.setups.split(",")] if namespace.setups else None)
+    budget = claims_cli.budget_of(namespace)
+    out = claims_cli.out_of(namespace)
+    rows, stamps = [], []
+    for setup in setups:
+        try:
+            rows.append(read_setup(setup, seeds, out, short=namespace.short, budget=budget))
+        except MissingRuns as err:
+            raise Missing(str(err)) from None
+        folder = out / group_name(setup, short=namespace.short, budget=budget)
+        stamps += [_ended(run) for run in groups.member_dirs(groups.read_group(folder)).values()]
+    shown = f"python -m engine claims {args}".strip()
+    return "\n".join(
+        [
+            markdown(rows),
+            "",
+            f"Command: `{shown}`; runs in `{out}`, made {_dates(stamps)}; table written by "
+            f"`python -m engine results` on {today}. {' '.join(rules())}",
+        ]
+    )
+
+
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _series(folder: Path, measure: str) -> list[float]:
+    """The logged values of ``measure`` in ``folder``'s metrics.csv (empty cells skipped; an old folder's
+    column under an earlier name of the measure read as it, as every reader of run folders does)."""
+    from engine.runlog.reading import read_metrics
+
+    try:
+        frame = read_metrics(folder)
+    except (OSError, EmbedlabError) as err:
+        raise Missing(f"run folder {folder}: metrics.csv is unreadable ({err})") from None
+    if measure not in frame.columns:
+        return []
+    values = [_number(value) for value in frame[measure].tolist()]
+    return [v for v in values if v is not None]
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4g}".replace("-", "−")
+
+
+def render_runs(args: str, root: Path, today: str) -> str:
+    """One row per run folder: steps logged, each measure's first → last logged value, IsoScore's r and ρ
+    against the silhouette with ``corr`` (summary.json), the date it finished."""
+    words = shlex.split(args)
+    measures = next((w.split("=", 1)[1].split(",") for w in words if w.startswith("measures=")), [])
+    corr = "corr" in words
+    folders = [w for w in words if not w.startswith("measures=") and w != "corr"]
+    if not folders or not measures:
+        raise ConfigError(f"results:runs needs measures=a,b and run folders, got {args!r}")
+    header = ["run", "steps logged", *(f"{m} start → end" for m in measures)]
+    header += ["Pearson r", "Spearman ρ"] if corr else []
+    lines = ["| " + " | ".join([*header, "finished"]) + " |", "|" + "---|" * (len(header) + 1)]
+    for name in folders:
+        folder = _resolve(name, root)
+        ended = _ended(folder)
+        if "alpha_req" in measures and ended < ALPHA_REQ_SINCE:
+            raise Missing(
+                f"run folder {folder}: its alpha_req is from the old estimator (finished {_date(ended)}, "
+                f"before {_date(ALPHA_REQ_SINCE)}): run it again"
+            )
+        series = {m: _series(folder, m) for m in measures}
+        steps = len(_series(folder, "step"))
+        cells = [f"`{name}`", str(steps)]
+        cells += [f"{_fmt(s[0])} → {_fmt(s[-1])}" if s else "—" for s in series.values()]
+        if corr:
+            summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+            cells += [_fmt(_number(summary.get("pearson_r"))), _fmt(_number(summary.get("spearman_rho")))]
+        lines.append("| " + " | ".join([*cells, _date(ended)]) + " |")
+    lines += [
+        "",
+        "Each run's command: `python -m engine KIND --config-json RUN/config.json --out RUN` (its kind and "
+        f"settings are in RUN/config.json); table written by `python -m engine results` on {today}.",
+    ]
+    return "\n".join(lines)
+
+
+RENDERERS: dict[str, Callable[[str, Path, str], str]] = {"claims": render_claims, "runs": render_runs}
+
+
+def render(kind: str, args: str, root: Path, today: str) -> str:
+    """The body of one block (:data:`RENDERERS`); an unknown kind is a :class:`ConfigError`."""
+    if kind not in RENDERERS:
+        raise ConfigError(f"results:{kind}: unknown table kind; use one of {', '.join(RENDERERS)}")
+    return RENDERERS[kind](args, root, today)
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """The ``results`` subcommand."""
+    from engine import settings
+
+    sub = commands.add_parser(
+        "results",
+        help="write the tables of docs/results.md from their run folders and groups",
+        description="Rewrites each table between <!-- results:KIND ARGS --> and <!-- /results:KIND --> in "
+        "the files (default docs/results.md) from the run folders and groups it names, with its command "
+        "and date; the prose around the markers stays. A missing or unfinished run folder or group is "
+        "named, and its table kept (exit 1). Needs no GPU and trains nothing.",
+    )
+    sub.add_argument("files", nargs="*", help="Markdown files (default: docs/results.md)")
+    sub.add_argument("--root", default=str(settings.REPO_ROOT), help="where relative paths start (the repo)")
+    sub.add_argument("--check", action="store_true", help="write nothing; exit 1 when a table would change")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Rewrite the files' tables; 0 when every table was written (or, with ``--check``, is up to date)."""
+    root = Path(args.root)
+    today = dt.date.today().isoformat()
+    problems: list[str] = []
+    changed: list[str] = []
+    for name in args.files or DEFAULT_FILES:
+        path = _resolve(name, root)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise ConfigError(f"cannot read {path}: {err.strerror or err}") from None
+        new, missing = replace_blocks(
+            text, lambda kind, a, path=path: relinked(render(kind, a, root, today), path, root)
+        )
+        problems += [f"{path}: {line}" for line in missing]
+        if _without_dates(new) != _without_dates(text):
+            changed.append(str(path))
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    for line in problems:
+        print(f"missing: {line}", file=sys.stderr)
+    verb = "would change" if args.check else "rewrote"
+    print(f"{verb}: {', '.join(changed) or 'nothing'}; {len(problems)} table(s) left as they were")
+    return 1 if problems or (args.check and changed) else 0
+
+
+def relinked(table: str, target: Path, root: Path) -> str:
+    """``table`` with its links into ``docs/paper.md`` (written relative to ``docs/``) made relative to the
+    file it goes into (``README.md`` at the root: ``docs/paper.md``), and ``root``'s own path dropped from
+    the folders it names."""
+    paper = os.path.relpath(root / "docs" / "paper.md", target.parent).replace(os.sep, "/")
+    return table.replace("](paper.md#", f"]({paper}#").replace(f"`{root}/", "`")
+
+
+def _without_dates(text: str) -> str:
+    """``text`` without the day the tables were written (a rerun on another day changes nothing else)."""
+    return re.sub(r"written by `python -m engine results` on \d{4}-\d{2}-\d{2}", "", text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m engine.results``: the same as ``python -m engine results``."""
+    parser = argparse.ArgumentParser(prog="python -m engine.results")
+    add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["results", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return run(args)
+    except EmbedlabError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

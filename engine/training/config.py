@@ -1,0 +1,71 @@
+"""What the training core reads from an experiment's config, the columns a run logs, and when it evaluates.
+
+Every run logs :data:`BASE_COLUMNS` (the loss, the Figure-2 measures of Gao et al. 2021 and the isotropy
+family on the evaluation sentences), then the experiment's own columns, then :data:`PROBE_COLUMNS` with a
+probe set, then the time split (:func:`metric_columns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from engine import measures
+
+#: the isotropy family measured at each evaluation beside IsoScore (:data:`engine.measures.GEOMETRY`), on the
+#: evaluation sentences; with a probe set also on it, as ``probe_<name>``
+GEOMETRY_COLUMNS = measures.GEOMETRY
+BASE_COLUMNS = (
+    "step",
+    measures.LOSS,
+    measures.ALIGNMENT,
+    measures.UNIFORMITY,
+    measures.STS_SPEARMAN,
+    measures.ISOSCORE,
+    *GEOMETRY_COLUMNS,
+)
+#: the probe set's columns (:data:`engine.measures.PROBE_SET`: the silhouette, IsoScore and the family)
+PROBE_COLUMNS = measures.PROBE_SET
+TIME_COLUMNS = ("seconds", "eval_seconds")
+
+
+class TrainingConfig(Protocol):
+    """The fields of a config that the training core reads (the shared knobs of :mod:`engine.shared_knobs`);
+    a config without ``mode`` trains on plain sentences (``mode="unsup"``)."""
+
+    train: str | None
+    data_dir: str | None
+    encoder: str | None
+    pooler: str
+    dropout: float
+    steps: int
+    batch_size: int
+    lr: float
+    max_len: int
+    eval: str | None
+    eval_limit: int | None
+    eval_every: int
+    probe: str | None
+    probe_limit: int | None
+    seed: int
+    device: str
+    snapshot_every: int
+    train_limit: int | None
+    precision: str
+
+
+def metric_columns(config: TrainingConfig, own: Sequence[str] = ()) -> list[str]:
+    """CSV columns: the base ones, the experiment's ``own``, the probe columns only when a probe set is given,
+    the time split."""
+    probe = list(PROBE_COLUMNS) if config.probe else []
+    return [*BASE_COLUMNS, *own, *probe, *TIME_COLUMNS]
+
+
+def is_eval_step(step: int, config: TrainingConfig) -> bool:
+    """Step 0, every ``eval_every``-th step, the last one, and every snapshot step are evaluated."""
+    return step % config.eval_every == 0 or step == config.steps or is_snapshot_step(step, config)
+
+
+def is_snapshot_step(step: int, config: TrainingConfig) -> bool:
+    """Every ``snapshot_every``-th step and the last one, when snapshots are on."""
+    return bool(config.snapshot_every) and (step % config.snapshot_every == 0 or step == config.steps)
