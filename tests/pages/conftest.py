@@ -28,6 +28,19 @@ def fresh_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     st.cache_resource.clear()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Before a failed page test is reported, end its runs and its UMAP thread. pytest formats a failure with
+    ``ast.parse``, which on Python 3.11 is not safe beside another thread parsing (CPython gh-106905: "AST
+    constructor recursion depth mismatch"); a background thread still at work turned one failed test into an
+    INTERNALERROR that hid the failure and stopped the whole run."""
+    if call.when == "call" and call.excinfo is not None and "fresh_registry" in item.fixturenames:
+        from ui.runs import registry
+
+        registry().shutdown(timeout=60)
+    return (yield)
+
+
 @pytest.fixture
 def app(fresh_registry) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=120)

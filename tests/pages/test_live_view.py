@@ -242,7 +242,7 @@ def test_a_running_runs_page_draws_its_curves_from_a_description_that_grows(app)
         wait_for(lambda: last_step(fed_loss()) > last_step(loss) + 2, 60, "the fed curve to grow")
         assert feed.read_fed(file)["signature"] == data["feed"]["signature"]
         job.stop()
-        wait_idle(30)
+        wait_idle()
         # the last payload says the run stopped: the component then asks the page for a rerun
         wait_for(lambda: feed.read_fed(file)["live"] is False, 30, "the feed's last payload")
         assert feed.read_fed(file)["signature"] != data["feed"]["signature"]
@@ -256,4 +256,4 @@ def test_a_running_runs_page_draws_its_curves_from_a_description_that_grows(app)
         assert last_step(loss) == job.last_step
     finally:
         job.stop()
-        wait_idle(30)
+        wait_idle()

@@ -38,7 +38,7 @@ def test_stop_in_one_session_leaves_another_sessions_run_going(fresh_registry) -
     assert mine.state in ("stopped", "cancelled", "finished") and mine.state != "running"
     assert theirs.active and theirs.state == "running"  # the other tab's run goes on
     theirs.stop()
-    wait_idle(60)
+    wait_idle()
 
 
 def test_runs_started_elsewhere_stop_only_after_a_confirmation(fresh_registry) -> None:
@@ -56,5 +56,5 @@ def test_runs_started_elsewhere_stop_only_after_a_confirmation(fresh_registry) -
     second.checkbox(key="probe.stop_others.sure").check().run()
     assert theirs.active  # ticking the box stops nothing yet
     second.button(key="probe.stop_others").click().run()
-    wait_idle(60)
+    wait_idle()
     assert theirs.state == "stopped"
