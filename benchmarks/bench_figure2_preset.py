@@ -2,7 +2,7 @@
 
     python benchmarks/bench_figure2_preset.py [--data-dir ../shared/data] [--steps 100] [--workers N]
 
-The preset's four runs (:func:`engine.presets.presets`, laid over the sidebar's SimCSE settings: wiki
+The preset's four runs (:func:`engine.lessons.presets.presets`, laid over the sidebar's SimCSE settings: wiki
 sentences, STS-B dev, batch 64, ``--steps``) are queued as one group on a :class:`engine.jobs.JobRegistry`
 with process isolation and a warm spare, as the app's preset button does (``ui.runs.submit_runs``); no
 browser and no page draw here, so this is the lab's training side alone. Printed: the wall time from the
@@ -41,7 +41,7 @@ def main() -> int:
     if args.workers is not None:
         os.environ["EMBEDLAB_FIGURE2_WORKERS"] = str(args.workers)
     from engine import jobs
-    from engine.presets import presets
+    from engine.lessons.presets import presets
 
     sidebar = {
         "mode": "unsup",

@@ -38,7 +38,7 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    from engine.device import synchronize
+    from engine.compute.device import synchronize
     from engine.jepa.config import JEPAConfig
     from engine.jepa.step import make_trainer as make_jepa
     from engine.simcse.train import SimCSEConfig

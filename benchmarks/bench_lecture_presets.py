@@ -4,12 +4,13 @@ button queues them, timed from the click to the last run's end.
     python benchmarks/bench_lecture_presets.py            # every preset that declares a lecture version
     python benchmarks/bench_lecture_presets.py --preset "Does JEPA collapse?" --record
 
-The lecture version is the preset's short version (:attr:`engine.experiment.Preset.short`: the demo corpus,
-a few small steps), the one ``python -m engine lessons check --short`` judges, so its lesson's claims are
-checked there. Each preset's runs are queued as the app does (``ui.controls.preset_buttons``: one group a
+The lecture version is the preset's short version (:attr:`engine.core.declaration.Preset.short`: the demo
+corpus, a few small steps), the one ``python -m engine lessons check --short`` judges, so its lesson's claims
+are checked there. Each preset's runs are queued as the app does (``ui.controls.preset_buttons``: one group a
 kind, process isolation, a warm spare waited for first: a lecturer opens the page, then clicks). Printed:
 each run's state and training seconds, and the wall time against the goal (<= 90 s on this project's
-2-core CPU). ``--record`` writes the times to ``engine/lecture_times.json``, which the presets' help reads.
+2-core CPU). ``--record`` writes the times to ``engine/lessons/lecture_times.json``, which the presets' help
+reads.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ GOAL_SECONDS = 90.0
 def time_preset(name: str) -> tuple[float, list]:
     """Queue ``name``'s lecture version on a fresh job registry and wait for its end: (seconds, jobs)."""
     from engine import jobs
-    from engine.presets import LECTURE_SUFFIX, presets, queue
+    from engine.lessons.presets import LECTURE_SUFFIX, presets, queue
 
     found = presets()
     queued = queue(found[name + LECTURE_SUFFIX])
@@ -58,11 +59,13 @@ def main() -> int:
     parser.add_argument(
         "--preset", action="append", help="a preset's name (repeat; default: every lecture one)"
     )
-    parser.add_argument("--record", action="store_true", help="write the times to engine/lecture_times.json")
+    parser.add_argument(
+        "--record", action="store_true", help="write the times to engine/lessons/lecture_times.json"
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ["EMBEDLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-lecture-presets-")
-    from engine.presets import LECTURE_TIMES, lecture_times, presets
+    from engine.lessons.presets import LECTURE_TIMES, lecture_times, presets
 
     names = args.preset or [preset.name for preset in presets().values() if preset.lecture]
     times = lecture_times()

@@ -14,8 +14,8 @@ sentence embeddings) is written as an uncompressed ``.npz`` by this process; the
 ``python -m engine probe --data FILE.npz ...`` in a child process, so its peak RSS is the child's alone
 (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``, Linux: KiB), not this generator's. Wall time is the
 child's from start to exit. Afterwards the first and last snapshots are projected with UMAP (the app's
-film: engine.projection.umap_frame, warm-started) to show the frames still work; that time is printed
-apart (the app computes frames in its own process).
+film: engine.charts.projection_frames.umap_frame, warm-started) to show the frames still work; that time is
+printed apart (the app computes frames in its own process).
 
 Memory plan of the child (float32 everywhere): E (N x d) is the .npz array itself (no copy: the model trains
 it in place), its gradient, Adam's two moments (fused Adam from 2**24 parameters: no per-step N x d
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli_run import engine_command
+from engine.groups.cli_run import engine_command
 
 REPO = Path(__file__).resolve().parent.parent
 GOAL_SECONDS = 600.0
@@ -140,7 +140,7 @@ def main() -> int:
 def _frames(run: Path) -> str:
     """UMAP frames of the first and last snapshots (the fixed sample), the second warm-started."""
     from engine import runlog
-    from engine.projection import umap_frame
+    from engine.charts.projection_frames import umap_frame
 
     snapshots = runlog.list_snapshots(run)
     points = runlog.read_points(run)

@@ -13,15 +13,15 @@ Setup (i) (``--setup i``, Mickus et al. 2024): rt-polarity, 10,662 sentences x 3
 update, the spectrum, effective rank, I(W) and uniformity every 10th, a 2,000-item snapshot every 10 updates;
 ``--snapshot-every 0`` leaves the snapshots out, as the CLI's default does).
 
-Reported: ``lab``: ms per update of the whole run (``engine.runner.run_experiment`` with the CLI's config, its
-progress bar and ``--events`` stream into a null sink), from the row of the first timed update to the row of
-the last, after ``--warmup`` updates; ``split``: a second run whose phases are timed (``--device cuda``:
-with a device synchronisation at the end of each, which the real run does not have): ``update`` (Adam step),
-``measures`` (evaluation, every measure, the row's host transfer), ``write`` (the runner's writer and the
-CLI's callbacks; on the runner's thread, beside the updates); ``plain``: the loop written here; ``lab/plain``.
-``--embeddings PATH.npy``: the embeddings of the set's sentences in the order of ``engine.data`` (float32,
-n x d); encoding is then skipped (no encoder needed), e.g. ``/tmp/rt.npy`` written by an earlier
-``--save-embeddings``.
+Reported: ``lab``: ms per update of the whole run (``engine.runlog.runner.run_experiment`` with the CLI's
+config, its progress bar and ``--events`` stream into a null sink), from the row of the first timed update to
+the row of the last, after ``--warmup`` updates; ``split``: a second run whose phases are timed (``--device
+cuda``: with a device synchronisation at the end of each, which the real run does not have): ``update`` (Adam
+step), ``measures`` (evaluation, every measure, the row's host transfer), ``write`` (the runner's writer and
+the CLI's callbacks; on the runner's thread, beside the updates); ``plain``: the loop written here;
+``lab/plain``. ``--embeddings PATH.npy``: the embeddings of the set's sentences in the order of
+``engine.data`` (float32, n x d); encoding is then skipped (no encoder needed), e.g. ``/tmp/rt.npy`` written
+by an earlier ``--save-embeddings``.
 """
 
 from __future__ import annotations
@@ -178,9 +178,9 @@ class Split:
 
 def lab_run(config: Any, warmup: int, on_event: Callable | None = None) -> tuple[float, int]:
     """ms per update of the lab's run (rows after ``warmup`` updates), and the updates timed."""
-    from engine.cli_run import ProgressBar
-    from engine.events import Row, tick_of, to_line
-    from engine.runner import run_experiment
+    from engine.groups.cli_run import ProgressBar
+    from engine.runlog.events import Row, tick_of, to_line
+    from engine.runlog.runner import run_experiment
 
     stamps: dict[int, float] = {}
     progress = ProgressBar(config.steps, enabled=False)
@@ -246,7 +246,7 @@ def main() -> int:
         rows = [0]
 
         def count(event: Any) -> None:
-            from engine.events import Row
+            from engine.runlog.events import Row
 
             if isinstance(event, Row) and event.step == warmup:
                 split.timing = True

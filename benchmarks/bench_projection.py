@@ -22,8 +22,8 @@ def main() -> None:
     args = parser.parse_args()
 
     started = time.perf_counter()
+    from engine.charts.projection_frames import N_NEIGHBORS, pca_2d, prewarm_umap, umap_frame
     from engine.metrics import knn
-    from engine.projection import N_NEIGHBORS, pca_2d, prewarm_umap, umap_frame
 
     prewarm_umap()
     print(f"import + JIT warm-up (done at app start): {time.perf_counter() - started:.2f} s")

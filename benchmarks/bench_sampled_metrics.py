@@ -45,10 +45,10 @@ def main() -> int:
 
     import torch
 
-    from engine.events import Row
     from engine.metrics import series_correlation
     from engine.probe import ProbeConfig, build_problem, run_probe
     from engine.probe.measure import COLUMNS, measure
+    from engine.runlog.events import Row
 
     common = dict(
         data=args.data,

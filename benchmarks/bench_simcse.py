@@ -32,7 +32,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from engine.device import precision_name
+from engine.compute.device import precision_name
 from engine.simcse.train import Evaluator, SimCSEConfig, load_eval, load_training, make_trainer
 
 

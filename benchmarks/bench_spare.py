@@ -6,7 +6,7 @@ Interleaved rounds of the same probe (rt-polarity, a stratified subset, metrics 
 -m engine probe``), ``warm`` (a run of a job registry's warm spare: the child that imported torch and loaded
 the bundled encoder while the lab was idle) and ``cold`` (a registry without spares: a child started for the
 run). Prints each round's rates and each child's rate as a share of the CLI's in the same round (medians and
-ranges: the machine is shared). The allocator policy of training processes (engine/allocator.py) was
+ranges: the machine is shared). The allocator policy of training processes (engine/compute/allocator.py) was
 measured with it: without it the warm spare trained at 93 % of the CLI, a cold child at 102 %.
 """
 

@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 
 from bench_step_phases import PHASES, Phases, patch_phases, print_split, profile  # noqa: E402
 
-from engine.device import autocast_dtype, precision_name, synchronize  # noqa: E402
+from engine.compute.device import autocast_dtype, precision_name, synchronize  # noqa: E402
 
 
 def tiny_encoder(folder: Path, seed: int = 0) -> str:
@@ -153,9 +153,9 @@ class Lockstep:
     """``run_experiment`` of one CLI config in a thread, advanced one row per :meth:`step`."""
 
     def __init__(self, kind: str, config: Any, out: Path, wrap: Callable = lambda name, fn: fn):
-        from engine.cli_run import ProgressBar
-        from engine.events import Row
-        from engine.runner import run_experiment
+        from engine.groups.cli_run import ProgressBar
+        from engine.runlog.events import Row
+        from engine.runlog.runner import run_experiment
 
         self.go, self.done = threading.Semaphore(0), threading.Semaphore(0)
         self.stop, self.error = threading.Event(), None
@@ -222,10 +222,10 @@ def lab_buckets(device: torch.device, folder: str) -> int:
 
 def cli_config(kind: str, args: argparse.Namespace, encoder: str, total: int) -> Any:
     """The config ``python -m engine KIND ...`` builds from these flags (the experiment's own flags and
-    checks, :mod:`engine.flags`; not the whole parser, which imports every experiment)."""
+    checks, :mod:`engine.core.flags`; not the whole parser, which imports every experiment)."""
     import importlib
 
-    from engine.experiments import EXPERIMENTS
+    from engine.core.experiments import EXPERIMENTS
 
     cli = importlib.import_module(EXPERIMENTS[kind].cli)
     parser = argparse.ArgumentParser()

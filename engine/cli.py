@@ -1,9 +1,9 @@
 """Command line: ``python -m engine KIND ... --out DIR``, one subcommand per registered experiment
-(:mod:`engine.experiments`); ``settings`` lists the settings (``--knobs``: every experiment's knobs),
+(:mod:`engine.core.experiments`); ``settings`` lists the settings (``--knobs``: every experiment's knobs),
 ``replay RUN --out lesson.html`` makes a lesson to take home (:mod:`engine.replay`), ``lessons check`` runs
-the lessons' presets and checks their claims (:mod:`engine.lessons_check`). The run plumbing (run
-folder, progress, ``--events``) is in :mod:`engine.cli_run`; an experiment's flags come from its config's
-declarations (:mod:`engine.flags`).
+the lessons' presets and checks their claims (:mod:`engine.lessons.check`). The run plumbing (run
+folder, progress, ``--events``) is in :mod:`engine.groups.cli_run`; an experiment's flags come from its
+config's declarations (:mod:`engine.core.flags`).
 
 Errors a user can cause print one line on stderr and exit 2; any other failure prints one line and exits 1;
 Ctrl-C stops the run between steps (exit 130). Nothing is ever lost: rows are on disk as they are produced.
@@ -24,9 +24,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from engine import flags, knobs, settings
-from engine.allocator import keep_freed_memory
-from engine.cli_run import (
+from engine.compute.allocator import keep_freed_memory
+from engine.core import flags, knobs, settings
+from engine.core.errors import ConfigError, EmbedlabError, RunFailed, one_line
+from engine.core.experiments import EXPERIMENTS
+from engine.core.flags import add_seeds_flag
+from engine.groups.cli_run import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     EXIT_USER_ERROR,
@@ -37,12 +40,9 @@ from engine.cli_run import (
     set_threads,
     stop_on_sigterm,
 )
-from engine.errors import ConfigError, EmbedlabError, RunFailed, one_line
-from engine.events import Event, Finished
-from engine.experiments import EXPERIMENTS
-from engine.flags import add_seeds_flag
 from engine.runlog import naming
-from engine.runner import run_experiment
+from engine.runlog.events import Event, Finished
+from engine.runlog.runner import run_experiment
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,10 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     from engine.claims import cli as claims_cli
 
     claims_cli.add_parser(commands)
-    from engine import results  # the tables of docs/results.md from their run folders and groups
+    from engine.claims import results  # the tables of docs/results.md from their run folders and groups
 
     results.add_parser(commands)
-    from engine import lessons_check
+    from engine.lessons import check as lessons_check
 
     lessons_check.add_arguments(
         commands.add_parser(
@@ -122,8 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def print_settings(markdown: bool, with_knobs: bool = False) -> int:
-    """``python -m engine settings``: the table of :mod:`engine.settings`; with ``--knobs``, one table per
-    experiment of its config's knobs (:func:`engine.knobs.table`)."""
+    """``python -m engine settings``: the table of :mod:`engine.core.settings`; with ``--knobs``, one table
+    per experiment of its config's knobs (:func:`engine.core.knobs.table`)."""
     if not with_knobs:
         print(settings.markdown_table() if markdown else _columns(settings.table(), "meaning"))
         return 0
@@ -150,7 +150,7 @@ def _columns(rows: list[dict[str, str]], last: str) -> str:
 
 class KnobFlags:
     """The CLI of an experiment that declares no module of its own: one flag per knob of its config
-    (:mod:`engine.flags`), the run as :func:`execute` runs it."""
+    (:mod:`engine.core.flags`), the run as :func:`execute` runs it."""
 
     def __init__(self, config_class: type) -> None:
         self.config_class = config_class
@@ -198,7 +198,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     config = load_config_json(kind, config_json) if config_json else cli.config_from_args(args)
     events = bool(getattr(args, "events", False))
     if getattr(args, "seeds", None) is not None:  # a group of runs, one per seed (engine.groups); "" refused
-        from engine.cli_run import run_seed_group
+        from engine.groups.cli_run import run_seed_group
 
         return run_seed_group(kind, config, args.out, args.seeds, getattr(args, "threads", None))
     if hasattr(cli, "run_cli") and not events:
@@ -244,7 +244,7 @@ def one_line_warnings() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    keep_freed_memory()  # the same allocator policy in every training process (engine/allocator.py)
+    keep_freed_memory()  # the same allocator policy in every training process (engine/compute/allocator.py)
     one_line_warnings()
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -279,11 +279,11 @@ def _main(args: argparse.Namespace) -> int:
 
             return claims(args)
         if args.command == "results":
-            from engine.results import run as results
+            from engine.claims.results import run as results
 
             return results(args)
         if args.command == "lessons":
-            from engine.lessons_check import run_cli as lessons_check
+            from engine.lessons.check import run_cli as lessons_check
 
             return lessons_check(args)
         return execute(args.command, args)

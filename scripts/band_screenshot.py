@@ -20,8 +20,9 @@ sys.path[:0] = [str(REPO), str(REPO / "tests" / "e2e"), str(REPO / "tests")]
 
 import browser_flow  # noqa: E402 - needs the path above
 
-from engine import export, groups, runlog  # noqa: E402
+from engine import groups, runlog  # noqa: E402
 from engine.charts.bands import band_figure  # noqa: E402
+from engine.runlog import export  # noqa: E402
 
 
 def main() -> None:

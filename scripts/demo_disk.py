@@ -12,11 +12,11 @@ from __future__ import annotations
 import subprocess
 import time
 
-from engine import paths
+from engine.core import paths
 from engine.jobs import JobRegistry
-from engine.presets import demo
+from engine.lessons.presets import demo
 
-#: the projector compacts a finished run at its next look for work (it looks every 0.5 s)
+#: the projection worker compacts a finished run at its next look for work (it looks every 0.5 s)
 SETTLE_SECONDS = 3.0
 
 

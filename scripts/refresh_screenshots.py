@@ -50,7 +50,7 @@ def app_screenshots() -> None:
 
 
 def _engine(*argv: str, cache: Path) -> None:
-    from engine import settings
+    from engine.core import settings
 
     env = {**os.environ, "HF_HUB_OFFLINE": "1", settings.SETTINGS["cache_dir"].env: str(cache)}
     subprocess.run([sys.executable, "-m", "engine", *argv], cwd=REPO, env=env, check=True)
@@ -95,7 +95,7 @@ def replay_screenshot() -> None:
 
 def claims_screenshot() -> None:
     """The Overview page with its claims expander open, over the claims table saved in this checkout."""
-    from engine import paths
+    from engine.core import paths
 
     saved = paths.claims_table_path()
     if not saved.is_file():

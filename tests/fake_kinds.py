@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import runner
+from engine.runlog import runner
 
 
 def register(monkeypatch: pytest.MonkeyPatch, kind: str, module: str, columns: tuple[str, ...]) -> str:

@@ -1,5 +1,5 @@
-"""The allocator policy of training processes (engine/allocator.py): set through glibc's mallopt where the C
-library is glibc, never elsewhere, and not at all when the setting turns it off."""
+"""The allocator policy of training processes (engine/compute/allocator.py): set through glibc's mallopt where
+the C library is glibc, never elsewhere, and not at all when the setting turns it off."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import ctypes
 
 import pytest
 
-from engine import allocator
+from engine.compute import allocator
 
 
 class FakeLibc:
@@ -47,7 +47,7 @@ def test_on_this_machine_glibc_takes_the_policy() -> None:
 def test_the_apps_children_start_with_glibcs_variables_unless_turned_off_or_set(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from engine import settings
+    from engine.core import settings
 
     env = settings.child_environment()
     assert env["MALLOC_MMAP_THRESHOLD_"] == str(allocator.MMAP_THRESHOLD) == str(256 * 2**20)

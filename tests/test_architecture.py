@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine import experiments
+from engine.core import experiments
 from ui.navigation import FOLDER, PAGES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -138,7 +138,8 @@ def test_no_experiment_imports_the_job_server() -> None:
 def test_the_registries_import_neither_torch_nor_plotly() -> None:
     """The CLI's --help, the replay and the pages read the registries: they stay light."""
     code = (
-        "import sys; import engine.experiments, engine.measures, engine.lessons, engine.presets; "
+        "import sys; import engine.core.experiments, engine.core.measures, engine.lessons.texts, "
+        "engine.lessons.presets; "
         "print(sorted(m for m in ('torch', 'plotly', 'streamlit') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
@@ -197,5 +198,8 @@ def test_engines_parts_form_layers_with_no_upward_import() -> None:
 
 
 def test_the_layer_check_sees_a_loop_closed_inside_a_function() -> None:
-    edges = {"engine.runlog.naming": {"engine.presets"}, "engine.presets": {"engine.runlog.files"}}
-    assert circles(package_graph(edges)) == [{"engine.runlog", "engine.presets"}]
+    edges = {
+        "engine.runlog.naming": {"engine.lessons.presets"},
+        "engine.lessons.presets": {"engine.runlog.files"},
+    }
+    assert circles(package_graph(edges)) == [{"engine.runlog", "engine.lessons"}]

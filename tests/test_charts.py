@@ -11,8 +11,9 @@ from hypothesis import given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
 
-from engine import charts, measures, settings
+from engine import charts
 from engine.charts import figures, legend
+from engine.core import measures, settings
 
 
 def run(n: int = 50, seed: int = 0) -> pd.DataFrame:

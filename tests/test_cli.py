@@ -9,7 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from engine import cli, cli_run, events, runlog
+from engine import cli, runlog
+from engine.groups import cli_run
+from engine.runlog import events
 from tests.headers import PROBE_HEADER
 
 REPO = Path(__file__).resolve().parent.parent
@@ -118,8 +120,8 @@ def test_a_run_outside_the_labs_run_folder_says_where_it_went(
 ) -> None:
     """A relative or outside ``--out`` never shows on Compare: the CLI says where the run went and where the
     app looks; a run inside the run folder says nothing more."""
-    from engine import paths
     from engine.cli import main
+    from engine.core import paths
 
     short = ["probe", "--data", "demo", "--steps", "1", "--limit", "60"]
     assert main([*short, "--out", str(tmp_path / "x")]) == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.cli import build_parser, main
-from engine.runner import EXPERIMENTS
+from engine.runlog.runner import EXPERIMENTS
 
 COMMANDS = [*[kind for kind, experiment in EXPERIMENTS.items() if experiment.cli], "settings"]
 
@@ -28,7 +28,7 @@ def test_every_registered_experiment_is_a_command() -> None:
 
 
 def test_settings_lists_every_variable(capsys: pytest.CaptureFixture[str]) -> None:
-    from engine import settings
+    from engine.core import settings
 
     assert main(["settings"]) == 0
     out = capsys.readouterr().out

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from waiting import wait_for
 
-from engine import cli, cli_run, lessons_check, runlog
+from engine import cli, runlog
+from engine.groups import cli_run
+from engine.lessons import check as lessons_check
 
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}

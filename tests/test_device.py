@@ -1,12 +1,13 @@
-"""engine.device.resolve_device: the choice ``auto`` makes, by its logic, on any machine (monkeypatched)."""
+"""engine.compute.device.resolve_device: the choice ``auto`` makes, by its logic, on any machine
+(monkeypatched)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from engine.device import resolve_device
-from engine.errors import ConfigError
+from engine.compute.device import resolve_device
+from engine.core.errors import ConfigError
 
 
 def _machine(monkeypatch: pytest.MonkeyPatch, *, cuda: bool, mps: bool) -> None:

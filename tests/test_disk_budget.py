@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from engine import disk, runlog
-from engine.errors import DataError
+from engine import runlog
+from engine.core.errors import DataError
+from engine.runlog import disk
 from engine.runlog.compaction import prune_snapshots
 from engine.runlog.writer import compact
 

@@ -1,4 +1,4 @@
-"""The experiment registry (engine/experiments.py): each experiment one package whose entry declares its
+"""The experiment registry (engine/core/experiments.py): each experiment one package whose entry declares its
 config, run, columns, presets, lesson and page section; every reference resolves, and what the entries say
 agrees with the measure registry, the pages and each other."""
 
@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import experiments, presets
-from engine.experiment import Experiment
-from engine.measures import BOOKKEEPING, MEASURES
+from engine.core import experiments
+from engine.core.declaration import Experiment
+from engine.core.measures import BOOKKEEPING, MEASURES
+from engine.lessons import presets
 
-REPO = Path(experiments.__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[1]
 KINDS = list(experiments.EXPERIMENTS)
 
 

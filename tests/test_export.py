@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine import export
+from engine.runlog import export
 
 
 def test_metrics_and_runs_csv_round_trip() -> None:

@@ -1,11 +1,12 @@
-"""Download file names made from run names (engine.export.file_stem): safe whatever the name."""
+"""Download file names made from run names (engine.runlog.export.file_stem): safe whatever the name."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import export, paths
+from engine.core import paths
+from engine.runlog import export
 
 
 def test_a_run_name_becomes_a_readable_file_name() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine import export
+from engine.runlog import export
 
 
 @pytest.mark.parametrize(

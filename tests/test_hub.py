@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 from waiting import wait_for
 
-from engine import hub
-from engine.errors import EncoderError
+from engine.core import hub
+from engine.core.errors import EncoderError
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """The job registry in thread isolation: FIFO queue, stop, failure isolation, concurrent submitters,
-re-attaching runs, runs written by another process, and the projector's frames."""
+re-attaching runs, runs written by another process, and the projection worker's frames."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ import pandas as pd
 import pytest
 from waiting import wait_for
 
+import engine.charts.projection_frames
 import engine.metrics
-import engine.projection
-from engine import jobs, runlog, runner, settings
-from engine.errors import ConfigError
-from engine.events import Points, Progress, Row
-from engine.jobs.projector import ProjectionWorker, rest_seconds
+from engine import jobs, runlog
+from engine.core import settings
+from engine.core.errors import ConfigError
+from engine.jobs.projection_worker import ProjectionWorker, rest_seconds
+from engine.runlog import runner
+from engine.runlog.events import Points, Progress, Row
 from tests.fake_kinds import register
 
 
@@ -85,9 +87,10 @@ def registry(tmp_path: Path):
 
 @pytest.fixture
 def instant_umap(monkeypatch: pytest.MonkeyPatch) -> None:
-    """UMAP frames without UMAP: zeros at once (the projector's scheduling is under test, not UMAP)."""
+    """UMAP frames without UMAP: zeros at once (the projection worker's scheduling is under test, not
+    UMAP)."""
     monkeypatch.setattr(
-        engine.projection,
+        engine.charts.projection_frames,
         "umap_frame",
         lambda X, previous=None, knn=None, seed=0, **kw: np.zeros((len(X), 2), dtype=np.float32),
     )
@@ -277,10 +280,10 @@ def test_stop_during_a_slow_umap_frame_does_not_wait_for_the_frame(
         release.wait(120)
         return np.zeros((len(X), 2), dtype=np.float32)
 
-    monkeypatch.setattr(engine.projection, "umap_frame", slow_frame)
+    monkeypatch.setattr(engine.charts.projection_frames, "umap_frame", slow_frame)
     monkeypatch.setattr(engine.metrics, "knn", lambda X, k: (None, None))
     registry = jobs.JobRegistry(tmp_path / "runs", project=True, isolation="thread")
-    registry.projector._prewarm = False
+    registry.projection_worker._prewarm = False
     try:
         job = registry.submit(slow_kind, {"steps": 100_000, "points": 20, "delay": 0.01})
         assert entered.wait(60)
@@ -294,7 +297,7 @@ def test_stop_during_a_slow_umap_frame_does_not_wait_for_the_frame(
 
 
 class _Jobs:
-    """A registry as the projector sees it: only ``jobs()``."""
+    """A registry as the projection worker sees it: only ``jobs()``."""
 
     def __init__(self) -> None:
         self.list: list[jobs.Job] = []
@@ -313,22 +316,22 @@ def test_live_frames_keep_to_the_cpu_share_and_the_film_back_fills_without_rest(
     assert summary["state"] == "finished"
     job = jobs.Job(slow_kind, SlowConfig(steps=2, points=12), run_dir, "run", state="running")
     job.on_event(Row(2, {}, runlog.load_snapshot(runlog.snapshot_path(run_dir, 2))))
-    projector = ProjectionWorker(_Jobs(), prewarm=False, live_share=0.25)
-    projector.close()  # its thread ends: the test drives it step by step
+    worker = ProjectionWorker(_Jobs(), prewarm=False, live_share=0.25)
+    worker.close()  # its thread ends: the test drives it step by step
     rests: list[float] = []
-    monkeypatch.setattr(projector, "_rest", rests.append)
-    projector.registry.list.append(job)
+    monkeypatch.setattr(worker, "_rest", rests.append)
+    worker.registry.list.append(job)
 
-    assert projector._project_one()
+    assert worker._project_one()
     assert list(job.frames()) == [2] and len(rests) == 1
-    assert not projector._project_one()  # older snapshots are not projected while the run goes on
+    assert not worker._project_one()  # older snapshots are not projected while the run goes on
     job.end("finished")
-    while projector._project_one():
+    while worker._project_one():
         pass
     assert list(job.frames()) == [0, 1, 2] and len(rests) == 1
 
 
-def test_rest_keeps_the_projector_to_its_share_of_one_cpu() -> None:
+def test_rest_keeps_the_projection_worker_to_its_share_of_one_cpu() -> None:
     assert rest_seconds(cpu_used=0.2, elapsed=0.2, share=0.25) == pytest.approx(0.6)
     assert rest_seconds(cpu_used=0.2, elapsed=1.0, share=0.25) == 0.0  # it waited long enough already
     assert rest_seconds(cpu_used=0.2, elapsed=0.2, share=1.0) == 0.0  # no limit

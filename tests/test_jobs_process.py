@@ -17,8 +17,9 @@ import pandas as pd
 import pytest
 from waiting import wait_for
 
-from engine import cli, jobs, runlog, settings
-from engine.errors import ConfigError
+from engine import cli, jobs, runlog
+from engine.core import settings
+from engine.core.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = {"data": "demo", "limit": 60, "steps": 5, "metric_every": 1, "seed": 0}

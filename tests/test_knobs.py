@@ -1,6 +1,6 @@
-"""Every knob is declared once (engine.knobs): this walks every field of every experiment's config and checks
-that its CLI flag, its validation, its sidebar widget's spec, the presets and the settings table agree with
-the declaration, so that a drift between them fails here. The widgets as the pages draw them are checked
+"""Every knob is declared once (engine.core.knobs): this walks every field of every experiment's config and
+checks that its CLI flag, its validation, its sidebar widget's spec, the presets and the settings table agree
+with the declaration, so that a drift between them fails here. The widgets as the pages draw them are checked
 with AppTest in tests/pages/test_knob_widgets.py."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import math
 
 import pytest
 
-from engine import cli, flags
-from engine.errors import ConfigError
-from engine.knobs import Knob, knob, knobs
-from engine.presets import presets
-from engine.runner import EXPERIMENTS
+from engine import cli
+from engine.core import flags
+from engine.core.errors import ConfigError
+from engine.core.knobs import Knob, knob, knobs
+from engine.lessons.presets import presets
+from engine.runlog.runner import EXPERIMENTS
 from ui import fields
 
 KINDS = list(EXPERIMENTS)
@@ -107,7 +108,7 @@ def test_a_field_declared_without_knob_or_without_a_range_is_refused() -> None:
     class Unranged:
         steps: int = knob(3, help="steps")
 
-    with pytest.raises(TypeError, match="not declared with engine.knobs.knob"):
+    with pytest.raises(TypeError, match="not declared with engine.core.knobs.knob"):
         knobs(Plain)
     with pytest.raises(TypeError, match="needs low and high"):
         knobs(Unranged)

@@ -1,7 +1,7 @@
-"""A knob several experiments share is declared once (engine.shared_knobs): every experiment's copy equals
-the declaration (type, default, range, help, label, widget, every field of it) unless the experiment says
-why it differs (``override=``), and a knob name that two experiments declare is a shared one. The labels the
-pages use in their messages (ui.text) and figure2_runs' flags are made from the same declarations."""
+"""A knob several experiments share is declared once (engine.core.shared_knobs): every experiment's copy
+equals the declaration (type, default, range, help, label, widget, every field of it) unless the experiment
+says why it differs (``override=``), and a knob name that two experiments declare is a shared one. The labels
+the pages use in their messages (ui.text) and figure2_runs' flags are made from the same declarations."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from collections import defaultdict
 
 import pytest
 
-from engine import shared_knobs
-from engine.experiments import EXPERIMENTS
-from engine.knobs import Knob, knob_of, knobs
-from engine.shared_knobs import NAMES, Shared, declaration, shared
+from engine.core import shared_knobs
+from engine.core.experiments import EXPERIMENTS
+from engine.core.knobs import Knob, knob_of, knobs
+from engine.core.shared_knobs import NAMES, Shared, declaration, shared
 
 CONFIGS = {kind: e.load(e.config_class) for kind, e in EXPERIMENTS.items()}
 COPIES = [(kind, item) for kind, config in CONFIGS.items() for item in knobs(config) if item.name in NAMES]
@@ -37,7 +37,9 @@ def test_a_shared_knob_is_the_declaration_unless_the_experiment_says_why(case: t
     if item.override:
         assert drift(item), f"{kind}.{item.name} declares an override but is the shared declaration"
     else:
-        assert drift(item) == [], f"{kind}.{item.name} differs from engine.shared_knobs without override="
+        assert drift(item) == [], (
+            f"{kind}.{item.name} differs from engine.core.shared_knobs without override="
+        )
 
 
 def test_a_knob_of_two_experiments_is_a_shared_one() -> None:
@@ -70,7 +72,7 @@ def test_a_change_without_a_reason_is_refused() -> None:
 def test_the_shared_declarations_are_knobs_and_import_no_numeric_library() -> None:
     assert [item.name for item in knobs(Shared)] == list(NAMES)
     assert declaration("precision").choices == shared_knobs.PRECISIONS
-    code = "import sys, engine.shared_knobs, engine.probe.config; print('torch' in sys.modules)"
+    code = "import sys, engine.core.shared_knobs, engine.probe.config; print('torch' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"  # the probe's config stays light
 

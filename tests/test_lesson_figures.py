@@ -1,5 +1,5 @@
 """Numbers in the lessons come from runs: every placeholder names a claim and a figure, every figure is
-recorded (engine/lesson_results.json, written by ``python -m engine lessons check --record``), and no
+recorded (engine/lessons/results.json, written by ``python -m engine lessons check --record``), and no
 lesson text types a digit that no claim fills."""
 
 from __future__ import annotations
@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import experiments, lesson_figures, lessons
-from engine.lesson_claims import PASS, Claim, Trace, judge
-from engine.lesson_figures import (
+from engine.core import experiments
+from engine.core.lesson_claims import PASS, Claim, Trace, judge
+from engine.lessons import numbers as lesson_figures
+from engine.lessons import texts as lessons
+from engine.lessons.numbers import (
     PLACEHOLDER,
     fill,
     fill_lesson,

@@ -1,5 +1,6 @@
-"""Lessons that cannot lie: each lesson's claims are data (engine.lesson_claims), judged against run folders
-(engine.lessons_check), and ``python -m engine lessons check --short`` runs every lesson's short presets."""
+"""Lessons that cannot lie: each lesson's claims are data (engine.core.lesson_claims), judged against run
+folders (engine.lessons.check), and ``python -m engine lessons check --short`` runs every lesson's short
+presets."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import experiments, lessons_check, presets
 from engine.cli import main
-from engine.lesson_claims import (
+from engine.core import experiments
+from engine.core.lesson_claims import (
     FAIL,
     MISSING,
     PAPER,
@@ -23,7 +24,9 @@ from engine.lesson_claims import (
     judge,
     pooled_sd,
 )
-from engine.lessons_check import read_trace
+from engine.lessons import check as lessons_check
+from engine.lessons import presets
+from engine.lessons.check import read_trace
 
 
 def _claim(expect: str, **fields) -> Claim:

@@ -1,7 +1,7 @@
 """One name per measure (issues 35 and 36): RankMe is ``rankme`` everywhere, an old run folder that logged
 it as ``effective_rank`` still reads (under the new name, by every reader), and a measure's name is written
 in its declaration, its function and its tests only: the experiments refer to the registry's constants and
-groups (:mod:`engine.measures`)."""
+groups (:mod:`engine.core.measures`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import charts, experiments, lessons_check, measures, runlog
-from engine.lesson_claims import PASS, Claim
-from engine.measures import RANKME
+from engine import charts, runlog
+from engine.core import experiments, measures
+from engine.core.lesson_claims import PASS, Claim
+from engine.core.measures import RANKME
+from engine.lessons import check as lessons_check
 
 REPO = Path(__file__).resolve().parent.parent
 #: where the app's code lives (its tests, benchmarks and scripts are not counted)
@@ -35,8 +37,10 @@ def files_naming(name: str) -> list[str]:
 @pytest.mark.parametrize("name", list(MOST_FILES))
 def test_a_measure_is_named_in_its_declaration_and_its_function_only(name) -> None:
     found = files_naming(name)
-    assert "engine/measures.py" in found
-    assert len(found) <= MOST_FILES[name], f"{name} is named in {found}: refer to engine.measures instead"
+    assert "engine/core/measures.py" in found
+    assert len(found) <= MOST_FILES[name], (
+        f"{name} is named in {found}: refer to engine.core.measures instead"
+    )
 
 
 def test_rankme_has_one_name_and_effective_rank_is_its_alias() -> None:

@@ -1,4 +1,5 @@
-"""The measure registry (engine/measures.py): each measure declared once, every reader takes it from there.
+"""The measure registry (engine/core/measures.py): each measure declared once, every reader takes it from
+there.
 
 Each measure of the registry appears in the glossary, in the ``metrics.csv`` header of every experiment that
 logs it (the header a run writes, from the experiment's config), and in the replay of a tiny run of that
@@ -15,9 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import charts, experiments, lessons, measures, runlog
-from engine.knobs import knobs
-from engine.measures import BOOKKEEPING, MEASURES
+from engine import charts, runlog
+from engine.core import experiments, measures
+from engine.core.knobs import knobs
+from engine.core.measures import BOOKKEEPING, MEASURES
+from engine.lessons import texts as lessons
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -1,5 +1,5 @@
-"""The lecture pace (engine.pace): waits between logged steps, on an injected clock (no wall-clock asserts);
-the probe's switch reaches its loop, its CLI flag and its config; the demo preset turns it on."""
+"""The lecture pace (engine.core.pace): waits between logged steps, on an injected clock (no wall-clock
+asserts); the probe's switch reaches its loop, its CLI flag and its config; the demo preset turns it on."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine.pace import LECTURE_SECONDS, Pace, lecture_pace
+from engine.core.pace import LECTURE_SECONDS, Pace, lecture_pace
 
 
 class FakeTime:
@@ -72,7 +72,7 @@ def test_the_switch_makes_a_pace_only_when_on() -> None:
 
 def test_the_switch_is_one_knob_flag_and_the_demo_turns_it_on() -> None:
     from engine.cli import build_parser
-    from engine.presets import demo
+    from engine.lessons.presets import demo
     from engine.probe.config import ProbeConfig
 
     assert ProbeConfig().lecture_pace is False  # a researcher's run goes as fast as it trains
@@ -84,9 +84,9 @@ def test_the_switch_is_one_knob_flag_and_the_demo_turns_it_on() -> None:
 
 def test_a_paced_probe_run_logs_every_step_and_keeps_training_seconds(monkeypatch) -> None:
     """The loop asks the pace before each logged row; its waits are not in the ``seconds`` column."""
-    from engine.events import Row
     from engine.probe.config import ProbeConfig
     from engine.probe.loop import run_probe
+    from engine.runlog.events import Row
 
     asked: list[int] = []
     now = [0.0]  # the loop's clock: only the pace's waits move it

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import paths
-from engine.errors import ConfigError
+from engine.core import paths
+from engine.core.errors import ConfigError
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_new_run_names_are_unique_and_safe() -> None:
 
 
 def test_non_ascii_uploads_keep_their_names_and_never_replace_each_other(own_cache: Path) -> None:
-    from engine import uploads
+    from engine.data import uploads
 
     first = uploads.store("日本語.csv", b"text,label\nhello,a\nbye,b\n")
     second = uploads.store("中文.csv", b"text,label\nyes,a\nno,b\n")
@@ -68,7 +68,7 @@ def test_non_ascii_uploads_keep_their_names_and_never_replace_each_other(own_cac
 
 
 def test_an_upload_whose_name_is_taken_by_another_file_gets_a_suffix(own_cache: Path) -> None:
-    from engine import uploads
+    from engine.data import uploads
 
     first = uploads.store("a b.csv", b"text,label\nhello,a\nbye,b\n")
     again = uploads.store("a b.csv", b"text,label\nhello,a\nbye,b\n")  # the same file: kept once
@@ -103,7 +103,7 @@ def test_distinct_uploads_never_overwrite_a_different_file(
 ) -> None:
     import uuid
 
-    from engine import uploads
+    from engine.data import uploads
 
     root = tmp_path / uuid.uuid4().hex
     monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(root))

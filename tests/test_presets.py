@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine import presets
-from engine.runner import EXPERIMENTS
+from engine.lessons import presets
+from engine.runlog.runner import EXPERIMENTS
 
 
 def test_every_preset_makes_valid_configs() -> None:

@@ -1,4 +1,5 @@
-"""engine.priority: per-thread nice values, so the app's drawing threads yield to training (Linux only).
+"""engine.compute.priority: per-thread nice values, so the app's drawing threads yield to training (Linux
+only).
 
 Each test lowers threads it creates itself: a lowered thread cannot be raised back without privileges, and
 pytest's own threads must keep their priority.
@@ -12,8 +13,9 @@ import threading
 
 import pytest
 
-from engine import priority, settings
-from engine.errors import ConfigError
+from engine.compute import priority
+from engine.core import settings
+from engine.core.errors import ConfigError
 from engine.jobs.children import popen_child
 
 linux_only = pytest.mark.skipif(not priority.supported(), reason="per-thread nice values are Linux's")

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine import probe, runlog, runner
-from engine.errors import ConfigError, DataError
-from engine.events import Points, Row
+from engine import probe, runlog
+from engine.core.errors import ConfigError, DataError
+from engine.runlog import runner
+from engine.runlog.events import Points, Row
 from tests.headers import PROBE_HEADER
 
 COLUMNS = ("step", "loss", "accuracy", "isoscore", "silhouette", "seconds")

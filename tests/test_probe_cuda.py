@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from engine import probe
-from engine.events import Row
+from engine.runlog.events import Row
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
 

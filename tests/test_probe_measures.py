@@ -18,9 +18,8 @@ import pandas as pd
 import pytest
 import torch
 
-from engine import cli, probe, runlog, runner
-from engine.errors import ConfigError
-from engine.events import Points, Row
+from engine import cli, probe, runlog
+from engine.core.errors import ConfigError
 from engine.metrics import (
     average_cosine,
     class_alignment,
@@ -33,6 +32,8 @@ from engine.metrics import (
     uniformity,
 )
 from engine.probe.measure import COLUMNS, EVERY_STEP, GEOMETRY, is_geometry_step, measure, sample_rows
+from engine.runlog import runner
+from engine.runlog.events import Points, Row
 
 TOL = 1e-6
 DEMO_DIR = Path(__file__).resolve().parent.parent / "engine" / "data" / "demo"

@@ -26,7 +26,8 @@ What is compared, for every step 0..STEPS (step s = after s updates):
 - in process: loss, accuracy, IsoScore, silhouette of each row; the snapshot (snapshot_every=1, every
   item kept) against the reference representations; and E, W, b themselves after every update, read by a
   recording subclass of ``torch.optim.Adam`` (it only copies the parameters after ``step()``);
-- end to end (``engine.runner.run_experiment`` and ``python -m engine probe`` in a subprocess, paired and
+- end to end (``engine.runlog.runner.run_experiment`` and ``python -m engine probe`` in a subprocess, paired
+  and
   multi-label): metrics.csv, the saved snapshots and points.csv against the reference, and metrics.csv
   against IsoScore / scikit-learn applied to the saved snapshots with the pair / label-set clusters.
 
@@ -54,9 +55,10 @@ from IsoScore import IsoScore as isoscore_2_0_1
 from sklearn.metrics import silhouette_score
 from torch import nn
 
-from engine import probe, runlog, runner
-from engine.cli_run import engine_command
-from engine.events import Points, Row
+from engine import probe, runlog
+from engine.groups.cli_run import engine_command
+from engine.runlog import runner
+from engine.runlog.events import Points, Row
 
 TOL = 1e-6
 STEPS = 5

@@ -15,15 +15,16 @@ import pytest
 import torch
 from sklearn.metrics import f1_score
 
-from engine import probe, runlog, runner
-from engine.cli_run import engine_command
+from engine import probe, runlog
+from engine.core.errors import ConfigError, DataError
 from engine.data import LabelledVectors, LabelledWords, load_dataset, load_npz, read_word_vectors
 from engine.data.wordnet import read_wordnet_words
-from engine.errors import ConfigError, DataError
-from engine.events import Progress, Row
+from engine.groups.cli_run import engine_command
 from engine.probe import compute, objectives
 from engine.probe.model import micro_f1
 from engine.probe.vectors import one_piece_ids, table_vectors
+from engine.runlog import runner
+from engine.runlog.events import Progress, Row
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import projection
+from engine.charts import projection_frames as projection
 
 
 def blobs(n: int = 120, d: int = 16, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -21,8 +21,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine import lessons, runlog
+from engine import runlog
 from engine.cli import main
+from engine.lessons import texts as lessons
 from engine.replay import lesson, run_gif
 from engine.replay.frames import evenly_spaced
 from engine.replay.payload import script_json

@@ -1,6 +1,6 @@
-"""engine.results (``python -m engine results``): only the text between markers changes (hypothesis: any prose
-around any number of blocks), unbalanced markers are one line, a missing or stale run folder is named and
-its table kept, the runs and claims tables are written from their folders with command and date."""
+"""engine.claims.results (``python -m engine results``): only the text between markers changes (hypothesis:
+any prose around any number of blocks), unbalanced markers are one line, a missing or stale run folder is
+named and its table kept, the runs and claims tables are written from their folders with command and date."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import results
+from engine.claims import results
 from engine.cli import main
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 
 PROSE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r<"), max_size=60)
 
@@ -132,7 +132,7 @@ def test_claims_table_from_its_groups(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_a_table_links_to_the_papers_figures_from_the_file_it_goes_into(tmp_path) -> None:
     """The claims table's source links are written relative to docs/: in README.md they point into docs/."""
-    from engine.results import relinked
+    from engine.claims.results import relinked
 
     table = f"| [setup (i)](paper.md#setup-i) | runs in `{tmp_path}/cache/claims` |"
     assert relinked(table, tmp_path / "docs" / "results.md", tmp_path) == (

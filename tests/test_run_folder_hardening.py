@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 from waiting import wait_for
 
-from engine import jobs, runlog, runner
+from engine import jobs, runlog
 from engine.cli import main
-from engine.cli_run import engine_command
-from engine.errors import ConfigError, RunFailed
-from engine.events import Row
+from engine.core.errors import ConfigError, RunFailed
+from engine.groups.cli_run import engine_command
+from engine.runlog import runner
+from engine.runlog.events import Row
 
 CLI_ENV = {**os.environ, "EMBEDLAB_NO_PROGRESS": "1"}
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from engine import runlog
 from engine.cli import main
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.jobs import Job, JobRegistry
-from engine.presets import presets
+from engine.lessons.presets import presets
 from engine.runlog import naming
 
 
@@ -72,7 +72,7 @@ def test_a_generated_name_says_the_data_what_differs_and_the_steps() -> None:
 def test_a_default_page_run_is_named_after_its_own_experiment(kind: str) -> None:
     """The pages' default (train "auto", the silhouette on the demo topics): no other experiment's word
     ("probe demo · 100 steps" read as a probe run)."""
-    from engine.experiments import EXPERIMENTS
+    from engine.core.experiments import EXPERIMENTS
 
     config = {**vars(EXPERIMENTS[kind].make_config()), "probe": "demo"}
     assert naming.generated_name(kind, config) == f"{kind} · 100 steps"

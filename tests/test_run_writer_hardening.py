@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import runlog, runner
-from engine.errors import ConfigError
-from engine.events import Row
+from engine import runlog
+from engine.core.errors import ConfigError
+from engine.runlog import runner
 from engine.runlog import writer as writer_module
+from engine.runlog.events import Row
 
 
 def _old_run(run: Path) -> None:
@@ -160,14 +161,14 @@ def test_a_cache_folder_that_cannot_be_written_is_one_line(tmp_path: Path, monke
     with pytest.raises(ConfigError, match=r"^the folder .*read-only.* is not writable \(Permission denied\)"):
         runlog.RunWriter(locked / "runs" / "r", ["step"], {"kind": "probe"})
     monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(locked / "cache"))
-    from engine import paths
+    from engine.core import paths
 
     with pytest.raises(ConfigError, match=r"the cache folder .*read-only.* is not writable"):
         paths.runs_dir()
 
 
 def test_a_read_only_cache_still_encodes_without_caching(tmp_path: Path, monkeypatch, caplog) -> None:
-    from engine import paths
+    from engine.core import paths
     from engine.encoders import cache
 
     class Tiny:

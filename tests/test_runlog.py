@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from engine import runlog
-from engine.errors import DataError
+from engine.core.errors import DataError
 
 
 def _writer(tmp_path: Path) -> runlog.RunWriter:
@@ -225,7 +225,7 @@ def test_spectrum_tail_follows_by_offset_and_starts_again(tmp_path: Path) -> Non
 def test_a_run_that_ended_leaves_no_lock_file_and_a_killed_one_a_free_lock(tmp_path: Path) -> None:
     writer = _writer(tmp_path)
     assert (writer.run_dir / ".writer.lock").is_file()
-    writer.finish("stopped")  # Ctrl-C ends a run this way (engine.runner.run_experiment)
+    writer.finish("stopped")  # Ctrl-C ends a run this way (engine.runlog.runner.run_experiment)
     assert not (writer.run_dir / ".writer.lock").exists()
     forced = runlog.RunWriter(writer.run_dir, ["step"], {"kind": "probe"})  # a --force rerun, swapped in
     assert runlog.run_state(forced.run_dir) == "running"
@@ -235,9 +235,9 @@ def test_a_run_that_ended_leaves_no_lock_file_and_a_killed_one_a_free_lock(tmp_p
 
 
 def test_ctrl_c_in_a_run_leaves_it_stopped_with_no_lock_file(tmp_path: Path) -> None:
-    from engine.events import Row
-    from engine.experiments import EXPERIMENTS
-    from engine.runner import run_experiment
+    from engine.core.experiments import EXPERIMENTS
+    from engine.runlog.events import Row
+    from engine.runlog.runner import run_experiment
 
     def interrupt(event: object) -> None:
         if isinstance(event, Row):

@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import runlog, runner
-from engine.errors import ConfigError, RunFailed
-from engine.events import Points, Progress, Row
+from engine import runlog
+from engine.core.errors import ConfigError, RunFailed
+from engine.runlog import runner
+from engine.runlog.events import Points, Progress, Row
 from tests.fake_kinds import register
 
 

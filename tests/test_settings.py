@@ -1,4 +1,4 @@
-"""engine.settings: the one place that declares and reads every knob and EMBEDLAB_* variable."""
+"""engine.core.settings: the one place that declares and reads every knob and EMBEDLAB_* variable."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import paths, settings
-from engine.errors import ConfigError
+from engine.core import paths, settings
+from engine.core.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 

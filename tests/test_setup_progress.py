@@ -1,5 +1,5 @@
-"""Set-up progress (engine.events): a Meter's count, rate and time left on an injected clock, and relay()
-yielding what a set-up call reports while it runs, then its result (or its error, a stop included)."""
+"""Set-up progress (engine.runlog.events): a Meter's count, rate and time left on an injected clock, and
+relay() yielding what a set-up call reports while it runs, then its result (or its error, a stop included)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import threading
 import numpy as np
 import pytest
 
-from engine import stopping
-from engine.events import Meter, Progress, duration_text, from_line, relay, to_line
+from engine.core import stopping
+from engine.runlog.events import Meter, Progress, duration_text, from_line, relay, to_line
 
 
 class Clock:
@@ -91,9 +91,9 @@ def test_the_probe_reports_each_batch_of_sentences_it_encodes(tmp_path, monkeypa
     (the meter's throttle off here), before its first row."""
     from functools import partial
 
-    from engine.events import Row
     from engine.probe.config import ProbeConfig
     from engine.probe.loop import run_probe
+    from engine.runlog.events import Row
 
     monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(tmp_path / "cache"))  # nothing cached
     monkeypatch.setattr("engine.probe.loop.Meter", partial(Meter, every=0.0))

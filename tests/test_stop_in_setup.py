@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from waiting import wait_for
 
-from engine import runlog, runner
-from engine.cli_run import engine_command
+from engine import runlog
 from engine.encoders.encoder import Encoder
+from engine.groups.cli_run import engine_command
 from engine.probe import ProbeConfig
+from engine.runlog import runner
 
 REPO = Path(__file__).resolve().parent.parent
 WORDS = [

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from engine.errors import ConfigError
-from engine.validate import require_choice, require_int, require_number
+from engine.core.errors import ConfigError
+from engine.core.validate import require_choice, require_int, require_number
 
 
 @pytest.mark.parametrize("value", [0, 5, np.int64(3)])

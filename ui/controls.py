@@ -10,8 +10,8 @@ from typing import Any
 
 import streamlit as st
 
-from engine import settings
-from engine.experiments import EXPERIMENTS
+from engine.core import settings
+from engine.core.experiments import EXPERIMENTS
 from engine.jobs import Job
 from ui import fields
 from ui.fields import KEEP, show_settings
@@ -48,8 +48,8 @@ def device_and_seed(kind: str) -> dict[str, Any]:
         "seed": fields.draw(kind, "seed", box=cols[0]),
         "device": fields.draw(kind, "device", box=cols[1]),
     }
-    from engine.device import resolve_device
-    from engine.errors import ConfigError
+    from engine.compute.device import resolve_device
+    from engine.core.errors import ConfigError
 
     try:
         device = resolve_device(chosen["device"])
@@ -131,7 +131,7 @@ def folder_contents(text: str) -> str:
 def data_dir_input(prefix: str) -> str | None:
     """The data folder field, checked when entered: a missing folder is named under the field (and keeps Start
     off) until it is fixed; a readable one says which data sets it holds."""
-    from engine.presets import default_data_dir
+    from engine.lessons.presets import default_data_dir
 
     key_name = f"{prefix}.data_dir"
     value = st.sidebar.text_input(
@@ -182,7 +182,7 @@ def sources(prefix: str) -> dict[str, Any]:
 def preset_buttons(kind: str, current: dict[str, Any]) -> None:
     """One button per preset of this kind: queues its runs on top of the ``current`` settings, and the
     sidebar then shows the preset's settings (those of its run, or those its runs share)."""
-    from engine.presets import for_kind, queue
+    from engine.lessons.presets import for_kind, queue
 
     found = for_kind(kind, current)
     if not found:

@@ -8,9 +8,9 @@ from typing import Any
 
 import streamlit as st
 
-from engine import export
-from engine.errors import EmbedlabError
+from engine.core.errors import EmbedlabError
 from engine.jobs import Job
+from engine.runlog import export
 from ui.runs import changing, guard, metrics_by_run, run_label
 
 
@@ -97,7 +97,8 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
     Both are made when clicked (in Streamlit's download thread). A film's missing frames are made from the
     snapshots only for a run whose frames nobody else is making (not running, not being projected): else the
     lesson has the frames made so far."""
-    from engine import export, replay, runlog
+    from engine import replay, runlog
+    from engine.runlog import export
 
     folders = [job.run_dir for job in jobs]
     names = [run_label(job) for job in jobs]
@@ -138,7 +139,7 @@ def film_to_make(folders: list, key: str) -> int:
     another server, whose film nobody made): a button makes them here with a progress bar (count, rate and
     time left: about a second a frame), and the downloads wait for it. Returns how many are still to make."""
     from engine import replay
-    from engine.events import Meter
+    from engine.runlog.events import Meter
 
     try:
         count = replay.frames_to_make(folders)

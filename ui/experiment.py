@@ -11,10 +11,11 @@ from typing import Any
 
 import streamlit as st
 
-from engine import charts, lessons
-from engine.errors import EmbedlabError
-from engine.experiments import EXPERIMENTS
+from engine import charts
+from engine.core.errors import EmbedlabError
+from engine.core.experiments import EXPERIMENTS
 from engine.jobs import Job
+from engine.lessons import texts as lessons
 from ui import controls, downloads, fields, lens, live, projector, run_name, runs
 from ui.text import message, plain
 
@@ -121,8 +122,8 @@ def damaged_rows_note(jobs: list[Job]) -> None:
 class PageHooks:
     """What a page script hands the shared run panel, checked where the page registers it: ``sidebar()``
     draws the page's settings and returns the run's config; ``check(config)`` (optional) raises a
-    one-line :class:`~engine.errors.EmbedlabError` before a run is queued. A hook that cannot be called so
-    raises TypeError at once, on every render of the page, not at the first click or the first run."""
+    one-line :class:`~engine.core.errors.EmbedlabError` before a run is queued. A hook that cannot be called
+    so raises TypeError at once, on every render of the page, not at the first click or the first run."""
 
     sidebar: Callable[[], dict[str, Any]]
     check: Callable[[dict[str, Any]], None] | None = None
@@ -176,12 +177,12 @@ def run_panel(
     *,
     check: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:
-    """An experiment page below its header, from its :class:`~engine.experiment.Section` (the measures, those
-    drawn at first, the relation pair, the run figures, the empty-page line): the page's sidebar settings
-    (``sidebar()`` draws them and returns the run's config), then ▶ Start and the presets of ``kind``; the
-    live panel of the shown runs and their downloads, or the section's ``empty`` line when there is no run
-    yet; last the sidebar's Stop button and progress. ``kind`` is also the run name and the prefix of the
-    widget keys. ``check(config)`` runs before a run is queued."""
+    """An experiment page below its header, from its :class:`~engine.core.declaration.Section` (the measures,
+    those drawn at first, the relation pair, the run figures, the empty-page line): the page's sidebar
+    settings (``sidebar()`` draws them and returns the run's config), then ▶ Start and the presets of
+    ``kind``; the live panel of the shown runs and their downloads, or the section's ``empty`` line when there
+    is no run yet; last the sidebar's Stop button and progress. ``kind`` is also the run name and the prefix
+    of the widget keys. ``check(config)`` runs before a run is queued."""
     hooks = PageHooks(sidebar, check)
     section = EXPERIMENTS[kind].section
     if section is None:

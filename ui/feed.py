@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import settings
-from engine.errors import one_line
+from engine.core import settings
+from engine.core.errors import one_line
 
 log = logging.getLogger(__name__)
 

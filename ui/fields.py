@@ -1,4 +1,4 @@
-"""The sidebar widgets of an experiment's knobs, made from their declarations (:mod:`engine.knobs`).
+"""The sidebar widgets of an experiment's knobs, made from their declarations (:mod:`engine.core.knobs`).
 
 :func:`draw` draws one knob as the widget its declaration names (number, checkbox, toggle, select, radio,
 slider, text) with its label, help, default and range, under the key ``<kind>.<field>``, and returns the
@@ -19,8 +19,8 @@ from typing import Any
 
 import streamlit as st
 
-from engine.experiments import EXPERIMENTS
-from engine.knobs import Knob, knob_of, knobs
+from engine.core.experiments import EXPERIMENTS
+from engine.core.knobs import Knob, knob_of, knobs
 
 KEEP = {"persist_state": "session"}  # widget values survive page switches
 SLIDER_FORMAT = "%.2f"  # a rate shown with two decimals (0.10, not 0.1)

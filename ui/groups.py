@@ -11,8 +11,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine import charts, export, groups, runlog
+from engine import charts, groups, runlog
 from engine.charts.bands import band_figure
+from engine.runlog import export
 from ui import runs
 
 #: while a member of a listed group runs, the section redraws itself this often (seconds)

@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from engine import charts, runlog
-from engine.errors import DataError, one_line
+from engine.core.errors import DataError, one_line
 from engine.jobs import Job
 from ui.run_facts import run_label
 

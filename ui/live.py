@@ -27,8 +27,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import charts, experiments, settings
+from engine import charts
 from engine.charts import description
+from engine.core import experiments, settings
 from engine.jobs import Job
 from ui import feed, lens, live_state, live_view, projector
 from ui.chart_bar import chart_bar
@@ -302,7 +303,7 @@ RELATION = live_state.RELATION
 
 
 def lesson_measure(jobs: list[Job], metrics: list[str]) -> str | None:
-    """The measure the lesson of the shown runs' experiment is about (:mod:`engine.experiments`): its
+    """The measure the lesson of the shown runs' experiment is about (:mod:`engine.core.experiments`): its
     ``measure`` where the lesson names one, else the first measure its text explains that the page offers,
     the loss excepted; None without a lesson."""
     kinds = [job.kind for job in jobs]

@@ -17,8 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from engine import charts, runlog, settings
+from engine import charts, runlog
 from engine.charts import description
+from engine.core import settings
 from engine.jobs import Job, JobRegistry
 from ui import lens_figures as lens
 from ui.run_facts import changing, progress_text, run_label

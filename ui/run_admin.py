@@ -9,9 +9,8 @@ import time
 import pandas as pd
 import streamlit as st
 
-from engine import disk
 from engine.jobs import Job, JobRegistry
-from engine.runlog import naming
+from engine.runlog import disk, naming
 from ui import runs
 from ui.run_facts import settings_line
 from ui.text import ui_words

@@ -12,8 +12,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine import paths, priority, runlog
-from engine.errors import ConfigError, EmbedlabError, one_line
+from engine import runlog
+from engine.compute import priority
+from engine.core import paths
+from engine.core.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
 from ui import projector, run_facts, run_name
 from ui.run_facts import format_seconds as format_seconds
@@ -72,8 +74,8 @@ def option_label(reg: JobRegistry) -> Callable[[str], str]:
 @st.cache_resource(show_spinner=False)
 def yield_to_training() -> int:
     """Once per server, at the first Start: the server's event loop, and the script threads it starts from
-    then on, take a lower CPU priority than the runs' children (:mod:`engine.priority`). Not before: at
-    start-up the pages must not wait behind umap-learn's JIT warm-up and the warm spare child."""
+    then on, take a lower CPU priority than the runs' children (:mod:`engine.compute.priority`). Not before:
+    at start-up the pages must not wait behind umap-learn's JIT warm-up and the warm spare child."""
     try:
         return priority.yield_to_training([threading.main_thread().native_id, None])
     except EmbedlabError as err:
@@ -103,7 +105,7 @@ def run_names(
     the first preset of ``kind`` with those keys) ``<preset title> · <what differs>``; the page's ▶ Start
     (one run named after its kind) the name field's (:func:`ui.run_name.typed_name`), else None (named from
     its settings); any other run keeps its name."""
-    from engine.presets import for_kind
+    from engine.lessons.presets import for_kind
     from engine.runlog.naming import preset_run_names
 
     keys = [key for key, _ in runs]

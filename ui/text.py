@@ -49,9 +49,9 @@ def short_label(label: str) -> str:
 
 
 def _knobs() -> list[Any]:
-    """The knobs of every registered experiment (:mod:`engine.knobs`)."""
-    from engine.experiments import EXPERIMENTS
-    from engine.knobs import knobs
+    """The knobs of every registered experiment (:mod:`engine.core.knobs`)."""
+    from engine.core.experiments import EXPERIMENTS
+    from engine.core.knobs import knobs
 
     return [item for e in EXPERIMENTS.values() for item in knobs(e.load(e.config_class))]
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine import paths, uploads
+from engine.core import paths
+from engine.data import uploads
 from ui.runs import guard
 from ui.text import plain
 
@@ -32,7 +33,7 @@ def data_guide() -> None:
     """Get the data: for each real set, where it comes from, the files and folder layout expected, whether
     this machine has it, and a download of its Hugging Face hub copy (offline: says so)."""
     from engine.data import guide
-    from engine.presets import default_data_dir
+    from engine.lessons.presets import default_data_dir
 
     st.write(
         "The demo corpus is built in. The real sets are read from a **data folder** (the “Data folder” field "
@@ -156,7 +157,7 @@ with guide_tab, guard():
 
 with data_tab, guard():
     from engine.data import describe
-    from engine.presets import default_data_dir
+    from engine.lessons.presets import default_data_dir
 
     st.dataframe(pd.DataFrame(describe()), hide_index=True)
     cols = st.columns([1, 2, 1])

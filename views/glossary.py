@@ -1,12 +1,13 @@
 """Glossary: every measure the lab shows, with its formula, range, direction, what to watch and its source.
-The texts live in the measure registry and the experiments' lessons (:func:`engine.lessons.glossary`; the
-HTML lecture replay reads the same); this page only draws them."""
+The texts live in the measure registry and the experiments' lessons (:func:`engine.lessons.texts.glossary`;
+the HTML lecture replay reads the same); this page only draws them."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from engine import experiments, lessons
+from engine.core import experiments
+from engine.lessons import texts as lessons
 from ui.text import plain
 
 st.title("Glossary")

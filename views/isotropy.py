@@ -7,8 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from engine import paths
-from engine.errors import ConfigError
+from engine.core import paths
+from engine.core.errors import ConfigError
 from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, encoder_dims, sources
 from ui.live import capped_note

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import experiments, lessons, paths
 from engine.claims import latest as claims_latest
-from engine.errors import ConfigError
+from engine.core import experiments, paths
+from engine.core.errors import ConfigError
+from engine.lessons import texts as lessons
 from ui import controls, runs
 
 st.title("embedlab — watch sentence embeddings take shape")
@@ -16,7 +17,7 @@ if cols[0].button(
     "Start the demo", type="primary", icon=":material/play_arrow:", key="overview.demo", width="stretch"
 ):
     with runs.guard("Demo: "):
-        from engine.presets import demo
+        from engine.lessons.presets import demo
 
         preset = demo()
         configs = preset.configs()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import lessons
-from engine.presets import sts_evaluation
+from engine.lessons import texts as lessons
+from engine.lessons.presets import sts_evaluation
 from ui import experiment, fields
 from ui.controls import encoder_dims, probe_snapshots_device, sources, training_choice
 from ui.live import capped_note
@@ -77,7 +77,7 @@ def check(config: dict) -> None:
 
         check_save_name(config["save_encoder"], overwrite=bool(config.get("replace_encoder")))
     if config.get("eval_limit") == 1:
-        from engine.errors import ConfigError
+        from engine.core.errors import ConfigError
 
         raise ConfigError("“STS pairs evaluated” must be 0 (all) or at least 2.")
 

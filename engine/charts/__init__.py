@@ -26,6 +26,9 @@ Only Plotly figures: the app's live view and the replay draw them with Plotly.js
 Modules: :mod:`~engine.charts.figures` (curves, style), :mod:`~engine.charts.relations` (relation figures),
 :mod:`~engine.charts.projection` (frames and films), :mod:`~engine.charts.geometry` (spectrum, any-pair
 relation), :mod:`~engine.charts.run_facts` (what figures say about a run).
+
+The 2-D frames themselves (an instant PCA, warm-started UMAP) are computed in
+:mod:`~engine.charts.projection_frames`.
 """
 
 from engine.charts.figures import (

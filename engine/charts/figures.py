@@ -1,5 +1,6 @@
 """Curves of runs and the style of every figure (colours, log axes, projector sizes); the measures' titles
-come from the measure registry (:mod:`engine.measures`). Relation figures: :mod:`engine.charts.relations`."""
+come from the measure registry (:mod:`engine.core.measures`). Relation figures:
+:mod:`engine.charts.relations`."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from engine import measures, settings
 from engine.charts.legend import LEGEND, legend_extra, legend_room
 from engine.charts.log_axis import log_axis, positive
+from engine.core import measures, settings
 
 
 def plotly_text(value: object) -> str:
@@ -53,7 +54,7 @@ PROJECTOR = ChartStyle(font=20, title=26, scale=2.0, height=420)
 
 
 def label(metric: str) -> str:
-    """A column's title on charts, from the measure registry (:func:`engine.measures.chart_title`)."""
+    """A column's title on charts, from the measure registry (:func:`engine.core.measures.chart_title`)."""
     return measures.chart_title(metric)
 
 
@@ -202,7 +203,7 @@ def metric_json(
             )
         )
     layout = titled_layout(LAYOUT, titled(label(metric), measured_on), X_AXES.get(x, x), height=height)
-    if log_y is None:  # the measure's own scale (engine.measures)
+    if log_y is None:  # the measure's own scale (engine.core.measures)
         log_y = metric in measures.MEASURES and measures.get(metric).scale == "log"
     if log_y:
         layout["yaxis"] = {**layout["yaxis"], "type": "log", **log_axis(positive([t["y"] for t in traces]))}

@@ -29,7 +29,6 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from engine import experiments
 from engine.charts.figures import (
     TITLED,
     ChartStyle,
@@ -41,7 +40,8 @@ from engine.charts.figures import (
     titled_layout,
 )
 from engine.charts.log_axis import log_axis
-from engine.measures import SPECTRUM, get
+from engine.core import experiments
+from engine.core.measures import SPECTRUM, get
 
 #: at most this many spectra drawn for one run (evenly spaced over its logged steps)
 MAX_SPECTRA = 12
@@ -54,8 +54,8 @@ STEP_RANGE = (0.35, 1.0)
 
 def charted(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
     """``frame`` with its columns named as the charts name them for a ``kind`` run
-    (:attr:`engine.experiment.Experiment.charted_as`: the probe's ``alignment`` is ``class_alignment``); a
-    column is not renamed onto one the frame already has."""
+    (:attr:`engine.core.declaration.Experiment.charted_as`: the probe's ``alignment`` is ``class_alignment``);
+    a column is not renamed onto one the frame already has."""
     names = {column: experiments.charted(kind, column) for column in frame.columns}
     renames = {old: new for old, new in names.items() if new != old and new not in frame.columns}
     return frame.rename(columns=renames) if renames else frame

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine import settings
 from engine.charts.figures import ChartStyle, color, plotly_text, styled
+from engine.core import settings
 
 
 def _hover(texts: pd.Series) -> list[str]:

@@ -13,7 +13,6 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine import measures
 from engine.charts.figures import (
     TITLED,
     ChartStyle,
@@ -30,6 +29,7 @@ from engine.charts.figures import (
     titled_layout,
 )
 from engine.charts.legend import legend_room
+from engine.core import measures
 
 #: the y column of the alignment–uniformity plane: SimCSE's alignment, else a probe's class alignment
 ALIGNMENT_COLUMNS = ("alignment", "class_alignment")

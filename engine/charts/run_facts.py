@@ -8,14 +8,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine import experiments
 from engine.charts.figures import label
+from engine.core import experiments
 
 
 def measured_on(kind: str, config: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> str:
     """The data a run's measures come from, in words, as its experiment says
-    (:attr:`engine.experiment.Experiment.measured_on`; e.g. SimCSE: its evaluation pairs; the probe: its data
-    set); the kind when the experiment does not say."""
+    (:attr:`engine.core.declaration.Experiment.measured_on`; e.g. SimCSE: its evaluation pairs; the probe: its
+    data set); the kind when the experiment does not say."""
     return experiments.measured_on(kind, config, summary) or kind
 
 

@@ -6,4 +6,7 @@ Modules: :mod:`~engine.claims.setups` (the setups and the paper's figures), :mod
 seeds' run folders, run or read), :mod:`~engine.claims.table` (mean ± std, the two verdicts, the updates,
 Markdown), :mod:`~engine.claims.latest` (the saved table the app shows), :mod:`~engine.claims.cli`
 (``python -m engine claims``).
+
+``python -m engine results`` (:mod:`~engine.claims.results`) writes the claims table, and the tables of
+runs, into README.md and docs/results.md.
 """

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.claims.setups import KEYS, by_keys
-from engine.errors import ConfigError
-from engine.flags import parse_seeds
+from engine.core.errors import ConfigError
+from engine.core.flags import parse_seeds
 
 DEFAULT_SEEDS = 5
 DEVICE = re.compile(r"(auto|cpu|mps|cuda(:\d+)?)")
@@ -91,7 +91,7 @@ def budget_of(args: argparse.Namespace) -> dict[str, Any]:
 
 def out_of(args: argparse.Namespace) -> Path:
     """The folder of the setups' groups: ``--out``, else ``<cache>/groups``."""
-    from engine import paths
+    from engine.core import paths
 
     return Path(args.out) if args.out else paths.groups_dir()
 

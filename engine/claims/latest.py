@@ -1,6 +1,7 @@
 """The latest claims table on disk: ``python -m engine claims`` saves each table it prints (its date,
-command, seeds, budget, both verdicts per setup and the Markdown) to :func:`engine.paths.claims_table_path`,
-and the app shows it (views/overview.py). Plain JSON, no numeric library: a page script may import this."""
+command, seeds, budget, both verdicts per setup and the Markdown) to
+:func:`engine.core.paths.claims_table_path`, and the app shows it (views/overview.py). Plain JSON, no numeric
+library: a page script may import this."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine import paths
-from engine.errors import ConfigError
+from engine.core import paths
+from engine.core.errors import ConfigError
 
 if TYPE_CHECKING:  # the rows' type only: engine.claims.table imports NumPy
     from engine.claims.table import ClaimRow
@@ -57,7 +58,8 @@ def record(
 
 
 def save(table: dict[str, Any], path: Path | None = None) -> Path:
-    """Write ``table`` to ``path`` (default :func:`engine.paths.claims_table_path`) atomically; the path."""
+    """Write ``table`` to ``path`` (default :func:`engine.core.paths.claims_table_path`) atomically; the
+    path."""
     path = path or paths.claims_table_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -72,8 +74,8 @@ def save(table: dict[str, Any], path: Path | None = None) -> Path:
 
 
 def load(path: Path | None = None) -> dict[str, Any] | None:
-    """The saved table at ``path`` (default :func:`engine.paths.claims_table_path`); None when there is none.
-    A file that is not a saved table raises :class:`ConfigError` (one line naming it)."""
+    """The saved table at ``path`` (default :func:`engine.core.paths.claims_table_path`); None when there is
+    none. A file that is not a saved table raises :class:`ConfigError` (one line naming it)."""
     path = path or paths.claims_table_path()
     try:
         table = json.loads(path.read_text(encoding="utf-8"))

@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.claims.setups import SHORT, ClaimSetup
 from engine.claims.table import ClaimRow, claim_row
-from engine.errors import EmbedlabError
+from engine.core.errors import EmbedlabError
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def count_items(fields: dict[str, Any]) -> int:
     embeddings (no encoder runs; word sets look their words up in the vector table as the run does)."""
     import numpy as np
 
-    from engine.experiments import EXPERIMENTS
+    from engine.core.experiments import EXPERIMENTS
     from engine.probe.problem import build_problem
 
     config = EXPERIMENTS["probe"].make_config(**fields)

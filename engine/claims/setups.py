@@ -174,7 +174,7 @@ PAPER_KEYS = tuple(key for key in KEYS if key != "demo")
 
 def by_keys(keys: list[str] | None) -> list[ClaimSetup]:
     """The setups named by ``keys`` (None: the paper's), in the table's order; an unknown key is an error."""
-    from engine.errors import ConfigError
+    from engine.core.errors import ConfigError
 
     wanted = keys or list(PAPER_KEYS)
     unknown = [key for key in wanted if key not in KEYS]

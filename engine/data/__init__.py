@@ -11,6 +11,9 @@ Public API::
     DATASETS: dict[str, DatasetSpec]
     read_table(path) -> DataFrame;  guess_columns(df) -> ColumnGuess
     stratified_subset(ds, limit, seed);  to_triples(ds);  to_pairs(ds);  to_sentences(ds)
+
+The words figures use for data sets are in :mod:`~engine.data.names`; uploads kept in ``cache/uploads/`` in
+:mod:`~engine.data.uploads`.
 """
 
 from engine.data.columns import ColumnGuess, guess_columns

@@ -21,13 +21,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from engine.core.errors import ConfigError, DataError
+from engine.core.safe_open import read_regular
 from engine.data import download
 from engine.data.files import from_frame
 from engine.data.formats import read_table
 from engine.data.layouts import read_sts_csv
 from engine.data.types import Dataset, LabelledTexts, NliPairs, ScoredPairs, Sentences
-from engine.errors import ConfigError, DataError
-from engine.safe_open import read_regular
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 NO_CAP = 10**8  # built-in sets are not subject to the upload row cap

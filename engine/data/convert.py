@@ -18,6 +18,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from engine.core.errors import ConfigError, DataError
 from engine.data.types import (
     Dataset,
     LabelledTexts,
@@ -27,7 +28,6 @@ from engine.data.types import (
     ScoredPairs,
     Sentences,
 )
-from engine.errors import ConfigError, DataError
 
 
 def _check_limit(limit: int) -> int:

@@ -2,7 +2,7 @@
 
 Offline-first and fast: with ``HF_HUB_OFFLINE=1`` nothing touches the network (only files already in the
 cache are used); otherwise one request to the hub, bounded by ``hub_timeout_seconds`` (reachability is
-decided in :mod:`engine.hub`, shared with the model downloads), decides whether it is reachable.
+decided in :mod:`engine.core.hub`, shared with the model downloads), decides whether it is reachable.
 Only plain data files (Parquet / text) are downloaded: no dataset scripts, no pickles.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import hub, paths, settings
-from engine.errors import DataError
+from engine.core import hub, paths, settings
+from engine.core.errors import DataError
 
 
 def hub_offline() -> bool:
@@ -19,7 +19,8 @@ def hub_offline() -> bool:
 
 
 def hub_reachable(repo_id: str = "stanfordnlp/snli", timeout: float | None = None) -> bool:
-    """Not offline and the hub itself answered for the dataset repo within ``timeout`` s (see engine.hub)."""
+    """Not offline and the hub itself answered for the dataset repo within ``timeout`` s (see
+    engine.core.hub)."""
     return not hub.is_offline() and hub.probe_repo(repo_id, timeout=timeout, repo_type="dataset") is not None
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from engine.core.errors import ConfigError, DataError
 from engine.data.columns import (
     NLI_LABEL_NAMES,
     SCORE_NAMES,
@@ -42,7 +43,6 @@ from engine.data.types import (
     ScoredPairs,
     Sentences,
 )
-from engine.errors import ConfigError, DataError
 
 LONG_TEXT = 2000  # characters; about 512 word pieces, the usual encoder limit
 KIND_ALIASES = {

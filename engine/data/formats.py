@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine import settings, stopping
-from engine.errors import DataError
-from engine.safe_open import check_regular, open_regular, read_regular
+from engine.core import settings, stopping
+from engine.core.errors import DataError
+from engine.core.safe_open import check_regular, open_regular, read_regular
 
 DELIMITERS = (",", "\t", ";", "|")
 DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
@@ -118,7 +118,7 @@ def _head_lines(path: Path, lines: int, chunk: int = 1 << 20) -> tuple[bytes, bo
     parts, seen = [], 0
     with open_regular(path) as handle:
         while block := handle.read(chunk):
-            stopping.check()  # a run stopped while it reads a large file ends here (see engine.stopping)
+            stopping.check()  # a run stopped while it reads a large file ends here (see engine.core.stopping)
             count = block.count(b"\n")
             if seen + count >= lines:
                 cut = -1

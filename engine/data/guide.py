@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import paths
+from engine.core import paths
+from engine.core.errors import DataError
 from engine.data import builtin, download
-from engine.errors import DataError
 
 
 @dataclass(frozen=True)

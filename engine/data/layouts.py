@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import DataError
-from engine.safe_open import open_regular, read_regular
+from engine.core.errors import DataError
+from engine.core.safe_open import open_regular, read_regular
 
 _SAMPLE = 64 * 1024
 

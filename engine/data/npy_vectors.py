@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import DataError, one_line
+from engine.core.errors import DataError, one_line
 
 #: vocabulary files looked for beside ``NAME.npy``, in this order
 NPY_VOCAB_NAMES = ("{stem}.vocab", "{stem}.vocab.txt", "vocab.txt")

@@ -7,14 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import paths
+from engine.core import paths
+from engine.core.errors import ConfigError, DataError
+from engine.core.safe_open import check_regular
 from engine.data import builtin, wordnet
 from engine.data.convert import convert, stratified_subset
 from engine.data.files import load_file, normalise_kind
 from engine.data.types import Dataset
 from engine.data.vectors import load_npz
-from engine.errors import ConfigError, DataError
-from engine.safe_open import check_regular
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import ClassVar, Union
 import numpy as np
 import pandas as pd
 
-from engine.errors import DataError
+from engine.core.errors import DataError
 
 Label = Union[str, tuple[str, ...]]  # noqa: UP007 - runtime alias must work on Python 3.10
 NLI_LABELS = ("entailment", "neutral", "contradiction")

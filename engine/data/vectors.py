@@ -9,7 +9,7 @@
 - optional ``texts`` (N strings, shown beside the points) and ``label_names`` (the names of the integer
   classes 0..C-1, or of the L columns).
 
-Every problem is one :class:`~engine.errors.DataError` line: not an archive, a missing array (the arrays
+Every problem is one :class:`~engine.core.errors.DataError` line: not an archive, a missing array (the arrays
 present are listed), a pickled object array, wrong shapes, NaN or infinite values (counted, the first one
 located), labels that are not class indices or 0/1, row counts that differ, a single class.
 
@@ -27,10 +27,10 @@ from typing import IO, Any
 
 import numpy as np
 
+from engine.core.errors import DataError, one_line
+from engine.core.safe_open import check_regular
 from engine.data.types import LabelledVectors
 from engine.data.word_vectors import FoundVectors, read_word_vectors
-from engine.errors import DataError, one_line
-from engine.safe_open import check_regular
 
 __all__ = ["FoundVectors", "load_npz", "read_word_vectors"]
 

@@ -9,7 +9,7 @@ skipped and counted; a binary word2vec file is refused with how to convert it.
 
 Only a regular file is read (a named pipe is one line, never a wait); a line longer than
 :data:`MAX_VECTOR_LINE` is skipped as malformed without being held whole; a run's stop is looked at every
-65,536 lines (:mod:`engine.stopping`).
+65,536 lines (:mod:`engine.core.stopping`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import IO
 
 import numpy as np
 
-from engine import stopping
+from engine.core import stopping
+from engine.core.errors import DataError, one_line
+from engine.core.safe_open import check_regular, open_regular
 from engine.data.npy_vectors import read_npy_word_vectors
-from engine.errors import DataError, one_line
-from engine.safe_open import check_regular, open_regular
 
 #: a word-vector line longer than this is skipped as malformed without being held whole (a 50,000-dimension
 #: vector fits)

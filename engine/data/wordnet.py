@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.core.errors import ConfigError, DataError
+from engine.core.safe_open import read_regular
 from engine.data.types import LabelledWords
-from engine.errors import ConfigError, DataError
-from engine.safe_open import read_regular
 
 WORDNET_FILE = "wordnet/wordnet-words.tsv"
 HEADER = ("word", "pos", "supersenses", "synsets")

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import paths
+from engine.core import paths
+from engine.core.errors import ConfigError, one_line
 from engine.encoders.encoder import Encoder, Progress, check_texts
-from engine.errors import ConfigError, one_line
 
 log = logging.getLogger(__name__)
 _VERSION = b"embedlab-embeddings-v1"

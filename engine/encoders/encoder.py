@@ -20,10 +20,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engine import stopping
-from engine.device import resolve_device
+from engine.compute.device import resolve_device
+from engine.core import stopping
+from engine.core.errors import ConfigError, DataError, EncoderError
 from engine.encoders.pooling import POOLERS, PoolerSpec, check_pooling
-from engine.errors import ConfigError, DataError, EncoderError
 
 Progress = Callable[[int, int], None]
 # config keys that do not change what the model computes

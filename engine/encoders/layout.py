@@ -13,8 +13,8 @@ import os
 import shutil
 from pathlib import Path
 
-from engine import paths
-from engine.errors import one_line
+from engine.core import paths
+from engine.core.errors import one_line
 
 log = logging.getLogger(__name__)
 

@@ -27,12 +27,12 @@ from pathlib import Path
 
 import torch
 
-from engine import hub, paths, settings
-from engine.device import resolve_device
+from engine.compute.device import resolve_device
+from engine.core import hub, paths, settings
+from engine.core.errors import ConfigError, EmbedlabError, EncoderError, one_line
 from engine.encoders.encoder import Encoder
 from engine.encoders.layout import META_FILE, META_FORMAT, MLP_FILE, recover
 from engine.encoders.pooling import check_pooling, make_mlp
-from engine.errors import ConfigError, EmbedlabError, EncoderError, one_line
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 
 
 @dataclass(frozen=True)

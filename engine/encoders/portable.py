@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from engine import settings
+from engine.core import settings
 
 ST_POOLING = {"avg": "mean", "cls_before_pooler": "cls", "cls": "cls"}
 DENSE_DIR = "2_Dense"

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine import paths
+from engine.core import paths
+from engine.core.errors import ConfigError, EmbedlabError, EncoderError, one_line
 from engine.encoders.encoder import Encoder
 from engine.encoders.layout import recover
 from engine.encoders.loading import (
@@ -44,7 +45,6 @@ from engine.encoders.portable import (
     without_local_paths,
     write_sentence_transformers,
 )
-from engine.errors import ConfigError, EmbedlabError, EncoderError, one_line
 
 log = logging.getLogger(__name__)
 _STALE_TMP_S = 3600.0

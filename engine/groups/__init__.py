@@ -1,7 +1,7 @@
 """Groups of runs: the same experiment over several seeds (``--seeds``) or a grid of knobs (``sweep``).
 
-Folder ``<cache>/groups/<group-id>/`` (:func:`engine.paths.groups_dir`; ``--out`` may name any other folder),
-never inside the runs folder, so the runs listing is unchanged:
+Folder ``<cache>/groups/<group-id>/`` (:func:`engine.core.paths.groups_dir`; ``--out`` may name any other
+folder), never inside the runs folder, so the runs listing is unchanged:
 
 - ``group.json``: ``{"format": 1, "name", "kind" (the experiment), "created" (unix time), "base" (the config
   fields common to all members), "grid" ({knob: [values]}; seeds are the grid over ``seed``), "members":
@@ -38,6 +38,9 @@ Public API (stable):
   DataFrame[cell, step, mean, std, min, max, n]``: the members' per-step curves and their band;
 - :class:`Group` (``path``, ``name``, ``kind``, ``created``, ``base``, ``grid``, ``members``,
   ``config_of(member)``), :class:`Member` (``id``, ``params``, ``status``, ``error``, ``attempts``).
+
+The run plumbing that every experiment's command line shares (one run, or a group of seeds) is
+:mod:`~engine.groups.cli_run`.
 """
 
 from engine.groups.format import (

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from engine import paths, runlog
-from engine.errors import ConfigError, one_line
+from engine import runlog
+from engine.core import paths
+from engine.core.errors import ConfigError, one_line
 
 FORMAT = 1
 GROUP_FILE = "group.json"
@@ -73,7 +74,7 @@ class Group:
 
 
 def groups_root() -> Path:
-    """Where named groups live: ``<cache>/groups`` (:func:`engine.paths.groups_dir`)."""
+    """Where named groups live: ``<cache>/groups`` (:func:`engine.core.paths.groups_dir`)."""
     return paths.groups_dir()
 
 

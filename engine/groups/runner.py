@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from engine.errors import one_line
+from engine.core.errors import one_line
 from engine.groups.format import RUNS, Group, Member, member_dirs, write_group
 from engine.groups.lock import holding, runner_alive
 from engine.groups.summary import summarise
@@ -46,8 +46,8 @@ def execute_member(
     """Run one member into ``<group_path>/runs/<member_id>/`` (an existing run there is replaced whole).
     Returns None when it finished, else its one-line error (bad settings included). A plain function of
     plain values, so that a Ray worker can run it."""
-    from engine.experiments import EXPERIMENTS
-    from engine.runner import run_experiment
+    from engine.core.experiments import EXPERIMENTS
+    from engine.runlog.runner import run_experiment
 
     try:
         if threads is not None:
@@ -99,8 +99,8 @@ def finished_run(folder: Path, kind: str, fields: dict[str, Any] | None = None) 
     """None when ``folder`` holds a finished run (made with ``fields``, when given); else why not, one line
     (no run, a damaged ``status.json`` or ``summary.json``, another state, other settings)."""
     from engine import runlog
-    from engine.experiments import EXPERIMENTS
-    from engine.runner import config_to_dict
+    from engine.core.experiments import EXPERIMENTS
+    from engine.runlog.runner import config_to_dict
 
     read = {}
     for name in (runlog.STATUS, runlog.SUMMARY, runlog.CONFIG):

@@ -22,7 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from engine import measures, runlog
+from engine import runlog
+from engine.core import measures
 from engine.groups.format import SUMMARY_FILE, Group, Member, member_dirs
 
 SEED = "seed"

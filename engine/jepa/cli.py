@@ -1,17 +1,17 @@
 """``python -m engine jepa ...`` flags, and the run itself for one process or a torchrun launch.
 
-The flags come from :class:`JEPAConfig`'s declarations (:mod:`engine.flags`): ``--view``, ``--ema`` (0: no
-target copy), ``--predictor/--no-predictor``, ``--stop-grad/--no-stop-grad``, ``--regulariser
+The flags come from :class:`JEPAConfig`'s declarations (:mod:`engine.core.flags`): ``--view``, ``--ema`` (0:
+no target copy), ``--predictor/--no-predictor``, ``--stop-grad/--no-stop-grad``, ``--regulariser
 {none,vicreg,sigreg}`` and the shared data, encoder, steps, batch, lr, evaluation and snapshot options
-(:mod:`engine.shared_knobs`). :func:`run_cli` is the training core's (:func:`engine.training.cli.run_cli`:
-rank-aware under ``torchrun --nproc_per_node=N -m engine jepa``).
+(:mod:`engine.core.shared_knobs`). :func:`run_cli` is the training core's
+(:func:`engine.training.cli.run_cli`: rank-aware under ``torchrun --nproc_per_node=N -m engine jepa``).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from engine import flags
+from engine.core import flags
 from engine.jepa.config import JEPAConfig
 from engine.training import cli
 

@@ -5,8 +5,8 @@ al. 2021 for sentences): an online encoder f_θ reads the context view, a target
 the target view, a predictor g maps the online embedding to the target's, loss 2 − 2 cos, symmetrised. The
 switches are the ablations that decide collapse: the EMA momentum (0: the target is the online encoder),
 the predictor, the stop-gradient, and an anti-collapse regulariser (VICReg or SIGReg). The data, encoder,
-evaluation, probe, snapshot and device knobs are the shared ones (:mod:`engine.shared_knobs`), read by the
-training core (:mod:`engine.training`). CLI: ``python -m engine jepa``.
+evaluation, probe, snapshot and device knobs are the shared ones (:mod:`engine.core.shared_knobs`), read by
+the training core (:mod:`engine.training`). CLI: ``python -m engine jepa``.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine import measures
-from engine.errors import ConfigError
-from engine.knobs import knob, validate
-from engine.shared_knobs import shared, shared_block
+from engine.core import measures
+from engine.core.errors import ConfigError
+from engine.core.knobs import knob, validate
+from engine.core.shared_knobs import shared, shared_block
 from engine.training.config import BASE_COLUMNS as TRAINING_COLUMNS
 from engine.training.config import metric_columns
 

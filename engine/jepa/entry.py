@@ -1,11 +1,12 @@
-"""JEPA's entry in the experiment registry (:mod:`engine.experiments`): plain data and lazy references only,
-so that reading it imports neither torch nor the training loop. The lesson is :mod:`engine.jepa.lesson`."""
+"""JEPA's entry in the experiment registry (:mod:`engine.core.experiments`): plain data and lazy references
+only, so that reading it imports neither torch nor the training loop. The lesson is
+:mod:`engine.jepa.lesson`."""
 
 from __future__ import annotations
 
-from engine.experiment import Section
+from engine.core.declaration import Section
+from engine.core.measures import COLLAPSE, COLLAPSE_PROFILE, GEOMETRY, PROBE_SET, RANKME, SPECTRUM
 from engine.jepa.lesson import LESSON
-from engine.measures import COLLAPSE, COLLAPSE_PROFILE, GEOMETRY, PROBE_SET, RANKME, SPECTRUM
 from engine.training.experiment import FIRST_MEASURES, training_experiment
 
 #: the rest of the isotropy family beside the collapse lens (which has RankMe)

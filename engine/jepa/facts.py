@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.core.knobs import knob_of
 from engine.jepa.config import COLLAPSE_COLUMNS, JEPAConfig
-from engine.knobs import knob_of
 from engine.training import facts
 from engine.training.config import GEOMETRY_COLUMNS
 

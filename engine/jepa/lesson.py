@@ -1,9 +1,11 @@
-"""JEPA's lesson (:class:`engine.experiment.Lesson`): the papers' claims, and what this lab's runs measured
-(the "Does JEPA collapse?" preset on the bundled MiniLM, CPU: docs/results.md)."""
+"""JEPA's lesson (:class:`engine.core.declaration.Lesson`): the papers' claims, and what this lab's runs
+measured (the "Does JEPA collapse?" preset on the bundled MiniLM, CPU: docs/results.md)."""
 
 from __future__ import annotations
 
-from engine.experiment import Lesson
+from engine.core.declaration import Lesson
+from engine.core.lesson_claims import Claim
+from engine.core.measures import RANKME
 from engine.jepa.presets import (
     COLLAPSE,
     JEPA_RUN,
@@ -15,8 +17,6 @@ from engine.jepa.presets import (
     STOP_GRAD_ONLY,
     VICREG,
 )
-from engine.lesson_claims import Claim
-from engine.measures import RANKME
 
 CLAIMS = (
     Claim(

@@ -1,9 +1,10 @@
-"""JEPA's one-click presets (:class:`engine.experiment.Preset`), listed by :func:`engine.presets.presets`.
+"""JEPA's one-click presets (:class:`engine.core.declaration.Preset`), listed by
+:func:`engine.lessons.presets.presets`.
 
 - "Does JEPA collapse?": JEPA (EMA target + predictor + stop-gradient), stop-gradient only (SimSiam without
   its predictor), none of the three (the collapse case) and unsupervised SimCSE, the contrastive reference (a
-  run of the SimCSE experiment: :attr:`~engine.experiment.Preset.run_kinds`), on the same data, steps and
-  learning rate;
+  run of the SimCSE experiment: :attr:`~engine.core.declaration.Preset.run_kinds`), on the same data, steps
+  and learning rate;
 - "JEPA + SIGReg / + VICReg": the plain JEPA run beside the two regularised ones.
 
 Each declares its short CPU version (:data:`SHORT`, for ``python -m engine lessons check --short``).
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.experiment import Preset
+from engine.core.declaration import Preset
 from engine.training.presets import SHORT as SIMCSE_SHORT
 from engine.training.presets import sts_evaluation
 

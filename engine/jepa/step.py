@@ -30,7 +30,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from engine.device import autocast
+from engine.compute.device import autocast
 from engine.jepa.config import JEPAConfig
 from engine.jepa.losses import prediction_loss, regulariser_loss
 from engine.jepa.networks import Predictor, ema_update, momentum

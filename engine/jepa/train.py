@@ -19,11 +19,11 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from engine.events import Event
 from engine.jepa.config import COLLAPSE_COLUMNS, JEPAConfig
 from engine.jepa.evaluation import CollapseEvaluator
 from engine.jepa.step import make_trainer
 from engine.jepa.views import describe
+from engine.runlog.events import Event
 from engine.training.loop import run_training
 from engine.training.summary import summary_columns, training_summary
 

@@ -12,19 +12,19 @@ One concern a module:
 - :mod:`~engine.jobs.children`: starting a child, its thread count, following its stdout events, Stop
   (SIGTERM, SIGKILL after a grace period) and its outcome;
 - :mod:`~engine.jobs.spare`: the warm spare child; :mod:`~engine.jobs.spare_entry`: the code it runs;
-- :mod:`~engine.jobs.projector`: :class:`ProjectionWorker`, the low-priority UMAP thread.
+- :mod:`~engine.jobs.projection_worker`: :class:`ProjectionWorker`, the low-priority UMAP thread.
 
 The spare is started as ``python -c "from engine.jobs import serve_one; serve_one(ready_fd=N)"`` (N: its
 ready pipe, :func:`engine.jobs.spare.spare_command`).
 """
 
+from engine.compute.lanes import usable_cpus
 from engine.jobs.children import ChildRun, default_child_threads, popen_child
 from engine.jobs.job import ACTIVE_STATES, Job
-from engine.jobs.projector import ProjectionWorker
+from engine.jobs.projection_worker import ProjectionWorker
 from engine.jobs.registry import ISOLATIONS, JobRegistry
 from engine.jobs.spare import SparePool
 from engine.jobs.spare_entry import preload, serve_one, warm_default_encoder
-from engine.lanes import usable_cpus
 
 __all__ = [
     "ACTIVE_STATES",

@@ -2,8 +2,8 @@
 of it while it runs (its stdout events, its stderr tail, stop enforcement and its outcome).
 
 A child is ``python -m engine KIND --out RUN --config-json ... --events``. Its stdout carries only liveness
-(:mod:`engine.events` lines: progress, a tick per row on disk, the summary at the end); the rows themselves
-are read from the run folder (:class:`engine.jobs.job.Job`).
+(:mod:`engine.runlog.events` lines: progress, a tick per row on disk, the summary at the end); the rows
+themselves are read from the run folder (:class:`engine.jobs.job.Job`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from engine import events, paths, runlog, settings
-from engine.experiments import EXPERIMENTS
-from engine.lanes import usable_cpus
+from engine import runlog
+from engine.compute.lanes import usable_cpus
+from engine.core import paths, settings
+from engine.core.experiments import EXPERIMENTS
+from engine.runlog import events
 
 if TYPE_CHECKING:
     from engine.jobs.job import Job
@@ -65,7 +67,7 @@ def popen_child(command: list[str], env: dict[str, str], pass_fds: tuple[int, ..
         pass_fds=pass_fds,
         # A process group of its own: Ctrl-C in the server's terminal must not hit the run (stop is ours to
         # send). Not a session of its own: in the server's session group, the server's drawing threads, which
-        # run at a higher nice value, yield to training (engine.priority).
+        # run at a higher nice value, yield to training (engine.compute.priority).
         process_group=0,
     )
 

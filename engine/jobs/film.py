@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from engine import runlog
-from engine.events import Meter
 from engine.runlog.compaction import evenly_spaced
+from engine.runlog.events import Meter
 
 log = logging.getLogger(__name__)
 

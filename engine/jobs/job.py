@@ -20,11 +20,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine import runlog, settings
-from engine.errors import DataError
-from engine.events import Event, Finished, Points, Progress, Row, Tick, WireEvent
-from engine.experiments import EXPERIMENTS
+from engine import runlog
+from engine.core import settings
+from engine.core.errors import DataError
+from engine.core.experiments import EXPERIMENTS
 from engine.jobs.film import Film
+from engine.runlog.events import Event, Finished, Points, Progress, Row, Tick, WireEvent
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +235,8 @@ class Job:
     # ---------------------------------------------------------------------------------- snapshots
 
     def _keep_snapshot(self, step: int, snapshot: np.ndarray) -> None:
-        """Keep the newest few snapshots in memory: the projector's work list (older ones stay on disk)."""
+        """Keep the newest few snapshots in memory: the projection worker's work list (older ones stay on
+        disk)."""
         with self._lock:
             self._snapshots[int(step)] = snapshot
             while len(self._snapshots) > settings.get("keep_snapshots"):
@@ -355,7 +357,7 @@ class Job:
                     return None
         if latest is None:
             return None
-        from engine.projection import pca_2d
+        from engine.charts.projection_frames import pca_2d
 
         if self._pca is None or self._pca[0] != latest[0]:
             self._pca = (latest[0], pca_2d(latest[1]))

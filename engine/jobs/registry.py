@@ -20,15 +20,17 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from engine import events, paths, runlog, settings
-from engine.errors import ConfigError, one_line
-from engine.experiments import EXPERIMENTS
+from engine import runlog
+from engine.compute.lanes import plan_workers, usable_cpus
+from engine.core import paths, settings
+from engine.core.errors import ConfigError, one_line
+from engine.core.experiments import EXPERIMENTS
 from engine.jobs.children import ChildRun, child_argv, default_child_threads
 from engine.jobs.job import Job
-from engine.jobs.projector import ProjectionWorker
+from engine.jobs.projection_worker import ProjectionWorker
 from engine.jobs.spare import SparePool
-from engine.lanes import plan_workers, usable_cpus
-from engine.runner import run_experiment
+from engine.runlog import events
+from engine.runlog.runner import run_experiment
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +39,8 @@ IDLE_POLL_SECONDS = 0.02  # wait_idle's look interval: short, it only serves scr
 
 
 def _folder_prefix(title: str, kind: str) -> str:
-    """The start of a run's folder name: its name as a file name (:func:`engine.paths.safe_name`), at most
-    40 characters; the kind when the name keeps no usable character."""
+    """The start of a run's folder name: its name as a file name (:func:`engine.core.paths.safe_name`), at
+    most 40 characters; the kind when the name keeps no usable character."""
     try:
         return paths.safe_name(title, what="run name")[:40].rstrip(".-_") or kind
     except ConfigError:
@@ -57,7 +59,7 @@ class JobRegistry:
 
     ``isolation``: ``"process"`` (each job in its own child process, :mod:`engine.jobs.children`: no GIL
     shared with the web server, charts and UMAP, and a crash or out-of-memory kill is just a failed job) or
-    ``"thread"`` (:func:`engine.runner.run_experiment` in the worker thread; experiments registered
+    ``"thread"`` (:func:`engine.runlog.runner.run_experiment` in the worker thread; experiments registered
     in-process, tests); default: the setting ``job_isolation``. ``warm``: keep a spare child with the
     modules imported while idle (process isolation; default on). ``stop_grace``: seconds a stopped child
     gets to end its step before it is killed (default: the setting ``stop_grace_seconds``).
@@ -95,7 +97,7 @@ class JobRegistry:
         self._closed = False
         self._current: Job | None = None
         self._spares = SparePool(enabled=isolation == "process" and (warm is None or warm))
-        self.projector = (
+        self.projection_worker = (
             ProjectionWorker(self, nice=projection_nice, single_thread=isolation == "process")
             if project
             else None
@@ -211,7 +213,7 @@ class JobRegistry:
     def projecting(self, job: Job) -> bool:
         """Whether UMAP frames of ``job`` are still to come (live snapshot pending or the film
         back-filling)."""
-        if self.projector is None or not self.projector.alive:
+        if self.projection_worker is None or not self.projection_worker.alive:
             return False
         return job.pending_snapshot() is not None or job.missing_film_step() is not None
 
@@ -237,8 +239,8 @@ class JobRegistry:
         self.stop_all()
         self._worker.join(timeout)
         self._spares.close()
-        if self.projector is not None:
-            self.projector.close(timeout)
+        if self.projection_worker is not None:
+            self.projection_worker.close(timeout)
 
     def wait_spare_warm(self, timeout: float) -> bool:
         """Wait at most ``timeout`` s for the first warm spare to be warm (False at once without spares)."""
@@ -295,7 +297,7 @@ class JobRegistry:
         return None
 
     def _run_group(self, first: Job) -> None:
-        """``first`` and the queued runs of its group in lanes (:func:`engine.lanes.plan_workers`:
+        """``first`` and the queued runs of its group in lanes (:func:`engine.compute.lanes.plan_workers`:
         ``group_width`` at most, one per run), each child with its share of the CPUs: a lane takes the group's
         next run as soon as its own ends. Returns when every lane is done."""
         with self._lock:
@@ -333,12 +335,12 @@ class JobRegistry:
             log.exception("job %s: the worker failed", job.id)
             job.end("failed", one_line(err))
         finally:
-            if self.projector is not None:
-                self.projector.notify()
+            if self.projection_worker is not None:
+                self.projection_worker.notify()
 
     def _feed(self, job: Job, event: events.Event | events.WireEvent) -> None:
-        if job.on_event(event) and self.projector is not None:
-            self.projector.notify()
+        if job.on_event(event) and self.projection_worker is not None:
+            self.projection_worker.notify()
 
     def _run_thread(self, job: Job) -> None:
         try:

@@ -19,8 +19,8 @@ import sys
 import threading
 import time
 
-from engine import settings
-from engine.errors import one_line
+from engine.core import settings
+from engine.core.errors import one_line
 from engine.jobs.children import import_env, popen_child
 
 log = logging.getLogger(__name__)

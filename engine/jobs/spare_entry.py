@@ -13,10 +13,10 @@ import logging
 import os
 import sys
 
-from engine import settings
-from engine.allocator import keep_freed_memory
-from engine.errors import one_line
-from engine.experiments import EXPERIMENTS
+from engine.compute.allocator import keep_freed_memory
+from engine.core import settings
+from engine.core.errors import one_line
+from engine.core.experiments import EXPERIMENTS
 
 log = logging.getLogger(__name__)
 

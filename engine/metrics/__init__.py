@@ -15,7 +15,7 @@ Modules, one concept each:
 blocks (one pass for both).
 
 How each measure is named, explained and charted is declared once in the measure registry,
-:mod:`engine.measures` (which imports no torch).
+:mod:`engine.core.measures` (which imports no torch).
 """
 
 from __future__ import annotations

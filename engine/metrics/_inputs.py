@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 
 ArrayLike = Any  # np.ndarray | torch.Tensor | nested sequences of numbers
 

@@ -24,7 +24,7 @@ import math
 
 import torch
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, Checks, as_matrix, check_finite_or_defer, encode_labels
 from engine.metrics._parallel import row_chunks, run_tasks
 

@@ -32,7 +32,8 @@ For points Z (N samples x d dims):
   about 1/sqrt(d), at full collapse 0. ``dim_std_mean`` / ``dim_std_min`` are its mean and minimum.
   Zero rows stay zero (they have no direction).
 
-``collapse_profile`` gives α-ReQ and the two std measures at once (:data:`engine.measures.COLLAPSE_PROFILE`).
+``collapse_profile`` gives α-ReQ and the two std measures at once
+(:data:`engine.core.measures.COLLAPSE_PROFILE`).
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from engine import measures
-from engine.errors import ConfigError
+from engine.core import measures
+from engine.core.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix
 from engine.metrics.isotropy import spectrum
 

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from scipy.stats import rankdata
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix, as_vector
 
 

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 
 import torch
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, Checks, as_matrix, check_finite_or_defer
 from engine.metrics._parallel import column_mean, row_chunks, run_tasks
 

@@ -51,8 +51,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from engine import measures
-from engine.errors import ConfigError
+from engine.core import measures
+from engine.core.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix, encode_labels, require_finite
 from engine.metrics._parallel import row_chunks, run_tasks
 from engine.metrics.align_uniform import class_alignment_tensor, class_unit_sums
@@ -89,8 +89,8 @@ def partition_isotropy(X: ArrayLike) -> float:
 
 def isotropy_profile(X: ArrayLike, labels: ArrayLike | None = None, partition: bool = True) -> dict[str, Any]:
     """All of the isotropy family from one covariance pass: a dict keyed by the measures' names
-    (:mod:`engine.measures`) with "isoscore", "spectrum" (float64 numpy array, descending), and
-    :data:`engine.measures.GEOMETRY`: "rankme", "average_cosine", "partition_isotropy" (the last left out
+    (:mod:`engine.core.measures`) with "isoscore", "spectrum" (float64 numpy array, descending), and
+    :data:`engine.core.measures.GEOMETRY`: "rankme", "average_cosine", "partition_isotropy" (the last left out
     when ``partition`` is False: it alone needs the N x d x d float64 projections and an eigenvector solve,
     about as much work as all the rest together), and, when ``labels`` are given, "class_alignment"
     (``engine.metrics.align_uniform.class_alignment``). Values equal the single functions'. IsoScore comes

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix
 from engine.metrics._parallel import run_tasks
 

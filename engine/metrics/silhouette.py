@@ -52,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, Checks, as_matrix, check_finite_or_defer, encode_labels
 from engine.metrics._parallel import column_mean, row_chunks, run_tasks, worker_count
 from engine.metrics._uniformity import MAX_UNIFORMITY_T, _Uniformity

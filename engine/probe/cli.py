@@ -1,11 +1,11 @@
 """The flags of ``python -m engine probe``: made from :class:`~engine.probe.config.ProbeConfig`'s declarations
-(:mod:`engine.flags`); ``--out``/``--force`` and the run plumbing come from :mod:`engine.cli`."""
+(:mod:`engine.core.flags`); ``--out``/``--force`` and the run plumbing come from :mod:`engine.cli`."""
 
 from __future__ import annotations
 
 import argparse
 
-from engine import flags
+from engine.core import flags
 from engine.probe.config import ProbeConfig
 
 

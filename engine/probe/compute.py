@@ -1,8 +1,8 @@
 """Where and how the probe computes: its device and its Adam.
 
 Device (:func:`pick_device`): ``auto`` is CUDA when available, else Apple's MPS when available, else the
-CPU; any other name goes through :func:`engine.device.resolve_device` (which checks it). The metrics run in
-float64 in places, which MPS lacks, so on MPS the loop hands the measured points to the CPU
+CPU; any other name goes through :func:`engine.compute.device.resolve_device` (which checks it). The metrics
+run in float64 in places, which MPS lacks, so on MPS the loop hands the measured points to the CPU
 (:func:`measure_device`).
 
 Adam (:func:`make_adam`): PyTorch's ``torch.optim.Adam`` at the given learning rate and default betas/eps.
@@ -23,7 +23,7 @@ from collections.abc import Iterable
 import numpy as np
 import torch
 
-from engine.device import resolve_device
+from engine.compute.device import resolve_device
 
 #: Parameters (elements of E) from which Adam runs fused: 2**24 = 16.8 M, 64 MiB of float32 (43,690 x 384).
 FUSED_MIN_ELEMENTS = 1 << 24
@@ -36,7 +36,8 @@ def mps_available() -> bool:
 
 
 def pick_device(name: str | torch.device = "auto") -> torch.device:
-    """``auto``: CUDA, else MPS, else CPU; anything else as :func:`engine.device.resolve_device` checks it."""
+    """``auto``: CUDA, else MPS, else CPU; anything else as :func:`engine.compute.device.resolve_device`
+    checks it."""
     if isinstance(name, str) and (name or "auto").strip().lower() == "auto":
         if torch.cuda.is_available():
             return torch.device("cuda")

@@ -1,14 +1,14 @@
-"""Settings of one probe run (``python -m engine probe``), each declared once (:mod:`engine.knobs`): the CLI
-flags, the Isotropy page's sidebar, the checks and the settings table are made from these declarations; the
-knobs the probe shares with the other experiments are declared in :mod:`engine.shared_knobs`."""
+"""Settings of one probe run (``python -m engine probe``), each declared once (:mod:`engine.core.knobs`): the
+CLI flags, the Isotropy page's sidebar, the checks and the settings table are made from these declarations;
+the knobs the probe shares with the other experiments are declared in :mod:`engine.core.shared_knobs`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import ConfigError
-from engine.knobs import knob, validate
-from engine.shared_knobs import shared
+from engine.core.errors import ConfigError
+from engine.core.knobs import knob, validate
+from engine.core.shared_knobs import shared
 
 MAX_STEPS = 1_000_000
 OBJECTIVES = ("classifier", "triplet")

@@ -1,10 +1,10 @@
-"""The probe's entry in the experiment registry (:mod:`engine.experiments`): plain data and lazy references
-only, so that reading it imports neither torch nor the probe's loop."""
+"""The probe's entry in the experiment registry (:mod:`engine.core.experiments`): plain data and lazy
+references only, so that reading it imports neither torch nor the probe's loop."""
 
 from __future__ import annotations
 
-from engine.experiment import Section, declare
-from engine.measures import GEOMETRY, RANKME, SPECTRUM
+from engine.core.declaration import Section, declare
+from engine.core.measures import GEOMETRY, RANKME, SPECTRUM
 from engine.probe.lesson import LESSON
 
 #: the ``metrics.csv`` header: the measures of engine.probe.measure.COLUMNS; the spectrum goes to

@@ -1,12 +1,12 @@
 """What the probe's figures and replay say about a run: the data its measures come from, and the data and
-labels it used (read through :mod:`engine.experiments`)."""
+labels it used (read through :mod:`engine.core.experiments`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from engine.datanames import labelled_set
+from engine.data.names import labelled_set
 
 #: logged on the training problem itself, not measured on a data set
 UNMEASURED = ("loss", "accuracy", "seconds")

@@ -1,14 +1,14 @@
-"""The probe's lesson (:class:`engine.experiment.Lesson`): the isotropy paper's claim, what to watch, and
-its claims as data, checked by ``python -m engine lessons check`` (the demo preset). Its numbers are
-placeholders filled from the recorded runs of the claims (:mod:`engine.lesson_figures`)."""
+"""The probe's lesson (:class:`engine.core.declaration.Lesson`): the isotropy paper's claim, what to watch,
+and its claims as data, checked by ``python -m engine lessons check`` (the demo preset). Its numbers are
+placeholders filled from the recorded runs of the claims (:mod:`engine.lessons.numbers`)."""
 
 from __future__ import annotations
 
 from functools import partial
 
-from engine.experiment import Lesson
-from engine.lesson_claims import Claim
-from engine.measures import PARTITION_ISOTROPY, RANKME
+from engine.core.declaration import Lesson
+from engine.core.lesson_claims import Claim
+from engine.core.measures import PARTITION_ISOTROPY, RANKME
 
 DEMO = "Demo: clusters form"  # engine.probe.presets.DEMO (its run: "demo-clusters")
 _RUN = "demo-clusters"

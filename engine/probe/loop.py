@@ -16,17 +16,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from engine import stopping
-from engine.device import seed_everything
-from engine.errors import ConfigError
-from engine.events import Event, Meter, Points, Progress, Row, relay
-from engine.pace import lecture_pace
+from engine.compute.device import seed_everything
+from engine.core import stopping
+from engine.core.errors import ConfigError
+from engine.core.pace import lecture_pace
 from engine.probe.compute import RowTransfer, make_adam, measure_device, pick_device
 from engine.probe.config import ProbeConfig
 from engine.probe.measure import Clusters, encode_clusters, measure_tensors
 from engine.probe.model import EmbeddingClassifier
 from engine.probe.objectives import make_objective
 from engine.probe.problem import ProbeProblem, build_problem
+from engine.runlog.events import Event, Meter, Points, Progress, Row, relay
 
 log = logging.getLogger(__name__)
 

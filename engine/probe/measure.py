@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from engine import measures
+from engine.core import measures
 from engine.probe.config import ProbeConfig
 
 #: Measured at every logged step.
@@ -105,7 +105,7 @@ def encode_clusters(clusters: torch.Tensor) -> Clusters:
     """``clusters`` (n ids, or n label-indicator rows) as :class:`Clusters`, with the silhouette's check
     (2 <= k <= n - 1). ``torch.unique`` and ``bincount`` wait for the device: done once per run (per logged
     step with a sample), not inside the measures."""
-    from engine.errors import ConfigError
+    from engine.core.errors import ConfigError
     from engine.metrics._inputs import encode_labels
 
     n = clusters.shape[0]

@@ -27,7 +27,7 @@ from typing import Any
 
 import torch
 
-from engine.errors import ConfigError, DataError
+from engine.core.errors import ConfigError, DataError
 from engine.probe.model import EmbeddingClassifier, loss_and_accuracy_tensors, micro_f1_tensor
 
 OBJECTIVES = ("classifier", "triplet")

@@ -1,5 +1,5 @@
-"""The probe's one-click presets (:class:`engine.experiment.Preset`), listed by
-:func:`engine.presets.presets`.
+"""The probe's one-click presets (:class:`engine.core.declaration.Preset`), listed by
+:func:`engine.lessons.presets.presets`.
 
 - "Isotropy paper, setup (i)": Mickus et al. 2024 setup (i): the probe on the full Pang & Lee polarity set
   (10,662 sentences), 1000 full-batch Adam updates, IsoScore and silhouette after every update.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.experiment import Preset
+from engine.core.declaration import Preset
 
 DEMO = "Demo: clusters form"
 SETUP_I = "Isotropy paper, setup (i)"
@@ -64,9 +64,9 @@ def _wordnet(name: str, data: str, what: str, run: str, limit: int | None = None
 def _encoding(settings: dict[str, Any] | None) -> str:
     """How long setup (i)'s encoding will take on the device ``settings`` pick (the last measured rate there:
     :func:`engine.encoders.cache.encoding_estimate`); an unusable device name is left to Start to refuse."""
-    from engine.device import resolve_device
+    from engine.compute.device import resolve_device
+    from engine.core.errors import EmbedlabError
     from engine.encoders.cache import encoding_estimate
-    from engine.errors import EmbedlabError
 
     try:
         device = resolve_device(str((settings or {}).get("device") or "auto")).type

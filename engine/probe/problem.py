@@ -17,8 +17,8 @@ from typing import Any, overload
 
 import numpy as np
 
-from engine import stopping
-from engine.errors import ConfigError, DataError
+from engine.core import stopping
+from engine.core.errors import ConfigError, DataError
 from engine.probe.config import ProbeConfig
 
 #: ``lookup(words) -> (FoundVectors, where)``: static vectors of words (default
@@ -121,7 +121,7 @@ def build_problem(config: ProbeConfig, encode: Any, lookup: WordLookup | None = 
     ``config.encoder``), a .npz as it is."""
     from engine.data.types import LabelledTexts, LabelledVectors, LabelledWords, NliPairs
 
-    stopping.check()  # the stop of a run (see engine.stopping) ends its set-up between two of its phases
+    stopping.check()  # the stop of a run (see engine.core.stopping) ends its set-up between two of its phases
     dataset = _load(config)
     stopping.check()
     vectors_file = getattr(config, "vectors", None)

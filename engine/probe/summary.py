@@ -1,7 +1,7 @@
 """A probe run's summary: start and end values of every measure, and how each moved with the silhouette.
 
 Keys, for each measure ``m`` of :data:`engine.probe.measure.COLUMNS` logged at least once (IsoScore, the
-silhouette, the isotropy family of :data:`engine.measures.GEOMETRY`, uniformity, class alignment):
+silhouette, the isotropy family of :data:`engine.core.measures.GEOMETRY`, uniformity, class alignment):
 
 - ``m_start``, ``m_end``: its first and last logged value;
 - ``m_pearson_r``, ``m_spearman_rho`` (every measure but the silhouette): Pearson r and Spearman rho of its

@@ -4,7 +4,7 @@
 same files. A teacher opens the HTML with no Python, no server and no network: it holds every metric curve,
 the relation figure (IsoScore vs silhouette with r and ρ for a probe run, the alignment–uniformity path for
 SimCSE), the UMAP film with Play/Pause and a step slider that moves a cursor on every curve, the settings, the
-data and encoder, and the lesson's texts (:mod:`engine.lessons`).
+data and encoder, and the lesson's texts (:mod:`engine.lessons.texts`).
 
 Modules: :mod:`~engine.replay.source` (a run folder read and checked), :mod:`~engine.replay.frames` (the film:
 the app's frames, the missing ones made from snapshots), :mod:`~engine.replay.payload` (the page's data as

@@ -5,7 +5,7 @@ RUN is a run folder, or the name of a run under ``cache/runs``, or a group of ru
 overlaid, titled by the group's name. Frames missing from a run's film are made
 from its snapshots (a progress bar on stderr) and saved into the run folder for the app, unless
 ``--no-save-frames``. Warnings (a damaged optional file) print as ``warning: ...`` on stderr; errors raise
-one-line :class:`~engine.errors.EmbedlabError` that :func:`engine.cli._main` prints (exit 2).
+one-line :class:`~engine.core.errors.EmbedlabError` that :func:`engine.cli._main` prints (exit 2).
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from engine import runlog, settings
-from engine.errors import ConfigError, one_line
+from engine import runlog
+from engine.core import settings
+from engine.core.errors import ConfigError, one_line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

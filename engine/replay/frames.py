@@ -4,8 +4,8 @@ snapshots.
 The film has at most ``film_frames`` (a setting) frames at evenly spaced snapshot steps, chosen as the app
 chooses them (:meth:`engine.jobs.film.Film.missing`), so the frames the app made are reused and those made
 here are written to ``frames/`` (:func:`engine.runlog.save_frame`) for the app to reuse. A missing frame is
-made as the app's projector makes it (:mod:`engine.jobs.projector`): exact k-NN, UMAP warm-started from the
-nearest earlier frame, the run's seed.
+made as the app's projection worker makes it (:mod:`engine.jobs.projection_worker`): exact k-NN, UMAP
+warm-started from the nearest earlier frame, the run's seed.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import runlog, settings
-from engine.errors import DataError, one_line
+from engine import runlog
+from engine.core import settings
+from engine.core.errors import DataError, one_line
 from engine.replay.source import RunData
 from engine.runlog.compaction import evenly_spaced  # the app's film choice
 
@@ -38,9 +39,10 @@ class FilmFrames:
 
 
 def frame_of(snapshot: np.ndarray, previous: np.ndarray | None, seed: int) -> np.ndarray:
-    """One UMAP frame of a snapshot, as the app's projector makes it (warm-started from ``previous``)."""
+    """One UMAP frame of a snapshot, as the app's projection worker makes it (warm-started from
+    ``previous``)."""
+    from engine.charts.projection_frames import umap_frame
     from engine.metrics import knn
-    from engine.projection import umap_frame
 
     k = min(settings.get("umap_neighbors"), max(len(snapshot) - 1, 1))
     neighbours = knn(snapshot, k) if len(snapshot) >= 5 else None

@@ -15,7 +15,7 @@ import pandas as pd
 from PIL import Image, ImageDraw, ImageFont
 
 from engine import charts
-from engine.errors import DataError
+from engine.core.errors import DataError
 from engine.replay.frames import FilmFrames
 
 WIDTH, HEIGHT, TOP, BOTTOM, MARGIN = 640, 700, 64, 26, 16
@@ -49,7 +49,7 @@ def film_gif(
     progress: Callable[[int, int], None] | None = None,
 ) -> bytes:
     """The frames of ``film`` as GIF bytes (a DataError when it has no frame); ``progress(done, total)`` after
-    each frame drawn (e.g. an :class:`engine.events.Meter` of "drawing" frames)."""
+    each frame drawn (e.g. an :class:`engine.runlog.events.Meter` of "drawing" frames)."""
     if film is None or not film.steps:
         raise DataError("the run has no UMAP film to draw (the film needs snapshots: --snapshot-every N)")
     n = film.n_points

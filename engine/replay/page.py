@@ -4,11 +4,12 @@ The page's script and styles are files shipped with the package (``engine/web/``
 ``charts.js`` and ``charts.css``, shared with the app's live view, and the lesson's own ``replay.js`` and
 ``replay.css``), read and inlined here when the page is made.
 
-Sections: the lesson of each experiment shown (:func:`engine.lessons.lesson`: introduction and what to watch),
-the UMAP film with Play/Pause, a step slider and the ``step N`` text, beside it the relation figure, then
-every metric curve with the film's cursor, then each run's data, encoder, start and end values and settings.
-The page loads nothing: plotly.js, the script and the data are inside it, and its Content-Security-Policy
-forbids any request (``default-src 'none'``), so it works from a USB stick with no network.
+Sections: the lesson of each experiment shown (:func:`engine.lessons.texts.lesson`: introduction and what to
+watch), the UMAP film with Play/Pause, a step slider and the ``step N`` text, beside it the relation figure,
+then every metric curve with the film's cursor, then each run's data, encoder, start and end values and
+settings. The page loads nothing: plotly.js, the script and the data are inside it, and its
+Content-Security-Policy forbids any request (``default-src 'none'``), so it works from a USB stick with no
+network.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from engine import charts, experiments, lessons
+from engine import charts
+from engine.core import experiments
+from engine.lessons import texts as lessons
 from engine.replay.frames import FilmFrames
 from engine.replay.panels import lesson_charts
 from engine.replay.payload import payload, relations_of, script_json

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine import charts, measures, settings
+from engine import charts
+from engine.core import measures, settings
 from engine.replay.frames import FilmFrames
 from engine.replay.source import RunData
 

@@ -15,9 +15,10 @@ from typing import Any
 
 import pandas as pd
 
-from engine import paths, runlog
+from engine import runlog
 from engine.charts.geometry import charted
-from engine.errors import ConfigError, DataError, one_line
+from engine.core import paths
+from engine.core.errors import ConfigError, DataError, one_line
 
 #: ``metrics.csv`` columns that are bookkeeping, not curves
 BOOKKEEPING = ("step", "seconds", "eval_seconds")

@@ -29,6 +29,10 @@ Modules: :mod:`~engine.runlog.files` (names, atomic JSON, cells), :mod:`~engine.
 writer), :mod:`~engine.runlog.reading` (every reader of one run), :mod:`~engine.runlog.listing` (the run list
 and the damaged folders), :mod:`~engine.runlog.liveness` (is the writer alive), :mod:`~engine.runlog.naming`
 (the run's readable name, the ``name`` key of ``config.json``).
+
+Also here: a run's events (:mod:`~engine.runlog.events`), the runner that writes an experiment's events
+into its folder (:mod:`~engine.runlog.runner`), downloads (:mod:`~engine.runlog.export`) and disk use
+(:mod:`~engine.runlog.disk`).
 """
 
 from engine.runlog import naming

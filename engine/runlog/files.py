@@ -46,9 +46,9 @@ def write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
 
 
 def read_json(path: Path) -> dict[str, Any]:
-    """A JSON object from a regular file (a named pipe is :class:`~engine.safe_open.NotRegularFile`, never a
-    wait); ValueError for anything else than an object."""
-    from engine.safe_open import read_regular
+    """A JSON object from a regular file (a named pipe is :class:`~engine.core.safe_open.NotRegularFile`,
+    never a wait); ValueError for anything else than an object."""
+    from engine.core.safe_open import read_regular
 
     value = json.loads(read_regular(path, f"{Path(path).parent.name}/{Path(path).name}").decode("utf-8"))
     if not isinstance(value, dict):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import EmbedlabError
+from engine.core.errors import EmbedlabError
 from engine.runlog import naming
 from engine.runlog.files import CONFIG, FINAL_STATES, METRICS, STATUS, read_json
 from engine.runlog.liveness import writer_alive

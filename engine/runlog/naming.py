@@ -1,8 +1,8 @@
 """A run's readable name: made from what differs, or given by a user, kept in its folder's ``config.json``.
 
 A generated name says what sets a run apart: its data set, each knob whose value differs from the
-experiment's default (each knob's label, :mod:`engine.knobs`), and its steps: ``rt-polarity · dropout 0.1 ·
-300 steps``. A preset's run is ``<preset title> · <what differs between the preset's runs>``
+experiment's default (each knob's label, :mod:`engine.core.knobs`), and its steps: ``rt-polarity · dropout 0.1
+· 300 steps``. A preset's run is ``<preset title> · <what differs between the preset's runs>``
 (``SimCSE Figure 2 · same mask``); a preset of one run is its title. Knobs that only say where or how often a
 run is measured or saved (:data:`UNNAMED`) never enter a name.
 
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.runlog.files import CONFIG, read_json, write_json_atomic
 
 #: the longest name kept (characters); a longer one is cut, a generated one ends with "…"
@@ -81,8 +81,8 @@ def read_name(value: object) -> str | None:
 
 
 def _knobs(kind: str) -> tuple:
-    from engine import experiments
-    from engine.knobs import knobs
+    from engine.core import experiments
+    from engine.core.knobs import knobs
 
     experiment = experiments.get(kind)
     try:
@@ -102,7 +102,7 @@ def _short_label(item: Any) -> str:
 
 
 def _value_text(value: Any) -> str:
-    from engine.knobs import number_text
+    from engine.core.knobs import number_text
 
     if isinstance(value, float) or (isinstance(value, int) and not isinstance(value, bool)):
         return number_text(value)
@@ -195,7 +195,7 @@ def _as_dict(config: Any) -> dict[str, Any]:
 def settings_line(kind: str, config: Mapping[str, Any]) -> str:
     """A compact line of a run's main settings: kind, data, steps, learning rate, seed
     (``probe · demo · 150 steps · lr 0.001 · seed 0``)."""
-    from engine.knobs import number_text
+    from engine.core.knobs import number_text
 
     values = _as_dict(config)
     parts = [kind, _data_text(values) or ""]
@@ -225,7 +225,7 @@ def _old_preset_name(kind: str, folder: str) -> str | None:
     if not key or key in (folder, kind):
         return None
     try:
-        from engine import experiments
+        from engine.core import experiments
 
         for preset in (found for found in experiments.all_presets() if found.kind == kind):
             for run_key, name in preset_run_names(preset.name, kind, preset.base, preset.runs).items():

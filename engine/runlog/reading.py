@@ -3,10 +3,10 @@ run list and a run's state: :mod:`engine.runlog.listing`).
 
 Every reader (the CLI's user, the app that started the run, another app, the app after a restart) reads
 here, never from the writer. A damaged file or folder is skipped or reported by name, never taking others
-with it. Only regular files are read (:mod:`engine.safe_open`): a named pipe never blocks a reader.
+with it. Only regular files are read (:mod:`engine.core.safe_open`): a named pipe never blocks a reader.
 
 A measure renamed since a folder was written reads under its name: an older name of it (its
-:attr:`~engine.measures.Measure.aliases`, e.g. RankMe's column ``effective_rank`` and summary key
+:attr:`~engine.core.measures.Measure.aliases`, e.g. RankMe's column ``effective_rank`` and summary key
 ``effective_rank_end``) is renamed here to the measure's own, so every reader sees one name.
 """
 
@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine import measures
-from engine.errors import DataError
+from engine.core import measures
+from engine.core.errors import DataError
+from engine.core.safe_open import NotRegularFile, open_regular, read_regular
 from engine.runlog.files import FRAMES, METRICS, POINTS, SNAPSHOTS, SPECTRUM, SUMMARY, read_json
-from engine.safe_open import NotRegularFile, open_regular, read_regular
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 def read_metrics(run_dir: Path) -> pd.DataFrame:
     """The metrics of a run; a torn last line (a kill mid-write) is dropped, never an error; a malformed row
     is skipped and counted in ``frame.attrs["bad_rows"]``. A ``metrics.csv`` that is not a regular file (a
-    named pipe) is :class:`~engine.safe_open.NotRegularFile`, never a wait."""
+    named pipe) is :class:`~engine.core.safe_open.NotRegularFile`, never a wait."""
     path = Path(run_dir) / METRICS
     try:
         raw = read_regular(path, f"{path.parent.name}/{METRICS}")
@@ -84,8 +84,9 @@ def _counted(frame: pd.DataFrame, bad_rows: int) -> pd.DataFrame:
 
 
 def _renamed_columns(columns: Iterable[str]) -> dict[str, str]:
-    """``{old: new}`` for the ``columns`` that are older names of a measure (:data:`engine.measures.ALIASES`)
-    whose own name is not among them (a folder with both keeps both as they are)."""
+    """``{old: new}`` for the ``columns`` that are older names of a measure
+    (:data:`engine.core.measures.ALIASES`) whose own name is not among them (a folder with both keeps both as
+    they are)."""
     present = set(columns)
     return {
         c: measures.ALIASES[c]
@@ -369,7 +370,7 @@ def load_snapshot(path: Path) -> np.ndarray:
 
 def read_points(run_dir: Path) -> pd.DataFrame:
     """The texts and labels of the projected points (none yet: an empty frame); a ``points.csv`` that is
-    not a regular file is :class:`~engine.safe_open.NotRegularFile`, never a wait."""
+    not a regular file is :class:`~engine.core.safe_open.NotRegularFile`, never a wait."""
     path = Path(run_dir) / POINTS
     try:
         with open_regular(path, f"{path.parent.name}/{POINTS}") as handle:

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine import paths, settings
-from engine.errors import ConfigError
+from engine.core import paths, settings
+from engine.core.errors import ConfigError
 from engine.runlog.files import (
     CONFIG,
     FINAL_STATES,

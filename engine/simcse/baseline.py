@@ -20,9 +20,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine import paths
-from engine.errors import one_line
-from engine.shared_knobs import NATIVE, POOLER_CHOICES
+from engine.core import paths
+from engine.core.errors import one_line
+from engine.core.shared_knobs import NATIVE, POOLER_CHOICES
 from engine.training.encoder import resolve_pooler
 
 log = logging.getLogger(__name__)

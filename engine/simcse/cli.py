@@ -2,9 +2,9 @@
 
 :func:`add_arguments` / :func:`config_from_args` are the contract with :mod:`engine.cli` (which adds
 ``--out`` and ``--force``); the flags are made from :class:`SimCSEConfig`'s declarations
-(:mod:`engine.flags`). :func:`run_cli` is the training core's (:func:`engine.training.cli.run_cli`: rank-aware
-under ``torchrun --nproc_per_node=N -m engine simcse``), with SimCSE's ``--save-encoder`` checked before the
-run and named after it.
+(:mod:`engine.core.flags`). :func:`run_cli` is the training core's (:func:`engine.training.cli.run_cli`:
+rank-aware under ``torchrun --nproc_per_node=N -m engine simcse``), with SimCSE's ``--save-encoder`` checked
+before the run and named after it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from engine import flags
-from engine.errors import ConfigError
+from engine.core import flags
+from engine.core.errors import ConfigError
 from engine.simcse.config import SimCSEConfig
 from engine.training import cli
 
@@ -56,7 +56,7 @@ def _check_save_name(config: SimCSEConfig) -> Callable[[dict[str, Any]], None] |
 
     def said(summary: dict[str, Any]) -> None:
         if summary.get("state") == "finished":
-            from engine import paths
+            from engine.core import paths
 
             print(f"encoder saved to {paths.encoders_dir() / saved_as}", file=sys.stderr)
 

@@ -2,18 +2,19 @@
 
 Hyper-parameters default to the paper's unsup BERT-base run (Gao, Yao & Chen 2021, arXiv 2104.08821:
 batch 64, lr 3e-5, max length 32, τ 0.05); the CLI is ``python -m engine simcse``. Each field is declared
-once (:mod:`engine.knobs`): the CLI flags, the SimCSE page's sidebar, the checks and the settings table come
-from it; the knobs SimCSE shares with the other experiments are declared in :mod:`engine.shared_knobs`.
+once (:mod:`engine.core.knobs`): the CLI flags, the SimCSE page's sidebar, the checks and the settings table
+come from it; the knobs SimCSE shares with the other experiments are declared in
+:mod:`engine.core.shared_knobs`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import paths
-from engine.errors import ConfigError
-from engine.knobs import knob, validate
-from engine.shared_knobs import shared
+from engine.core import paths
+from engine.core.errors import ConfigError
+from engine.core.knobs import knob, validate
+from engine.core.shared_knobs import shared
 from engine.simcse.views import AUGMENTATIONS, VIEWS
 from engine.training.config import BASE_COLUMNS, metric_columns
 

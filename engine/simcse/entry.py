@@ -1,10 +1,10 @@
-"""SimCSE's entry in the experiment registry (:mod:`engine.experiments`): plain data and lazy references
+"""SimCSE's entry in the experiment registry (:mod:`engine.core.experiments`): plain data and lazy references
 only, so that reading it imports neither torch nor the training loop."""
 
 from __future__ import annotations
 
-from engine.experiment import Section
-from engine.measures import GEOMETRY, PROBE_SET, SPECTRUM
+from engine.core.declaration import Section
+from engine.core.measures import GEOMETRY, PROBE_SET, SPECTRUM
 from engine.simcse.lesson import LESSON
 from engine.training.experiment import FIRST_MEASURES, training_experiment
 

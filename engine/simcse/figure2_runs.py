@@ -3,22 +3,22 @@
     python -m engine.simcse.figure2_runs --data-dir ../shared/data --out DIR [--steps N] [--encoder E]
     python scripts/plot_figure2.py DIR/* --out figure2.png
 
-Each run goes to ``DIR/<run>/`` through :func:`engine.runner.run_experiment` (metrics.csv, config.json,
+Each run goes to ``DIR/<run>/`` through :func:`engine.runlog.runner.run_experiment` (metrics.csv, config.json,
 summary.json), evaluated every 10 steps on STS-B dev as in the paper (alignment on gold > 4 pairs,
 uniformity over all evaluation sentences). The presets are :data:`engine.simcse.views.FIGURE2_RUNS`.
 ``--probe demo --snapshot-every 10`` adds what the app's "SimCSE Figure 2" preset adds.
 
 The runs train side by side, ``--workers`` processes at once (setting ``figure2_workers``; default one per
-CPU, at most one per run; :func:`engine.lanes.plan_workers`), each with ``CPUs // runs going`` torch threads
-(:class:`CpuShare`: the last run takes the CPUs the others leave), the longest runs first. On this project's
-2-core machine two single-thread runs do 1.3x the steps of one two-thread run: a step's small ops (dropout
-masks, layer norms, the optimiser) use one core of two poorly, two processes keep both busy
+CPU, at most one per run; :func:`engine.compute.lanes.plan_workers`), each with ``CPUs // runs going`` torch
+threads (:class:`CpuShare`: the last run takes the CPUs the others leave), the longest runs first. On this
+project's 2-core machine two single-thread runs do 1.3x the steps of one two-thread run: a step's small ops
+(dropout masks, layer norms, the optimiser) use one core of two poorly, two processes keep both busy
 (docs/performance.md). Each run's folder and numbers are those it has alone (same seed, same batches).
 
 OpenMP threads wait passively here (``OMP_WAIT_POLICY=PASSIVE`` unless set in the environment; the setting
-``omp_wait_policy``, :func:`engine.settings.apply_openmp_wait_policy`): on a shared CPU, threads that spin at
-every op's barrier while their sibling is descheduled slow the steps down (docs/performance.md); the policy is
-read when torch loads, so it is set before any import of it.
+``omp_wait_policy``, :func:`engine.core.settings.apply_openmp_wait_policy`): on a shared CPU, threads that
+spin at every op's barrier while their sibling is descheduled slow the steps down (docs/performance.md); the
+policy is read when torch loads, so it is set before any import of it.
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from engine import settings
+from engine.core import settings
 
 settings.apply_openmp_wait_policy()  # before torch is imported (see the module docstring)
 
-from engine import flags  # noqa: E402
-from engine.errors import EmbedlabError, one_line  # noqa: E402
-from engine.knobs import knob_of  # noqa: E402
-from engine.lanes import plan_workers, usable_cpus  # noqa: E402 - the app's lanes share this plan
+from engine.compute.lanes import plan_workers, usable_cpus  # noqa: E402 - the app's lanes share this plan
+from engine.core import flags  # noqa: E402
+from engine.core.errors import EmbedlabError, one_line  # noqa: E402
+from engine.core.knobs import knob_of  # noqa: E402
 from engine.simcse.train import SimCSEConfig  # noqa: E402
 from engine.simcse.views import FIGURE2_RUNS  # noqa: E402
 
@@ -139,7 +139,7 @@ class CpuShare:
 def run_one(name: str, config: SimCSEConfig, out: Path, cpus: int | None = None) -> dict[str, Any]:
     """One run into ``out``; in a worker process (``cpus`` given) with its :class:`CpuShare` of the CPUs.
     Returns its summary's main keys."""
-    from engine.runner import run_experiment
+    from engine.runlog.runner import run_experiment
 
     print(f"[figure2] {name}: {FIGURE2_RUNS[name] or 'defaults'}", file=sys.stderr, flush=True)
     if cpus is None or _running is None:

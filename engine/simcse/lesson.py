@@ -1,11 +1,11 @@
-"""SimCSE's lesson (:class:`engine.experiment.Lesson`) with its claims as data, checked by ``python -m
+"""SimCSE's lesson (:class:`engine.core.declaration.Lesson`) with its claims as data, checked by ``python -m
 engine lessons check`` (the Figure-2 preset), and the same-mask switch explained."""
 
 from __future__ import annotations
 
-from engine.experiment import Lesson
-from engine.lesson_claims import Claim
-from engine.measures import PARTITION_ISOTROPY, RANKME
+from engine.core.declaration import Lesson
+from engine.core.lesson_claims import Claim
+from engine.core.measures import PARTITION_ISOTROPY, RANKME
 
 FIGURE2 = "SimCSE Figure 2"  # engine.simcse.presets.FIGURE2
 _RUNS = ("unsup-simcse", "no-dropout", "fixed-0.1", "delete-one-word")

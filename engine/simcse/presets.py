@@ -1,4 +1,5 @@
-"""SimCSE's one-click preset (:class:`engine.experiment.Preset`), listed by :func:`engine.presets.presets`.
+"""SimCSE's one-click preset (:class:`engine.core.declaration.Preset`), listed by
+:func:`engine.lessons.presets.presets`.
 
 "SimCSE Figure 2": the four runs of Gao et al. 2021, Fig. 2 (:data:`engine.simcse.views.FIGURE2_RUNS`: unsup
 SimCSE, no dropout, fixed 0.1, delete one word), evaluated every 10 steps as in the paper, on STS-B dev when
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.experiment import Preset
+from engine.core.declaration import Preset
 from engine.training.presets import SHORT, sts_evaluation
 
 FIGURE2 = "SimCSE Figure 2"

@@ -9,7 +9,7 @@
   on CUDA, for-each on a CPU (:mod:`engine.training.trainer`);
 - ``precision="auto"``: the encoder's forward in bf16 autocast on CUDA (fp16 where bf16 is missing) and on
   CPUs with native bf16 (AVX512-BF16 / AMX), never fp16 on a CPU (SimCSE#273); the loss and the weight
-  updates stay float32; ``precision="fp32"`` turns autocast off (:mod:`engine.device`);
+  updates stay float32; ``precision="fp32"`` turns autocast off (:mod:`engine.compute.device`);
 - on a CPU the training forward runs a batch as a few length buckets (:mod:`engine.training.towers`).
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from engine.device import autocast
+from engine.compute.device import autocast
 from engine.simcse.config import SimCSEConfig
 from engine.simcse.losses import sup_loss, unsup_loss
 from engine.simcse.views import ViewPlan, plan_of

@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
-from engine.errors import one_line
-from engine.events import Event, Progress
+from engine.core.errors import one_line
+from engine.runlog.events import Event, Progress
 from engine.simcse.baseline import sts_baseline
 from engine.simcse.config import BASE_COLUMNS, MODES, SimCSEConfig
 from engine.simcse.step import Trainer, contrastive_loss, encode_views, make_trainer, view_groups

@@ -23,7 +23,7 @@ Conventions (documented choices):
 - ``dropout`` sets the rate of every dropout of the encoder (:func:`engine.training.encoder.set_dropout`).
 
 The augmentations themselves and a step's randomness are the training core's (:mod:`engine.training.augment`,
-shared with JEPA); the dropout p and the rate k are shared knobs (:mod:`engine.shared_knobs`).
+shared with JEPA); the dropout p and the rate k are shared knobs (:mod:`engine.core.shared_knobs`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.shared_knobs import declaration
+from engine.core.shared_knobs import declaration
 from engine.training.augment import AUGMENTATIONS, augment_texts
 
 __all__ = [

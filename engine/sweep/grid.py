@@ -1,5 +1,5 @@
 """A sweep's grid from ``--grid KNOB=V1,V2`` options, each value read and checked through the knob's own
-declaration (:mod:`engine.knobs`): any knob with a command-line flag may vary (lr, dropout, an ablation
+declaration (:mod:`engine.core.knobs`): any knob with a command-line flag may vary (lr, dropout, an ablation
 switch, the data, the vectors, the seed). A bad name or value is one ConfigError line naming the option.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ConfigError, one_line
-from engine.knobs import Knob, knobs
+from engine.core.errors import ConfigError, one_line
+from engine.core.knobs import Knob, knobs
 
 TRUE, FALSE = ("true", "on", "yes", "1"), ("false", "off", "no", "0")
 NONE = ("none", "null")

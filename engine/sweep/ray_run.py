@@ -7,8 +7,8 @@ warm between runs (the encoder's files and the embedding cache read once, the al
 costs on Ray what it costs in a process that runs them one by one.
 
 ``ray.init()`` starts a local Ray (without the dashboard) when no cluster is named; ``--address`` (else
-Ray's own ``RAY_ADDRESS``, read in :mod:`engine.settings`) joins one. A local Ray started here is shut down
-when the sweep ends, on an error, on Ctrl-C and on SIGTERM; a SIGKILLed driver cannot shut it down
+Ray's own ``RAY_ADDRESS``, read in :mod:`engine.core.settings`) joins one. A local Ray started here is shut
+down when the sweep ends, on an error, on Ctrl-C and on SIGTERM; a SIGKILLed driver cannot shut it down
 (docs/reliability.md says what is left and how to clean it). On a cluster of several machines the group
 folder must be on a file system every node sees (the trials write there), and the lab must be installed on
 every node. Ray is the optional extra ``cluster`` (``pip install -e ".[cluster]"``), imported only here.
@@ -22,8 +22,8 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from engine import settings
-from engine.errors import ConfigError, one_line
+from engine.core import settings
+from engine.core.errors import ConfigError, one_line
 from engine.groups import Group, Member, execute_member
 from engine.groups.runner import STOPPED, Outcome
 
@@ -53,7 +53,7 @@ def require_ray() -> Any:
 
 def runtime_env() -> dict[str, Any]:
     """What each worker needs from this process: the lab's variables and this checkout first on its import
-    path (:func:`engine.settings.worker_environment`; a head started elsewhere knows neither)."""
+    path (:func:`engine.core.settings.worker_environment`; a head started elsewhere knows neither)."""
     return {"env_vars": settings.worker_environment()}
 
 
@@ -105,7 +105,7 @@ class TrialWorker:
     def __init__(self, kind: str, threads: int):
         import torch
 
-        from engine.experiments import EXPERIMENTS
+        from engine.core.experiments import EXPERIMENTS
 
         torch.set_num_threads(threads)
         experiment = EXPERIMENTS[kind]

@@ -1,6 +1,6 @@
 """The training core that SimCSE and JEPA share: an encoder trained on views of sentences, one step at a time.
 
-An experiment that trains an encoder this way brings its config (its knobs: :mod:`engine.shared_knobs`
+An experiment that trains an encoder this way brings its config (its knobs: :mod:`engine.core.shared_knobs`
 declares the shared ones), its views and its loss (a ``Trainer`` whose ``step(step)`` returns the loss), and
 gets the rest from here: the data (``data``: training sentences or NLI triples, evaluation pairs, probe set,
 seeded batches), the encoder and its pooling (``encoder``), the length-bucketed forward and its tokenisation

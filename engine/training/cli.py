@@ -2,10 +2,10 @@
 
 ``python -m engine simcse|jepa ...`` calls the experiment's ``run_cli(args, config)`` (instead of
 ``engine.cli.execute``'s default path), which is :func:`run_cli` here with the experiment's generator: in a
-single process it does what the default does (with :mod:`engine.cli_run`'s plumbing); under
+single process it does what the default does (with :mod:`engine.groups.cli_run`'s plumbing); under
 ``torchrun --nproc_per_node=N -m engine <kind>`` rank 0 writes the run folder through
-:func:`engine.runner.run_experiment` while the other ranks run the same generator without writing anything
-(see :mod:`engine.training.distributed`).
+:func:`engine.runlog.runner.run_experiment` while the other ranks run the same generator without writing
+anything (see :mod:`engine.training.distributed`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from engine import settings
-from engine.cli_run import EXIT_INTERRUPTED, ProgressBar, prepare_out_dir, say_where, stop_on_sigterm
-from engine.events import Event
+from engine.core import settings
+from engine.groups.cli_run import EXIT_INTERRUPTED, ProgressBar, prepare_out_dir, say_where, stop_on_sigterm
+from engine.runlog.events import Event
 from engine.training.distributed import launched_by_torchrun
 
 #: ``before()`` runs on rank 0 before the run folder is made and returns what to do with the run's summary
@@ -36,9 +36,9 @@ def run_cli(
     before: Before | None = None,
 ) -> int:
     """Run ``kind`` from the CLI: one process as engine.cli does, or rank-aware under torchrun; prints the
-    summary as JSON and where the run went; exits with :data:`~engine.cli_run.EXIT_INTERRUPTED` when
+    summary as JSON and where the run went; exits with :data:`~engine.groups.cli_run.EXIT_INTERRUPTED` when
     stopped."""
-    from engine.runner import run_experiment
+    from engine.runlog.runner import run_experiment
 
     rank = int(os.environ.get("RANK", "0")) if launched_by_torchrun() else 0
     stop = threading.Event()

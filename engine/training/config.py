@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from engine import measures
+from engine.core import measures
 
-#: the isotropy family measured at each evaluation beside IsoScore (:data:`engine.measures.GEOMETRY`), on the
-#: evaluation sentences; with a probe set also on it, as ``probe_<name>``
+#: the isotropy family measured at each evaluation beside IsoScore (:data:`engine.core.measures.GEOMETRY`), on
+# the : evaluation sentences; with a probe set also on it, as ``probe_<name>``
 GEOMETRY_COLUMNS = measures.GEOMETRY
 BASE_COLUMNS = (
     "step",
@@ -24,14 +24,15 @@ BASE_COLUMNS = (
     measures.ISOSCORE,
     *GEOMETRY_COLUMNS,
 )
-#: the probe set's columns (:data:`engine.measures.PROBE_SET`: the silhouette, IsoScore and the family)
+#: the probe set's columns (:data:`engine.core.measures.PROBE_SET`: the silhouette, IsoScore and the family)
 PROBE_COLUMNS = measures.PROBE_SET
 TIME_COLUMNS = ("seconds", "eval_seconds")
 
 
 class TrainingConfig(Protocol):
-    """The fields of a config that the training core reads (the shared knobs of :mod:`engine.shared_knobs`);
-    a config without ``mode`` trains on plain sentences (``mode="unsup"``)."""
+    """The fields of a config that the training core reads (the shared knobs of
+    :mod:`engine.core.shared_knobs`); a config without ``mode`` trains on plain sentences
+    (``mode="unsup"``)."""
 
     train: str | None
     data_dir: str | None

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from engine import paths
-from engine.errors import ConfigError, DataError
+from engine.core import paths
+from engine.core.errors import ConfigError, DataError
 from engine.training.config import TrainingConfig
 
 

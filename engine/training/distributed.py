@@ -23,8 +23,8 @@ What each piece does and the choices made:
   transformer's own pooler, unused by SimCSE's poolers, never receives a gradient).
 - **Rank 0 only** evaluates, writes the run folder and saves the encoder; the stop flag is shared once per
   step (:func:`any_rank`) so every rank leaves the loop together. The CLI path is
-  :func:`engine.training.cli.run_cli` (rank 0 runs :func:`engine.runner.run_experiment`, the others drain the
-  generator without writing).
+  :func:`engine.training.cli.run_cli` (rank 0 runs :func:`engine.runlog.runner.run_experiment`, the others
+  drain the generator without writing).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import torch
 import torch.distributed as dist
 from torch import Tensor, nn
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,12 @@
 the views' dropout rate set everywhere.
 
 An encoder is trained with one pooling; pooling it otherwise handicaps it before any training step (the
-bundled all-MiniLM-L6-v2 is a mean-pooling model). The pooler ``native`` (:data:`~engine.shared_knobs.NATIVE`)
-is therefore the encoder's own pooling, read from its configuration
+bundled all-MiniLM-L6-v2 is a mean-pooling model). The pooler ``native``
+(:data:`~engine.core.shared_knobs.NATIVE`) is therefore the encoder's own pooling, read from its configuration
 (:func:`engine.encoders.loading.native_pooling`: the sentence-transformers ``1_Pooling/config.json``, a saved
 encoder's ``embedlab.json``, a SimCSE checkpoint's name), mapped to the poolers by :data:`NATIVE_TO_POOLER`;
 an encoder that declares none (a BERT-like checkpoint) gets ``cls``, SimCSE's BERT setting (Gao, Yao & Chen
-2021, Sec. 3). The poolers (:data:`~engine.shared_knobs.POOLER_CHOICES`):
+2021, Sec. 3). The poolers (:data:`~engine.core.shared_knobs.POOLER_CHOICES`):
 
 - ``cls``: [CLS] + MLP in training, raw [CLS] at evaluation (SimCSE's ``--mlp_only_train``);
 - ``cls-mlp``: the MLP is kept; ``avg``: masked mean, no MLP.
@@ -24,7 +24,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from engine.shared_knobs import NATIVE, POOLER_CHOICES
+from engine.core.shared_knobs import NATIVE, POOLER_CHOICES
 from engine.training.config import TrainingConfig
 
 #: an encoder's declared inference pooling -> the pooler that keeps it

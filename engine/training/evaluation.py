@@ -6,7 +6,7 @@ On the evaluation pairs (STS-B dev, or the demo pairs without a data folder):
   of the pairs' cosines against gold;
 - the isotropy family over all evaluation sentences, from one float64 covariance pass
   (:func:`engine.metrics.isotropy_profile`): IsoScore (Rudman et al. 2022) and
-  :data:`engine.measures.GEOMETRY` (RankMe, Garrido et al. 2023; the average cosine, Ethayarajh 2019; the
+  :data:`engine.core.measures.GEOMETRY` (RankMe, Garrido et al. 2023; the average cosine, Ethayarajh 2019; the
   partition isotropy, Mu & Viswanath 2018), and the covariance spectrum (eigenvalues, descending, length
   d; written to ``spectrum.csv``): SimCSE reads the flattening of this spectrum as what the contrastive
   objective does (Gao et al. 2021, Sec. 5);
@@ -14,7 +14,7 @@ On the evaluation pairs (STS-B dev, or the demo pairs without a data folder):
 
 The evaluation sentences (and the probe's) are tokenised once, length-sorted into batches padded to their
 own longest sentence; each evaluation only runs the forward passes, in inference mode and in the run's
-precision (``precision``: bf16 autocast where the run trains in it, :mod:`engine.device`; the metrics
+precision (``precision``: bf16 autocast where the run trains in it, :mod:`engine.compute.device`; the metrics
 themselves are float32/float64). On the Figure-2 preset bf16 forwards are 1.9x faster than float32 here,
 and the STS of the same encoders differs by at most 0.2 points (docs/results.md).
 """
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import measures
+from engine.core import measures
 from engine.training.config import GEOMETRY_COLUMNS
 from engine.training.data import EvalSet
 
@@ -79,7 +79,7 @@ class Evaluator:
         self, tokens: Any, stop: threading.Event, progress: Callable[[int, int], None] | None = None
     ) -> np.ndarray | None:
         """Float32 vectors of pretokenised sentences, the forwards in the run's precision."""
-        from engine.device import autocast
+        from engine.compute.device import autocast
 
         with autocast(self.device, precision=self.precision):
             return self.encoder.encode_tokenized(tokens, stop.is_set, progress)

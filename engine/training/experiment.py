@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine import measures
-from engine.experiment import ENCODER_SMOKE, Experiment, declare
+from engine.core import measures
+from engine.core.declaration import ENCODER_SMOKE, Experiment, declare
 from engine.training.config import BASE_COLUMNS, PROBE_COLUMNS, TIME_COLUMNS
 
 #: the measures every training page offers first: the loss, STS and the Figure-2 pair, IsoScore

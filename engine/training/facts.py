@@ -1,13 +1,13 @@
 """What the figures and the replay say about a run that trains an encoder (SimCSE, JEPA): the data its
-measures come from and the data it trained and evaluated on (read through :mod:`engine.experiments`)."""
+measures come from and the data it trained and evaluated on (read through :mod:`engine.core.experiments`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from engine import paths
-from engine.datanames import evaluation_set, labelled_set
+from engine.core import paths
+from engine.data.names import evaluation_set, labelled_set
 
 #: measured on the evaluation pairs (the others: on the training batches, or on the probe set as probe_*)
 EVALUATED = ("alignment", "uniformity", "sts_spearman", "isoscore")

@@ -22,9 +22,9 @@ from typing import Any
 
 import torch
 
-from engine import stopping
-from engine.device import resolve_device, seed_everything, timed
-from engine.events import Event, Meter, Points, Progress, Row, relay
+from engine.compute.device import resolve_device, seed_everything, timed
+from engine.core import stopping
+from engine.runlog.events import Event, Meter, Points, Progress, Row, relay
 from engine.training import distributed
 from engine.training.config import TrainingConfig, is_eval_step, is_snapshot_step
 from engine.training.data import load_eval, load_probe, load_training
@@ -112,7 +112,7 @@ def training_rows(
     device: torch.device,
     stop: threading.Event,
 ) -> Generator[Event, None, dict[str, Any] | None]:
-    """The training loop: one :class:`~engine.events.Row` per step (0 is the untouched encoder),
+    """The training loop: one :class:`~engine.runlog.events.Row` per step (0 is the untouched encoder),
     ``trainer.step(step)`` giving the loss, ``evaluator(stop)`` (main process only) on the evaluation steps
     with its points kept on the snapshot steps; the ``seconds`` and ``eval_seconds`` columns count training
     and evaluation apart. Returns the last evaluation's values (the saved encoder's card), or None when it
@@ -149,7 +149,7 @@ def training_rows(
 
 def first_evaluation(evaluator: Any, stop: threading.Event) -> Generator[Event, None, dict[str, Any] | None]:
     """The untouched encoder's evaluation (row 0): its sentences encoded in a helper thread while this yields
-    their count, rate and time left as :class:`~engine.events.Progress` ("evaluating the untouched encoder
-    1,024/1,500 sentences · 180/s · 3 s left")."""
+    their count, rate and time left as :class:`~engine.runlog.events.Progress` ("evaluating the untouched
+    encoder 1,024/1,500 sentences · 180/s · 3 s left")."""
     meter = Meter("evaluating the untouched encoder", "sentences")
     return (yield from relay(lambda report: evaluator(stop, lambda done, total: report(meter(done, total)))))

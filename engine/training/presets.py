@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import paths
+from engine.core import paths
 
 #: the short CPU version of a preset (``python -m engine lessons check --short``): the demo corpus and all
 #: its pairs (no data folder needed; every pair, so that a seed changes the training, not the evaluation

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from engine import measures
-from engine.device import precision_name, resolve_device
-from engine.errors import ConfigError, one_line
+from engine.compute.device import precision_name, resolve_device
+from engine.core import measures
+from engine.core.errors import ConfigError, one_line
 from engine.training.config import GEOMETRY_COLUMNS, PROBE_COLUMNS, TrainingConfig
 from engine.training.data import default_sets, eval_set_label
 

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import torch
 from torch import nn
 
-from engine.device import needs_grad_scaler, resolve_device
+from engine.compute.device import needs_grad_scaler, resolve_device
 from engine.training import distributed
 from engine.training.config import TrainingConfig
 from engine.training.data import BatchSampler

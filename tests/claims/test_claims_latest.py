@@ -10,12 +10,12 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from engine import paths
 from engine.claims import latest
 from engine.claims.setups import by_keys
 from engine.claims.table import claim_row, markdown
-from engine.errors import ConfigError
-from engine.settings import REPO_ROOT
+from engine.core import paths
+from engine.core.errors import ConfigError
+from engine.core.settings import REPO_ROOT
 
 GOOD = {
     "isoscore_start": 0.3,

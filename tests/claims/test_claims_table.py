@@ -21,7 +21,7 @@ from engine.claims.table import (
     run_holds,
     stat,
 )
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 
 GOOD = {
     "isoscore_start": 0.3,
@@ -123,7 +123,7 @@ def test_markdown_has_every_column_and_the_budget() -> None:
 
 
 def test_paper_md_has_every_anchor_and_figure() -> None:
-    from engine.settings import REPO_ROOT
+    from engine.core.settings import REPO_ROOT
 
     text = (REPO_ROOT / "docs" / "paper.md").read_text(encoding="utf-8")
     for setup in SETUPS:

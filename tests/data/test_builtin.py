@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.core.errors import ConfigError, DataError
 from engine.data import builtin
 from engine.data.builtin import (
     load_demo,
@@ -15,7 +16,6 @@ from engine.data.builtin import (
     load_wiki1m,
 )
 from engine.data.types import LabelledTexts, NliPairs, NliTriples, ScoredPairs, Sentences
-from engine.errors import ConfigError, DataError
 
 
 # ----------------------------------------------------------------------------- real data (../shared)

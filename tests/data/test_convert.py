@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.core.errors import ConfigError, DataError
 from engine.data.convert import (
     class_quotas,
     convert,
@@ -14,7 +15,6 @@ from engine.data.convert import (
     to_triples,
 )
 from engine.data.types import LabelledTexts, NliPairs, NliTriples, ScoredPairs, Sentences
-from engine.errors import ConfigError, DataError
 
 
 def _labelled(counts: dict[str, int]) -> LabelledTexts:

@@ -7,9 +7,9 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from engine import hub as engine_hub
+from engine.core import hub as engine_hub
+from engine.core.errors import DataError
 from engine.data import builtin, download, load_dataset
-from engine.errors import DataError
 
 REAL = [
     ("rt-polarity", "rt-polarity/rt-polarity.pos"),

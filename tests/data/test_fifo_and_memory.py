@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.core.errors import DataError
 from engine.data import load_dataset, load_npz, read_table, read_word_vectors
-from engine.errors import DataError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -79,7 +79,7 @@ _READ = textwrap.dedent(
     import resource, sys
     sys.path.insert(0, sys.argv[3])
     from engine.data import load_dataset, read_word_vectors
-    from engine.errors import DataError
+    from engine.core.errors import DataError
     import engine.data.files  # the modules a reading loads, before the baseline
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     try:

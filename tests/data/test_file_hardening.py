@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.core.errors import DataError
 from engine.data.formats import read_table
 from engine.data.registry import load_dataset
 from engine.data.types import ScoredPairs
-from engine.errors import DataError
 
 STS_LINES = [
     'main-captions\tMSRvid\t2012test\t0001\t5.000\tA man said "hi.\tA man greets someone.',

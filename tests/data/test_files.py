@@ -5,9 +5,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.core.errors import ConfigError, DataError
 from engine.data.files import load_file, normalise_kind, parse_labels
 from engine.data.types import LabelledTexts, NliPairs, NliTriples, ScoredPairs, Sentences
-from engine.errors import ConfigError, DataError
 
 
 # --------------------------------------------------------------------------------------- every kind

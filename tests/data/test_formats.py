@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.core.errors import DataError
 from engine.data.columns import guess_columns
 from engine.data.formats import read_table, sniff_delimiter
-from engine.errors import DataError
 
 
 # ------------------------------------------------------------------------------------------ formats

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from engine.core.errors import DataError
 from engine.data import read_word_vectors
-from engine.errors import DataError
 
 VOCAB = ["the", "Cat", "sat", "on", "mat"]
 

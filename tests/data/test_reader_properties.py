@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.core.errors import EmbedlabError
 from engine.data import load_dataset, read_word_vectors
-from engine.errors import EmbedlabError
 
 _FAST = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 _CELLS = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)

@@ -1,8 +1,8 @@
 import pytest
 
+from engine.core.errors import ConfigError, DataError
 from engine.data import DATASETS, describe, load_dataset
 from engine.data.types import LabelledTexts, NliPairs, NliTriples, Sentences
-from engine.errors import ConfigError, DataError
 
 
 def test_registry_lists_the_built_ins():

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
+from engine.core.errors import DataError
 from engine.data.types import KINDS, LabelledTexts, NliPairs, NliTriples, ScoredPairs, Sentences, label_text
-from engine.errors import DataError
 
 
 def test_kinds_len_and_frames():

@@ -25,7 +25,7 @@ import pandas as pd
 from probe_js import CHART_CURVE, FILM_SHOWN, LIVE_RENDERS, PROGRESS_TEXTS, SPECTRUM_LINES
 from waiting import wait_for
 
-from engine import settings
+from engine.core import settings
 from ui.navigation import PAGES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -298,7 +298,7 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     )
     live_panel_turns_interactive_under_the_pointer(page, why)
 
-    # training first: the server's event loop yields to the run's child (engine.priority)
+    # training first: the server's event loop yields to the run's child (engine.compute.priority)
     normal = os.getpriority(os.PRIO_PROCESS, 0)  # the server started with this process's priority
     children = child_processes(server.pid)
     assert children and all(nice_of(pid) == normal for pid in children), {

@@ -8,7 +8,7 @@ import logging
 import numpy as np
 import pytest
 
-from engine import paths
+from engine.core import paths
 from engine.encoders import cache_key, encode_cached
 
 TEXTS = ["first text", "second, somewhat longer text", "third"]
@@ -99,7 +99,7 @@ def test_a_miss_keeps_the_encoding_rate_and_the_estimate_reads_it(counted, monke
 
 def test_setup_i_says_how_long_its_encoding_takes_before_start(monkeypatch) -> None:
     from engine.encoders import cache
-    from engine.presets import presets
+    from engine.lessons.presets import presets
 
     monkeypatch.setattr(
         cache, "encoding_rate", lambda device: {"texts_per_second": 20.0, "date": "2026-11-27"}

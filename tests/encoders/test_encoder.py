@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
+from engine.core.errors import ConfigError, DataError, EncoderError
 from engine.encoders import POOLERS, bundled_path, make_mlp
-from engine.errors import ConfigError, DataError, EncoderError
 
 TEXTS = [
     "The cat sat on the mat.",

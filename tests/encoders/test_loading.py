@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine import hub
+from engine.core import hub
+from engine.core.errors import ConfigError, EncoderError
 from engine.encoders import load_encoder
 from engine.encoders.loading import resolve_source, simcse_pooling, st_settings
-from engine.errors import ConfigError, EncoderError
 
 
 def test_bundled_aliases_resolve_to_the_package() -> None:

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from engine.core.errors import ConfigError
 from engine.encoders.pooling import POOLERS, check_pooling, make_mlp, masked_mean
-from engine.errors import ConfigError
 
 
 @pytest.fixture

@@ -110,7 +110,7 @@ def test_card_holds_no_absolute_local_paths(variant, tmp_path: Path) -> None:
 
 
 def test_portable_path_inside_the_repository_is_relative() -> None:
-    from engine import settings
+    from engine.core import settings
 
     assert portable_path(str(settings.REPO_ROOT / "cache" / "data")) == "cache/data"
     assert portable_path("C:\\Users\\me\\data\\") == "data"

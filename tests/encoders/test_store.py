@@ -16,7 +16,8 @@ import pytest
 import torch
 from waiting import wait_for
 
-from engine import paths
+from engine.core import paths
+from engine.core.errors import ConfigError, EmbedlabError, EncoderError
 from engine.encoders import (
     delete_encoder,
     list_encoders,
@@ -25,7 +26,6 @@ from engine.encoders import (
     rename_encoder,
     save_encoder,
 )
-from engine.errors import ConfigError, EmbedlabError, EncoderError
 
 TEXTS = ["the first sentence", "and a second one, a little longer", "third"]
 CARD = {

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from engine.core.errors import ConfigError
 from engine.encoders import list_encoders, load_encoder, save_encoder
 from engine.encoders.store import check_save_name, recover
-from engine.errors import ConfigError
 
 # Saves encoder "keep" with card {"steps": <argv 2>}; with argv 3 == "kill" the process kills itself with
 # SIGKILL right after the first rename of the replacement (old copy moved aside, new one not yet in place).

@@ -9,8 +9,8 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
+from engine.core.errors import EncoderError
 from engine.encoders import load_encoder
-from engine.errors import EncoderError
 
 
 def _copy_with(tiny_dir: Path, tmp_path: Path, edit) -> Path:

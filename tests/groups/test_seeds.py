@@ -12,9 +12,10 @@ from hypothesis import given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
 
-from engine import cli, flags, groups, runlog
-from engine.errors import ConfigError
-from engine.flags import parse_seeds
+from engine import cli, groups, runlog
+from engine.core import flags
+from engine.core.errors import ConfigError
+from engine.core.flags import parse_seeds
 
 PROBE = ["probe", "--data", "demo", "--limit", "60", "--steps", "4", "--geometry-every", "2"]
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import cli
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.jepa.config import JEPAConfig
 
 SHARES = st.floats(min_value=0.0, max_value=0.9, allow_nan=False)

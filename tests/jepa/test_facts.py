@@ -3,9 +3,9 @@ default, not as 0 or None."""
 
 from __future__ import annotations
 
+from engine.core.knobs import knob_of
 from engine.jepa.config import JEPAConfig
 from engine.jepa.facts import describe, measured_on
-from engine.knobs import knob_of
 
 
 def test_a_missing_switch_reads_as_its_declared_default() -> None:

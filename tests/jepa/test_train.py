@@ -7,12 +7,12 @@ import argparse
 
 import pytest
 
-from engine import experiments
-from engine.errors import ConfigError
-from engine.events import Row
+from engine.core import experiments
+from engine.core.errors import ConfigError
 from engine.jepa import cli
 from engine.jepa.config import JEPAConfig
 from engine.jepa.train import summarize, train_jepa
+from engine.runlog.events import Row
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_flags_have_the_switches_with_their_defaults() -> None:
 def test_every_preset_run_is_a_valid_config() -> None:
     """Every run, the collapse preset's SimCSE reference (a run of another experiment) included."""
     from engine.jepa.presets import presets
-    from engine.presets import queue
+    from engine.lessons.presets import queue
 
     found = presets({"data_dir": None})
     assert {p.kind for p in found} == {"jepa"}

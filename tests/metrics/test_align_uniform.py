@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics import alignment, uniformity
 
 ATOL = 1e-9

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.distance import pdist
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics import class_alignment
 
 ATOL = 1e-4

@@ -22,7 +22,7 @@ import scipy.linalg
 import scipy.stats
 import torch
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics import alpha_req, collapse_profile, dim_std, dim_std_mean, dim_std_min, rankme
 from engine.metrics.collapse import alpha_fit, alpha_req_fit, power_law_fit
 

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.stats import pearsonr, spearmanr
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics import series_correlation, sts_spearman
 
 ATOL = 1e-12

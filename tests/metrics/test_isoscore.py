@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from IsoScore import IsoScore as ref
 from scipy.stats import special_ortho_group
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics import FewSamplesWarning, isoscore, isoscore_cap, isoscore_star
 
 ATOL = 1e-6

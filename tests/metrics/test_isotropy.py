@@ -26,7 +26,7 @@ from scipy.spatial.distance import pdist
 from scipy.special import logsumexp
 from scipy.stats import special_ortho_group
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics import (
     FewSamplesWarning,
     average_cosine,

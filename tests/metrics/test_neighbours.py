@@ -12,7 +12,7 @@ import pytest
 import torch
 from sklearn.neighbors import NearestNeighbors
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics import knn
 
 ATOL = 1e-5

@@ -14,7 +14,7 @@ from labelled import LABELLED, accumulation_paths, clustered, labelled_set
 from sklearn.metrics import silhouette_samples as sk_samples
 from sklearn.metrics import silhouette_score as sk_score
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics import silhouette, silhouette_samples
 
 ATOL = 1e-9

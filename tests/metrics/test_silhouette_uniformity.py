@@ -20,7 +20,7 @@ from scipy.spatial.distance import pdist
 from scipy.special import logsumexp
 from sklearn.metrics import silhouette_score as sk_score
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.metrics import silhouette, silhouette_and_uniformity, uniformity
 
 TIGHT = 1e-9

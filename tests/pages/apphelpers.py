@@ -72,7 +72,8 @@ def run_on_disk(
     id (its folder name)."""
     import numpy as np
 
-    from engine import paths, runlog
+    from engine import runlog
+    from engine.core import paths
 
     rows = (
         rows

@@ -1,7 +1,8 @@
 """Real runs for the page contract tests, made by the engine from each registered experiment's ``smoke``
 settings (a few steps on the demo data, on a CPU; the suite's tiny random BERT wherever a config takes an
 encoder): finished, stopped, failed, live (rows still being written, its writer alive) and a group of seeds.
-Nothing here names an experiment: every entry of :data:`engine.experiments.EXPERIMENTS` gets the same runs.
+Nothing here names an experiment: every entry of :data:`engine.core.experiments.EXPERIMENTS` gets the same
+runs.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ConfigError
-from engine.events import Row
-from engine.experiments import EXPERIMENTS
-from engine.runner import run_experiment
+from engine.core.errors import ConfigError
+from engine.core.experiments import EXPERIMENTS
+from engine.runlog.events import Row
+from engine.runlog.runner import run_experiment
 
 #: what the "failed" run's callback raises after its first row (the page shows it as the run's error)
 FAILURE = "the contract test's failure after the first row"

@@ -52,7 +52,7 @@ def test_the_dropout_slider_shows_the_rate_same_mask_fixes_and_keeps_the_users(a
 
 
 def test_an_experiment_page_opens_with_its_title_and_one_line(app) -> None:
-    from engine import lessons
+    from engine.lessons import texts as lessons
     from ui.experiment import first_clause
 
     app.switch_page("views/isotropy.py").run()

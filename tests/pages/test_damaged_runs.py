@@ -6,7 +6,8 @@ import numpy as np
 from apphelpers import APP, charts_drawn, errors
 from streamlit.testing.v1 import AppTest
 
-from engine import paths, runlog
+from engine import runlog
+from engine.core import paths
 
 COLUMNS = ["step", "loss", "accuracy", "isoscore", "silhouette", "seconds"]
 

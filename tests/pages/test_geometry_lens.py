@@ -10,7 +10,8 @@ import pandas as pd
 from apphelpers import APP, errors, plotly_specs, start_off, values, wait_idle
 from streamlit.testing.v1 import AppTest
 
-from engine import charts, paths, runlog
+from engine import charts, runlog
+from engine.core import paths
 
 STEPS = 10
 BASELINE = 0.8125  # a SimCSE run summary's sts_baseline (the untouched encoder)

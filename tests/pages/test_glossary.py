@@ -1,5 +1,5 @@
-"""The Glossary page (in the navigation, linked from every experiment page) draws engine.lessons' terms: each
-measure with rendered math, range, direction, what to watch and its source, all from the measure registry
+"""The Glossary page (in the navigation, linked from every experiment page) draws engine.lessons.texts' terms:
+each measure with rendered math, range, direction, what to watch and its source, all from the measure registry
 (what to watch: from the experiments' lessons). The Overview defines alignment, uniformity and anisotropy
 before it uses them."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from apphelpers import elements_in_order, errors
 
-from engine import lessons, measures
+from engine.core import measures
+from engine.lessons import texts as lessons
 
 MEASURES = {
     "isoscore",

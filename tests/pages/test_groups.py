@@ -11,7 +11,8 @@ import numpy as np
 from apphelpers import APP, button_bytes, csv_of, errors, plotly_specs, values
 from streamlit.testing.v1 import AppTest
 
-from engine import groups, paths, runlog
+from engine import groups, runlog
+from engine.core import paths
 
 STEPS = range(0, 50, 10)
 

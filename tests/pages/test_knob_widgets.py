@@ -1,5 +1,5 @@
-"""The sidebar as the pages draw it agrees with the knobs' declarations (engine.knobs): every knob that the
-app shows is found on its page, under its key, with the declared label, help (its range), first value,
+"""The sidebar as the pages draw it agrees with the knobs' declarations (engine.core.knobs): every knob that
+the app shows is found on its page, under its key, with the declared label, help (its range), first value,
 range and options; a page that drew a knob by hand with another default or range would fail here. The CLI,
 the validation and the widget specs are walked in tests/test_knobs.py."""
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from engine.knobs import knobs
-from engine.runner import EXPERIMENTS
+from engine.core.knobs import knobs
+from engine.runlog.runner import EXPERIMENTS
 from ui import fields
 
 PAGES = {kind: experiment.section.page for kind, experiment in EXPERIMENTS.items()}

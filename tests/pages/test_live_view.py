@@ -15,7 +15,7 @@ import numpy as np
 from apphelpers import errors, wait_idle
 from waiting import wait_for
 
-from engine import settings
+from engine.core import settings
 from ui import feed, live_view
 
 

@@ -20,7 +20,7 @@ from apphelpers import (
 from streamlit.testing.v1 import AppTest
 from waiting import wait_for
 
-from engine import paths
+from engine.core import paths
 
 
 def _fresh() -> AppTest:
@@ -325,7 +325,7 @@ def test_a_diverging_loss_is_warned_about_in_the_run_panel(fresh_registry) -> No
 
 
 def test_the_demo_is_at_the_top_and_the_isotropy_sidebar_shows_its_settings(app) -> None:
-    from engine.presets import presets
+    from engine.lessons.presets import presets
     from ui import runs
 
     order = elements_in_order(app)

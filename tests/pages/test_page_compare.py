@@ -6,9 +6,9 @@ import threading
 
 from apphelpers import charts_drawn, csv_of, errors
 
-from engine import paths
+from engine.core import paths
 from engine.probe import ProbeConfig
-from engine.runner import run_experiment
+from engine.runlog.runner import run_experiment
 
 
 def test_compare_overlays_runs_found_on_disk(fresh_registry, downloads) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from apphelpers import errors
 
-from engine import paths, runlog
+from engine import runlog
+from engine.core import paths
 
 
 def test_damaged_run_folders_are_listed_and_deleted_after_confirmation(app) -> None:

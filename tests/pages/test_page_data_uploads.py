@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from apphelpers import errors
 
-from engine import paths
+from engine.core import paths
 
 
 def _csv(label_of) -> bytes:

@@ -75,8 +75,8 @@ def test_stop_button_stops_a_running_job(app) -> None:
     wait_for(lambda: job.last_step is not None, 120, "the run's first step")
     app.run()
     app.button(key="probe.stop").click().run()
-    # The run's state is what Stop changes; its UMAP frames may still be back-filling afterwards (not waited on:
-    # on a slow machine a long film outlasts any fixed wait).
+    # The run's state is what Stop changes; its UMAP frames may still be back-filling afterwards (not waited
+    # on: on a slow machine a long film outlasts any fixed wait).
     wait_for(lambda: not job.active, 120, "the run to end", describe=lambda: job.state)
     assert job.state == "stopped"
 
@@ -92,7 +92,7 @@ def test_out_of_memory_inside_a_run_is_a_failed_run_shown_and_the_app_goes_on(
     import torch
 
     import engine.probe
-    from engine.events import Row
+    from engine.runlog.events import Row
     from ui import runs
 
     real = engine.probe.run_probe

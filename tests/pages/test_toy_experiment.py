@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from test_page_contract import STATES, check_state, make_all
 
-from engine import experiments
+from engine.core import experiments
 
 #: every file the toy needed (the test reports it: nothing outside them was edited for it)
 TOY_FILES = ("tests/toy/__init__.py", "tests/toy/entry.py", "tests/toy/page.py")
@@ -19,7 +19,7 @@ TOY_FILES = ("tests/toy/__init__.py", "tests/toy/entry.py", "tests/toy/page.py")
 
 @pytest.fixture
 def toy(monkeypatch: pytest.MonkeyPatch):
-    """The toy registered as an experiment (:data:`engine.experiments.ENTRIES` and ``EXPERIMENTS``)."""
+    """The toy registered as an experiment (:data:`engine.core.experiments.ENTRIES` and ``EXPERIMENTS``)."""
     from tests.toy.entry import EXPERIMENT
 
     monkeypatch.setitem(experiments.ENTRIES, "toy", "tests.toy.entry:EXPERIMENT")

@@ -7,7 +7,7 @@ import threading
 import pytest
 from apphelpers import errors, wait_idle
 
-from engine import priority
+from engine.compute import priority
 
 
 def start_tiny_run(app) -> None:

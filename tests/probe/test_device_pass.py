@@ -12,7 +12,7 @@ import pytest
 import torch
 from sklearn.metrics import f1_score
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.probe.compute import RowTransfer
 from engine.probe.config import ProbeConfig
 from engine.probe.measure import COLUMNS, encode_clusters, measure, measure_tensors

@@ -26,7 +26,7 @@ import importlib.util, sys
 sys.argv = ["engine", "probe", "--help"]
 from engine import cli
 cli.build_parser().parse_args(["probe", "--data", "demo", "--out", "x"])
-import engine.probe.loop, engine.runner, engine.metrics, engine.probe.summary  # noqa: F401
+import engine.probe.loop, engine.runlog.runner, engine.metrics, engine.probe.summary  # noqa: F401
 spec = importlib.util.spec_from_file_location("bench", "benchmarks/bench_probe_split.py")
 spec.loader.exec_module(importlib.util.module_from_spec(spec))
 print("imported:", sorted(m for m in sys.modules if m.split(".")[0] in {"streamlit", "plotly", "umap"}))

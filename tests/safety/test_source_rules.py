@@ -104,3 +104,30 @@ def test_server_binds_to_localhost_and_caps_uploads() -> None:
     assert config["server"]["address"] == "127.0.0.1"
     assert 0 < config["server"]["maxUploadSize"] <= 200
     assert config["browser"]["gatherUsageStats"] is False
+
+
+def _magic_values(path: Path) -> list[int]:
+    """Lines of ``path`` that Streamlit's magic would write: a bare expression that is neither a call nor a
+    docstring (streamlit/runtime/scriptrunner/magic.py)."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        body = getattr(node, "body", None)
+        for index, statement in enumerate(body if isinstance(body, list) else []):
+            if not isinstance(statement, ast.Expr) or isinstance(statement.value, ast.Call):
+                continue
+            value = statement.value
+            docstring = index == 0 and isinstance(value, ast.Constant) and isinstance(value.value, str)
+            if not docstring:
+                lines.append(statement.lineno)
+    return lines
+
+
+def test_pages_need_no_magic_and_the_server_runs_without_it(tmp_path: Path) -> None:
+    """Magic is off (a page is compiled from its source, never parsed to an ast beside numba's parsing thread:
+    CPython gh-106905), so no page script may rely on it: a bare value would silently not be shown."""
+    assert tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())["runner"]["magicEnabled"] is False
+    scripts = [REPO / "app.py", *sorted((REPO / "views").glob("*.py"))]
+    assert {str(p.relative_to(REPO)): _magic_values(p) for p in scripts if _magic_values(p)} == {}
+    written = tmp_path / "page.py"
+    written.write_text('"""A page."""\nimport streamlit as st\n\nvalue = 1\nvalue\nst.write(value)\n')
+    assert _magic_values(written) == [5]  # the check sees a bare value

@@ -93,7 +93,7 @@ def test_the_baseline_equals_an_independent_computation_and_is_cached(
 
 def test_a_native_run_starts_at_its_baseline(tiny_config) -> None:
     """Step 0 evaluates the untouched encoder at the resolved pooler: in float32 it is the baseline."""
-    from engine.events import Row
+    from engine.runlog.events import Row
     from engine.simcse.train import summarize, train_simcse
 
     config = tiny_config(steps=2, eval_every=2, max_len=16, precision="fp32")

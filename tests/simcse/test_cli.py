@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.runlog import read_json, read_metrics, read_spectrum
 from engine.simcse.cli import add_arguments, config_from_args
 from tests.headers import TRAINING_FIRST

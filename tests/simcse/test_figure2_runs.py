@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.errors import EmbedlabError
+from engine.core.errors import EmbedlabError
 from engine.simcse.figure2_runs import figure2_configs, longest_first, main, plan_workers
 
 
@@ -120,8 +120,8 @@ def test_negative_workers_is_a_one_line_error(tmp_path: Path, capsys: pytest.Cap
 def test_the_flags_are_the_knobs_with_figure2s_defaults() -> None:
     """figure2_runs' flags are made from SimCSE's knob declarations (type, choices, help); only the defaults
     it declares (the paper's pooler, 250 steps) differ."""
-    from engine import flags
-    from engine.knobs import knob_of
+    from engine.core import flags
+    from engine.core.knobs import knob_of
     from engine.simcse.figure2_runs import DEFAULTS, KNOBS, build_parser
     from engine.simcse.train import SimCSEConfig
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from engine.device import autocast
-from engine.errors import ConfigError
-from engine.events import Points, Row
+from engine.compute.device import autocast
+from engine.core.errors import ConfigError
+from engine.runlog.events import Points, Row
 from engine.simcse.train import SimCSEConfig, encode_views, summarize, train_simcse
 from engine.simcse.views import plan_of
 from engine.training.data import load_eval

@@ -11,7 +11,7 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from engine import cli
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.groups.format import grid_members
 from engine.probe.config import ProbeConfig
 from engine.simcse.train import SimCSEConfig

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from engine import cli, groups, runlog
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from tests.waiting import wait_for
 
 PROBES = ["probe", "--data", "demo", "--limit", "60", "--steps", "4", "--geometry-every", "2"]
@@ -123,7 +123,7 @@ def test_an_address_nobody_answers_is_refused_before_anything_is_written(
 
 
 def test_workers_get_the_labs_variables_and_this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
-    from engine import settings
+    from engine.core import settings
     from engine.sweep.ray_run import runtime_env
 
     monkeypatch.setenv("EMBEDLAB_DATA_DIR", "/shared/data")

@@ -6,9 +6,9 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine.events import Row
-from engine.experiment import Experiment, Section
-from engine.knobs import knob, validate
+from engine.core.declaration import Experiment, Section
+from engine.core.knobs import knob, validate
+from engine.runlog.events import Row
 
 
 @dataclass

@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 from engine.training.distributed import (
     World,
     any_rank,

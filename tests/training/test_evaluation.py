@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from engine import metrics, runlog
-from engine.runner import run_experiment
+from engine.runlog.runner import run_experiment
 from engine.training.config import GEOMETRY_COLUMNS
 from engine.training.data import load_eval, load_probe
 from engine.training.encoder import build_encoder
@@ -92,7 +92,7 @@ def test_the_run_folder_holds_the_columns_and_the_spectrum_of_each_evaluation(
 def test_evaluation_forwards_run_in_the_runs_precision(tiny_config, monkeypatch: pytest.MonkeyPatch) -> None:
     """The evaluation's forwards enter the run's autocast (bf16 where the run trains in it); the vectors stay
     float32 and, in bf16, within bf16's rounding of the float32 ones."""
-    import engine.device as device
+    import engine.compute.device as device
 
     entered: list[str] = []
     real = device.autocast

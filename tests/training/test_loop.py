@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine.events import Progress, Row
+from engine.runlog.events import Progress, Row
 from engine.training.loop import first_evaluation, run_training
 
 

@@ -8,14 +8,14 @@ the "0 means None" convention of the optional counts (``zero="all"``: 0 on the c
 sidebar means no limit). From it are generated:
 
 - the checks of a config (:func:`validate`, called by the config's ``__post_init__``: one ConfigError line in
-  the words of :mod:`engine.validate`); cross-field checks stay as code in the config;
-- the flags of ``python -m engine probe|simcse`` (:mod:`engine.flags`);
+  the words of :mod:`engine.core.validate`); cross-field checks stay as code in the config;
+- the flags of ``python -m engine probe|simcse`` (:mod:`engine.core.flags`);
 - the sidebar widgets of the app (``ui.fields``);
 - the table of ``python -m engine settings --knobs`` (:func:`table`).
 
 A knob that several experiments share (the data folder, the device, the seed, the encoder-training knobs of
-SimCSE and JEPA) is declared once in :mod:`engine.shared_knobs` and reused by each config; an experiment's
-copy that differs says why (``override=``).
+SimCSE and JEPA) is declared once in :mod:`engine.core.shared_knobs` and reused by each config; an
+experiment's copy that differs says why (``override=``).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ import typing
 from collections.abc import Sequence
 from typing import Any
 
-from engine.errors import ConfigError
-from engine.validate import require_choice, require_int, require_number
+from engine.core.errors import ConfigError
+from engine.core.validate import require_choice, require_int, require_number
 
 #: the widgets a declaration may ask for; "page": the page draws it itself (a data choice), None: no widget
 WIDGETS = ("number", "checkbox", "toggle", "select", "radio", "slider", "text", "page")
@@ -71,7 +71,7 @@ class Knob:
 
     def check(self, value: Any) -> Any:
         """``value`` if it is a valid value of this knob (a float knob's value as float), else one
-        :class:`~engine.errors.ConfigError` line naming the field (``what``) and its range or choices."""
+        :class:`~engine.core.errors.ConfigError` line naming the field (``what``) and its range or choices."""
         what = self.what or self.name
         if value is None and self.optional:
             return None
@@ -167,8 +167,8 @@ def knob(
     error messages (default the field name); ``step``/``fmt``: the number field's increment and format;
     ``on``: the value of a two-choice field when its toggle is on; ``options``: the choices a select offers
     for a free-text field (the device); ``placeholder``: a text field's hint; ``override``: why this
-    experiment's copy of a shared knob differs from its declaration in :mod:`engine.shared_knobs` (empty: it
-    does not differ).
+    experiment's copy of a shared knob differs from its declaration in :mod:`engine.core.shared_knobs` (empty:
+    it does not differ).
     """
     if widget is not None and widget not in WIDGETS:
         raise ValueError(f"unknown widget {widget!r}: use one of {', '.join(WIDGETS)}")
@@ -217,7 +217,9 @@ def knobs(config_class: type) -> tuple[Knob, ...]:
     for field in dataclasses.fields(config_class):
         spec = field.metadata.get(_KEY)
         if spec is None:
-            raise TypeError(f"{config_class.__name__}.{field.name} is not declared with engine.knobs.knob")
+            raise TypeError(
+                f"{config_class.__name__}.{field.name} is not declared with engine.core.knobs.knob"
+            )
         kind, optional = _field_type(hints[field.name])
         flag = spec["flag"]
         if flag == _DERIVE:

@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from engine.errors import DataError
+from engine.core.errors import DataError
 
 _KINDS = (
     (stat.S_ISFIFO, "a named pipe"),
@@ -28,7 +28,7 @@ _KINDS = (
 class NotRegularFile(DataError, OSError):
     """A path that is not a regular file (a FIFO, a device, a socket, a folder): one line that names it.
 
-    Both a :class:`~engine.errors.DataError` (a user's data file: one line, exit 2) and an ``OSError`` (a
+    Both a :class:`~engine.core.errors.DataError` (a user's data file: one line, exit 2) and an ``OSError`` (a
     reader that skips unreadable files skips it too)."""
 
     def __init__(self, message: str):

@@ -2,7 +2,7 @@
 :class:`Preset`, :class:`Section`).
 
 Each experiment is one package (``engine/probe``, ``engine/simcse``) whose ``entry`` module holds one
-:class:`Experiment`; :mod:`engine.experiments` registers them in one place. Code is named by
+:class:`Experiment`; :mod:`engine.core.experiments` registers them in one place. Code is named by
 ``module:function`` references, loaded on use, so that reading the registry imports neither torch nor plotly.
 Nothing here imports streamlit: a page reads its :class:`Section` and draws it.
 """
@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import ConfigError, one_line
-from engine.lesson_claims import Claim
-from engine.measures import MEASURES, SPECTRUM
+from engine.core.errors import ConfigError, one_line
+from engine.core.lesson_claims import Claim
+from engine.core.measures import MEASURES, SPECTRUM
 
 #: the ``smoke`` settings of an experiment that trains a sentence encoder on the demo corpus (SimCSE, JEPA):
 #: three steps of 8 sentences, evaluated on 20 demo pairs at every step, the silhouette on 60 items
@@ -41,8 +41,8 @@ ENCODER_SMOKE: Mapping[str, Any] = types.MappingProxyType(
 class Lesson:
     """What an experiment page (and its replay) says: a title, a short introduction, what to watch, and what
     to watch in each measure (the glossary's "Watch in …" line, by measure name); ``claims``: what the
-    text says about its presets' runs, as data (:class:`~engine.lesson_claims.Claim`), checked by
-    ``python -m engine lessons check`` (:mod:`engine.lessons_check`)."""
+    text says about its presets' runs, as data (:class:`~engine.core.lesson_claims.Claim`), checked by
+    ``python -m engine lessons check`` (:mod:`engine.lessons.check`)."""
 
     title: str
     intro: str
@@ -58,11 +58,11 @@ class Preset:
 
     ``kind`` is the experiment whose page offers it; a run of another experiment (the unsupervised SimCSE
     reference beside the JEPA runs) names its kind in ``run_kinds`` and takes, of the user's settings and
-    ``base``, the fields its own config has (:func:`engine.presets.queue`). ``short``: the fields laid over
-    every run for the short CPU version that ``python -m engine lessons check --short`` runs (few steps,
+    ``base``, the fields its own config has (:func:`engine.lessons.presets.queue`). ``short``: the fields laid
+    over every run for the short CPU version that ``python -m engine lessons check --short`` runs (few steps,
     small limits), declared here so that the checker hard-codes nothing. ``lecture``: the app also offers
     that short version as a preset of its own, ``<name> · lecture``, for a class on a laptop CPU
-    (:func:`engine.presets.lecture_version`; its measured wall time in its help)."""
+    (:func:`engine.lessons.presets.lecture_version`; its measured wall time in its help)."""
 
     name: str
     kind: str
@@ -87,14 +87,14 @@ class Preset:
 
     def configs(self, settings: dict[str, Any] | None = None) -> list[tuple[str, dict[str, Any]]]:
         """``(run name, config fields)`` per run of the preset's own kind: the user's ``settings``, then the
-        preset, then the run (the runs of other kinds: :func:`engine.presets.queue`)."""
+        preset, then the run (the runs of other kinds: :func:`engine.lessons.presets.queue`)."""
         return [(name, self.fields(name, settings)) for name in self.runs if self.kind_of(name) == self.kind]
 
 
 @dataclass(frozen=True)
 class Section:
     """An experiment's page section, as plain data: the measures its charts offer (as charted), those drawn
-    at first (the spectrum chart is :data:`engine.measures.SPECTRUM`), the relation figure's first pair,
+    at first (the spectrum chart is :data:`engine.core.measures.SPECTRUM`), the relation figure's first pair,
     what the page says before the first run, the page script that shows it, and ``figures``: the run
     figures drawn under the curves, by name (:data:`engine.charts.RUN_FIGURES`, e.g. ``"align_uniform"``),
     built as chart descriptions for the live view, the finished view and the replay alike. ``title`` and
@@ -121,9 +121,9 @@ class Experiment:
       ``summarize`` ``(rows, config) -> dict``; ``cli`` a module with ``add_arguments(parser)``,
       ``config_from_args(args)`` [, ``run_cli(args, config)``];
     - ``columns`` the ``metrics.csv`` header (the fallback of a config without ``metric_columns()``): the
-      step, the measures of :data:`engine.measures.MEASURES` and bookkeeping columns; ``charted_as`` renames
-      a column for the charts (the probe's ``alignment`` is its class alignment); ``vectors`` the vector
-      measures it logs beside (the spectrum, in ``spectrum.csv``);
+      step, the measures of :data:`engine.core.measures.MEASURES` and bookkeeping columns; ``charted_as``
+      renames a column for the charts (the probe's ``alignment`` is its class alignment); ``vectors`` the
+      vector measures it logs beside (the spectrum, in ``spectrum.csv``);
     - ``measured_on`` ``(config, summary, metric=None) -> str | None``: the data a measure (None: the run's
       measures) was measured on, in words; ``describe`` ``(config, summary) -> [(label, text)]``: the data
       a run used (the replay's settings block); ``warm_up`` ``(encode) -> None``: what a spare child

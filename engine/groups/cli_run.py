@@ -14,9 +14,10 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from engine import events, paths
-from engine.errors import ConfigError
-from engine.events import Event, Progress, Row
+from engine.core import paths
+from engine.core.errors import ConfigError
+from engine.runlog import events
+from engine.runlog.events import Event, Progress, Row
 
 EXIT_USER_ERROR, EXIT_FAILURE, EXIT_INTERRUPTED = 2, 1, 130
 
@@ -110,13 +111,14 @@ class ProgressBar:
 
 
 class EventStream:
-    """``--events``: liveness for :mod:`engine.jobs`, one :mod:`engine.events` JSON line per event, flushed.
+    """``--events``: liveness for :mod:`engine.jobs`, one :mod:`engine.runlog.events` JSON line per event,
+    flushed.
 
-    :class:`~engine.events.Progress` as yielded, a :class:`~engine.events.Tick` per row (the row and its
-    snapshot are on disk already: the server reads them from the run folder) and
-    :class:`~engine.events.Finished` at the end. The stream owns the original stdout; anything else printed
-    goes to stderr. When the reader is gone (broken pipe) or the parent process ended, ``stop`` is set: the
-    run ends cleanly after its step.
+    :class:`~engine.runlog.events.Progress` as yielded, a :class:`~engine.runlog.events.Tick` per row (the row
+    and its snapshot are on disk already: the server reads them from the run folder) and
+    :class:`~engine.runlog.events.Finished` at the end. The stream owns the original stdout; anything else
+    printed goes to stderr. When the reader is gone (broken pipe) or the parent process ended, ``stop`` is
+    set: the run ends cleanly after its step.
     """
 
     def __init__(self, stop: threading.Event):
@@ -231,9 +233,9 @@ def run_seed_group(kind: str, config: object, out: str, seeds_text: str, threads
     from dataclasses import asdict
 
     from engine import groups
-    from engine.errors import one_line
-    from engine.experiments import EXPERIMENTS
-    from engine.flags import parse_seeds
+    from engine.core.errors import one_line
+    from engine.core.experiments import EXPERIMENTS
+    from engine.core.flags import parse_seeds
 
     seeds = parse_seeds(seeds_text)
     if getattr(config, "save_encoder", None):

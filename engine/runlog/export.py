@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from engine import runlog
-from engine.errors import ConfigError
-from engine.paths import safe_name
+from engine.core.errors import ConfigError
+from engine.core.paths import safe_name
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
@@ -128,9 +128,9 @@ def _folder_names(names: list[str]) -> dict[str, str]:
 
 
 def file_stem(name: str, fallback: str = "run") -> str:
-    """A run's name as the start of a download's file name (:func:`engine.paths.safe_name`: letters, digits,
-    ``.``, ``_`` and ``-``; ``Demo: clusters form (2)`` is ``Demo-clusters-form-2``); ``fallback`` when
-    nothing usable is left."""
+    """A run's name as the start of a download's file name (:func:`engine.core.paths.safe_name`: letters,
+    digits, ``.``, ``_`` and ``-``; ``Demo: clusters form (2)`` is ``Demo-clusters-form-2``); ``fallback``
+    when nothing usable is left."""
     try:
         return safe_name(name, what="run name")
     except ConfigError:

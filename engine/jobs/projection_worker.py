@@ -1,4 +1,5 @@
-"""The projector: one low-priority thread that turns embedding snapshots into warm-started UMAP frames.
+"""The projection worker: one low-priority thread that turns embedding snapshots into warm-started UMAP
+frames.
 
 Live frames first (the newest snapshot of a running job; older unframed ones are skipped when it falls
 behind), then the films of finished runs, back-filled from the snapshots on disk. Frames go to the run
@@ -15,16 +16,18 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from engine import priority, runlog, settings
-from engine.errors import one_line
-from engine.lanes import usable_cpus
+from engine import runlog
+from engine.compute import priority
+from engine.compute.lanes import usable_cpus
+from engine.core import settings
+from engine.core.errors import one_line
 
 if TYPE_CHECKING:
     from engine.jobs.job import Job
 
 
 class JobSource(Protocol):
-    """Where the projector finds its work: the job registry (:class:`engine.jobs.JobRegistry`)."""
+    """Where the projection worker finds its work: the job registry (:class:`engine.jobs.JobRegistry`)."""
 
     def jobs(self) -> list[Job]: ...
 
@@ -33,13 +36,14 @@ log = logging.getLogger(__name__)
 
 
 def default_live_share() -> float:
-    """The projector's CPU budget while a job trains: ``live_frame_share`` of one CPU on small machines."""
+    """The projection worker's CPU budget while a job trains: ``live_frame_share`` of one CPU on small
+    machines."""
     return settings.get("live_frame_share") if usable_cpus() <= settings.get("small_machine_cpus") else 1.0
 
 
 def rest_seconds(cpu_used: float, elapsed: float, share: float) -> float:
     """How long to rest after a frame that used ``cpu_used`` CPU seconds over ``elapsed`` wall seconds so that
-    the projector keeps to ``share`` of one CPU (0 when the share is not a limit)."""
+    the projection worker keeps to ``share`` of one CPU (0 when the share is not a limit)."""
     if not 0 < share < 1:
         return 0.0
     return max(0.0, cpu_used / share - elapsed)
@@ -48,14 +52,14 @@ def rest_seconds(cpu_used: float, elapsed: float, share: float) -> float:
 class ProjectionWorker:
     """Low-priority thread turning each job's newest snapshot into a warm-started UMAP frame.
 
-    CPU budget: the thread lowers its own scheduling priority (:func:`engine.priority.lower_thread_priority`,
-    nice ``nice``) and numba's thread count to 1. Nice only weighs threads of one session group against each
-    other (autogroup), and a UMAP frame is seconds of CPU; so while a job trains, the projector also keeps
-    to ``live_share`` of one CPU (:func:`rest_seconds`; default :func:`default_live_share`). Films of
-    finished runs are back-filled at full speed. It pre-warms umap-learn's JIT when it starts (before
-    lowering its priority: at app start nothing trains yet, and a starved JIT is slow). Waiting for the warm
-    spare first was measured: a new user's first curves came no sooner, the film 4 s later
-    (docs/performance.md).
+    CPU budget: the thread lowers its own scheduling priority
+    (:func:`engine.compute.priority.lower_thread_priority`, nice ``nice``) and numba's thread count to 1. Nice
+    only weighs threads of one session group against each other (autogroup), and a UMAP frame is seconds of
+    CPU; so while a job trains, the projection worker also keeps to ``live_share`` of one CPU
+    (:func:`rest_seconds`; default :func:`default_live_share`). Films of finished runs are back-filled at full
+    speed. It pre-warms umap-learn's JIT when it starts (before lowering its priority: at app start nothing
+    trains yet, and a starved JIT is slow). Waiting for the warm spare first was measured: a new user's first
+    curves came no sooner, the film 4 s later (docs/performance.md).
     """
 
     def __init__(
@@ -104,7 +108,7 @@ class ProjectionWorker:
     def _loop(self) -> None:
         if self._prewarm:
             try:
-                from engine.projection import prewarm_umap
+                from engine.charts.projection_frames import prewarm_umap
 
                 prewarm_umap()
             except Exception as err:  # noqa: BLE001 - a failed warm-up only costs time later
@@ -144,7 +148,7 @@ class ProjectionWorker:
             if snapshot is None:
                 snapshot = runlog.load_snapshot(runlog.snapshot_path(job.run_dir, step))
             job.add_frame(step, self._project(job, snapshot, warm))
-        except Exception as err:  # noqa: BLE001 - a bad frame must not stop the projector
+        except Exception as err:  # noqa: BLE001 - a bad frame must not stop the projection worker
             job.skip_frame(step, one_line(err))
             log.warning("UMAP frame of %s at step %s failed: %s", job.id, step, job.frame_error)
         if live and job.state == "running":
@@ -157,8 +161,8 @@ class ProjectionWorker:
             self._closed.wait(seconds)
 
     def _project(self, job: Job, snapshot: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
+        from engine.charts.projection_frames import umap_frame
         from engine.metrics import knn
-        from engine.projection import umap_frame
 
         if self.single_thread:
             _torch_single_thread()
@@ -169,7 +173,8 @@ class ProjectionWorker:
 
 
 def _torch_single_thread() -> None:
-    """No torch worker threads in the server process (they would not inherit the projector's priority)."""
+    """No torch worker threads in the server process (they would not inherit the projection worker's
+    priority)."""
     torch = sys.modules.get("torch")
     if torch is not None and torch.get_num_threads() != 1:
         torch.set_num_threads(1)

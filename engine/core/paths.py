@@ -14,8 +14,8 @@ import time
 import unicodedata
 from pathlib import Path
 
-from engine import settings
-from engine.errors import ConfigError
+from engine.core import settings
+from engine.core.errors import ConfigError
 
 REPO_ROOT = settings.REPO_ROOT
 MAX_NAME = 80

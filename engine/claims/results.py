@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ConfigError, EmbedlabError
+from engine.core.errors import ConfigError, EmbedlabError
 
 OPEN = re.compile(r"^<!-- results:(?P<kind>[a-z][a-z-]*)(?P<args>(?: [^\n]*?)?) -->$", re.M)
 CLOSE = "<!-- /results:{kind} -->"
@@ -138,7 +138,7 @@ def render_claims(args: str, root: Path, today: str) -> str:
     from engine.claims.run import MissingRuns, group_name, read_setup
     from engine.claims.setups import by_keys
     from engine.claims.table import markdown, rules
-    from engine.flags import parse_seeds
+    from engine.core.flags import parse_seeds
 
     parser = argparse.ArgumentParser(prog="results:claims", exit_on_error=False)
     claims_cli.add_parser(parser.add_subparsers(dest="command"))
@@ -246,7 +246,7 @@ def render(kind: str, args: str, root: Path, today: str) -> str:
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """The ``results`` subcommand."""
-    from engine import settings
+    from engine.core import settings
 
     sub = commands.add_parser(
         "results",
@@ -302,8 +302,8 @@ def _without_dates(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m engine.results``: the same as ``python -m engine results``."""
-    parser = argparse.ArgumentParser(prog="python -m engine.results")
+    """``python -m engine.claims.results``: the same as ``python -m engine results``."""
+    parser = argparse.ArgumentParser(prog="python -m engine.claims.results")
     add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["results", *(sys.argv[1:] if argv is None else argv)])
     try:

@@ -1,4 +1,4 @@
-"""The knobs that several experiments share, each declared once (:mod:`engine.knobs`).
+"""The knobs that several experiments share, each declared once (:mod:`engine.core.knobs`).
 
 The data folder, the encoder, the device, the seed, the steps, the learning rate and the snapshots are knobs
 of every experiment; the training set, the views' dropout and rate, the pooler, the batch, the length, the
@@ -19,7 +19,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from engine.knobs import Knob, knob, knob_of
+from engine.core.knobs import Knob, knob, knob_of
 
 #: the most steps of a run (and of the every-k-steps knobs)
 MAX_STEPS = 10_000_000
@@ -203,7 +203,7 @@ NAMES = tuple(field.name for field in dataclasses.fields(Shared))
 
 def shared(name: str, default: Any = dataclasses.MISSING, *, override: str = "", **changes: Any) -> Any:
     """A config field declared as the shared knob ``name``; ``default`` and ``changes`` (any argument of
-    :func:`~engine.knobs.knob`) differ from the declaration only with ``override``, the reason why."""
+    :func:`~engine.core.knobs.knob`) differ from the declaration only with ``override``, the reason why."""
     spec = dict(next(f for f in dataclasses.fields(Shared) if f.name == name).metadata["knob"])
     if default is not dataclasses.MISSING:
         changes["default"] = default

@@ -1,4 +1,5 @@
-"""The flags of ``python -m engine <experiment>``, made from the config's declarations (:mod:`engine.knobs`).
+"""The flags of ``python -m engine <experiment>``, made from the config's declarations
+(:mod:`engine.core.knobs`).
 
 Each knob with a flag becomes one option: a bool a ``store_true`` switch (``--same-mask``), or when it
 defaults to true a ``--x/--no-x`` pair (``--predictor/--no-predictor``), a choice an
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.knobs import Knob, knobs, number_text
+from engine.core.knobs import Knob, knobs, number_text
 
 
 def literal(text: str) -> str:
@@ -95,7 +96,7 @@ def parse_seeds(text: str, flag: str = "--seeds") -> list[int]:
     """``--seeds 0,1,2`` (those seeds) or ``--seeds 5`` (0 to 4): distinct whole numbers 0 to
     :data:`MAX_SEED` in ASCII digits (``²`` or ``١`` are not seeds), at most :data:`MAX_SEEDS` of them;
     anything else (an empty text included) is one ConfigError line naming the flag."""
-    from engine.errors import ConfigError
+    from engine.core.errors import ConfigError
 
     text = str(text)
     cells = [cell.strip(" \t") for cell in text.split(",")]

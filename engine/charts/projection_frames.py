@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import settings
+from engine.core import settings
 
 FIRST_EPOCHS = settings.default("umap_first_epochs")
 REFIT_EPOCHS = settings.default("umap_refit_epochs")

@@ -2,7 +2,7 @@
 
 This is the only module that reads ``EMBEDLAB_*`` variables. Code asks ``settings.get("job_threads")``;
 the value is read from the environment at each call (a test or a server may change it), parsed and checked
-here, and a bad value is one :class:`~engine.errors.ConfigError` line naming the variable.
+here, and a bad value is one :class:`~engine.core.errors.ConfigError` line naming the variable.
 ``python -m engine settings`` prints the table (the README's list is generated from it).
 
 Knobs that are not worth an environment variable for a user are still listed here, with ``env=None``
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 OFF = ("", "none", "off")  # values of a folder setting that turn it off
 ENV_PREFIX = "EMBEDLAB_"  # every variable of the lab starts so
 
@@ -86,7 +86,7 @@ _ALL: tuple[Setting, ...] = (
         "bool",
         True,
         "training processes keep freed memory for their next step (glibc's mmap and trim thresholds, "
-        "engine/allocator.py): the same speed in the app's warm spare as from the command line",
+        "engine/compute/allocator.py): the same speed in the app's warm spare as from the command line",
     ),
     _s(
         "warm_encoder",
@@ -138,7 +138,7 @@ _ALL: tuple[Setting, ...] = (
         "keep_snapshots",
         "int",
         3,
-        "embedding snapshots of a running run kept in memory for the projector",
+        "embedding snapshots of a running run kept in memory for the projection worker",
         env=False,
     ),
     _s(
@@ -161,7 +161,7 @@ _ALL: tuple[Setting, ...] = (
         "live_frame_share",
         "float",
         0.2,
-        "share of one CPU the UMAP projector may use while a run trains (on small machines)",
+        "share of one CPU the UMAP projection worker may use while a run trains (on small machines)",
         low=0.01,
         high=1.0,
     ),
@@ -303,7 +303,7 @@ def markdown_table() -> str:
 
 
 #: glibc's malloc variables (not the lab's), read when a process starts: a training process keeps freed memory
-#: for its next step (engine/allocator.py: the same policy set in a process already running, the CLI)
+#: for its next step (engine/compute/allocator.py: the same policy set in a process already running, the CLI)
 MALLOC_VARIABLES = {"MALLOC_MMAP_THRESHOLD_": str(256 * 2**20), "MALLOC_TRIM_THRESHOLD_": str(512 * 2**20)}
 
 

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import numpy as np
 import torch
 
-from engine import shared_knobs
-from engine.errors import ConfigError
+from engine.core import shared_knobs
+from engine.core.errors import ConfigError
 
 
 def resolve_device(name: str | torch.device = "auto") -> torch.device:
@@ -48,7 +48,7 @@ def _best_available() -> torch.device:
 
 
 #: ``precision`` values: ``auto`` uses mixed precision where the hardware runs it natively, ``fp32`` never
-#: (declared with the knob, :mod:`engine.shared_knobs`)
+#: (declared with the knob, :mod:`engine.core.shared_knobs`)
 PRECISIONS = shared_knobs.PRECISIONS
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import ConfigError
+from engine.core.errors import ConfigError
 
 
 def require_choice(name: str, value: Any, allowed: Sequence[str]) -> None:

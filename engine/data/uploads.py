@@ -7,9 +7,9 @@ non-UTF-8, empty, too wide or too long file is refused with its one-line reason)
 labels that do not match the rows are refused with their one-line reason), and only then renamed into place:
 the Isotropy page never offers a file that cannot be read.
 
-Names keep their letters in any script and their extension (:func:`engine.paths.safe_name`); a name already
-taken by a different file gets a suffix (``a-2.csv``), so an upload never replaces another one; the same
-file uploaded again is kept once.
+Names keep their letters in any script and their extension (:func:`engine.core.paths.safe_name`); a name
+already taken by a different file gets a suffix (``a-2.csv``), so an upload never replaces another one; the
+same file uploaded again is kept once.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from engine import paths
-from engine.errors import DataError
+from engine.core import paths
+from engine.core.errors import DataError
 
 
 def is_vectors(name: str) -> bool:

@@ -1,6 +1,6 @@
 """One-click presets of the UI: named lists of runs (kind, run name, config fields) to queue at once.
 
-Each experiment declares its own (:attr:`engine.experiment.Experiment.presets`: e.g.
+Each experiment declares its own (:attr:`engine.core.declaration.Experiment.presets`: e.g.
 :mod:`engine.probe.presets`, :mod:`engine.simcse.presets`); this module lists them all. A preset only fills
 config fields; the user's current settings (encoder, device, seed, data folder) are the base it is laid over,
 so its description can depend on them (:func:`presets` takes them). A preset may hold runs of several
@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from engine import experiments, paths
-from engine.experiment import Preset
+from engine.core import experiments, paths
+from engine.core.declaration import Preset
 
 __all__ = [
     "Preset",
@@ -122,7 +122,7 @@ def demo() -> Preset:
 
 
 def default_data_dir() -> str | None:
-    """The app's data folder (:func:`engine.paths.app_data_dir`) as text, or None."""
+    """The app's data folder (:func:`engine.core.paths.app_data_dir`) as text, or None."""
     folder = paths.app_data_dir()
     return None if folder is None else str(folder)
 

@@ -12,9 +12,9 @@ import os
 import threading
 from pathlib import Path
 
-from engine import paths
+from engine.core import paths
 
-#: the parts of the cache, by what a page calls them, and where each lives (:mod:`engine.paths`)
+#: the parts of the cache, by what a page calls them, and where each lives (:mod:`engine.core.paths`)
 CACHE_PARTS = {
     "runs": paths.runs_dir,
     "encoders": paths.encoders_dir,

@@ -1,11 +1,11 @@
-"""Execute an experiment (a generator of :mod:`engine.events`) into a run folder. Shared by the CLI and the
-jobs.
+"""Execute an experiment (a generator of :mod:`engine.runlog.events`) into a run folder. Shared by the CLI and
+the jobs.
 
-An experiment is registered once in :data:`engine.experiments.EXPERIMENTS` and is then available to the CLI,
-the job registry and the UI. Its generator yields :class:`~engine.events.Progress`,
-:class:`~engine.events.Points` and :class:`~engine.events.Row` events; the runner writes every row (and its
-snapshot and spectrum) and the points to the run folder before it passes the event on, so a reader of the
-folder never sees an event before its data.
+An experiment is registered once in :data:`engine.core.experiments.EXPERIMENTS` and is then available to the
+CLI, the job registry and the UI. Its generator yields :class:`~engine.runlog.events.Progress`,
+:class:`~engine.runlog.events.Points` and :class:`~engine.runlog.events.Row` events; the runner writes every
+row (and its snapshot and spectrum) and the points to the run folder before it passes the event on, so a
+reader of the folder never sees an event before its data.
 The generator checks ``stop`` (a :class:`threading.Event`) between steps and returns early when it is set.
 """
 
@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 
 from engine import runlog
-from engine.errors import EmbedlabError, RunFailed, one_line
-from engine.events import Event, Points, Row
-from engine.experiment import Experiment
-from engine.experiments import EXPERIMENTS
+from engine.core.declaration import Experiment
+from engine.core.errors import EmbedlabError, RunFailed, one_line
+from engine.core.experiments import EXPERIMENTS
 from engine.runlog import RunWriter, naming
+from engine.runlog.events import Event, Points, Row
 
 __all__ = ["EXPERIMENTS", "Experiment", "config_to_dict", "failure_message", "final_values", "run_experiment"]
 

@@ -19,7 +19,7 @@ import os
 import sys
 import threading
 
-from engine import settings
+from engine.core import settings
 
 
 def supported() -> bool:

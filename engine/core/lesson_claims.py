@@ -1,12 +1,12 @@
 """A lesson's claims as data, and how one is judged against run folders.
 
-A lesson (:class:`engine.experiment.Lesson`) says what its preset's runs show. Each such sentence is a
+A lesson (:class:`engine.core.declaration.Lesson`) says what its preset's runs show. Each such sentence is a
 :class:`Claim`: the preset and the run it is about, the measure (a ``metrics.csv`` column), what is expected
 of it, and whether it is this lab's measurement (``source="lab"``, checked: ``python -m engine lessons
 check``) or the paper's finding (``source="paper"``, shown with what the lab measured, never failed). A
 claim has a ``key``: the lesson texts print its measured figures through placeholders
-(:mod:`engine.lesson_figures`).
-Nothing here imports an experiment or torch (:mod:`engine.lessons_check` runs the presets).
+(:mod:`engine.lessons.numbers`).
+Nothing here imports an experiment or torch (:mod:`engine.lessons.check` runs the presets).
 
 A run is measured once per seed (``lessons check --seeds k``): a :class:`Trace` each. ``start``/``end``: the
 first and last finite value of the column in a trace; means are over the seeds, and ``sd`` is the pooled

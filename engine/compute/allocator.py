@@ -20,7 +20,7 @@ import ctypes
 import ctypes.util
 import platform
 
-from engine import settings
+from engine.core import settings
 
 M_TRIM_THRESHOLD = -1  # mallopt(3) parameters (glibc's malloc.h)
 M_MMAP_THRESHOLD = -3

@@ -1,7 +1,7 @@
 """The events of a run, defined once: what an experiment yields, what the runner writes and what a child
 process tells the server.
 
-An experiment is a generator of these events (see :mod:`engine.runner`):
+An experiment is a generator of these events (see :mod:`engine.runlog.runner`):
 
 - :class:`Progress`: set-up work (loading data, encoding); not logged. Work that counts (sentences encoded)
   makes its Progress with a :class:`Meter` (count, rate and time left in its ``phase`` text); a set-up
@@ -99,7 +99,7 @@ def relay(
     """Run ``work(report)`` and yield each :class:`Progress` it reports while it runs; return its result
     (``result = yield from relay(work)``). An experiment is a generator, and a set-up call deep inside it
     (encoding a corpus) cannot yield: it reports through a callback instead, and runs in a helper thread
-    (with the caller's context: its stop, :mod:`engine.stopping`) while this generator yields what it
+    (with the caller's context: its stop, :mod:`engine.core.stopping`) while this generator yields what it
     reports. The work's exception, a stop included, is raised here."""
     found: queue.Queue = queue.Queue()
     outcome: dict[str, Any] = {}

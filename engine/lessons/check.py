@@ -1,15 +1,15 @@
 """``python -m engine lessons check [--short]``: run every lesson's presets and judge its claims.
 
-Each lesson (:class:`engine.experiment.Lesson`) states its claims as data
-(:class:`engine.lesson_claims.Claim`). The check runs every preset a claim names, through the ordinary run
-machinery (:func:`engine.runner.run_experiment`, one run folder per run, under ``--out``), in its full
-version or, with ``--short``, the short CPU version the preset declares
-(:attr:`engine.experiment.Preset.short`), with ``--seeds k`` once per seed (0 … k−1), then prints each claim
-with what was measured and PASS, FAIL or "paper's claim, not checked here". Every lab claim is judged again
-on its runs' first logged rows (no training): one that holds then fails the check. Exit 0 only when every
-claim the lab states as its own holds, and none without training; else 1, with one line per failing claim.
-``--record`` writes the measured figures of every claim checked to :data:`engine.lesson_figures.RESULTS`,
-which the lessons' texts print (:mod:`engine.lesson_figures`).
+Each lesson (:class:`engine.core.declaration.Lesson`) states its claims as data
+(:class:`engine.core.lesson_claims.Claim`). The check runs every preset a claim names, through the ordinary
+run machinery (:func:`engine.runlog.runner.run_experiment`, one run folder per run, under ``--out``), in its
+full version or, with ``--short``, the short CPU version the preset declares
+(:attr:`engine.core.declaration.Preset.short`), with ``--seeds k`` once per seed (0 … k−1), then prints each
+claim with what was measured and PASS, FAIL or "paper's claim, not checked here". Every lab claim is judged
+again on its runs' first logged rows (no training): one that holds then fails the check. Exit 0 only when
+every claim the lab states as its own holds, and none without training; else 1, with one line per failing
+claim. ``--record`` writes the measured figures of every claim checked to
+:data:`engine.lessons.numbers.RESULTS`, which the lessons' texts print (:mod:`engine.lessons.numbers`).
 
 Two runs of the check with the same config (the plain JEPA run of two presets) share one run folder; with
 ``--reuse`` a finished run folder of an earlier check with the same config is judged again, not rerun.
@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import experiments, paths
-from engine.cli_run import reports_stop
-from engine.lesson_claims import Claim, Points, Trace, Verdict, finite, judge
-from engine.presets import QueuedRun, default_data_dir, presets, queue
+from engine.core import experiments, paths
+from engine.core.lesson_claims import Claim, Points, Trace, Verdict, finite, judge
+from engine.groups.cli_run import reports_stop
+from engine.lessons.presets import QueuedRun, default_data_dir, presets, queue
 from engine.runlog.reading import read_metrics, read_summary
-from engine.runner import config_to_dict, run_experiment
+from engine.runlog.runner import config_to_dict, run_experiment
 
 Say = Callable[[str], None]
 
@@ -120,7 +120,7 @@ def _finished_with(folder: Path, settled: dict[str, Any]) -> bool:
 
 
 def _run(run: QueuedRun, config: Any, folder: Path, say: Say) -> Path:
-    from engine.cli_run import prepare_out_dir
+    from engine.groups.cli_run import prepare_out_dir
 
     prepare_out_dir(str(folder), force=True)
     say(f"  running {run.kind} / {run.name} → {folder}")
@@ -248,7 +248,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--record",
         action="store_true",
-        help="write the claims' measured figures (the lessons' numbers) to engine/lesson_results.json",
+        help="write the claims' measured figures (the lessons' numbers) to engine/lessons/results.json",
     )
     sub.add_argument(
         "--reuse",
@@ -289,7 +289,7 @@ def run_cli(args: argparse.Namespace) -> int:
         return 1
     print("\n".join(report(verdicts)))
     if args.record:
-        from engine import lesson_figures
+        from engine.lessons import numbers as lesson_figures
 
         written = lesson_figures.record(verdicts, folders, length=length, seeds=args.seeds)
         print(f"figures of {len(verdicts)} claims written to {written}")

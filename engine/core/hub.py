@@ -16,8 +16,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from engine import settings
-from engine.errors import EncoderError
+from engine.core import settings
+from engine.core.errors import EncoderError
 
 _TRUE = {"1", "true", "yes", "on"}
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"

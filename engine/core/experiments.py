@@ -1,7 +1,7 @@
 """The experiment registry: every experiment of the lab, registered in one place.
 
-Each entry names the :class:`~engine.experiment.Experiment` an experiment package declares (its config class,
-run generator, columns, summary, presets, lesson and page section). The CLI, the job server, the pages,
+Each entry names the :class:`~engine.core.declaration.Experiment` an experiment package declares (its config
+class, run generator, columns, summary, presets, lesson and page section). The CLI, the job server, the pages,
 Compare, the replay and the downloads enumerate :data:`EXPERIMENTS`; none of them names an experiment.
 
 Adding an experiment: a package ``engine/<kind>/`` whose ``entry`` module declares ``EXPERIMENT``, and one
@@ -15,7 +15,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from engine.experiment import Experiment, Lesson, Preset
+from engine.core.declaration import Experiment, Lesson, Preset
 
 #: kind -> "module:attribute" of its Experiment, in the order the CLI and the pages list them
 ENTRIES: dict[str, str] = {

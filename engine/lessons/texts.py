@@ -3,12 +3,12 @@ glossary of the measures. The pages, the glossary and the HTML lecture replay (:
 them from here, so a lesson says the same thing everywhere.
 
 - :data:`LESSONS` / :func:`lesson` — each experiment's title, introduction and what to watch, declared in its
-  registry entry (:attr:`engine.experiment.Experiment.lesson`), with its numbers filled from the runs of the
-  claims that back them (:mod:`engine.lesson_figures`);
+  registry entry (:attr:`engine.core.declaration.Experiment.lesson`), with its numbers filled from the runs of
+  the claims that back them (:mod:`engine.lessons.numbers`);
 - :data:`DEFINITIONS` — alignment, uniformity and anisotropy in plain words (the Overview, before it uses
   them);
 - :class:`Term` / :func:`glossary` — one entry per measure of the measure registry
-  (:data:`engine.measures.MEASURES`) that has its own: plain words, formula (LaTeX, as KaTeX renders it),
+  (:data:`engine.core.measures.MEASURES`) that has its own: plain words, formula (LaTeX, as KaTeX renders it),
   range, which way is better, what to watch in each experiment (its lesson's ``measures``), and the paper.
 """
 
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import experiments
-from engine.experiment import Lesson
-from engine.lesson_figures import fill_lesson
-from engine.measures import MEASURES, range_text
+from engine.core import experiments
+from engine.core.declaration import Lesson
+from engine.core.measures import MEASURES, range_text
+from engine.lessons.numbers import fill_lesson
 
 # kept for the SimCSE page's sidebar, which reads them from here (engine.simcse.lesson declares them)
 from engine.simcse.lesson import SAME_MASK, SAME_MASK_DROPOUT, SAME_MASK_LINK
@@ -56,7 +56,7 @@ class Term:
 
 
 #: each experiment's lesson with its figures filled from the lessons check's recorded runs
-#: (:mod:`engine.lesson_figures`)
+#: (:mod:`engine.lessons.numbers`)
 LESSONS: dict[str, Lesson] = {kind: fill_lesson(taught) for kind, taught in experiments.lessons().items()}
 
 #: plain-word definitions the Overview gives before it uses the words

@@ -1,10 +1,10 @@
 """The numbers of the lessons' texts, filled from the runs of the claims that back them.
 
 A lesson's text never types a measured number: it names one through a placeholder ``{key.figure}`` (or
-``{key.figure:spec}``, a Python format spec), where ``key`` is a :class:`~engine.lesson_claims.Claim`'s
+``{key.figure:spec}``, a Python format spec), where ``key`` is a :class:`~engine.core.lesson_claims.Claim`'s
 ``key`` and ``figure`` one of
 
-- the claim's measured figures (:func:`engine.lesson_claims.figures`, means over the seeds): ``start``,
+- the claim's measured figures (:func:`engine.core.lesson_claims.figures`, means over the seeds): ``start``,
   ``end``, ``than_start``, ``than_end``, ``change``, ``r``, ``rho``, ``share``, …;
 - the settings of the claim's run (its ``config.json``): ``steps``, ``lr``, ``batch_size``, …;
 - ``reported.NAME``: a figure the paper reports (the claim's ``reported``; a paper's claim);
@@ -26,10 +26,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from engine.experiment import Lesson
-from engine.lesson_claims import Claim, Verdict
+from engine.core.declaration import Lesson
+from engine.core.lesson_claims import Claim, Verdict
 
-RESULTS = Path(__file__).with_name("lesson_results.json")
+RESULTS = Path(__file__).with_name("results.json")
 PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\.([a-z_]+(?:\.[A-Za-z0-9_]+)?)(?::([^{}]*))?\}")
 #: the config fields recorded for each claim's run (printed by ``{key.steps}`` and the like)
 SETTINGS = (

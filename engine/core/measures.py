@@ -4,12 +4,12 @@ A :class:`Measure` holds what every reader needs: its name (the ``metrics.csv`` 
 pickers) and chart title, its unit, which way is better and what a higher value means, its natural range, its
 formula (LaTeX, as KaTeX renders it) with the paper it comes from, its glossary text, and how to chart it (a
 linear or log axis; one number per step, or a vector per step such as the spectrum). The charts
-(:mod:`engine.charts`), the glossary (:func:`engine.lessons.glossary`, the Glossary page), the replay, Compare
-and the lessons read it from here. Which experiments log a measure is not declared here but read from the
-experiments' columns (:func:`engine.experiments.logging`), so that it cannot drift.
+(:mod:`engine.charts`), the glossary (:func:`engine.lessons.texts.glossary`, the Glossary page), the replay,
+Compare and the lessons read it from here. Which experiments log a measure is not declared here but read from
+the experiments' columns (:func:`engine.core.experiments.logging`), so that it cannot drift.
 
 Adding a measure: one entry in :data:`MEASURES`, its function in :mod:`engine.metrics` and its test; an
-experiment that logs it lists its column (:mod:`engine.experiments`) through the name's constant here
+experiment that logs it lists its column (:mod:`engine.core.experiments`) through the name's constant here
 (:data:`RANKME`, …) or a group (:data:`GEOMETRY`, :data:`COLLAPSE`, :data:`ON_PROBE_SET`): a measure's name
 is written in its declaration, its function and its tests only. Renaming one keeps the old name in its
 ``aliases``: older run folders read under the new name (:mod:`engine.runlog.reading`).
