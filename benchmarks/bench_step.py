@@ -13,6 +13,8 @@ Contenders:
   whose event callback waits for the next go, so a step's time is everything from one row to the next
   (views, tokenisation, forward, backward, AdamW, the row written, evaluation where due, the events);
 - ``jepa lab``: ``python -m engine jepa`` the same way (defaults: EMA target, predictor, stop-gradient);
+- ``jepa one-way``: the same with ``--no-symmetric`` (the context predicts the sentence only: one online
+  forward of the context, one target forward of the sentence);
 - ``plain``: the SimCSE step written here against transformers + torch (:func:`plain_loop`), in the lab's
   precision (``--plain-precision fp32``: float32; ``auto`` is bf16 autocast on CPUs with native bf16);
 - with ``--ab-buckets``, ``simcse other``: the lab with the other bucket choice than its default for this
@@ -220,7 +222,9 @@ def lab_buckets(device: torch.device, folder: str) -> int:
     return limit(device, AutoConfig.from_pretrained(folder, trust_remote_code=False).hidden_size)
 
 
-def cli_config(kind: str, args: argparse.Namespace, encoder: str, total: int) -> Any:
+def cli_config(
+    kind: str, args: argparse.Namespace, encoder: str, total: int, extra: tuple[str, ...] = ()
+) -> Any:
     """The config ``python -m engine KIND ...`` builds from these flags (the experiment's own flags and
     checks, :mod:`engine.core.flags`; not the whole parser, which imports every experiment)."""
     import importlib
@@ -235,7 +239,7 @@ def cli_config(kind: str, args: argparse.Namespace, encoder: str, total: int) ->
     argv += ["--steps", str(total), "--eval-every", str(args.eval_every or total)]
     argv += ["--precision", args.precision]
     argv += ["--train", args.train] + (["--data-dir", args.data_dir] if args.data_dir else [])
-    return cli.config_from_args(parser.parse_args(argv))
+    return cli.config_from_args(parser.parse_args([*argv, *extra]))
 
 
 def timed_call(run: Callable[[], Any], device: torch.device) -> float:
@@ -322,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
         labs["simcse other"] = Lockstep("simcse", simcse_config, work / "simcse-other", wrap)
         towers_module.MAX_BUCKETS, towers_module.BUCKET_MIN_WIDTH = kept
     labs["jepa lab"] = Lockstep("jepa", cli_config("jepa", args, encoder, total), work / "jepa", wrap)
+    one_way = cli_config("jepa", args, encoder, total, ("--no-symmetric",))
+    labs["jepa one-way"] = Lockstep("jepa", one_way, work / "jepa-one-way", wrap)
     contenders.update({name: lab.step for name, lab in labs.items()})
     per_round: dict[str, list[float]] = {name: [] for name in contenders}
     split: dict[str, list[dict[str, float]]] = {name: [] for name in contenders}
@@ -368,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     lab, plain_ms = (statistics.median(per_round[name]) for name in ("simcse lab", "plain"))
     print(f"simcse lab/plain {ratio('simcse lab', 'plain'):.3f} (lab {lab:.1f} ms, plain {plain_ms:.1f} ms)")
     print(f"jepa/simcse {ratio('jepa lab', 'simcse lab'):.3f}")
+    print(f"jepa one-way/simcse {ratio('jepa one-way', 'simcse lab'):.3f} (--no-symmetric)")
     return 0
 
 

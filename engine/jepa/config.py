@@ -2,7 +2,8 @@
 
 The objective (BYOL, Grill et al. 2020; SimSiam, Chen & He 2021; I-JEPA, Assran et al. 2023; BSL, Zhang et
 al. 2021 for sentences): an online encoder f_θ reads the context view, a target encoder f_ξ (an EMA copy)
-the target view, a predictor g maps the online embedding to the target's, loss 2 − 2 cos, symmetrised. The
+the target view, a predictor g maps the online embedding to the target's, loss 2 − 2 cos, symmetrised
+(or one-way, the context predicting the target, with ``--no-symmetric``). The
 switches are the ablations that decide collapse: the EMA momentum (0: the target is the online encoder),
 the predictor, the stop-gradient, and an anti-collapse regulariser (VICReg or SIGReg). The data, encoder,
 evaluation, probe, snapshot and device knobs are the shared ones (:mod:`engine.core.shared_knobs`), read by
@@ -84,6 +85,15 @@ class _Objective:
         help="the predictor's learning rate as a multiple of the encoder's (a fresh MLP on a pre-trained "
         "encoder)",
     )
+    symmetric: bool = knob(
+        True,
+        help="Symmetrised loss (BYOL): each view predicts the other, both views through both encoders. Off: "
+        "the context view predicts the target view only (I-JEPA's direction); with an EMA target and no "
+        "regulariser the online encoder then reads only the context and the target copy only the sentence, "
+        "about half the compute of a step.",
+        label="Symmetric loss",
+        widget="toggle",
+    )
     stop_grad: bool = knob(
         True,
         help="Stop the gradient through the target (with an EMA target there is none anyway; it matters "
@@ -152,6 +162,12 @@ class JEPAConfig(_Shared, _Objective):
     def uses_target_copy(self) -> bool:
         """An EMA target encoder exists (m > 0); else the target is the online encoder."""
         return self.ema > 0
+
+    @property
+    def one_way(self) -> bool:
+        """The step runs the context through the online encoder and the sentence through the target copy
+        only: a one-way loss, an EMA target and no regulariser (which reads both views' online embeddings)."""
+        return not self.symmetric and self.uses_target_copy and self.regulariser == "none"
 
     def metric_columns(self) -> list[str]:
         """CSV columns: the collapse lens after the training core's, probe columns only when a probe set is

@@ -4,6 +4,8 @@
     buckets on a CPU, planned once on the host for both encoders; one forward on an accelerator)
     → predictor → target embeddings (EMA copy, no grad; or the online ones, detached unless stop_grad off)
     → loss ½[D(g(f_θ(x′)), f_ξ(x″)) + D(g(f_θ(x″)), f_ξ(x′))] + regulariser, D = 2 − 2 cos
+      (``--no-symmetric``: D(g(f_θ(x′)), f_ξ(x″)) alone; with an EMA target and no regulariser the online
+      encoder then reads only the context x′ and the target copy only the sentence x″: :func:`one_way_loss`)
     → AdamW (linear decay; the predictor at ``predictor_lr_scale`` × lr) → EMA update of the target
 
 - The online encoder, its pooler and dropout, the precision, the optimiser and the DDP wrapping are the
@@ -85,14 +87,41 @@ def jepa_loss(
     else:
         t = z.detach() if config.stop_grad else z
     z_ctx, z_tgt, p_ctx, p_tgt, t_ctx, t_tgt = (*z.split(rows), *p.split(rows), *t.split(rows))
-    predicted = (prediction_loss(p_ctx, t_tgt) + prediction_loss(p_tgt, t_ctx)) / 2
+    predicted = prediction_loss(p_ctx, t_tgt)
+    if config.symmetric:
+        predicted = (predicted + prediction_loss(p_tgt, t_ctx)) / 2
     z_ctx, z_tgt = (distributed.gather_with_grad(part, world) for part in (z_ctx, z_tgt))
     regular = regulariser_loss(config, z_ctx, z_tgt, seed)
-    logged = predicted.detach()
-    if world.distributed:  # the logged loss is the global batch's: the mean of the ranks' equal shares
-        torch.distributed.all_reduce(logged)
-        logged = logged / world.size
-    return predicted + world.size * regular, logged + regular.detach()
+    return predicted + world.size * regular, global_mean(predicted.detach(), world) + regular.detach()
+
+
+def one_way_loss(
+    config: JEPAConfig,
+    online: nn.Module,
+    target: nn.Module,
+    context: tuple[Any, torch.Tensor | None],
+    sentences: tuple[Any, torch.Tensor | None],
+    device: torch.device,
+    world: distributed.World | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(loss to back-propagate, loss to log) of a one-way step (:attr:`JEPAConfig.one_way`):
+    D(g(f_θ(x′)), f_ξ(x″)), the tokenised context views ``(batch, lengths)`` through the online encoder and
+    predictor, the tokenised sentences through the EMA target copy only (I-JEPA's direction)."""
+    world = world or distributed.World()
+    with autocast(device, precision=config.precision):
+        _, prediction = online(*context)
+    with torch.no_grad(), autocast(device, precision=config.precision):
+        aim = target(*sentences)
+    predicted = prediction_loss(prediction, aim)
+    return predicted, global_mean(predicted.detach(), world)
+
+
+def global_mean(loss: torch.Tensor, world: distributed.World) -> torch.Tensor:
+    """The logged loss of the global batch: the mean of the ranks' equal shares (``loss`` itself on one)."""
+    if world.distributed:
+        torch.distributed.all_reduce(loss)
+        loss = loss / world.size
+    return loss
 
 
 @dataclass
@@ -138,11 +167,19 @@ class Trainer(EncoderTrainer):
         context = context_view(texts, config, step_rng(config.seed, step), self.mask_token)
         context, texts = context[self.share], texts[self.share]
         towers = unwrapped(self.online).towers
-        batch, lengths = tokenize(towers, self.encoder, context + texts, config.max_len)
-        seed = config.seed * 1_000_003 + step
-        loss, logged = jepa_loss(
-            config, self.online, self.target, batch, len(texts), self.device, self.world, seed, lengths
-        )
+        if config.one_way:
+            views, sentences = (
+                tokenize(towers, self.encoder, part, config.max_len) for part in (context, texts)
+            )
+            loss, logged = one_way_loss(
+                config, self.online, self.target, views, sentences, self.device, self.world
+            )
+        else:
+            batch, lengths = tokenize(towers, self.encoder, context + texts, config.max_len)
+            seed = config.seed * 1_000_003 + step
+            loss, logged = jepa_loss(
+                config, self.online, self.target, batch, len(texts), self.device, self.world, seed, lengths
+            )
         self.update(loss)
         if self.target is not None:
             ema_update(self.target, towers, momentum(config.ema, step, config.steps))

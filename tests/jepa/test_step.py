@@ -2,7 +2,8 @@
 
 Both start from the same weights (the trainer's, copied before its first step), see the same texts (the
 span-mask views of the same seeded batches) and run without dropout, in float32, so their numbers agree to
-float32 rounding: losses to 1e-5 relative, weights to 1e-5 absolute after 4 steps.
+float32 rounding: losses to 1e-5 relative, weights to 1e-5 absolute after 4 steps (the predictor's first
+layer to 1e-4, see below). The one-way loss (``symmetric`` off) is checked the same way.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def _reference_predictor(trainer) -> torch.nn.Module | None:
         {"ema": 0.0, "predictor": False, "stop_grad": True},
         {"ema": 0.0, "predictor": False, "stop_grad": False},
         {"ema": 0.0, "predictor": True, "stop_grad": True},
+        {"ema": 0.9, "predictor": True, "stop_grad": True, "symmetric": False},
+        {"ema": 0.0, "predictor": True, "stop_grad": True, "symmetric": False},
     ],
 )
 def test_steps_match_a_plain_pytorch_loop(jepa_config, switches: dict) -> None:
@@ -61,22 +64,34 @@ def test_steps_match_a_plain_pytorch_loop(jepa_config, switches: dict) -> None:
         mask = batch["attention_mask"].unsqueeze(-1).float()
         return (out * mask).sum(1) / mask.sum(1)  # mean pooling (the pooler "avg")
 
+    def tokenize(texts: list[str]):
+        return tokenizer(texts, padding=True, truncation=True, max_length=32, return_tensors="pt")
+
     def distance(p: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         return (2 - 2 * F.cosine_similarity(p, t, dim=-1)).mean()
 
     for step in range(1, steps + 1):
         texts = [data[i] for i in trainer.sampler(step)]
         context = context_view(texts, config, step_rng(config.seed, step), trainer.mask_token)
-        batch = tokenizer(context + texts, padding=True, truncation=True, max_length=32, return_tensors="pt")
-        z = embed(encoder, batch)
-        p = z if head is None else z + head(z)
-        if config.ema > 0:
-            with torch.no_grad():
-                t = embed(target, batch)
-        else:
-            t = z.detach() if config.stop_grad else z
         n = len(texts)
-        loss = (distance(p[:n], t[n:]) + distance(p[n:], t[:n])) / 2
+        if not config.symmetric and config.ema > 0:  # one way: the context online, the sentence in the target
+            views, sentences = (tokenize(part) for part in (context, texts))
+            z = embed(encoder, views)
+            p = z if head is None else z + head(z)
+            with torch.no_grad():
+                t = embed(target, sentences)
+            loss = distance(p, t)
+        else:
+            z = embed(encoder, tokenize(context + texts))
+            p = z if head is None else z + head(z)
+            if config.ema > 0:
+                with torch.no_grad():
+                    t = embed(target, tokenize(context + texts))
+            else:
+                t = z.detach() if config.stop_grad else z
+            loss = distance(p[:n], t[n:])
+            if config.symmetric:
+                loss = (loss + distance(p[n:], t[:n])) / 2
         for group, first in zip(optimizer.param_groups, [config.lr, config.lr * 5.0], strict=False):
             group["lr"] = first * (1 - (step - 1) / steps)  # linear decay to 0
         optimizer.zero_grad()
@@ -100,4 +115,8 @@ def test_steps_match_a_plain_pytorch_loop(jepa_config, switches: dict) -> None:
     if head is not None:
         trained = unwrapped(trainer.online).predictor.mlp.state_dict()
         for name, value in head.state_dict().items():
-            torch.testing.assert_close(trained[name].float(), value.float(), rtol=0, atol=1e-5, msg=name)
+            # The first layer sits behind batch normalisation: some of its gradients are ~1e-8 (0.1 % of
+            # them in the one-way case), where Adam's normalised step turns float32 rounding into up to lr per
+            # step; measured 3e-5 after 4 steps one-way, 2e-6 symmetrised
+            atol = 1e-4 if name == "0.weight" else 1e-5
+            torch.testing.assert_close(trained[name].float(), value.float(), rtol=0, atol=atol, msg=name)
