@@ -7,6 +7,7 @@
 # Each step has its own time limit and writes its output to $OUT as it goes, so a slow step loses only itself.
 #
 #   OUT=/tmp/gpu DATA=../shared/data bash scripts/gpu_checks.sh          # SCALE=tiny: a CPU dry run
+#   RUN=bench_step ... bash scripts/gpu_checks.sh                         # only the steps named (comma list)
 set -u
 OUT=${OUT:-/tmp/gpu-checks}
 DATA=${DATA:-../shared/data}
@@ -15,9 +16,11 @@ DEVICE=${DEVICE:-cuda}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
 
+RUN=${RUN:-bench_step,claims,probe_split}
 step() { # name, seconds, command...
     local name=$1 limit=$2
     shift 2
+    case ",$RUN," in *",$name,"*) ;; *) echo "== $name: skipped (RUN=$RUN)"; return 0 ;; esac
     echo "== $name ($(date -u +%H:%M:%S), limit ${limit}s): $*"
     timeout "$limit" "$@" >"$OUT/$name.txt" 2>&1
     echo "exit $?" >>"$OUT/$name.txt"
@@ -36,7 +39,7 @@ step bench_step 150 python3 benchmarks/bench_step.py --device "$DEVICE" --encode
     --eval-every "$EVAL" --ab-buckets --data-dir "$DATA"
 step claims "${CLAIMS_SECONDS:-370}" python3 -m engine claims "${CLAIMS[@]}" --setups "${SETUPS:-i,iv-nouns,iii,iv,ii,app-a,app-b}" --device "$DEVICE" --data-dir "$DATA" \
     --out cache/claims-gpu --markdown-out "$OUT/claims.md"
-tar czf "$OUT/claims-runs.tgz" -C cache claims-gpu 2>/dev/null
+[ -d cache/claims-gpu ] && tar czf "$OUT/claims-runs.tgz" -C cache claims-gpu 2>/dev/null
 step probe_split 60 python3 benchmarks/bench_probe_split.py --device "$DEVICE" --data-dir "$DATA" \
     --updates "$UPDATES" "${PROBE[@]}"
 ls -la "$OUT"

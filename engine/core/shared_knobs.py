@@ -6,8 +6,8 @@ evaluation, the probe set and the precision are those of the experiments that tr
 sentences (SimCSE, JEPA: :mod:`engine.training`). :class:`Shared` declares each of them once; a config takes
 its copy with :func:`shared` (``seed: int = shared("seed")``), so that the CLI flag, the widget, the check and
 the settings row are the same in every experiment. An experiment whose copy differs passes the changes with
-the reason (``shared("steps", 1000, high=..., override="why")``); ``tests/test_knobs_shared.py`` fails on a
-copy that differs without one.
+the reason (``shared("steps", 1000, high=..., override="why")``); ``tests/core/test_knobs_shared.py`` fails on
+a copy that differs without one.
 
 This module imports no numeric library: the probe's config reads it too.
 """

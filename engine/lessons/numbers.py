@@ -13,7 +13,8 @@ A lesson's text never types a measured number: it names one through a placeholde
 ``python -m engine lessons check --record`` writes every checked claim's figures, with the settings, seeds
 and date of its runs, to :data:`RESULTS` (committed); :func:`fill_lesson` prints them into the texts and
 ends the introduction with where they come from. A placeholder with no recorded figure prints "…".
-:func:`stray_digits` finds a digit that no claim fills (``tests/test_lesson_figures.py`` fails on one).
+:func:`stray_digits` finds a digit that no claim fills (``tests/lessons/test_lesson_figures.py`` fails on
+one).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The sidebar as the pages draw it agrees with the knobs' declarations (engine.core.knobs): every knob that
 the app shows is found on its page, under its key, with the declared label, help (its range), first value,
 range and options; a page that drew a knob by hand with another default or range would fail here. The CLI,
-the validation and the widget specs are walked in tests/test_knobs.py."""
+the validation and the widget specs are walked in tests/core/test_knobs.py."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from engine.core.knobs import knobs
 from engine.core.measures import BOOKKEEPING, MEASURES
 from engine.lessons import texts as lessons
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_every_entry_is_complete_and_consistent() -> None:

@@ -10,7 +10,7 @@ import pytest
 from engine.core import paths, settings
 from engine.core.errors import ConfigError
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_an_unset_variable_gives_the_declared_default(monkeypatch: pytest.MonkeyPatch) -> None:

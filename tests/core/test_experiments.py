@@ -14,7 +14,7 @@ from engine.core.declaration import Experiment
 from engine.core.measures import BOOKKEEPING, MEASURES
 from engine.lessons import presets
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 KINDS = list(experiments.EXPERIMENTS)
 
 

@@ -96,7 +96,7 @@ def test_stray_digits_sees_a_typed_number_but_not_a_placeholder_or_a_citation() 
 
 
 def test_the_overview_no_longer_says_as_in_the_papers_figure_two() -> None:
-    overview = (Path(__file__).resolve().parents[1] / "views" / "overview.py").read_text(encoding="utf-8")
+    overview = (Path(__file__).resolve().parents[2] / "views" / "overview.py").read_text(encoding="utf-8")
     assert (
         "*uniformity* move as in" not in overview and "need not move as in the paper's Figure 2" in overview
     )

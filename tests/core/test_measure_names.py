@@ -16,7 +16,7 @@ from engine.core.lesson_claims import PASS, Claim
 from engine.core.measures import RANKME
 from engine.lessons import check as lessons_check
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 #: where the app's code lives (its tests, benchmarks and scripts are not counted)
 CODE = ("engine", "ui", "views")
 #: the files that may name each measure: its declaration, its function, and the metrics package's exports
