@@ -29,13 +29,15 @@ def sidebar() -> dict:
 
 
 def switches() -> dict:
-    """The view, then the three switches of the collapse question and the regulariser."""
+    """The view and the loss's direction, then the three switches of the collapse question and the
+    regulariser."""
     sb = st.sidebar
     sb.subheader("Views")
     settings: dict = {"view": fields.draw(P, "view")}
     if settings["view"] in ("crop", "word-deletion"):
         settings["augment_rate"] = fields.draw(P, "augment_rate")
     settings["dropout"] = fields.draw(P, "dropout")
+    settings["symmetric"] = fields.draw(P, "symmetric")
     sb.subheader("Against collapse")
     settings["ema"] = fields.draw(P, "ema")
     settings["predictor"] = fields.draw(P, "predictor")
