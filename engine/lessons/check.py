@@ -186,20 +186,6 @@ def _expected(claim: Claim) -> str:
     return f"ends {claim.expect} {scale}{claim.than}'s{margin} (and by more than 2 pooled sd of the seeds)"
 
 
-def check(
-    out_dir: Path | None = None,
-    *,
-    short: bool = False,
-    settings: dict[str, Any] | None = None,
-    only: Iterable[str] | None = None,
-    reuse: bool = False,
-    seeds: int = 1,
-    say: Say = print,
-) -> list[Verdict]:
-    """Run the presets of every claim (of the presets ``only``, when given) and judge the claims."""
-    return checked(out_dir, short=short, settings=settings, only=only, reuse=reuse, seeds=seeds, say=say)[0]
-
-
 def checked(
     out_dir: Path | None = None,
     *,
@@ -210,7 +196,8 @@ def checked(
     seeds: int = 1,
     say: Say = print,
 ) -> tuple[list[Verdict], dict[tuple[str, str], list[Path]]]:
-    """:func:`check`, with the run folders it judged ((preset, run) -> one per seed)."""
+    """Run the presets of every claim (of the presets ``only``, when given) and judge the claims: the
+    verdicts, and the run folders judged ((preset, run) -> one per seed)."""
     claims = [c for c in all_claims() if only is None or c.preset in set(only)]
     folders = run_presets(
         claimed_presets(claims),
