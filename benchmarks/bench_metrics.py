@@ -26,12 +26,16 @@ threads): on a machine shared with other busy processes the CPU time is the stab
 (descheduled time does not count), the wall time is what a probe step takes there and then.
 
     python benchmarks/bench_metrics.py [--n 10662] [--d 384] [--repeats 5] [--labels 2] [--threads T]
-                                       [--quick] [--geometry-every K]
+                                       [--quick] [--geometry-every K] [--markdown]
+
+``--markdown`` prints only the probe's row as a Markdown table (the rest goes to stderr; exit 0): the table
+of docs/results.md, "What they cost", written by ``python -m engine results``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import time
@@ -55,6 +59,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--geometry-every", type=int, default=None, help="the probe's geometry_every (default: ProbeConfig's)"
     )
+    parser.add_argument("--markdown", action="store_true", help="only the probe's row, as a Markdown table")
     return parser.parse_args(argv)
 
 
@@ -109,6 +114,28 @@ def probe_measure(x: torch.Tensor, y: torch.Tensor, config, step: int):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if not args.markdown:
+        return measure_all(args, {})
+    row: dict[str, float] = {}
+    with contextlib.redirect_stdout(sys.stderr):
+        measure_all(args, row)
+    head = (
+        "| data size | today's step (CPU) | plain step added | geometry step added "
+        "| **per logged step** (CPU / wall) |"
+    )
+    cells = [
+        f"{args.n:,} × {args.d}, {args.labels} labels",
+        f"{row['today_cpu']:.3f} s",
+        f"{100 * row['plain_cpu']:+.1f} %",
+        f"{100 * row['geometry_cpu']:+.1f} %",
+        f"**{100 * row['step_cpu']:.1f} % / {100 * row['step_wall']:.1f} %**",
+    ]
+    print(head, "|---|---|---|---|---|", "| " + " | ".join(cells) + " |", sep="\n")
+    return 0
+
+
+def measure_all(args: argparse.Namespace, row: dict[str, float]) -> int:
+    """Every timing of the benchmark, printed; the probe's figures also go into ``row`` (for --markdown)."""
     if args.quick:
         args.repeats = 2
     if args.threads:
@@ -282,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     print(f"the probe as it logs them (engine.probe.measure, geometry_every = {every}):")
+    row["today_cpu"] = cmed["probe_today"]
     for name in ("probe_today", "probe_plain_step", "probe_geometry_step"):
         print(
             f"  {name:<20} wall median {med[name]:.3f} s  cpu median {cmed[name]:.3f} s   wall runs: "
@@ -304,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
             g / b - 1 for g, b in zip(table["probe_geometry_step"], table["probe_today"])
         )
         ratio = per_step(table)
+        row.update({f"plain_{label}": plain, f"geometry_{label}": geometry, f"step_{label}": ratio})
         print(
             f"  added, {label:<4}: plain step {100 * plain:5.1f} %, geometry step {100 * geometry:5.1f} %, "
             f"per logged step {100 * ratio:5.1f} %  (goal <= 10 %)  {'OK' if ratio <= 0.10 else 'MISSED'}"

@@ -11,11 +11,18 @@ A table lives between two markers on lines of their own; the opening one names w
     (one row per run folder: each measure start → end, r and ρ with ``corr``, the run's date)
     <!-- /results:runs -->
 
+    <!-- results:script scripts/run_tables.py spectrum cache/runs/geo-snli-exact -->
+    (what that script prints on its standard output, with the command and date)
+    <!-- /results:script -->
+
 Only the text between the markers is replaced; the prose around them stays byte for byte. ``claims`` takes
 ``python -m engine claims``'s own flags and reads its groups (:func:`engine.claims.run.read_setup`, nothing
-is trained); ``runs`` takes run folders. Relative paths are taken from the repository root (``--root``). A
-folder or group that is missing or unfinished is named on stderr, one line each, and its table is left as it
-was (exit 1); nothing here needs a GPU or trains anything.
+is trained); ``runs`` takes run folders; ``script`` runs a Python script of the repository's ``scripts/`` or
+``benchmarks/`` (no shell; a script that exits non-zero leaves its table, its last line of stderr the reason),
+for a table of another shape (a comparison of runs, a spectrum, a check on synthetic data). Relative paths
+are taken from the repository root (``--root``). A folder or group that is missing or unfinished is named on
+stderr, one line each, and its table is left as it was (exit 1); nothing here needs a GPU or trains anything
+(a script block runs what its script runs: those of docs/results.md read run folders or synthetic data).
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import math
 import os
 import re
 import shlex
+import subprocess
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -234,7 +242,41 @@ def render_runs(args: str, root: Path, today: str) -> str:
     return "\n".join(lines)
 
 
-RENDERERS: dict[str, Callable[[str, Path, str], str]] = {"claims": render_claims, "runs": render_runs}
+#: the folders whose scripts a ``script`` block may run (the repository's own, never a path from elsewhere)
+SCRIPT_FOLDERS = ("scripts", "benchmarks")
+
+
+def render_script(args: str, root: Path, today: str) -> str:
+    """What ``python SCRIPT ARGS`` prints (run in ``root``, no shell), then its command and date. The script
+    must be a ``.py`` file in one of ``root``'s :data:`SCRIPT_FOLDERS`; one that exits non-zero is
+    :class:`Missing`, with the last line it wrote to stderr (a script names the run folder it lacks)."""
+    words = shlex.split(args)
+    if not words:
+        raise ConfigError("results:script needs a script, e.g. scripts/run_tables.py")
+    script = (root / words[0]).resolve()
+    allowed = [(root / folder).resolve() for folder in SCRIPT_FOLDERS]
+    if script.suffix != ".py" or not any(script.parent == folder for folder in allowed):
+        raise ConfigError(
+            f"results:script runs only a .py file of {' or '.join(SCRIPT_FOLDERS)}/, not {words[0]!r}"
+        )
+    if not script.is_file():
+        raise ConfigError(f"results:script: {words[0]} does not exist")
+    done = subprocess.run(
+        [sys.executable, str(script), *words[1:]], cwd=root, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        said = [line for line in done.stderr.splitlines() if line.strip()]
+        raise Missing(f"{words[0]} exited {done.returncode}: {said[-1] if said else 'no message'}")
+    shown = shlex.join(["python", *words])
+    footer = f"Command: `{shown}`; table written by `python -m engine results` on {today}."
+    return f"{done.stdout.rstrip()}\n\n{footer}"
+
+
+RENDERERS: dict[str, Callable[[str, Path, str], str]] = {
+    "claims": render_claims,
+    "runs": render_runs,
+    "script": render_script,
+}
 
 
 def render(kind: str, args: str, root: Path, today: str) -> str:

@@ -97,9 +97,15 @@ def record(
     today: str | None = None,
 ) -> Path:
     """Write the figures of every keyed claim judged, with its run's settings, and each preset's length,
-    seeds and date, over those already in ``path`` (the other presets' stay)."""
+    seeds and date, over those already in ``path`` (the other presets' stay; a recorded preset's claims
+    that were not judged now, a claim since removed, are dropped)."""
     data = load(path)
     date = today or _dt.date.today().isoformat()
+    verdicts = list(verdicts)
+    judged = {verdict.claim.preset for verdict in verdicts}
+    data["claims"] = {
+        name: found for name, found in data["claims"].items() if found.get("preset") not in judged
+    }
     for verdict in verdicts:
         claim = verdict.claim
         data["presets"][claim.preset] = {

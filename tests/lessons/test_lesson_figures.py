@@ -113,3 +113,45 @@ def test_two_lessons_may_use_the_same_key_each_reads_its_own_presets_figures(tmp
     results = load(path)
     assert fill("{loss.start}", lookup({"loss": one}, results)) == "1"
     assert fill("{loss.start}", lookup({"loss": two}, results)) == "2"
+
+
+def test_the_lessons_figures_are_the_full_presets_with_three_seeds_and_every_lab_claim_held() -> None:
+    """The figures a lesson prints come from its preset at full length (the lesson's own settings, not the
+    short lecture version that CI checks) over at least 3 seeds, and each recorded setting is what the preset
+    queues today: a preset changed after its figures were measured fails here until they are measured again
+    (``python -m engine lessons check --seeds 3 --record``). Every recorded lab claim held."""
+    from engine.lessons import check, presets
+
+    results = load()
+    found = presets.presets()
+    claims = {lesson_figures.entry(claim): claim for claim in check.all_claims() if claim.key}
+    for name, meta in results["presets"].items():
+        assert meta["length"] == "full" and len(meta["seeds"]) >= 3, name
+    assert set(results["claims"]) == set(claims), (
+        "recorded claims that no lesson states, or claims not recorded"
+    )
+    for key, entry in results["claims"].items():
+        assert claims[key].source == "paper" or entry["outcome"] == PASS, key
+        queued = {run.name: run.fields for run in presets.queue(found[entry["preset"]])}
+        fields = queued[entry["run"]]
+        for setting, value in entry["settings"].items():
+            if setting in fields:
+                assert fields[setting] == value, (key, setting, fields[setting], value)
+
+
+def test_recording_a_preset_again_drops_its_claims_that_are_gone(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "metrics.csv").write_text("step,alignment\n0,0.3\n1,0.1\n", encoding="utf-8")
+    kept = Claim("P", "run", "alignment", "falls", "falls", key="kept")
+    gone = Claim("P", "run", "alignment", "falls", "falls too", key="gone")
+    other = Claim("Q", "run", "alignment", "falls", "another preset's", key="other")
+    folders = {("P", "run"): [run], ("Q", "run"): [run]}
+    path = tmp_path / "r.json"
+    trace = [Trace({"alignment": ((0.0, 0.3), (1.0, 0.1))})]
+    record(
+        [judge(c, {"run": trace}) for c in (kept, gone, other)], folders, length="full", seeds=1, path=path
+    )
+    assert set(load(path)["claims"]) == {"P / kept", "P / gone", "Q / other"}
+    record([judge(kept, {"run": trace})], folders, length="full", seeds=1, path=path)
+    assert set(load(path)["claims"]) == {"P / kept", "Q / other"}

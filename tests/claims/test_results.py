@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from engine.claims import results
 from engine.cli import main
 from engine.core.errors import ConfigError
+from engine.core.settings import REPO_ROOT
 
 PROSE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r<"), max_size=60)
 
@@ -139,3 +140,58 @@ def test_a_table_links_to_the_papers_figures_from_the_file_it_goes_into(tmp_path
         "| [setup (i)](paper.md#setup-i) | runs in `cache/claims` |"
     )
     assert "](docs/paper.md#setup-i)" in relinked(table, tmp_path / "README.md", tmp_path)
+
+
+def test_a_script_table_is_what_its_script_prints_with_command_and_date(tmp_path, capsys) -> None:
+    """``results:script``: the script's stdout and its command; a script that fails keeps the table and is
+    named by its last line of stderr; a script outside scripts/ and benchmarks/ is refused."""
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "table.py").write_text(
+        "import sys\nif sys.argv[1:] == ['fail']:\n    sys.exit('error: run folder x is missing')\n"
+        "print('| a | b |\\n|---|---|\\n| ' + ' | '.join(sys.argv[1:]) + ' |')\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "elsewhere.py").write_text("print('| x |')\n", encoding="utf-8")
+    doc = tmp_path / "r.md"
+    body = (
+        "<!-- results:script scripts/table.py 1 'two words' -->\nold\n<!-- /results:script -->\n"
+        "<!-- results:script scripts/table.py fail -->\nkept\n<!-- /results:script -->\n"
+    )
+    doc.write_text(body, encoding="utf-8")
+    assert main(["results", str(doc), "--root", str(tmp_path)]) == 1
+    text = doc.read_text(encoding="utf-8")
+    assert (
+        "| a | b |\n|---|---|\n| 1 | two words |\n\nCommand: `python scripts/table.py 1 'two words'`" in text
+    )
+    assert "\nkept\n" in text
+    assert "scripts/table.py exited 1: error: run folder x is missing" in capsys.readouterr().err
+    for outside in ("elsewhere.py", "scripts/../elsewhere.py", "/bin/true"):
+        doc.write_text(f"<!-- results:script {outside} -->\n<!-- /results:script -->\n", encoding="utf-8")
+        assert main(["results", str(doc), "--root", str(tmp_path)]) == 2
+        assert "runs only a .py file of scripts or benchmarks/" in capsys.readouterr().err
+
+
+def _tables_outside_blocks(text: str) -> list[int]:
+    """The line numbers of Markdown table rows of ``text`` that no results block writes."""
+    inside = [(block.start, block.end) for block in results.blocks(text)]
+    found, position = [], 0
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        if line.lstrip().startswith("|") and not any(a <= position < b for a, b in inside):
+            found.append(number)
+        position += len(line)
+    return found
+
+
+def test_every_table_of_the_results_is_written_by_a_command() -> None:
+    """docs/results.md and the README's Results: no table typed by hand (each is a results block)."""
+    root = REPO_ROOT
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme[
+        readme.index("\n## Results\n") : readme.index("\n## ", readme.index("\n## Results\n") + 1)
+    ]
+    for name, text in (
+        ("docs/results.md", (root / "docs" / "results.md").read_text(encoding="utf-8")),
+        ("README.md, Results", section),
+    ):
+        assert _tables_outside_blocks(text) == [], f"{name}: table rows typed by hand (line numbers)"
+    assert _tables_outside_blocks("a\n| x |\n<!-- results:runs r -->\n| y |\n<!-- /results:runs -->\n") == [2]
