@@ -194,4 +194,8 @@ def test_every_table_of_the_results_is_written_by_a_command() -> None:
         ("README.md, Results", section),
     ):
         assert _tables_outside_blocks(text) == [], f"{name}: table rows typed by hand (line numbers)"
+        for block in results.blocks(text):  # a block's body is the command's output, never a typed stand-in
+            assert "table written by `python -m engine results` on " in text[block.start : block.end], (
+                f"{name}: results:{block.kind} {block.args[:80]} never written by the command"
+            )
     assert _tables_outside_blocks("a\n| x |\n<!-- results:runs r -->\n| y |\n<!-- /results:runs -->\n") == [2]
