@@ -97,7 +97,12 @@ def preview_table(path, chosen: str) -> None:
         index=labels.index(guess.label) if guess.label in labels else 0,
         key=f"data.label.{chosen}",
     )
-    st.session_state[f"upload.cols.{chosen}"] = {"text": text, "label": None if label == "(none)" else label}
+    unlabelled = label == "(none)"  # the user's word: never a column guessed from the file later
+    st.session_state[f"upload.cols.{chosen}"] = {
+        "text": text,
+        "label": None if unlabelled else label,
+        "unlabelled": unlabelled,
+    }
     preview(str(path), text_col=text, label_col=None if label == "(none)" else label)
     if label == "(none)":  # the probe needs a class per sentence: say so here, not after ▶ Start
         st.warning(

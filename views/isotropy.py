@@ -97,6 +97,18 @@ def labels_in(data: str, text_col: str | None, label_col: str | None, stamp: tup
     return None if labels is None else [str(label) for label in labels]
 
 
+NO_LABELS = (
+    "{name} has no label column, and the probe needs a class per sentence: pick its “Label column” on the "
+    "Data & encoders page, or upload a labelled file."
+)
+
+
+def marked_unlabelled(name: str) -> bool:
+    """Whether the Data page's “Label column” of upload ``name`` is “(none)”: the user said the file has no
+    labels, so no column guessed from it may stand in for them."""
+    return bool(st.session_state.get(f"upload.cols.{name}", {}).get("unlabelled"))
+
+
 def classes_of(config: dict) -> tuple[int, str] | None:
     """(number of classes, what they are) of the run's data, where it is known without the network; a
     file with no labels (an upload whose label column is "(none)") is a one-line error naming the fix."""
@@ -107,10 +119,7 @@ def classes_of(config: dict) -> tuple[int, str] | None:
     stamp = (found.stat().st_mtime_ns, found.stat().st_size) if found.is_file() else ()
     labels = labels_in(data, config.get("text_col"), config.get("label_col"), stamp)
     if labels is None:
-        raise ConfigError(
-            f"{found.name} has no label column, and the probe needs a class per sentence: pick its "
-            "“Label column” on the Data & encoders page, or upload a labelled file."
-        )
+        raise ConfigError(NO_LABELS.format(name=found.name))
     if not labels:
         return None
     what = (
@@ -124,6 +133,8 @@ def check(config: dict) -> None:
     silhouette is then impossible), keeps Start off."""
     limit = config.get("limit")
     upload = config["data"] not in CLASSES and Path(config["data"]).is_file()
+    if upload and marked_unlabelled(Path(config["data"]).name):
+        raise ConfigError(NO_LABELS.format(name=Path(config["data"]).name))
     found = classes_of(config) if limit or upload else None
     if limit and found is not None and limit <= found[0]:
         raise ConfigError(

@@ -142,3 +142,25 @@ def test_an_upload_without_labels_is_flagged_on_the_data_page_and_keeps_start_of
     assert "plain.csv has no label column" in reason and "Label column" in reason, reason
     app.selectbox(key="probe.data").set_value("demo").run()
     assert not app.button(key="probe.start").proto.disabled
+
+
+def test_a_label_column_set_to_none_is_never_replaced_by_a_guessed_one(app) -> None:
+    """A labelled file whose “Label column” the user sets to “(none)” on the Data page: the Isotropy page
+    keeps ▶ Start off and says so, rather than training on the column the loader would guess; picking the
+    column again lets it start."""
+    from apphelpers import start_off
+
+    app.switch_page("views/data.py").run()
+    _upload(app, "guessable.csv", _csv(lambda i: "a" if i % 2 else "b"))
+    assert app.selectbox(key="data.label.guessable.csv").value == "label"  # the guess
+    app.selectbox(key="data.label.guessable.csv").set_value("(none)").run()
+    app.switch_page("views/isotropy.py").run()
+    app.selectbox(key="probe.data").set_value("upload: guessable.csv").run()
+    assert not app.exception and not errors(app)
+    reason = start_off(app, "probe")
+    assert "guessable.csv has no label column" in reason, reason
+    app.switch_page("views/data.py").run()
+    app.selectbox(key="data.label.guessable.csv").set_value("label").run()
+    app.switch_page("views/isotropy.py").run()
+    app.selectbox(key="probe.data").set_value("upload: guessable.csv").run()
+    assert not app.button(key="probe.start").proto.disabled
