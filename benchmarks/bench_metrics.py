@@ -120,16 +120,17 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.redirect_stdout(sys.stderr):
         measure_all(args, row)
     head = (
-        "| data size | today's step (CPU) | plain step added | geometry step added "
-        "| **per logged step** (CPU / wall) |"
+        "| data size | IsoScore + silhouette alone (CPU) | a plain step, against it "
+        "| a geometry step, against it | **per logged step** (CPU / wall) |"
     )
     cells = [
         f"{args.n:,} × {args.d}, {args.labels} labels",
         f"{row['today_cpu']:.3f} s",
         f"{100 * row['plain_cpu']:+.1f} %",
         f"{100 * row['geometry_cpu']:+.1f} %",
-        f"**{100 * row['step_cpu']:.1f} % / {100 * row['step_wall']:.1f} %**",
+        f"**{100 * row['step_cpu']:+.1f} % / {100 * row['step_wall']:+.1f} %**",
     ]
+    cells = [cell.replace("-", "−") for cell in cells]
     print(head, "|---|---|---|---|---|", "| " + " | ".join(cells) + " |", sep="\n")
     return 0
 

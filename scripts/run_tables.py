@@ -113,7 +113,10 @@ def measures_table(folders: Sequence[Path], names: Sequence[str], labels: Sequen
         for frame, summary in zip(frames, summaries, strict=True):
             cells.append(start_end(series(frame, name)))
             if corr:
-                cells += [number(correlation(summary, name, k), 3) for k in ("pearson_r", "spearman_rho")]
+                cells += [
+                    number(correlation(summary, name, "pearson_r"), 3),
+                    number(correlation(summary, name, "spearman_rho"), 4),
+                ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
