@@ -8,7 +8,6 @@ becomes one clear :class:`EncoderError` instead of a hang.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
@@ -29,8 +28,8 @@ _PROBE_TTL_S = 30.0
 def is_offline() -> bool:
     """True when ``HF_HUB_OFFLINE``/``TRANSFORMERS_OFFLINE`` is set (now, or when huggingface_hub was
     imported)."""
-    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        if os.environ.get(var, "").strip().lower() in _TRUE:
+    for name in ("hf_hub_offline", "transformers_offline"):
+        if (settings.get(name) or "").strip().lower() in _TRUE:
             return True
     try:
         from huggingface_hub import constants
@@ -46,7 +45,7 @@ def is_hub_id(text: str) -> bool:
 
 def endpoint() -> str:
     """The hub's base URL: ``$HF_ENDPOINT`` now, else huggingface_hub's setting, else huggingface.co."""
-    value = os.environ.get("HF_ENDPOINT")
+    value = settings.get("hf_endpoint")
     if not value:
         try:
             from huggingface_hub import constants

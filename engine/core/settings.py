@@ -216,8 +216,47 @@ _ALL: tuple[Setting, ...] = (
         "Ray's own variable: the Ray cluster a sweep with --ray joins (e.g. auto, ray://head:10001) when "
         "--address is not given; unset: start a local Ray",
     ),
+    # ---------------------------------------------------------------- torchrun's launch (engine.training)
+    Setting(
+        "torchrun_world_size",
+        "WORLD_SIZE",
+        "int",
+        1,
+        "torchrun's own variable: the processes of the launch (above 1: SimCSE and JEPA train with DDP)",
+        low=1,
+    ),
+    Setting("torchrun_rank", "RANK", "int", 0, "torchrun's own variable: this process's rank", low=0),
+    Setting(
+        "torchrun_local_rank",
+        "LOCAL_RANK",
+        "int",
+        None,
+        "torchrun's own variable: this process's rank on its machine (its GPU); unset: the rank",
+        low=0,
+    ),
     # ---------------------------------------------------------------- hub
     _s("hub_timeout_seconds", "float", 3.0, "how long the hub reachability probe may take", low=0.1),
+    Setting(
+        "hf_hub_offline",
+        "HF_HUB_OFFLINE",
+        "str",
+        None,
+        "the hub's own variable: 1, true, yes or on keeps the lab off the network (as tests and CI run)",
+    ),
+    Setting(
+        "transformers_offline",
+        "TRANSFORMERS_OFFLINE",
+        "str",
+        None,
+        "transformers' own variable, read as HF_HUB_OFFLINE",
+    ),
+    Setting(
+        "hf_endpoint",
+        "HF_ENDPOINT",
+        "str",
+        None,
+        "the hub's own variable: its base URL (unset: huggingface_hub's, else https://huggingface.co)",
+    ),
 )
 
 SETTINGS: dict[str, Setting] = {setting.name: setting for setting in _ALL}
@@ -329,6 +368,11 @@ def worker_environment() -> dict[str, str]:
 
 #: OpenMP's own variable (not the lab's): read once, when torch loads its OpenMP runtime.
 OMP_WAIT_POLICY = "OMP_WAIT_POLICY"
+
+
+def torchrun_launch() -> bool:
+    """True inside a multi-process torchrun launch (``WORLD_SIZE`` above 1)."""
+    return get("torchrun_world_size") > 1
 
 
 def apply_openmp_wait_policy() -> str:

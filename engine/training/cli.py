@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -21,7 +20,6 @@ from typing import Any
 from engine.core import settings
 from engine.groups.cli_run import EXIT_INTERRUPTED, ProgressBar, prepare_out_dir, say_where, stop_on_sigterm
 from engine.runlog.events import Event
-from engine.training.distributed import launched_by_torchrun
 
 #: ``before()`` runs on rank 0 before the run folder is made and returns what to do with the run's summary
 #: once the folder is named (or None)
@@ -40,7 +38,7 @@ def run_cli(
     stopped."""
     from engine.runlog.runner import run_experiment
 
-    rank = int(os.environ.get("RANK", "0")) if launched_by_torchrun() else 0
+    rank = settings.get("torchrun_rank") if settings.torchrun_launch() else 0
     stop = threading.Event()
     stop_on_sigterm(stop)
     if rank != 0:

@@ -30,13 +30,13 @@ What each piece does and the choices made:
 from __future__ import annotations
 
 import datetime
-import os
 from dataclasses import dataclass
 
 import torch
 import torch.distributed as dist
 from torch import Tensor, nn
 
+from engine.core import settings
 from engine.core.errors import ConfigError
 
 
@@ -58,17 +58,13 @@ class World:
         return self.size > 1
 
 
-def launched_by_torchrun() -> bool:
-    """True inside a multi-process torchrun launch (``WORLD_SIZE`` > 1)."""
-    return int(os.environ.get("WORLD_SIZE", "1") or 1) > 1
-
-
 def setup(device: torch.device, timeout_minutes: float = 30.0) -> tuple[World, torch.device]:
     """Join torchrun's process group when launched by it; return the world and this process's device."""
-    if not launched_by_torchrun():
+    if not settings.torchrun_launch():
         return World(), device
-    rank, size = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    local_rank = int(os.environ.get("LOCAL_RANK", rank))
+    rank, size = settings.get("torchrun_rank"), settings.get("torchrun_world_size")
+    local_rank = settings.get("torchrun_local_rank")
+    local_rank = rank if local_rank is None else local_rank
     if device.type == "cuda":
         if local_rank >= torch.cuda.device_count():
             raise ConfigError(f"LOCAL_RANK {local_rank} has no GPU: {torch.cuda.device_count()} visible")

@@ -109,6 +109,52 @@ def _environment_reads(source: str) -> list[str]:
     ]
 
 
+def _environ_reads(source: str) -> list[int]:
+    """Lines that read the process environment: ``os.getenv``, ``os.environ.get``/``[...]``/``in``, and any
+    other use of ``os.environ`` but writing to it (``os.environ.update``, ``os.environ[k] = v``)."""
+    tree = ast.parse(source)
+    writes = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update":
+            writes.add(id(node.func.value))
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+            writes.add(id(node.value))
+    found = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "os"
+        ):
+            continue
+        if node.attr == "getenv" or (node.attr == "environ" and id(node) not in writes):
+            found.append(node.lineno)
+    return sorted(found)
+
+
+def test_only_the_settings_module_reads_the_environment() -> None:
+    """Every environment variable the lab reads, its own or another tool's (torchrun's ranks, the hub's),
+    is read in engine/core/settings.py; elsewhere code may only write to the environment."""
+    files = [
+        *REPO.glob("engine/**/*.py"),
+        *REPO.glob("views/**/*.py"),
+        *REPO.glob("ui/**/*.py"),
+        REPO / "app.py",
+    ]
+    offenders = {
+        str(f.relative_to(REPO)): lines
+        for f in files
+        if f.name != "settings.py" and (lines := _environ_reads(f.read_text(encoding="utf-8")))
+    }
+    assert offenders == {}
+    assert _environ_reads("import os\nos.environ.update(a)\nos.environ['A'] = '1'\n") == []
+    assert _environ_reads(
+        "import os\nx = os.environ.get('A')\ny = os.getenv('B')\nz = 'C' in os.environ\n"
+    ) == [
+        2,
+        3,
+        4,
+    ]
+
+
 def test_only_the_settings_module_names_environment_variables() -> None:
     files = [
         *REPO.glob("engine/**/*.py"),

@@ -9,12 +9,12 @@ import pytest
 import torch
 from torch import nn
 
+from engine.core import settings
 from engine.core.errors import ConfigError
 from engine.training.distributed import (
     World,
     any_rank,
     gather_with_grad,
-    launched_by_torchrun,
     local_slice,
     unwrapped,
     wrap,
@@ -32,7 +32,7 @@ def test_single_process_helpers_are_identities() -> None:
     z = torch.randn(3, 4, requires_grad=True)
     assert gather_with_grad(z, World()) is z
     assert any_rank(True, World(), torch.device("cpu")) and not any_rank(False, World(), torch.device("cpu"))
-    assert not launched_by_torchrun() or int(os.environ["WORLD_SIZE"]) > 1
+    assert not settings.torchrun_launch() or int(os.environ["WORLD_SIZE"]) > 1
 
 
 def test_one_process_leaves_the_module_unwrapped() -> None:
