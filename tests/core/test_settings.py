@@ -130,44 +130,33 @@ def _environ_reads(source: str) -> list[int]:
     return sorted(found)
 
 
+def _outside_settings(find) -> dict[str, list]:
+    """What ``find(source)`` finds in each Python file of the lab but the settings module, by file."""
+    files = [
+        *REPO.glob("engine/**/*.py"),
+        *REPO.glob("views/**/*.py"),
+        *REPO.glob("ui/**/*.py"),
+        REPO / "app.py",
+    ]
+    found = {
+        str(f.relative_to(REPO)): find(f.read_text(encoding="utf-8"))
+        for f in files
+        if f.name != "settings.py"
+    }
+    return {name: hits for name, hits in found.items() if hits}
+
+
 def test_only_the_settings_module_reads_the_environment() -> None:
     """Every environment variable the lab reads, its own or another tool's (torchrun's ranks, the hub's),
     is read in engine/core/settings.py; elsewhere code may only write to the environment."""
-    files = [
-        *REPO.glob("engine/**/*.py"),
-        *REPO.glob("views/**/*.py"),
-        *REPO.glob("ui/**/*.py"),
-        REPO / "app.py",
-    ]
-    offenders = {
-        str(f.relative_to(REPO)): lines
-        for f in files
-        if f.name != "settings.py" and (lines := _environ_reads(f.read_text(encoding="utf-8")))
-    }
-    assert offenders == {}
+    assert _outside_settings(_environ_reads) == {}
     assert _environ_reads("import os\nos.environ.update(a)\nos.environ['A'] = '1'\n") == []
-    assert _environ_reads(
-        "import os\nx = os.environ.get('A')\ny = os.getenv('B')\nz = 'C' in os.environ\n"
-    ) == [
-        2,
-        3,
-        4,
-    ]
+    reads = "import os\nx = os.environ.get('A')\ny = os.getenv('B')\nz = 'C' in os.environ\n"
+    assert _environ_reads(reads) == [2, 3, 4]
 
 
 def test_only_the_settings_module_names_environment_variables() -> None:
-    files = [
-        *REPO.glob("engine/**/*.py"),
-        *REPO.glob("views/**/*.py"),
-        *REPO.glob("ui/**/*.py"),
-        REPO / "app.py",
-    ]
-    offenders = {
-        str(f.relative_to(REPO)): reads
-        for f in files
-        if f.name != "settings.py" and (reads := _environment_reads(f.read_text(encoding="utf-8")))
-    }
-    assert offenders == {}
+    assert _outside_settings(_environment_reads) == {}
 
 
 def test_the_openmp_wait_policy_is_set_only_when_the_environment_has_none(
