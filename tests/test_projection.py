@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.metrics import silhouette_score
 
 from engine.charts import projection_frames as projection
 
@@ -52,10 +53,11 @@ def test_umap_frame_separates_clusters_and_warm_start_moves_little() -> None:
     X, labels = blobs(150)
     first = projection.umap_frame(X, seed=0, n_epochs=60)
     assert first.shape == (150, 2) and np.isfinite(first).all()
-    centroids = np.stack([first[labels == k].mean(axis=0) for k in range(3)])
-    spread = max(first[labels == k].std() for k in range(3))
-    gaps = [np.linalg.norm(centroids[a] - centroids[b]) for a in range(3) for b in range(a + 1, 3)]
-    assert min(gaps) > 2 * spread
+    # the classes stay apart in the picture (UMAP may split a blob into fragments, so no centroid test):
+    # scikit-learn's silhouette of the frame (about 0 for the labels of noise) and each point's neighbours
+    assert silhouette_score(first, labels) > 0.5
+    nearest = np.argsort(((first[:, None] - first[None]) ** 2).sum(-1), axis=1)[:, 1:6]
+    assert (labels[nearest] == labels[:, None]).mean() > 0.95
     moved = X + 0.01 * np.random.default_rng(2).normal(size=X.shape).astype(np.float32)
     second = projection.umap_frame(moved, previous=first, seed=0)
     scale = np.abs(first - first.mean(axis=0)).mean()
