@@ -23,9 +23,7 @@ named on stderr (exit 1), so ``python -m engine results`` keeps the table it had
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,33 +33,15 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.claims.results import Missing, day, ended_at, fmt  # noqa: E402
 from engine.core import measures  # noqa: E402
 from engine.core.errors import EmbedlabError  # noqa: E402
 from engine.runlog.reading import read_metrics, read_spectrum, read_summary  # noqa: E402
 
 
-class MissingRun(Exception):
-    """A run folder that a table needs is missing or unfinished."""
-
-
-def number(value: float | None, digits: int = 4) -> str:
-    """``value`` to ``digits`` significant digits with a true minus sign; "—" when there is none."""
-    if value is None or not math.isfinite(value):
-        return "—"
-    return f"{value:.{digits}g}".replace("-", "−")
-
-
 def finished(folder: Path) -> str:
-    """The day the run in ``folder`` finished (its ``status.json``); :class:`MissingRun` when it did not."""
-    try:
-        status = json.loads((folder / "status.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        raise MissingRun(f"run folder {folder} is missing or has no readable status.json") from None
-    if not isinstance(status, dict) or status.get("state") != "finished":
-        raise MissingRun(f"run folder {folder} holds no finished run")
-    ended = status.get("ended")
-    stamp = float(ended) if isinstance(ended, (int, float)) else (folder / "status.json").stat().st_mtime
-    return dt.datetime.fromtimestamp(stamp, dt.UTC).strftime("%Y-%m-%d")
+    """The day the run in ``folder`` finished; :class:`~engine.claims.results.Missing` when it did not."""
+    return day(ended_at(folder))
 
 
 def series(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -75,7 +55,7 @@ def series(frame: pd.DataFrame, name: str) -> pd.Series:
 
 
 def start_end(values: pd.Series) -> str:
-    return "—" if values.empty else f"{number(values.iloc[0])} → {number(values.iloc[-1])}"
+    return "—" if values.empty else f"{fmt(values.iloc[0])} → {fmt(values.iloc[-1])}"
 
 
 def label(name: str) -> str:
@@ -114,8 +94,8 @@ def measures_table(folders: Sequence[Path], names: Sequence[str], labels: Sequen
             cells.append(start_end(series(frame, name)))
             if corr:
                 cells += [
-                    number(correlation(summary, name, "pearson_r"), 3),
-                    number(correlation(summary, name, "spearman_rho"), 4),
+                    fmt(correlation(summary, name, "pearson_r"), 3),
+                    fmt(correlation(summary, name, "spearman_rho"), 4),
                 ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -128,9 +108,9 @@ def spectrum_row(eigenvalues: np.ndarray) -> list[str]:
     shares = np.cumsum(values) / total
     directions = int(np.searchsorted(shares, 0.9) + 1)
     ratio = float(values[0] / values[199]) if len(values) >= 200 and values[199] > 0 else None
-    cells = [number(float(v), 3) for v in values[:3]]
+    cells = [fmt(float(v), 3) for v in values[:3]]
     cells += [f"{100 * shares[min(k, len(shares)) - 1]:.1f} %" for k in (1, 2, 3, 10)]
-    cells += [str(directions), number(total**2 / float((values**2).sum()), 4), number(ratio, 3)]
+    cells += [str(directions), fmt(total**2 / float((values**2).sum()), 4), fmt(ratio, 3)]
     return cells
 
 
@@ -153,7 +133,7 @@ def spectrum_table(folders: Sequence[Path], labels: Sequence[str]) -> str:
     for folder, run in zip(folders, labels, strict=True):
         spectra = read_spectrum(folder)
         if not len(spectra):
-            raise MissingRun(f"run folder {folder} has no spectrum.csv")
+            raise Missing(f"run folder {folder} has no spectrum.csv")
         for index in sorted({0, len(spectra) - 1}):
             cells = [run, str(int(spectra.steps[index])), *spectrum_row(spectra.eigenvalues[index])]
             lines.append("| " + " | ".join(cells) + " |")
@@ -178,12 +158,12 @@ def sampled_table(exact: Path, sampled: Sequence[Path], names: Sequence[str]) ->
         cells = [label(name), start_end(truth)]
         for frame in frames[1:]:
             gap = (series(frame, name) - truth).dropna().abs()
-            cells.append("—" if gap.empty else f"{number(gap.max(), 2)} ({number(gap.mean(), 2)})")
+            cells.append("—" if gap.empty else f"{fmt(gap.max(), 2)} ({fmt(gap.mean(), 2)})")
         lines.append("| " + " | ".join(cells) + " |")
     summaries = [read_summary(folder) or {} for folder in (exact, *sampled)]
     pairs = [
-        f"{number(correlation(s, measures.ISOSCORE, 'pearson_r'), 3)} / "
-        f"{number(correlation(s, measures.ISOSCORE, 'spearman_rho'), 4)}"
+        f"{fmt(correlation(s, measures.ISOSCORE, 'pearson_r'), 3)} / "
+        f"{fmt(correlation(s, measures.ISOSCORE, 'spearman_rho'), 4)}"
         for s in summaries
     ]
     lines.append("| IsoScore r / ρ against the silhouette | " + " | ".join(pairs) + " |")
@@ -214,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             table = sampled_table(args.runs[0], args.runs[1:], names)
         print(f"{table}\n\n{runs_line(args.runs, labels)}")
-    except (MissingRun, EmbedlabError, OSError) as err:
+    except (EmbedlabError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     return 0

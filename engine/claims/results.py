@@ -110,12 +110,13 @@ def replace_blocks(text: str, render: Callable[[str, str], str]) -> tuple[str, l
     return "".join(out), problems
 
 
-def _date(stamp: float) -> str:
+def day(stamp: float) -> str:
+    """The UTC day of a time stamp, as the tables print it."""
     return dt.datetime.fromtimestamp(stamp, dt.UTC).strftime("%Y-%m-%d")
 
 
 def _dates(stamps: Iterable[float]) -> str:
-    days = sorted({_date(s) for s in stamps})
+    days = sorted({day(s) for s in stamps})
     return "—" if not days else days[0] if len(days) == 1 else f"{days[0]} – {days[-1]}"
 
 
@@ -124,7 +125,7 @@ def _resolve(path: str, root: Path) -> Path:
     return candidate if candidate.is_absolute() else root / candidate
 
 
-def _ended(folder: Path) -> float:
+def ended_at(folder: Path) -> float:
     """When the run in ``folder`` finished (its status.json); :class:`Missing` when it did not."""
     try:
         status = json.loads((folder / "status.json").read_text(encoding="utf-8"))
@@ -167,7 +168,7 @@ def render_claims(args: str, root: Path, today: str) -> str:
         except MissingRuns as err:
             raise Missing(str(err)) from None
         folder = out / group_name(setup, short=namespace.short, budget=budget)
-        stamps += [_ended(run) for run in groups.member_dirs(groups.read_group(folder)).values()]
+        stamps += [ended_at(run) for run in groups.member_dirs(groups.read_group(folder)).values()]
     shown = f"python -m engine claims {args}".strip()
     return "\n".join(
         [
@@ -202,8 +203,9 @@ def _series(folder: Path, measure: str) -> list[float]:
     return [v for v in values if v is not None]
 
 
-def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.4g}".replace("-", "−")
+def fmt(value: float | None, digits: int = 4) -> str:
+    """``value`` to ``digits`` significant digits with a true minus sign; "—" when there is none."""
+    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}g}".replace("-", "−")
 
 
 def render_runs(args: str, root: Path, today: str) -> str:
@@ -220,20 +222,20 @@ def render_runs(args: str, root: Path, today: str) -> str:
     lines = ["| " + " | ".join([*header, "finished"]) + " |", "|" + "---|" * (len(header) + 1)]
     for name in folders:
         folder = _resolve(name, root)
-        ended = _ended(folder)
+        ended = ended_at(folder)
         if "alpha_req" in measures and ended < ALPHA_REQ_SINCE:
             raise Missing(
-                f"run folder {folder}: its alpha_req is from the old estimator (finished {_date(ended)}, "
-                f"before {_date(ALPHA_REQ_SINCE)}): run it again"
+                f"run folder {folder}: its alpha_req is from the old estimator (finished {day(ended)}, "
+                f"before {day(ALPHA_REQ_SINCE)}): run it again"
             )
         series = {m: _series(folder, m) for m in measures}
         steps = len(_series(folder, "step"))
         cells = [f"`{name}`", str(steps)]
-        cells += [f"{_fmt(s[0])} → {_fmt(s[-1])}" if s else "—" for s in series.values()]
+        cells += [f"{fmt(s[0])} → {fmt(s[-1])}" if s else "—" for s in series.values()]
         if corr:
             summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-            cells += [_fmt(_number(summary.get("pearson_r"))), _fmt(_number(summary.get("spearman_rho")))]
-        lines.append("| " + " | ".join([*cells, _date(ended)]) + " |")
+            cells += [fmt(_number(summary.get("pearson_r"))), fmt(_number(summary.get("spearman_rho")))]
+        lines.append("| " + " | ".join([*cells, day(ended)]) + " |")
     lines += [
         "",
         "Each run's command: `python -m engine KIND --config-json RUN/config.json --out RUN` (its kind and "
