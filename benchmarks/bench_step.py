@@ -15,6 +15,8 @@ Contenders:
 - ``jepa lab``: ``python -m engine jepa`` the same way (defaults: EMA target, predictor, stop-gradient);
 - ``jepa one-way``: the same with ``--no-symmetric`` (the context predicts the sentence only: one online
   forward of the context, one target forward of the sentence);
+- ``jepa target-dropout``: the default JEPA with ``--target-dropout`` (the EMA target's forward with dropout,
+  BYOL's way; the lab's default until 2026-11-29), to show what the target's dropout costs;
 - ``plain``: the SimCSE step written here against transformers + torch (:func:`plain_loop`), in the lab's
   precision (``--plain-precision fp32``: float32; ``auto`` is bf16 autocast on CPUs with native bf16);
 - with ``--ab-buckets``, ``simcse other``: the lab with the other bucket choice than its default for this
@@ -328,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     labs["jepa lab"] = Lockstep("jepa", cli_config("jepa", args, encoder, total), work / "jepa", wrap)
     one_way = cli_config("jepa", args, encoder, total, ("--no-symmetric",))
     labs["jepa one-way"] = Lockstep("jepa", one_way, work / "jepa-one-way", wrap)
+    noisy_target = cli_config("jepa", args, encoder, total, ("--target-dropout",))
+    labs["jepa target-dropout"] = Lockstep("jepa", noisy_target, work / "jepa-target-dropout", wrap)
     contenders.update({name: lab.step for name, lab in labs.items()})
     per_round: dict[str, list[float]] = {name: [] for name in contenders}
     split: dict[str, list[dict[str, float]]] = {name: [] for name in contenders}
@@ -361,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         print_split(split, {name: [v / 1000 for v in values] for name, values in per_round.items()})
     for name, values in per_round.items():
         print(
-            f"{name:>13}: {statistics.median(values):8.1f} ms/step (median of {len(values)} rounds; "
+            f"{name:>19}: {statistics.median(values):8.1f} ms/step (median of {len(values)} rounds; "
             f"min {min(values):.1f}, max {max(values):.1f})"
         )
 
@@ -375,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"simcse lab/plain {ratio('simcse lab', 'plain'):.3f} (lab {lab:.1f} ms, plain {plain_ms:.1f} ms)")
     print(f"jepa/simcse {ratio('jepa lab', 'simcse lab'):.3f}")
     print(f"jepa one-way/simcse {ratio('jepa one-way', 'simcse lab'):.3f} (--no-symmetric)")
+    print(f"jepa target-dropout/simcse {ratio('jepa target-dropout', 'simcse lab'):.3f} (--target-dropout)")
     return 0
 
 

@@ -93,17 +93,18 @@ def patch_phases(phases: Phases) -> None:
 def print_split(per_round: dict[str, list[dict[str, float]]], totals: dict[str, list[float]]) -> None:
     """Median ms per step of each phase (the rest: the loop, the runner, the hand-over between threads)."""
     names = list(per_round)
-    print(f"{'ms per step (median over rounds)':<52}" + "".join(f"{name:>14}" for name in names))
+    widths = [max(14, len(name) + 2) for name in names]
+    print(f"{'ms per step (median over rounds)':<52}" + "".join(f"{n:>{w}}" for n, w in zip(names, widths)))
     for phase in (*PHASES, "rest (loop, runner)", "total"):
         cells = []
-        for name in names:
+        for name, width in zip(names, widths, strict=True):
             if phase == "total":
                 values = totals[name]
             elif phase.startswith("rest"):
                 values = [t - sum(r.values()) for t, r in zip(totals[name], per_round[name], strict=True)]
             else:
                 values = [r.get(phase, 0.0) for r in per_round[name]]
-            cells.append(f"{statistics.median(values) * 1000:14.1f}")
+            cells.append(f"{statistics.median(values) * 1000:{width}.1f}")
         print(f"{phase:<52}" + "".join(cells))
 
 

@@ -40,3 +40,21 @@ def test_the_simcse_help_shows_percent_signs_literally(capsys: pytest.CaptureFix
     with pytest.raises(SystemExit):
         main(["simcse", "--help"])
     assert "%%" not in capsys.readouterr().out
+
+
+def test_building_the_parser_leaves_torch_unimported() -> None:
+    """The CLI's parser (every command's flags and help) is built without importing torch: ``--help`` answers
+    at once, and a sweep's driver on Ray, which trains nothing itself, starts without it (its workers import
+    torch). Checked in a fresh interpreter, where nothing else has imported torch yet."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from engine.cli import build_parser\n"
+        "build_parser()\n"
+        "print(sorted(name for name in ('torch', 'transformers') if name in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout

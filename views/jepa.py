@@ -40,6 +40,7 @@ def switches() -> dict:
     settings["symmetric"] = fields.draw(P, "symmetric")
     sb.subheader("Against collapse")
     settings["ema"] = fields.draw(P, "ema")
+    settings["target_dropout"] = fields.draw(P, "target_dropout", disabled=settings["ema"] == 0)
     settings["predictor"] = fields.draw(P, "predictor")
     settings["stop_grad"] = fields.draw(P, "stop_grad", disabled=settings["ema"] > 0)
     if settings["ema"] > 0:

@@ -57,7 +57,7 @@ class ClaimSetup:
 
 def _preset(name: str) -> dict[str, Any]:
     """The probe preset ``name``'s settings (its one run's config fields)."""
-    for preset in presets():
+    for preset in presets(estimate=False):  # the fields only: no device resolved, torch not imported
         if preset.name == name:
             return dict(preset.configs()[0][1])
     raise KeyError(name)

@@ -68,6 +68,15 @@ class _Objective:
         fmt="%.4f",
         step=0.001,
     )
+    target_dropout: bool = knob(
+        False,
+        help="Dropout in the EMA target's forward as in the online one (BYOL's target runs in training "
+        "mode). Off: the target encodes without dropout, as data2vec's EMA teacher (eval mode): "
+        "deterministic targets and a cheaper step (the dropout masks are most of a small encoder's forward "
+        "on a CPU). No effect at EMA 0, where the target is the online encoder.",
+        label="Target dropout",
+        widget="toggle",
+    )
     predictor: bool = knob(
         True,
         help="Predictor g (MLP d → h → d with batch normalisation) on the online embedding.",

@@ -1,6 +1,6 @@
 """What a JEPA run's figures and replay say about it: the data its measures come from (the evaluation pairs
 and probe set, :mod:`engine.training.facts`) and its switches (a switch missing from an old run's config
-reads as its declared default)."""
+reads as its declared default, except the target's dropout, which reads as it then was: on)."""
 
 from __future__ import annotations
 
@@ -28,11 +28,21 @@ def _setting(config: Mapping[str, Any], name: str) -> Any:
     return knob_of(JEPAConfig, name).default if value is None else value
 
 
+def _target_dropout(config: Mapping[str, Any]) -> bool:
+    """Whether the run's EMA target encoded with dropout. The one switch that does not read as its default
+    when missing: a config without it is from before the switch (2026-11-29), when the target always ran
+    with the online encoder's dropout."""
+    value = config.get("target_dropout")
+    return True if value is None else bool(value)
+
+
 def describe(config: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
     """The replay's rows of a JEPA run: data, evaluation, views, and the switches that decide collapse."""
     rows = facts.data_rows(config, summary)
     ema = float(_setting(config, "ema"))
     target = f"EMA copy, m from {ema:g} to 1 (cosine)" if ema > 0 else "the online encoder"
+    if ema > 0:
+        target += ", with dropout" if _target_dropout(config) else ", without dropout"
     if ema == 0:
         target += ", gradient stopped" if _setting(config, "stop_grad") else ", gradient NOT stopped"
     rows.append(("Target", target))

@@ -38,7 +38,7 @@ SHARED: dict[str, Any] = {
     "probe": "demo",
     "dropout": 0.1,
 }
-JEPA = {"ema": 0.996, "predictor": True, "stop_grad": True, "regulariser": "none"}
+JEPA = {"ema": 0.996, "target_dropout": False, "predictor": True, "stop_grad": True, "regulariser": "none"}
 #: unsupervised SimCSE with the JEPA runs' pooling (the mean of the tokens, the bundled MiniLM's own), so that
 #: the four runs start from the same embeddings
 SIMCSE_REFERENCE: dict[str, Any] = {

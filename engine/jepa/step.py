@@ -10,8 +10,10 @@
 
 - The online encoder, its pooler and dropout, the precision, the optimiser and the DDP wrapping are the
   training core's (:mod:`engine.training.trainer`, :mod:`engine.training.distributed`). The target encoder is
-  a copy of the online one (same dropout, in training mode, as BYOL's target), never trained:
-  ξ ← m ξ + (1 − m) θ after each step with m on BYOL's cosine schedule (:mod:`engine.jepa.networks`).
+  a copy of the online one, never trained: ξ ← m ξ + (1 − m) θ after each step with m on BYOL's cosine
+  schedule (:mod:`engine.jepa.networks`). Its transformer runs in eval mode, without dropout, as data2vec's
+  EMA teacher (Baevski et al. 2022); ``target_dropout`` keeps it in training mode, with the online encoder's
+  dropout, as BYOL's target.
 - EMA 0: no copy; the target embeddings are the online ones of the same forward (SimSiam), detached when
   ``stop_grad`` (else the gradient flows through both branches: the collapse case).
 - Distributed: the prediction loss is per sentence, so each rank's mean over its share gives, averaged by
@@ -145,6 +147,7 @@ class Trainer(EncoderTrainer):
         target = None
         if config.uses_target_copy:
             target = Towers(copy_encoder(encoder), use_mlp).requires_grad_(False)
+            target.model.train(config.target_dropout)  # the transformer's dropout; the pooling has none
         online = Online(Towers(encoder, use_mlp), predictor)
         groups = [{"params": list(online.towers.parameters()), "lr": config.lr}]
         if predictor is not None:

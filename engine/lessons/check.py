@@ -278,6 +278,11 @@ def run_cli(args: argparse.Namespace) -> int:
     if args.record:
         from engine.lessons import numbers as lesson_figures
 
-        written = lesson_figures.record(verdicts, folders, length=length, seeds=args.seeds)
+        queued = {
+            (name, run.name): list(run.fields)
+            for name, preset in presets().items()
+            for run in queue(preset, short=args.short)
+        }
+        written = lesson_figures.record(verdicts, folders, length=length, seeds=args.seeds, queued=queued)
         print(f"figures of {len(verdicts)} claims written to {written}")
     return 1 if any(verdict.fails for verdict in verdicts) else 0

@@ -47,6 +47,9 @@ SETTINGS = (
     "data",
     "dropout",
 )
+#: a preset's ``settings`` mark in the results file: its claims record every field the preset queues besides
+#: :data:`SETTINGS` (presets recorded before 2026-11-29 lack the mark and record :data:`SETTINGS` only)
+QUEUED = "the preset's queued fields and SETTINGS"
 #: digits a lesson may write that are no measurement (a citation year, a name, a definition); each with why
 NOT_MEASURED: Mapping[str, str] = {
     "(2021)": "a citation's year",
@@ -77,13 +80,15 @@ def load(path: Path = RESULTS) -> dict[str, Any]:
     return {"claims": dict(found.get("claims", {})), "presets": dict(found.get("presets", {}))}
 
 
-def _settings(folders: Iterable[Path]) -> dict[str, Any]:
+def _settings(folders: Iterable[Path], queued: Iterable[str] = ()) -> dict[str, Any]:
+    """The run's :data:`SETTINGS` and the fields its preset ``queued``, read from its config.json."""
+    names = dict.fromkeys([*SETTINGS, *queued])
     for folder in folders:
         try:
             config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        return {name: config[name] for name in SETTINGS if name in config}
+        return {name: config[name] for name in names if name in config}
     return {}
 
 
@@ -95,10 +100,13 @@ def record(
     seeds: int,
     path: Path = RESULTS,
     today: str | None = None,
+    queued: Mapping[tuple[str, str], Iterable[str]] | None = None,
 ) -> Path:
-    """Write the figures of every keyed claim judged, with its run's settings, and each preset's length,
-    seeds and date, over those already in ``path`` (the other presets' stay; a recorded preset's claims
-    that were not judged now, a claim since removed, are dropped)."""
+    """Write the figures of every keyed claim judged, with its run's settings (:data:`SETTINGS` and the
+    fields ``queued[(preset, run)]`` its preset sets, so that a preset changed since is seen), and each
+    preset's length, seeds and date, over those already in ``path`` (the other presets' stay; a recorded
+    preset's claims that were not judged now, a claim since removed, are dropped)."""
+    queued = queued or {}
     data = load(path)
     date = today or _dt.date.today().isoformat()
     verdicts = list(verdicts)
@@ -116,6 +124,7 @@ def record(
             + (" --short" if length == "short" else "")
             + (f" --seeds {seeds}" if seeds > 1 else "")
             + f' --preset "{claim.preset}" --record',
+            "settings": QUEUED,
         }
         if not claim.key:
             continue
@@ -128,7 +137,9 @@ def record(
             "outcome": verdict.outcome,
             "holds": verdict.holds,
             "figures": {name: round(value, 6) for name, value in sorted(verdict.figures.items())},
-            "settings": _settings(folders.get((claim.preset, claim.run), [])),
+            "settings": _settings(
+                folders.get((claim.preset, claim.run), []), queued.get((claim.preset, claim.run), ())
+            ),
         }
     path = Path(path)
     path.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")

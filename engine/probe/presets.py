@@ -75,16 +75,17 @@ def _encoding(settings: dict[str, Any] | None) -> str:
     return encoding_estimate(SETUP_I_SENTENCES, device)
 
 
-def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
+def presets(settings: dict[str, Any] | None = None, *, estimate: bool = True) -> list[Preset]:
     """The probe's presets; ``settings`` (the device) complete setup (i)'s description with how long its
-    encoding will take."""
+    encoding will take (``estimate`` False: without it, which spares resolving the device, i.e. importing
+    torch, where only the presets' fields are read)."""
     return [
         Preset(
             SETUP_I,
             "probe",
             f"Probe on the full rt-polarity set ({SETUP_I_SENTENCES:,} sentences, 2 classes): 1000 "
             f"full-batch Adam updates, IsoScore and silhouette after every update. Before the first update, "
-            f"{_encoding(settings)}.",
+            f"{_encoding(settings) if estimate else 'its sentences are encoded'}.",
             base={
                 "data": "rt-polarity",
                 "label_col": None,

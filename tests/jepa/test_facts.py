@@ -11,7 +11,8 @@ from engine.jepa.facts import describe, measured_on
 def test_a_missing_switch_reads_as_its_declared_default() -> None:
     rows = dict(describe({"train": "demo"}))
     ema = knob_of(JEPAConfig, "ema").default
-    assert ema > 0 and rows["Target"] == f"EMA copy, m from {ema:g} to 1 (cosine)"
+    # the target's dropout is the exception: a config without the switch is from before it, dropout on
+    assert ema > 0 and rows["Target"] == f"EMA copy, m from {ema:g} to 1 (cosine), with dropout"
     assert rows["Predictor"] == f"MLP, hidden {knob_of(JEPAConfig, 'predictor_hidden').default}"
     assert rows["Regulariser"] == "none"
 
@@ -21,6 +22,9 @@ def test_the_switches_of_a_run_are_said_as_set() -> None:
     assert rows["Target"] == "the online encoder, gradient NOT stopped"
     assert rows["Predictor"] == "none" and rows["Regulariser"] == "sigreg"
     assert "Mode" not in rows  # SimCSE's row: JEPA trains on sentences
+    for dropout, said in ((False, "without"), (True, "with")):
+        rows = dict(describe({"ema": 0.99, "target_dropout": dropout}))
+        assert rows["Target"] == f"EMA copy, m from 0.99 to 1 (cosine), {said} dropout"
 
 
 def test_the_collapse_lens_is_measured_on_the_evaluation_sentences() -> None:

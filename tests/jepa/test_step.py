@@ -120,3 +120,32 @@ def test_steps_match_a_plain_pytorch_loop(jepa_config, switches: dict) -> None:
             # step; measured 3e-5 after 4 steps one-way, 2e-6 symmetrised
             atol = 1e-4 if name == "0.weight" else 1e-5
             torch.testing.assert_close(trained[name].float(), value.float(), rtol=0, atol=atol, msg=name)
+
+
+@pytest.mark.parametrize("target_dropout", [False, True])
+def test_the_target_encodes_without_dropout_unless_asked(jepa_config, target_dropout: bool) -> None:
+    """Default: the EMA target's forward is an eval-mode forward of its weights (data2vec's teacher), the same
+    on every call and after training steps, while the online encoder keeps its dropout; ``target_dropout``:
+    the target draws dropout masks as the online encoder does (BYOL's target in training mode)."""
+    from engine.training.towers import tokenize
+
+    config = jepa_config(dropout=0.1, steps=3, ema=0.9, target_dropout=target_dropout)
+    data = load_training(config)
+    trainer = make_trainer(config, data)
+    for step in (1, 2):
+        trainer.step(step)
+    towers = unwrapped(trainer.online).towers
+    batch, lengths = tokenize(towers, trainer.encoder, data[:16], config.max_len)
+    plain = copy.deepcopy(trainer.target.model).eval()
+    with torch.no_grad():
+        first, second = trainer.target(batch, lengths), trainer.target(batch, lengths)
+        online = [towers(batch, lengths) for _ in range(2)]
+        hidden = plain(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+    mask = batch["attention_mask"].unsqueeze(-1).float()
+    deterministic = (hidden * mask).sum(1) / mask.sum(1)  # the pooler "avg" of an eval-mode forward
+    assert not torch.equal(online[0], online[1])  # the online encoder keeps its dropout either way
+    if target_dropout:
+        assert not torch.equal(first, second)
+    else:
+        torch.testing.assert_close(first, second, rtol=0, atol=0)
+        torch.testing.assert_close(first, deterministic, rtol=1e-5, atol=1e-6)

@@ -68,18 +68,29 @@ def test_every_placeholder_is_filled_from_the_recorded_runs_with_their_date_and_
 def test_record_then_fill_prints_the_measured_figures_and_settings(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir()
-    (run / "config.json").write_text('{"steps": 40, "lr": 0.001, "seed": 0}')
+    (run / "config.json").write_text('{"steps": 40, "lr": 0.001, "seed": 0, "ema": 0.9, "view": "crop"}')
     claim = Claim("P", "a", "m", "falls", "m falls", key="fall", reported={"paper": 82.5})
     verdict = judge(claim, {"a": [Trace({"m": ((0.0, 0.25), (40.0, 0.0125))})]})
     assert verdict.outcome == PASS
-    path = record([verdict], {("P", "a"): [run]}, length="full", seeds=3, path=tmp_path / "r.json", today="D")
+    path = record(
+        [verdict],
+        {("P", "a"): [run]},
+        length="full",
+        seeds=3,
+        path=tmp_path / "r.json",
+        today="D",
+        queued={("P", "a"): ["lr", "ema"]},
+    )
     results = load(path)
     assert results["presets"]["P"] == {
         "date": "D",
         "length": "full",
         "seeds": [0, 1, 2],
         "command": 'python -m engine lessons check --seeds 3 --preset "P" --record',
+        "settings": lesson_figures.QUEUED,
     }
+    # SETTINGS found in the config, then the fields the preset queued; not the seed
+    assert results["claims"]["P / fall"]["settings"] == {"steps": 40, "lr": 0.001, "view": "crop", "ema": 0.9}
     find = lookup({"fall": claim}, results)
     text = "in {fall.steps} steps at lr {fall.lr}: {fall.start} → {fall.end} ({fall.change:+.2f}); "
     text += "paper {fall.reported.paper}"
@@ -134,9 +145,17 @@ def test_the_lessons_figures_are_the_full_presets_with_three_seeds_and_every_lab
         assert claims[key].source == "paper" or entry["outcome"] == PASS, key
         queued = {run.name: run.fields for run in presets.queue(found[entry["preset"]])}
         fields = queued[entry["run"]]
-        for setting, value in entry["settings"].items():
-            if setting in fields:
-                assert fields[setting] == value, (key, setting, fields[setting], value)
+        every_field = results["presets"][entry["preset"]].get("settings") == lesson_figures.QUEUED
+        for setting, value in fields.items():
+            if every_field:  # since 2026-11-29 every field the preset queues is recorded
+                assert setting in entry["settings"], (key, setting, "queued today, not recorded")
+            if setting in entry["settings"]:
+                assert entry["settings"][setting] == value, (key, setting, value, entry["settings"][setting])
+    # recorded before the queued fields were (measure them again to drop the last of these): none may join
+    older = {
+        name for name, meta in results["presets"].items() if meta.get("settings") != lesson_figures.QUEUED
+    }
+    assert older <= {"SimCSE Figure 2"}, f"recorded without the queued fields: {sorted(older)}"
 
 
 def test_recording_a_preset_again_drops_its_claims_that_are_gone(tmp_path: Path) -> None:
