@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.claims.results import Missing, day, ended_at, fmt  # noqa: E402
 from engine.core import measures  # noqa: E402
 from engine.core.errors import EmbedlabError  # noqa: E402
-from engine.runlog.reading import read_metrics, read_spectrum, read_summary  # noqa: E402
+from engine.runlog.reading import read_metrics, read_summary  # noqa: E402
+from engine.runlog.spectrum import read_spectrum  # noqa: E402
 
 
 def finished(folder: Path) -> str:

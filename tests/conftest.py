@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,18 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("embedlab-cache")
     os.environ["EMBEDLAB_CACHE_DIR"] = str(root)
     return root
+
+
+@pytest.fixture(autouse=True)
+def main_module_kept():
+    """``sys.modules["__main__"]`` as it was before each test. Streamlit's script runner (AppTest) installs
+    the script it runs as ``__main__`` and never puts the old one back, and a process started with
+    multiprocessing's "spawn" runs the parent's ``__main__`` again: after an AppTest of a function (a script
+    in a temporary file) the side-by-side workers of a later test died at start (2026-11-29)."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
 
 
 @pytest.fixture

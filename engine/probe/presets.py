@@ -135,6 +135,7 @@ def presets(settings: dict[str, Any] | None = None, *, estimate: bool = True) ->
             },
             runs={"demo-clusters": {}},
             demo=True,
-            short={"steps": 75, "snapshot_every": 0},  # lessons check --short: only shorter
+            # lessons check --short: only shorter, and unpaced (a pace spreads the same steps over 25 s)
+            short={"steps": 75, "snapshot_every": 0, "lecture_pace": False},
         ),
     ]

@@ -22,16 +22,17 @@ A run whose status says ``running`` but whose writer is gone reads as ``interrup
 The folder is the one source of truth: every reader (the CLI's user, the app that started the run, another
 app, the app after a restart) reads rows, points, snapshots and frames from here, never from the writer.
 :class:`MetricsTail` follows a ``metrics.csv`` that is still growing, :class:`SpectrumTail` a
-``spectrum.csv``;
-:func:`read_spectrum` reads one whole (:class:`Spectra`).
+``spectrum.csv``; :func:`read_spectrum` reads one whole (:class:`Spectra`).
 
 Modules: :mod:`~engine.runlog.files` (names, atomic JSON, cells), :mod:`~engine.runlog.writer` (the one
-writer), :mod:`~engine.runlog.reading` (every reader of one run), :mod:`~engine.runlog.listing` (the run list
-and the damaged folders), :mod:`~engine.runlog.liveness` (is the writer alive), :mod:`~engine.runlog.naming`
-(the run's readable name, the ``name`` key of ``config.json``).
+writer), :mod:`~engine.runlog.reading` (every reader of one run; :mod:`~engine.runlog.spectrum` its
+spectra), :mod:`~engine.runlog.listing` (the run list and the damaged folders),
+:mod:`~engine.runlog.liveness` (is the writer alive), :mod:`~engine.runlog.naming` (the run's readable
+name, the ``name`` key of ``config.json``).
 
 Also here: a run's events (:mod:`~engine.runlog.events`), the runner that writes an experiment's events
-into its folder (:mod:`~engine.runlog.runner`), downloads (:mod:`~engine.runlog.export`) and disk use
+into its folder (:mod:`~engine.runlog.runner`; several side by side in worker processes:
+:mod:`~engine.runlog.side_by_side`), downloads (:mod:`~engine.runlog.export`) and disk use
 (:mod:`~engine.runlog.disk`).
 """
 
@@ -67,8 +68,6 @@ from engine.runlog.liveness import WriterLock, pid_alive, process_start, request
 from engine.runlog.naming import clean_name, rename, run_name
 from engine.runlog.reading import (
     MetricsTail,
-    Spectra,
-    SpectrumTail,
     frame_path,
     list_frames,
     list_snapshots,
@@ -76,11 +75,11 @@ from engine.runlog.reading import (
     load_snapshot,
     read_metrics,
     read_points,
-    read_spectrum,
     read_summary,
     save_frame,
     snapshot_path,
 )
+from engine.runlog.spectrum import Spectra, SpectrumTail, read_spectrum
 from engine.runlog.writer import RunWriter
 
 __all__ = [

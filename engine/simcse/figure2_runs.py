@@ -10,10 +10,9 @@ uniformity over all evaluation sentences). The presets are :data:`engine.simcse.
 
 The runs train side by side, ``--workers`` processes at once (setting ``figure2_workers``; default one per
 CPU, at most one per run; :func:`engine.compute.lanes.plan_workers`), each with ``CPUs // runs going`` torch
-threads (:class:`CpuShare`: the last run takes the CPUs the others leave), the longest runs first. On this
-project's 2-core machine two single-thread runs do 1.3x the steps of one two-thread run: a step's small ops
-(dropout masks, layer norms, the optimiser) use one core of two poorly, two processes keep both busy
-(docs/performance.md). Each run's folder and numbers are those it has alone (same seed, same batches).
+threads, the longest runs first (:mod:`engine.runlog.side_by_side`: on this project's 2-core machine two
+single-thread runs do 1.3x the steps of one two-thread run). Each run's folder and numbers are those it has
+alone (same seed, same batches).
 
 OpenMP threads wait passively here (``OMP_WAIT_POLICY=PASSIVE`` unless set in the environment; the setting
 ``omp_wait_policy``, :func:`engine.core.settings.apply_openmp_wait_policy`): on a shared CPU, threads that
@@ -26,9 +25,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import multiprocessing
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +37,7 @@ from engine.compute.lanes import plan_workers, usable_cpus  # noqa: E402 - the a
 from engine.core import flags  # noqa: E402
 from engine.core.errors import EmbedlabError, one_line  # noqa: E402
 from engine.core.knobs import knob_of  # noqa: E402
+from engine.runlog.side_by_side import PlannedRun, run_side_by_side  # noqa: E402
 from engine.simcse.train import SimCSEConfig  # noqa: E402
 from engine.simcse.views import FIGURE2_RUNS  # noqa: E402
 
@@ -99,74 +97,18 @@ def longest_first(configs: dict[str, SimCSEConfig]) -> list[str]:
     return sorted(configs, key=lambda name: plan_of(configs[name]).one_forward)
 
 
-#: runs going now, shared by the worker processes (set by :func:`_share_counter` in each of them)
-_running: Any = None
-
-
-def _share_counter(running: Any) -> None:
-    """Worker initialiser: keep the shared count of runs going."""
-    global _running
-    _running = running
-
-
-class CpuShare:
-    """Torch threads of this run: the CPUs shared among the runs going now, looked at after every event (in
-    the training thread: OpenMP's thread count belongs to the thread that sets it). When the other worker
-    has no run left, the last run takes its CPUs too."""
-
-    def __init__(self, running: Any, cpus: int):
-        self.running, self.cpus, self.threads = running, cpus, 0
-
-    def __enter__(self) -> CpuShare:
-        with self.running.get_lock():
-            self.running.value += 1
-        self.update()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        with self.running.get_lock():
-            self.running.value -= 1
-
-    def update(self, _event: object = None) -> None:
-        threads = max(1, self.cpus // max(1, self.running.value))
-        if threads != self.threads:
-            import torch
-
-            torch.set_num_threads(threads)
-            self.threads = threads
-
-
-def run_one(name: str, config: SimCSEConfig, out: Path, cpus: int | None = None) -> dict[str, Any]:
-    """One run into ``out``; in a worker process (``cpus`` given) with its :class:`CpuShare` of the CPUs.
-    Returns its summary's main keys."""
-    from engine.runlog.runner import run_experiment
-
-    print(f"[figure2] {name}: {FIGURE2_RUNS[name] or 'defaults'}", file=sys.stderr, flush=True)
-    if cpus is None or _running is None:
-        summary = run_experiment("simcse", config, out)
-    else:
-        with CpuShare(_running, cpus) as share:
-            summary = run_experiment("simcse", config, out, on_event=share.update)
-    return {key: summary.get(key) for key in SUMMARY_KEYS}
+def _started(name: str) -> str:
+    """The line a run prints as it starts: its name and what it changes."""
+    return f"[figure2] {name}: {FIGURE2_RUNS[name] or 'defaults'}"
 
 
 def run_all(configs: dict[str, SimCSEConfig], out: Path, workers: int, cpus: int) -> dict[str, Any]:
-    """Every run, ``workers`` at a time (1: in this process, one after another); results in ``configs``
-    order."""
-    if workers <= 1:
-        return {name: run_one(name, config, out / name) for name, config in configs.items()}
-    from engine.simcse import figure2_runs as module  # by its module's name, also under python -m
-
-    spawn = multiprocessing.get_context("spawn")  # fresh interpreters: no forked torch thread pools
-    running = spawn.Value("i", 0)
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=spawn, initializer=module._share_counter, initargs=(running,)
-    ) as pool:
-        futures = {
-            name: pool.submit(module.run_one, name, configs[name], out / name, cpus)
-            for name in longest_first(configs)
-        }
-        return {name: futures[name].result() for name in configs}
+    """Every run, ``workers`` at a time (1: in this process, one after another; the longest first:
+    :func:`engine.runlog.side_by_side.run_side_by_side`); their summaries' main keys in ``configs`` order."""
+    order = longest_first(configs)
+    planned = [PlannedRun("simcse", configs[name], out / name, _started(name)) for name in order]
+    summaries = dict(zip(order, run_side_by_side(planned, workers, cpus), strict=True))
+    return {name: {key: summaries[name].get(key) for key in SUMMARY_KEYS} for name in configs}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -88,21 +88,41 @@ def training(server, browser):
     page.close()
 
 
-def test_at_1366x768_the_live_charts_start_in_the_first_400_px(server, browser, training) -> None:
-    page = open_isotropy(browser, server, LAPTOP)
-    top = page.evaluate(FIRST_CHART_TOP)
-    page.close()
+@pytest.fixture(scope="module")
+def looks(server, browser, training):
+    """``looks(name)``: what a new session's Isotropy page measures at viewport ``name`` (projector mode on
+    for "projector") while the run trains: its first chart's top, its charts' boxes, its font sizes, its
+    clipped texts; each viewport is opened once for the module (a page load costs 10-20 s on 2 cores
+    beside the run), its screenshot saved to test-artifacts/screenshots/."""
+    seen: dict[str, dict] = {}
+
+    def look(name: str) -> dict:
+        if name not in seen:
+            page = open_isotropy(browser, server, VIEWPORTS[name])
+            if name == "projector":
+                projector_on(page, server)
+            seen[name] = {
+                "first_chart_top": page.evaluate(FIRST_CHART_TOP),
+                "chart_boxes": page.evaluate(CHART_BOXES),
+                "font_sizes": page.evaluate(FONT_SIZES),
+                "clipped": page.evaluate(CLIPPED),
+            }
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / viewport_shot(name)))
+            page.close()
+        return seen[name]
+
+    return look
+
+
+def test_at_1366x768_the_live_charts_start_in_the_first_400_px(looks) -> None:
+    top = looks("laptop")["first_chart_top"]
     assert top is not None and top <= CHARTS_WITHIN, f"the first live chart starts at y = {top} px"
 
 
-def test_in_projector_mode_at_1280x720_every_chart_is_on_screen_in_large_type(
-    server, browser, training
-) -> None:
-    page = open_isotropy(browser, server, PROJECTOR)
-    projector_on(page, server)
-    boxes = page.evaluate(CHART_BOXES)
-    fonts = page.evaluate(FONT_SIZES)
-    page.close()
+def test_in_projector_mode_at_1280x720_every_chart_is_on_screen_in_large_type(looks) -> None:
+    seen = looks("projector")
+    boxes, fonts = seen["chart_boxes"], seen["font_sizes"]
     width, height = PROJECTOR
     off_screen = [box for box in boxes if box[0] < 0 or box[1] < 0 or box[2] > width or box[3] > height]
     assert len(boxes) >= 2 and not off_screen, f"charts [left, top, right, bottom]: {boxes}"
@@ -111,15 +131,9 @@ def test_in_projector_mode_at_1280x720_every_chart_is_on_screen_in_large_type(
 
 
 @pytest.mark.parametrize("name", list(VIEWPORTS))
-def test_no_title_tick_label_or_slider_label_is_clipped(server, browser, training, name: str) -> None:
+def test_no_title_tick_label_or_slider_label_is_clipped(looks, name: str) -> None:
+    clipped = looks(name)["clipped"]
     size = VIEWPORTS[name]
-    page = open_isotropy(browser, server, size)
-    if name == "projector":
-        projector_on(page, server)
-    clipped = page.evaluate(CLIPPED)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / viewport_shot(name)))
-    page.close()
     assert not clipped, f"{size[0]}×{size[1]}: {clipped[:12]}"
 
 

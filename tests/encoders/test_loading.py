@@ -13,7 +13,8 @@ import torch
 from engine.core import hub
 from engine.core.errors import ConfigError, EncoderError
 from engine.encoders import load_encoder
-from engine.encoders.loading import resolve_source, simcse_pooling, st_settings
+from engine.encoders.loading import resolve_source
+from engine.encoders.native import simcse_pooling, st_settings
 
 
 def test_bundled_aliases_resolve_to_the_package() -> None:

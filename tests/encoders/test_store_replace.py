@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,14 +40,29 @@ def _save_in_child(tiny_dir: Path, cache: Path, steps: int, mode: str) -> int:
     ).returncode
 
 
+@pytest.fixture(scope="module")
+def killed_mid_replace(tiny_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache whose encoder "keep" (saved with steps 1) was being replaced (steps 2) when a SIGKILL came
+    between the two renames; made once (two child processes), copied into each test's own cache."""
+    cache = tmp_path_factory.mktemp("killed-mid-replace")
+    assert _save_in_child(tiny_dir, cache, 1, "normal") == 0
+    assert _save_in_child(tiny_dir, cache, 2, "kill") == -9
+    return cache
+
+
+@pytest.fixture
+def after_the_kill(killed_mid_replace: Path, own_cache: Path) -> Path:
+    """This test's own cache as the kill left it."""
+    shutil.copytree(killed_mid_replace, own_cache, symlinks=True)
+    return own_cache
+
+
 def _steps_of(name: str) -> int:
     return next(info.card.get("steps") for info in list_encoders() if info.name == name)
 
 
-def test_a_kill_between_the_two_renames_keeps_the_encoder(tiny_dir: Path, own_cache: Path) -> None:
-    assert _save_in_child(tiny_dir, own_cache, 1, "normal") == 0
-    assert _save_in_child(tiny_dir, own_cache, 2, "kill") == -9
-    root = own_cache / "encoders"
+def test_a_kill_between_the_two_renames_keeps_the_encoder(after_the_kill: Path) -> None:
+    root = after_the_kill / "encoders"
     assert not (root / "keep").exists()  # the window is real: the old copy is aside, the new one not in place
     assert [p.name for p in root.glob(".old-keep-*")]
     assert _steps_of("keep") == 2  # listing finishes the replacement with the complete new copy
@@ -54,22 +70,18 @@ def test_a_kill_between_the_two_renames_keeps_the_encoder(tiny_dir: Path, own_ca
     assert not list(root.glob(".old-*")) and not list(root.glob(".tmp-*"))
 
 
-def test_without_a_complete_new_copy_the_old_one_comes_back(tiny_dir: Path, own_cache: Path) -> None:
-    assert _save_in_child(tiny_dir, own_cache, 1, "normal") == 0
-    assert _save_in_child(tiny_dir, own_cache, 2, "kill") == -9
-    root = own_cache / "encoders"
+def test_without_a_complete_new_copy_the_old_one_comes_back(after_the_kill: Path) -> None:
+    root = after_the_kill / "encoders"
     for tmp in root.glob(".tmp-keep-*"):
         (tmp / "embedlab.json").unlink()  # as if the new copy had not been written whole
     assert load_encoder("keep", device="cpu").encode(["x"]).shape == (1, 16)  # loading by name recovers too
     assert _steps_of("keep") == 1
 
 
-def test_the_next_save_does_not_delete_the_set_aside_copy(tiny_dir: Path, own_cache: Path) -> None:
-    assert _save_in_child(tiny_dir, own_cache, 1, "normal") == 0
-    assert _save_in_child(tiny_dir, own_cache, 2, "kill") == -9
-    old = next((own_cache / "encoders").glob(".old-keep-*"))
+def test_the_next_save_does_not_delete_the_set_aside_copy(tiny_dir: Path, after_the_kill: Path) -> None:
+    old = next((after_the_kill / "encoders").glob(".old-keep-*"))
     os.utime(old, (0, 0))  # older than the stale-folder age: a clean-up must still not remove it blindly
-    for tmp in (own_cache / "encoders").glob(".tmp-keep-*"):
+    for tmp in (after_the_kill / "encoders").glob(".tmp-keep-*"):
         os.utime(tmp, (0, 0))
     save_encoder(load_encoder(str(tiny_dir), device="cpu"), "other", {})
     assert {info.name for info in list_encoders()} >= {"keep", "other"}

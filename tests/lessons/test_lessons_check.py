@@ -191,7 +191,7 @@ def test_judge_all_and_the_report_name_each_failing_claim_in_one_line(tmp_path: 
 def test_runs_with_the_same_config_share_one_run_folder(tmp_path: Path, monkeypatch) -> None:
     """The plain JEPA run of the regulariser preset is the JEPA run of the collapse preset: run once."""
     ran: list[Path] = []
-    monkeypatch.setattr(lessons_check, "_run", lambda run, config, folder, say: ran.append(folder) or folder)
+    monkeypatch.setattr(lessons_check, "_run_all", lambda planned, *_: ran.extend(r.out for r in planned))
     collapse, regularised = "Does JEPA collapse?", "JEPA + SIGReg / + VICReg"
     folders = lessons_check.run_presets([collapse, regularised], tmp_path, short=True, say=lambda _: None)
     assert len(folders) == 7 and len(ran) == 6
@@ -200,7 +200,7 @@ def test_runs_with_the_same_config_share_one_run_folder(tmp_path: Path, monkeypa
 
 def test_seeds_run_each_run_once_per_seed_into_its_own_folder(tmp_path: Path, monkeypatch) -> None:
     ran: list[Path] = []
-    monkeypatch.setattr(lessons_check, "_run", lambda run, config, folder, say: ran.append(folder) or folder)
+    monkeypatch.setattr(lessons_check, "_run_all", lambda planned, *_: ran.extend(r.out for r in planned))
     folders = lessons_check.run_presets(["Demo: clusters form"], tmp_path, short=True, seeds=3, say=print)
     (seeded,) = folders.values()
     assert [folder.name for folder in seeded] == [
@@ -209,6 +209,26 @@ def test_seeds_run_each_run_once_per_seed_into_its_own_folder(tmp_path: Path, mo
         "demo-clusters-seed-2",
     ]
     assert ran == seeded
+
+
+def test_workers_train_the_planned_runs_side_by_side(tmp_path: Path, monkeypatch) -> None:
+    """``--workers 2``: the runs go to engine.runlog.side_by_side, two at a time, each planned run once."""
+    seen: list[tuple[list[str], int]] = []
+
+    def side_by_side(planned, workers, cpus):
+        seen.append(([run.out.name for run in planned], workers))
+        return [{"state": "finished"} for _ in planned]
+
+    monkeypatch.setattr(lessons_check, "run_side_by_side", side_by_side)
+    folders = lessons_check.run_presets(["Does JEPA collapse?"], tmp_path, short=True, workers=2, say=print)
+    ((names, workers),) = seen
+    assert workers == 2 and len(names) == len(set(names)) == len(folders) == 4
+
+
+def test_the_cli_refuses_negative_workers_in_one_line(capsys) -> None:
+    assert main(["lessons", "check", "--short", "--workers", "-1"]) == 2
+    refused = "lessons check: --workers must be 0 (one per CPU) or more, got -1"
+    assert capsys.readouterr().err.strip() == refused
 
 
 def test_the_cli_refuses_an_unknown_preset_and_fails_when_no_claim_was_checked(capsys) -> None:

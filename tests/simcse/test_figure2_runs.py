@@ -45,13 +45,16 @@ def test_the_same_mask_run_goes_last() -> None:
 
 
 def test_runs_side_by_side_give_the_runs_one_after_another(
-    tmp_path: Path, shared_data: Path, capfd: pytest.CaptureFixture
+    tmp_path: Path, shared_data: Path, tiny_dir: Path, capfd: pytest.CaptureFixture
 ) -> None:
     """Two worker processes (one thread each) against one process: every run's rows, to float rounding
-    (thread counts change the order of sums), and every run finished."""
+    (thread counts change the order of sums), and every run finished (the tiny test encoder: the runs'
+    scheduling is under test, not the encoder)."""
     common = [
         "--data-dir",
         str(shared_data),
+        "--encoder",
+        str(tiny_dir),
         "--steps",
         "2",
         "--eval-every",
@@ -85,28 +88,6 @@ def test_runs_side_by_side_give_the_runs_one_after_another(
                 atol=1e-3,
                 err_msg=f"{name}: {column}",
             )
-
-
-def test_a_run_takes_the_cpus_the_others_leave(monkeypatch: pytest.MonkeyPatch) -> None:
-    import multiprocessing
-
-    import torch
-
-    from engine.simcse.figure2_runs import CpuShare
-
-    set_to: list[int] = []
-    monkeypatch.setattr(torch, "set_num_threads", set_to.append)
-    running = multiprocessing.get_context("spawn").Value("i", 0)
-    with CpuShare(running, 4) as first:
-        with CpuShare(running, 4) as second:
-            assert running.value == 2 and set_to == [4, 2]  # first alone, then second beside it
-            first.update()
-            assert set_to == [4, 2, 2]
-        assert running.value == 1
-        first.update(object())  # after any event: the other run ended, its CPUs come back
-        first.update()
-        assert set_to == [4, 2, 2, 4] and second.threads == 2
-    assert running.value == 0
 
 
 def test_negative_workers_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
