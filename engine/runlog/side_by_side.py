@@ -22,9 +22,7 @@ lock of one task queue, and a worker ended by a signal while it waits holds it, 
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
-import os
 import signal
 import sys
 import time
@@ -209,9 +207,8 @@ def _stop(lanes: list[_Lane]) -> None:
     from engine.core import settings
 
     for lane in lanes:
-        if lane.process.pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(lane.process.pid, signal.SIGTERM)
+        if lane.process.is_alive():
+            lane.process.terminate()  # SIGTERM on POSIX
     deadline = time.monotonic() + settings.get("stop_grace_seconds")
     for lane in lanes:
         lane.process.join(max(0.0, deadline - time.monotonic()))
