@@ -75,3 +75,12 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     BertModel(config).save_pretrained(folder, safe_serialization=True)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (two worker processes on two cores) each worker's own torch work runs on one thread:
+    two processes of two OpenMP threads each on two cores spend their time waiting for one another."""
+    if hasattr(config, "workerinput"):
+        import torch
+
+        torch.set_num_threads(1)

@@ -270,7 +270,7 @@ def live_charts(
         @st.fragment
         def charts_now() -> None:
             found_now = description.description(live_state.panels(look, choices, found, live=False))
-            live_view.show(found_now, f"{key}.live")
+            live_view.show(found_now, f"{key}.live")  # no stamp: the finished charts are always drawn
 
         charts_now()
         return
@@ -291,7 +291,7 @@ def live_charts(
         if now["signature"] != drawn:
             st.rerun(scope="app")
         fed = feed.follow(session, build, now, view=view, stamp=stamp)
-        live_view.show(now["description"], f"{key}.live", fed=fed)
+        live_view.show(now["description"], f"{key}.live", fed=fed, taken=now.get("taken"))
 
     charts_now()
 

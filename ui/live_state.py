@@ -8,8 +8,11 @@ module imports): the feed's thread runs it outside any script run.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import os
+import secrets
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -46,6 +49,13 @@ class Choices:
     chosen_curve: str | None = None
 
 
+#: this server process in the stamps of its looks (:func:`taken`): looks of two processes (a server restarted
+#: under an open page) are never compared
+SERVER = secrets.token_hex(4)
+#: the looks of this process, numbered in the order they were taken (by page runs and by the feed's thread)
+_looks = itertools.count(1)
+
+
 @dataclass
 class Look:
     """The shown runs now: the jobs still known, their metrics as charted, the measures logged so far, where
@@ -58,6 +68,7 @@ class Look:
     on: Callable[[str], str | None]
     bars: list[tuple[float, str]]
     changing: bool
+    number: int = 0  # when it was taken, among this process's looks (:func:`taken`)
 
     def baselines(self, metric: str) -> list[float]:
         """The reference lines of ``metric`` (STS: the untouched encoder's score in each shown run's summary,
@@ -122,6 +133,7 @@ def look_at(reg: JobRegistry, choices: Choices) -> Look:
         on=where(jobs, runs),
         bars=bars_of(jobs),
         changing=any(changing(job, reg) for job in jobs),
+        number=next(_looks),
     )
 
 
@@ -232,13 +244,25 @@ def description_of(
 
 
 def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
-    """The live feed's payload now (:data:`ui.feed.Payload`): the description as JSON, the signature, and
-    whether the runs still change."""
+    """The live feed's payload now (:data:`ui.feed.Payload`): the description as JSON, the signature,
+    whether the runs still change, and when its look was taken (:func:`taken`)."""
     return {
         "description": description.versioned(description.plain(description_of(look, choices, found))),
         "signature": signature(look, choices, found),
         "live": look.changing,
+        "taken": taken(look, choices),
     }
+
+
+def taken(look: Look, choices: Choices) -> list[Any]:
+    """When ``look`` was taken, for the live view's component (``ui/web/live.js``): ``[server, view,
+    number]``: this server process, what the view shows (a hash of :func:`view_key`, None without one) and
+    the look's number. The component draws no description older than the one it drew of the same server
+    and view: a page run's look, taken before the feed's newer one was drawn but given to the component
+    after it, made the curves jump back by a second's rows (seen on a loaded machine, 2026-11-29)."""
+    view = view_key(choices)
+    shown = None if view is None else hashlib.blake2b(repr(view).encode(), digest_size=8).hexdigest()
+    return [SERVER, shown, look.number]
 
 
 def payload(reg: JobRegistry, choices: Choices) -> dict[str, Any]:

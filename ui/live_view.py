@@ -79,14 +79,22 @@ def _stale() -> None:
 
 
 def show(
-    found: description.Description, key: str, *, single: bool = False, fed: dict[str, Any] | None = None
+    found: description.Description,
+    key: str,
+    *,
+    single: bool = False,
+    fed: dict[str, Any] | None = None,
+    taken: list[Any] | None = None,
 ) -> None:
     """Draw ``found`` (a chart description) as one element; half-width panels two per row, or one per row
-    when ``single``. ``fed`` (:func:`ui.feed.follow`): where the component fetches its next descriptions."""
+    when ``single``. ``fed`` (:func:`ui.feed.follow`): where the component fetches its next descriptions;
+    ``taken`` (:func:`ui.live_state.taken`): when the look it describes was taken (an older one than the
+    component has drawn is not drawn)."""
     data: dict[str, Any] = {
         "description": description.versioned(description.plain(found)),
         "plotly": serve_plotly(),
         "single": single,
         "feed": fed,
+        "taken": taken,
     }
     _component(data=data, key=key, height="content", on_stale_change=_stale)

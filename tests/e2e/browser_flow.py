@@ -44,6 +44,7 @@ ARGS = [
 START = re.compile(r"Start$")  # the sidebar's Start (its Material icon's name may come first)
 LEAVE = re.compile("Leave projector mode")  # the projector's way out (its icon may change)
 STEPS = 1000  # long enough to watch the charts grow
+OVERVIEW_TEXT = "watch sentence embeddings take shape"  # a sentence of the Overview, the app's first page
 TITLES = [title for _, title, _ in PAGES]  # the app's pages, as its navigation declares them
 #: the server log's lines name their level and logger (Streamlit's default shows neither)
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -199,6 +200,21 @@ def idle(page) -> bool:
     return page.locator("[data-testid='stApp']").first.get_attribute("data-test-script-state") == "notRunning"
 
 
+def open_overview(page, server: Server, describe=None) -> None:
+    """Open the app at its first page, the Overview, and wait as a reader would before going on: its text
+    shown, its script run over and every image it shows loaded. A click within milliseconds of the load
+    ends the Overview's script run before the browser asked for its screenshot, and Streamlit then answers
+    that image's URL with 404 (its media files live as long as the run that drew them)."""
+    page.goto(server.url)
+    page.get_by_text(OVERVIEW_TEXT).wait_for(timeout=90_000)
+    wait_for(lambda: idle(page) and images_loaded(page), 60, "the Overview", describe=describe)
+
+
+def images_loaded(page) -> bool:
+    """Whether the browser has loaded every image the page shows."""
+    return page.evaluate("() => Array.from(document.images).every(i => i.complete)")
+
+
 def sidebar_pages(page) -> list[str]:
     """The page titles of the sidebar's navigation."""
     return [
@@ -249,8 +265,7 @@ def run_watch_switch_reload_download(browser, server: Server, shots: Path, downl
     shots.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
     why = explain(page, server)
-    page.goto(server.url)
-    page.get_by_text("watch sentence embeddings take shape").wait_for(timeout=90_000)
+    open_overview(page, server, why)
     wait_for(
         lambda: page.locator("[data-testid='stGraphVizChart'] svg").count() > 0 and idle(page),
         60,

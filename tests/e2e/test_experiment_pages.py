@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_flow import SHOTS, START, explain, idle, set_number
+from browser_flow import SHOTS, START, explain, idle, open_overview, set_number
 from waiting import wait_for
 
 from engine import runlog
@@ -44,7 +44,7 @@ class Watched:
             self.problems.append(f"console error: {message.text} ({where})")
 
     def open(self, server, script: str) -> None:
-        self.page.goto(server.url)
+        open_overview(self.page, server, self.why)
         self.page.get_by_role("link", name=TITLE[script]).first.click()
         self.page.get_by_role("heading", name=TITLE[script]).first.wait_for(timeout=90_000)
         wait_for(lambda: idle(self.page), 60, f"{script} to settle", describe=self.why)

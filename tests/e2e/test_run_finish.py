@@ -21,6 +21,7 @@ from browser_flow import (
     finished,
     go,
     idle,
+    open_overview,
     set_number,
 )
 from probe_js import CHART_CURVE
@@ -89,8 +90,7 @@ def vanished(samples: list[list]) -> dict[str, float]:
 def test_the_charts_never_jump_back_when_a_run_finishes(server, browser, tmp_path: Path) -> None:
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     why = explain(page, server)
-    page.goto(server.url)
-    page.get_by_text("watch sentence embeddings take shape").wait_for(timeout=90_000)
+    open_overview(page, server, why)
     go(page, "Isotropy vs clusters")
     set_number(page, "Steps (Adam updates)", STEPS)
     set_number(page, "Limit (items, 0 = all)", 200)

@@ -13,6 +13,7 @@ from browser_flow import (
     explain,
     go,
     idle,
+    open_overview,
     streamlit_warnings,
 )
 from waiting import wait_for
@@ -42,8 +43,7 @@ def test_clicking_through_the_app_logs_no_streamlit_warning(server) -> None:
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         why = explain(page, server)
-        page.goto(server.url)
-        page.get_by_text("watch sentence embeddings take shape").wait_for(timeout=90_000)
+        open_overview(page, server, why)
         page.get_by_role("button", name="Start the demo").click()  # its settings fill the Isotropy sidebar
         page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=60_000)
         wait_for(

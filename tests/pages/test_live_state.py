@@ -101,3 +101,18 @@ def test_a_starting_run_counts_the_seconds_of_its_start() -> None:
     )
     text = progress_text(job)[1]
     assert "starting (loading PyTorch and the encoder) · 12 s" in text, text
+
+
+def test_a_look_taken_later_is_stamped_later_and_each_view_apart(monkeypatch) -> None:
+    """The stamp by which the live view's component refuses an older description than the one it drew
+    (ui/web/live.js ``fresh``): this server, what is shown, and the order in which the looks were taken."""
+    registry = type("Registry", (), {"get": lambda self, job_id: None})()
+    monkeypatch.setattr(live_state.lens, "chart_frames", lambda jobs: {})
+    shown, other = choices(), choices(measures=("loss",))
+    first, second = live_state.look_at(registry, shown), live_state.look_at(registry, shown)
+    early, late = live_state.taken(first, shown), live_state.taken(second, shown)
+    assert early[0] == late[0] == live_state.SERVER and early[1] == late[1] is not None
+    assert early[2] < late[2]
+    assert live_state.taken(first, other)[1] != early[1]  # another view: never compared
+    payload = live_state.payload_of(second, shown, live_state.figures(second, shown, live=True))
+    assert payload["taken"] == late

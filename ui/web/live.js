@@ -39,7 +39,7 @@ function viewOf(root) {
     box.className = "embedlab-live";
     view = {progress: document.createElement("div"), note: document.createElement("div"),
             grid: document.createElement("div"), latest: null,
-            feed: null, timer: null, text: null, version: null, asked: null, given: null};
+            feed: null, timer: null, text: null, version: null, asked: null, given: null, taken: null};
     view.grid.className = "embedlab-grid";
     box.appendChild(view.progress);
     box.appendChild(view.note);
@@ -60,6 +60,19 @@ function drawInto(view, description, theme) {
   }).catch(function (error) {
     view.grid.textContent = "The live charts could not be drawn: " + error.message;
   });
+}
+
+// Whether a description whose look was taken at `taken` ([server, view, number], ui/live_state.py taken) may
+// be drawn: not when the drawn one is of the same server and view and was taken later (a page run's look, taken
+// before the feed's newer one was drawn and given after it, made the curves jump back). Marks it drawn.
+function fresh(view, taken) {
+  var drawn = view.taken;
+  if (taken && drawn && taken[0] === drawn[0] && taken[1] !== null && taken[1] === drawn[1]
+      && taken[2] < drawn[2]) {
+    return false;
+  }
+  view.taken = taken || null;
+  return true;
 }
 
 function pause(view) {  // ms to the next fetch: a share of the period while nothing is drawn (set-up)
@@ -92,6 +105,7 @@ function poll(view, current, theme, setTriggerValue) {
       if (payloadText === view.text) return null;
       view.text = payloadText;
       var payload = JSON.parse(payloadText);
+      if (!fresh(view, payload.taken)) return null;  // older than what is drawn
       if (payload.signature !== current.signature && payload.signature !== view.asked) {
         view.asked = payload.signature;  // what the page draws around the charts changed: rerun it
         setTriggerValue("stale", payload.signature);
@@ -118,7 +132,7 @@ export default function (component) {
   var given = JSON.stringify(data.description || null);
   if (given !== view.given) {
     view.given = given;
-    drawInto(view, data.description || {panels: [], progress: []}, theme);
+    if (fresh(view, data.taken)) drawInto(view, data.description || {panels: [], progress: []}, theme);
   }
   clearTimeout(view.timer);
   view.feed = data.feed && data.feed.url ? data.feed : null;
