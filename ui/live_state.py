@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -54,6 +55,9 @@ class Choices:
 SERVER = secrets.token_hex(4)
 #: the looks of this process, numbered in the order they were taken (by page runs and by the feed's thread)
 _looks = itertools.count(1)
+#: held while a look is numbered and reads the runs: looks read in the order of their numbers (the runs'
+#: files only grow, so a look numbered later never holds older rows)
+_reading = threading.Lock()
 
 
 @dataclass
@@ -123,17 +127,24 @@ def where(jobs: list[Job], runs: dict[str, pd.DataFrame]) -> Callable[[str], str
 
 
 def look_at(reg: JobRegistry, choices: Choices) -> Look:
-    """The shown runs as they are now (runs deleted meanwhile are left out)."""
-    jobs = [job for job in map(reg.get, choices.ids) if job is not None]
-    runs = lens.chart_frames(jobs)
+    """The shown runs as they are now (runs deleted meanwhile are left out), numbered among this process's
+    looks. The number is taken and the runs are read under one lock: numbered after the reading, a page run's
+    look that read its rows before the feed's thread read newer ones got the higher number, and the live view
+    drew it over the newer one and then refused the feed's (the curves went back, 109 -> 103, for 2 s)."""
+    with _reading:
+        number = next(_looks)
+        jobs = [job for job in map(reg.get, choices.ids) if job is not None]
+        runs = lens.chart_frames(jobs)
+        bars = bars_of(jobs)
+        still = any(changing(job, reg) for job in jobs)
     return Look(
         jobs=jobs,
         runs=runs,
         logged=charts.available_metrics(runs, list(choices.metrics)),
         on=where(jobs, runs),
-        bars=bars_of(jobs),
-        changing=any(changing(job, reg) for job in jobs),
-        number=next(_looks),
+        bars=bars,
+        changing=still,
+        number=number,
     )
 
 

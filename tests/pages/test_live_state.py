@@ -4,6 +4,9 @@ first curves appear without a page rerun."""
 
 from __future__ import annotations
 
+import itertools
+import threading
+
 import pandas as pd
 
 from ui import live_state
@@ -116,3 +119,38 @@ def test_a_look_taken_later_is_stamped_later_and_each_view_apart(monkeypatch) ->
     assert live_state.taken(first, other)[1] != early[1]  # another view: never compared
     payload = live_state.payload_of(second, shown, live_state.figures(second, shown, live=True))
     assert payload["taken"] == late
+
+
+def test_looks_read_the_runs_in_the_order_of_their_numbers(monkeypatch) -> None:
+    """A page run's look that read its rows and was then slow (the feed's thread meanwhile read newer rows
+    and was numbered) must not get the higher number: the component would draw its older rows over the
+    feed's newer ones (the curves went back 109 -> 103 in CI, tests/e2e/test_run_finish.py). Here the first
+    look reads (row 1), then waits; the second reads (row 2) meanwhile, if it can."""
+    registry = type("Registry", (), {"get": lambda self, job_id: None})()
+    rows = itertools.count(1)
+    first_read, release = threading.Event(), threading.Event()
+
+    def chart_frames(jobs: list) -> dict:
+        row = next(rows)
+        if threading.current_thread().name == "first":
+            first_read.set()
+            release.wait(5)  # the slow rest of a look (its progress lines, its figures' data)
+        return {"run": pd.DataFrame({"step": [row]})}
+
+    monkeypatch.setattr(live_state.lens, "chart_frames", chart_frames)
+    looks: dict[str, live_state.Look] = {}
+
+    def take(name: str) -> None:
+        looks[name] = live_state.look_at(registry, choices())
+
+    first = threading.Thread(target=take, args=("first",), name="first")
+    first.start()
+    assert first_read.wait(5)
+    second = threading.Thread(target=take, args=("second",), name="second")
+    second.start()
+    second.join(0.5)  # the second look reads now, if the first one's reading does not hold it back
+    release.set()
+    first.join(5)
+    second.join(5)
+    by_number = sorted(looks.values(), key=lambda look: look.number)
+    assert [int(look.runs["run"]["step"].iloc[-1]) for look in by_number] == [1, 2]
