@@ -40,9 +40,13 @@ PACKAGED = Path(__file__).resolve().parent.parent / "data" / "demo" / "embedding
 
 def cache_key(encoder: Encoder, texts: Sequence[str]) -> str:
     """sha256 hex of the encoder fingerprint and the texts (count + each text length-prefixed)."""
-    items = check_texts(texts)
+    return key_of(encoder.fingerprint, check_texts(texts))
+
+
+def key_of(fingerprint: str, items: Sequence[str]) -> str:
+    """:func:`cache_key` of an encoder with ``fingerprint`` (``items``: checked texts)."""
     digest = hashlib.sha256(_VERSION)
-    digest.update(encoder.fingerprint.encode())
+    digest.update(fingerprint.encode())
     digest.update(f"|n={len(items)}|".encode())
     for text in items:
         data = text.encode("utf-8", "surrogatepass")
@@ -92,21 +96,41 @@ def encode_cached(
         log.warning("embedding cache not used: %s", err)
         return encoder.encode(items, batch_size=batch_size, progress=progress)
     path = folder / f"{cache_key(encoder, items)}.npy"
-    cached = _read(path, len(items), encoder.hidden_size)
-    if cached is None:
-        cached = _read(PACKAGED / path.name, len(items), encoder.hidden_size)
-        if cached is not None:
-            _write(path, cached)
-    if cached is not None:
-        if progress is not None:
-            progress(len(items), len(items))
-        return cached
+    found = _lookup(path, len(items), encoder.hidden_size, progress)
+    if found is not None:
+        return found
     started = time.perf_counter()
     array = encoder.encode(items, batch_size=batch_size, progress=progress)
     if len(items) >= RATE_MIN_TEXTS:
         _record_rate(folder, str(encoder.device.type), len(items), time.perf_counter() - started)
     _write(path, array)
     return array
+
+
+def _lookup(path: Path, n: int, hidden: int, progress: Progress | None) -> np.ndarray | None:
+    """The cached array at ``path``, else the packaged one of its name (copied into the cache), else None; a
+    hit calls ``progress(n, n)`` once."""
+    found = _read(path, n, hidden)
+    if found is None:
+        found = _read(PACKAGED / path.name, n, hidden)
+        if found is not None:
+            _write(path, found)
+    if found is not None and progress is not None:
+        progress(n, n)
+    return found
+
+
+def cached(
+    fingerprint: str, hidden: int, texts: Sequence[str], progress: Progress | None = None
+) -> np.ndarray | None:
+    """The cached embeddings of ``texts`` by the encoder with ``fingerprint`` and width ``hidden`` (what
+    :func:`encode_cached` would find, with no encoder loaded), or None (not cached, or no usable cache)."""
+    items = check_texts(texts)
+    try:
+        folder = paths.embeddings_dir()
+    except ConfigError:
+        return None
+    return _lookup(folder / f"{key_of(fingerprint, items)}.npy", len(items), hidden, progress)
 
 
 def _record_rate(folder: Path, device_type: str, count: int, seconds: float) -> None:

@@ -326,6 +326,20 @@ def hand_over(
     _handed_over[_handover_key(source, chosen, resolve_device(device), max_length)] = encoder
 
 
+def is_handed_over(
+    name_or_dir: str | os.PathLike | None = None,
+    pooling: str | None = None,
+    device: str | torch.device = "auto",
+    max_length: int | None = None,
+) -> bool:
+    """Whether :func:`load_encoder` with these arguments would return a handed-over encoder (no reading)."""
+    if not _handed_over:
+        return False
+    source = resolve_source(name_or_dir)
+    chosen = check_pooling(pooling) if pooling else source.pooling
+    return _handover_key(source, chosen, resolve_device(device), max_length) in _handed_over
+
+
 def load_encoder(
     name_or_dir: str | os.PathLike | None = None,
     pooling: str | None = None,

@@ -48,13 +48,14 @@ def warm_default_encoder() -> None:
     loaded encoder to this process's next ``load_encoder()`` of the same settings: the overview's one-click
     demo (and any run on the bundled encoder) then skips loading and encoding.
     The setting ``warm_encoder`` (``EMBEDLAB_WARM_ENCODER=0``) turns it off (spares then only import)."""
-    from engine.encoders import encode_cached, load_encoder
+    from engine.encoders import encode_cached, known, load_encoder
     from engine.encoders.loading import hand_over
 
     encoder = load_encoder()
     for experiment in EXPERIMENTS.values():
         if experiment.warm_up:
             experiment.load(experiment.warm_up)(lambda texts: encode_cached(encoder, texts))
+    known.remember(known.identity(None, None), encoder)  # later runs find these embeddings unloaded
     hand_over(encoder)
 
 

@@ -38,20 +38,24 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
     generator = seed_everything(config.seed)
     device = pick_device(config.device)
     yield Progress("loading data", 0.0)
-    encoder_box: dict[str, Any] = {}
 
     def set_up(report: Callable[[Progress | None], None]) -> ProbeProblem:
-        """Read the data and encode it, reporting the sentences encoded (count, rate, time left)."""
+        """Read the data and encode it, reporting the sentences encoded (count, rate, time left); the
+        encoder is loaded only when its embeddings of the data are not cached (:mod:`engine.encoders.known`)
+        and freed once they are made: only the embeddings are trained."""
 
         def encode(texts: list[str]) -> np.ndarray:
-            from engine.encoders import encode_cached, load_encoder  # only sentences need the encoder
+            from engine.encoders.known import encode_by_name  # only sentences need the encoder
 
-            report(Progress("loading encoder", 0.0))
-            encoder_box["encoder"] = load_encoder(config.encoder, pooling=config.pooling, device=device)
-            stopping.check()
             meter = Meter("encoding", "sentences")
-            return encode_cached(
-                encoder_box["encoder"], texts, progress=lambda done, total: report(meter(done, total))
+            return encode_by_name(
+                config.encoder,
+                texts,
+                pooling=config.pooling,
+                device=device,
+                progress=lambda done, total: report(meter(done, total)),
+                loading=lambda: report(Progress("loading encoder", 0.0)),
+                loaded=stopping.check,
             )
 
         return build_problem(config, encode)
@@ -61,7 +65,6 @@ def run_probe(config: ProbeConfig, stop: threading.Event | None = None) -> Itera
             problem = yield from relay(set_up)
     except stopping.Stopped:
         return
-    encoder_box.clear()  # free the transformer: only the embeddings are trained
     for note in problem.notes:
         log.warning("%s", note)
         yield Progress(note, 0.5)
