@@ -351,11 +351,13 @@ def blank_run(page, runs: Path, before: set[Path]) -> dict:
     return {"rate": rate(run_dir), **dict.fromkeys(unseen)}
 
 
-def demo_click(page, url: str, runs: Path) -> dict:
-    """A new user: open the app and click the Overview's demo button at once."""
+def demo_click(page, url: str, runs: Path, read_seconds: float = 0.0) -> dict:
+    """A new user: open the app and click the Overview's demo button at once, or after reading the page for
+    ``read_seconds``."""
     page.goto(url)
     button = page.get_by_role("button", name="Start the demo")
     button.wait_for(timeout=120_000)
+    page.wait_for_timeout(read_seconds * 1000)
     before = set(runs.glob("*")) if runs.exists() else set()
     clicked = time.monotonic()
     button.click()
@@ -387,6 +389,12 @@ def main() -> None:
     parser.add_argument("--umap-every", type=int, default=10, help="the page's default UMAP interval")
     parser.add_argument("--seed", type=int, default=0, help="seed of the condition order")
     parser.add_argument("--no-demo", action="store_true", help="skip the new-user demo click")
+    parser.add_argument(
+        "--read-seconds",
+        type=float,
+        default=0.0,
+        help="the new user reads the Overview this long before the click",
+    )
     parser.add_argument(
         "--blank",
         action="store_true",
@@ -440,7 +448,7 @@ def main() -> None:
             browser = launch_browser(pw)
             page = browser.new_page()
             if not args.no_demo:
-                demo = demo_click(page, url, runs)
+                demo = demo_click(page, url, runs, args.read_seconds)
                 print(
                     "new user, demo click on a fresh server: first chart points "
                     f"{fmt(demo['first_points'])}, "
