@@ -73,13 +73,6 @@ def serve_plotly(static: Path = STATIC) -> str:
     return f"app/static/{target.name}"
 
 
-def prefetch_plotly(key: str = "live_view.prefetch") -> None:
-    """An empty element that loads Plotly.js into the page once the browser is idle (on every page, at the
-    end of the sidebar): the first live charts need not wait the ~1 s its parsing takes (a new user's first
-    demo click: docs/performance.md)."""
-    _component(data={"prefetch": True, "plotly": serve_plotly()}, key=key, height="content")
-
-
 def _stale() -> None:
     """The component found the page's signature changed: its trigger reruns the live fragment (which then
     reruns the page); nothing more to do here."""

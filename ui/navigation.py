@@ -65,5 +65,3 @@ def main() -> None:
     projector.switch()  # on every page, first in the sidebar after the page list
     feed.forget(st.session_state.get("live.session", ""))  # a page's live view follows its feed again
     page.run()
-    with st.sidebar:  # last in it: an empty element
-        live_view.prefetch_plotly()

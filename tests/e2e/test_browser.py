@@ -18,7 +18,6 @@ from browser_flow import (
     TITLES,
     explain,
     finished,
-    open_overview,
     projector_mode,
     run_watch_switch_reload_download,
     set_number,
@@ -44,19 +43,6 @@ def test_a_page_opened_first_after_a_start_lists_the_apps_pages(server, browser)
         f"the sidebar to list {TITLES}",
         describe=lambda: f"sidebar: {sidebar_pages(page)}\n{explain(page, server)()}",
     )
-    page.close()
-
-
-def test_the_overview_loads_plotly_before_any_chart_is_drawn(server, browser) -> None:
-    """A reader of the Overview clicks the demo seconds later: by then the page has loaded Plotly.js (the
-    live view's prefetch at the end of the sidebar, ui/live_view.py), so the first live charts need not wait
-    the ~1 s its parsing takes; the Overview itself draws no Plotly chart."""
-    page = browser.new_page(viewport={"width": 1300, "height": 900})
-    why = explain(page, server)
-    open_overview(page, server, why)
-    loaded = lambda: page.evaluate("() => !!window.Plotly")  # noqa: E731
-    wait_for(loaded, 30, "Plotly.js loaded on the Overview", describe=why)
-    assert page.evaluate("() => document.querySelectorAll('.js-plotly-plot').length") == 0
     page.close()
 
 

@@ -119,19 +119,8 @@ function poll(view, current, theme, setTriggerValue) {
   });
 }
 
-// Loads Plotly.js once the browser is idle, drawing nothing (ui/live_view.py prefetch_plotly, on every page):
-// parsing and running its 4.6 MB takes about 1 s of a core, which the first live charts then need not wait for.
-function prefetch(url) {
-  var whenIdle = window.requestIdleCallback || function (run) { return setTimeout(run, 500); };
-  whenIdle(function () { plotlyLoaded(url).catch(function () {}); });  // a failure is the live view's to say
-}
-
 export default function (component) {
   var root = component.parentElement, data = component.data || {};
-  if (data.prefetch) {
-    prefetch(data.plotly);
-    return undefined;
-  }
   var view = viewOf(root);
   var theme = themeOf(root.host || root);
   view.plotly = data.plotly;
