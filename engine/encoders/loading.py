@@ -312,6 +312,18 @@ def _handover_key(source: Source, pooling: str, device: torch.device, max_length
     return source.kind, source.location, pooling, str(device), max_length
 
 
+def _handover_key_of(
+    name_or_dir: str | os.PathLike | None,
+    pooling: str | None,
+    device: str | torch.device,
+    max_length: int | None,
+) -> tuple:
+    """:func:`_handover_key` of :func:`load_encoder`'s arguments."""
+    source = resolve_source(name_or_dir)
+    chosen = check_pooling(pooling) if pooling else source.pooling
+    return _handover_key(source, chosen, resolve_device(device), max_length)
+
+
 def hand_over(
     encoder: Encoder,
     name_or_dir: str | os.PathLike | None = None,
@@ -321,9 +333,7 @@ def hand_over(
 ) -> None:
     """Keep an already loaded ``encoder``: the next :func:`load_encoder` call with the same arguments in
     this process returns it instead of reading the model again (once; a warm job process, engine.jobs)."""
-    source = resolve_source(name_or_dir)
-    chosen = check_pooling(pooling) if pooling else source.pooling
-    _handed_over[_handover_key(source, chosen, resolve_device(device), max_length)] = encoder
+    _handed_over[_handover_key_of(name_or_dir, pooling, device, max_length)] = encoder
 
 
 def is_handed_over(
@@ -333,11 +343,7 @@ def is_handed_over(
     max_length: int | None = None,
 ) -> bool:
     """Whether :func:`load_encoder` with these arguments would return a handed-over encoder (no reading)."""
-    if not _handed_over:
-        return False
-    source = resolve_source(name_or_dir)
-    chosen = check_pooling(pooling) if pooling else source.pooling
-    return _handover_key(source, chosen, resolve_device(device), max_length) in _handed_over
+    return bool(_handed_over) and _handover_key_of(name_or_dir, pooling, device, max_length) in _handed_over
 
 
 def load_encoder(
