@@ -14,11 +14,12 @@ from engine.core import settings
 from engine.core.experiments import EXPERIMENTS
 from engine.jobs import Job
 from ui import fields
-from ui.fields import KEEP, show_settings
+from ui.fields import BUNDLED, KEEP, show_settings
 from ui.runs import guard, progress_text, registry, run_label, started_here, submit_runs
 from ui.text import plain, ui_words
 
 BUNDLED_CHOICE = "bundled (all-MiniLM-L6-v2)"
+OTHER = "other"  # the encoder picker's value for a typed hub id or folder
 AUTO = "auto"  # the training data the data folder decides
 DEVICE_NAMES = {"cpu": "the CPU", "cuda": "the CUDA GPU", "mps": "Apple's GPU (MPS)"}
 
@@ -64,23 +65,31 @@ def device_and_seed(kind: str) -> dict[str, Any]:
 
 
 def encoder_choice(prefix: str) -> str | None:
-    """Encoder picker: the bundled model, encoders saved in cache/encoders, or a hub id / folder."""
+    """Encoder picker: the bundled model, the starts derived from it (:mod:`engine.encoders.starts`),
+    encoders saved in cache/encoders, or a hub id / folder. The widget holds the value a run gets
+    (:data:`BUNDLED`: None), so that a preset can show its encoder (:func:`ui.fields.encoder_shown`)."""
     from engine.encoders import list_encoders
+    from engine.encoders.starts import STARTS
 
     names = []
     with contextlib.suppress(Exception):
         names = [info.name for info in list_encoders() if not info.bundled]
-    options = [BUNDLED_CHOICE, *names, "other: hub id or folder"]
+    options = [BUNDLED, *STARTS, *names, OTHER]
+    labels = {BUNDLED: BUNDLED_CHOICE, OTHER: "other: hub id or folder"}
+    labels.update({name: f"{name}: {start.title}" for name, start in STARTS.items()})
     choice = st.sidebar.selectbox(
         "Encoder",
         options,
         key=f"{prefix}.encoder",
+        format_func=lambda option: labels.get(option, option),
         **KEEP,
-        help="The bundled model works offline. Saved encoders come from SimCSE runs.",
+        help="The bundled model and its [CLS] start work offline. "
+        + " ".join(f"{name}: {start.about}." for name, start in STARTS.items())
+        + " Saved encoders come from SimCSE runs.",
     )
-    if choice == options[0]:
+    if choice == BUNDLED:
         return None
-    if choice == options[-1]:
+    if choice == OTHER:
         text = st.sidebar.text_input(
             "Hub id or local folder",
             key=f"{prefix}.encoder_text",
@@ -92,12 +101,15 @@ def encoder_choice(prefix: str) -> str | None:
 
 
 def encoder_dims(encoder: str | None) -> int | None:
-    """The embedding size of the bundled or a saved encoder (from its config.json), else None (unknown)."""
+    """The embedding size of the bundled encoder (or a start derived from it) or a saved one (from its
+    config.json), else None (unknown)."""
     from engine.encoders import list_encoders
+    from engine.encoders.starts import start_named
 
+    bundled = encoder is None or start_named(encoder) is not None
     with contextlib.suppress(Exception):
         for info in list_encoders():
-            if (encoder is None and info.bundled) or (encoder is not None and info.name == encoder):
+            if (bundled and info.bundled) or (encoder is not None and info.name == encoder):
                 return int(json.loads((info.path / "config.json").read_text(encoding="utf-8"))["hidden_size"])
     return None
 

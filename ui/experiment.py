@@ -15,6 +15,7 @@ from engine import charts
 from engine.core.errors import EmbedlabError
 from engine.core.experiments import EXPERIMENTS
 from engine.jobs import Job
+from engine.jobs.job import config_dict
 from engine.lessons import texts as lessons
 from ui import controls, downloads, fields, lens, live, projector, run_name, runs
 from ui.text import message, plain
@@ -166,9 +167,13 @@ def experiment_page(
     then :func:`run_panel` with ``sidebar`` (default :func:`every_knob`) and ``check``. A page script is its
     sidebar and this one call."""
     experiment = EXPERIMENTS[kind]
-    lesson = lessons.LESSONS.get(kind)  # its numbers filled from measured runs
-    page_header(experiment.section.title or experiment.title, lesson.intro if lesson else experiment.title)
-    run_panel(kind, sidebar or every_knob(kind), check=check)
+    header = st.container()  # drawn once the runs shown are known: the lesson prints their version's figures
+    shown = run_panel(kind, sidebar or every_knob(kind), check=check)
+    with header:
+        intro = experiment.title
+        if kind in lessons.LESSONS:  # its numbers filled from measured runs, those of the runs shown
+            intro = lessons.lesson(kind, [config_dict(job.config) for job in shown]).intro
+        page_header(experiment.section.title or experiment.title, intro)
 
 
 def run_panel(
@@ -176,13 +181,13 @@ def run_panel(
     sidebar: Callable[[], dict[str, Any]],
     *,
     check: Callable[[dict[str, Any]], None] | None = None,
-) -> None:
+) -> list[Job]:
     """An experiment page below its header, from its :class:`~engine.core.declaration.Section` (the measures,
     those drawn at first, the relation pair, the run figures, the empty-page line): the page's sidebar
     settings (``sidebar()`` draws them and returns the run's config), then ▶ Start and the presets of
     ``kind``; the live panel of the shown runs and their downloads, or the section's ``empty`` line when there
     is no run yet; last the sidebar's Stop button and progress. ``kind`` is also the run name and the prefix
-    of the widget keys. ``check(config)`` runs before a run is queued."""
+    of the widget keys. ``check(config)`` runs before a run is queued. Returns the runs shown."""
     hooks = PageHooks(sidebar, check)
     section = EXPERIMENTS[kind].section
     if section is None:
@@ -199,6 +204,7 @@ def run_panel(
         controls.preset_buttons(kind, config)
 
     refreshing: list[Job] = []  # runs whose progress the live panel refreshes (the sidebar then need not)
+    jobs: list[Job] = []
     with runs.guard():
         jobs = runs.shown_jobs(kind, beside=section.beside)
         if jobs:
@@ -218,3 +224,4 @@ def run_panel(
 
     with runs.guard():
         controls.sidebar_controls_footer(kind, shown_live=refreshing)
+    return jobs

@@ -28,11 +28,30 @@ SLIDER_FORMAT = "%.2f"  # a rate shown with two decimals (0.10, not 0.1)
 _PROBLEMS = "_fields.problems"  # session key: {page prefix: [problem line, ...]} of the current run
 _SHOWN = "_fields.shown"  # session key: {page prefix: {widget key: value}} to write before the widgets
 
+
 #: the data choices a page draws itself (``widget="page"`` knobs that a preset may set): field -> the
 #: widget's value for a config value, per experiment
+#: the encoder picker's value for the bundled model (a run's encoder None; :func:`ui.controls.encoder_choice`)
+BUNDLED = "bundled"
+
+
+def encoder_shown(value: Any) -> str:
+    """The encoder picker's value (:func:`ui.controls.encoder_choice`) for a config's ``encoder``: the
+    bundled model or a derived start; anything else (a saved name, a folder) is not shown (ValueError)."""
+    from engine.encoders.starts import start_named
+
+    if value is None:
+        return BUNDLED
+    start = start_named(value)
+    if start is None:
+        raise ValueError(f"the picker does not show {value!r}")
+    return start.name
+
+
 COMPOSED: dict[str, dict[str, Callable[[Any], Any]]] = {
     "probe": {"data": str, "label_col": lambda v: "sentiment" if v == "sentiment" else "topic"},
-    "simcse": {"probe": bool},
+    "simcse": {"probe": bool, "encoder": encoder_shown},
+    "jepa": {"encoder": encoder_shown},
 }
 
 

@@ -162,7 +162,7 @@ class Shared:
         high=100_000_000,
         zero="all",
         unit="pairs",
-        help="A seeded subset of the evaluation pairs.",
+        help="A fixed subset of the evaluation pairs, the same for every seed.",
         label="STS pairs evaluated (0 = all)",
         widget="number",
         step=50,

@@ -1,7 +1,8 @@
 """``load_encoder``: find an encoder by name, folder or hub id and pick its pooling.
 
-Resolution order: bundled aliases -> ``cache/encoders/<name>`` (our saved encoders) -> a local folder -> a hub
-id (fail fast offline). Every load uses ``trust_remote_code=False`` and prefers safetensors.
+Resolution order: bundled aliases -> starts derived from it (:mod:`engine.encoders.starts`) ->
+``cache/encoders/<name>`` (our saved encoders) -> a local folder -> a hub id (fail fast offline). Every
+load uses ``trust_remote_code=False`` and prefers safetensors.
 
 Default pooling per source:
 - sentence-transformers folders (``modules.json``): their Pooling module (mean -> ``avg``, cls ->
@@ -33,6 +34,7 @@ from engine.encoders.encoder import Encoder
 from engine.encoders.layout import META_FILE, META_FORMAT, MLP_FILE, recover
 from engine.encoders.native import simcse_pooling, st_settings
 from engine.encoders.pooling import check_pooling, make_mlp
+from engine.encoders.starts import start_named
 
 BUNDLED_NAME = "all-MiniLM-L6-v2"
 BUNDLED_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -44,7 +46,7 @@ DEFAULT_POOLING = "avg"
 class Source:
     """Where an encoder comes from, and the defaults that source implies."""
 
-    kind: str  # bundled | saved | folder | hub
+    kind: str  # bundled | start | saved | folder | hub
     name: str
     location: str  # folder path or hub id
     base_model: str
@@ -144,6 +146,18 @@ def resolve_source(name_or_dir: str | os.PathLike | None) -> Source:
     if is_bundled(name_or_dir):
         path = bundled_path()
         return _folder_source(path, "bundled", BUNDLED_NAME, BUNDLED_ID)
+    start = start_named(name_or_dir)
+    if start is not None:  # a start derived from the bundled encoder (engine.encoders.starts)
+        bundled = _folder_source(bundled_path(), "bundled", start.name, BUNDLED_ID)
+        return Source(
+            "start",
+            start.name,
+            bundled.location,
+            BUNDLED_ID,
+            start.pooling,
+            max_length=bundled.max_length,
+            pooling_declared=True,
+        )
     text = os.fspath(name_or_dir).strip()
     if not isinstance(name_or_dir, os.PathLike) and not _looks_like_path(text) and "/" not in text:
         try:
@@ -346,6 +360,16 @@ def is_handed_over(
     return bool(_handed_over) and _handover_key_of(name_or_dir, pooling, device, max_length) in _handed_over
 
 
+def _source_text(source: Source) -> str:
+    """Where an encoder came from, in one word pair: a bundled or derived start by name (not its install
+    path), anything else by its folder or hub id."""
+    if source.kind == "bundled":
+        return f"bundled:{BUNDLED_ID}"
+    if source.kind == "start":
+        return f"start:{source.name}"
+    return f"{source.kind}:{source.location}"
+
+
 def load_encoder(
     name_or_dir: str | os.PathLike | None = None,
     pooling: str | None = None,
@@ -370,7 +394,7 @@ def load_encoder(
         max_length=_max_length(source, model, tokenizer, max_length),
         normalize=source.normalize,
         mlp=_load_mlp(source, hidden),
-        source=f"{source.kind}:{source.location if source.kind != 'bundled' else BUNDLED_ID}",
+        source=_source_text(source),
         base_model=source.base_model,
     )
     return encoder.to(target).eval()

@@ -45,6 +45,7 @@ from engine.encoders.portable import (
     without_local_paths,
     write_sentence_transformers,
 )
+from engine.encoders.starts import start_named
 
 log = logging.getLogger(__name__)
 _STALE_TMP_S = 3600.0
@@ -81,7 +82,7 @@ def _clean(value: object) -> object:
 
 def _target_name(name: str) -> str:
     safe = paths.safe_name(name, what="encoder name")
-    if is_bundled(safe):
+    if is_bundled(safe) or start_named(safe) is not None:
         raise ConfigError(f"encoder name {name!r} is reserved for the bundled encoder; choose another")
     return safe
 

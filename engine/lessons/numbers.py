@@ -30,6 +30,9 @@ from typing import Any
 from engine.core.declaration import Lesson
 from engine.core.lesson_claims import Claim, Verdict
 
+#: the name the app gives a preset's short version (engine.lessons.presets imports it from here)
+LECTURE_SUFFIX = " · lecture"
+
 RESULTS = Path(__file__).with_name("results.json")
 PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\.([a-z_]+(?:\.[A-Za-z0-9_]+)?)(?::([^{}]*))?\}")
 #: the config fields recorded for each claim's run (printed by ``{key.steps}`` and the like)
@@ -81,14 +84,25 @@ def load(path: Path = RESULTS) -> dict[str, Any]:
 
 
 def _settings(folders: Iterable[Path], queued: Iterable[str] = ()) -> dict[str, Any]:
-    """The run's :data:`SETTINGS` and the fields its preset ``queued``, read from its config.json."""
+    """The run's :data:`SETTINGS` and the fields its preset ``queued``, read from its config.json, and the
+    training and evaluation sets it resolved to (``train_set``, ``eval_set``, from its summary.json)."""
     names = dict.fromkeys([*SETTINGS, *queued])
     for folder in folders:
         try:
             config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        return {name: config[name] for name in names if name in config}
+        found = {name: config[name] for name in names if name in config}
+        try:
+            summary = json.loads((Path(folder) / "summary.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            summary = {}
+        if isinstance(summary, dict) and isinstance(summary.get("eval_set"), str):
+            found["eval_set"] = summary["eval_set"]
+        sets = summary.get("train_and_eval") if isinstance(summary, dict) else None
+        if isinstance(sets, list) and sets and isinstance(sets[0], str):
+            found["train_set"] = sets[0]
+        return found
     return {}
 
 
@@ -110,13 +124,16 @@ def record(
     data = load(path)
     date = today or _dt.date.today().isoformat()
     verdicts = list(verdicts)
-    judged = {verdict.claim.preset for verdict in verdicts}
+    short = length == "short"
+    judged = {version_name(verdict.claim.preset, short) for verdict in verdicts}
     data["claims"] = {
-        name: found for name, found in data["claims"].items() if found.get("preset") not in judged
+        name: found
+        for name, found in data["claims"].items()
+        if version_name(found.get("preset", ""), found.get("length") == "short") not in judged
     }
     for verdict in verdicts:
         claim = verdict.claim
-        data["presets"][claim.preset] = {
+        data["presets"][version_name(claim.preset, short)] = {
             "date": date,
             "length": length,
             "seeds": list(range(seeds)),
@@ -128,8 +145,9 @@ def record(
         }
         if not claim.key:
             continue
-        data["claims"][entry(claim)] = {
+        data["claims"][entry(claim, short)] = {
             "preset": claim.preset,
+            "length": length,
             "run": claim.run,
             "than": claim.than,
             "measure": claim.measure,
@@ -146,9 +164,25 @@ def record(
     return path
 
 
-def entry(claim: Claim) -> str:
-    """The claim's name in the results file: its preset and key (a key is unique within its lesson)."""
-    return f"{claim.preset} / {claim.key}"
+def version_name(preset: str, short: bool = False) -> str:
+    """The name a preset's figures are recorded under: the preset's own for its full version, ``<preset> ·
+    lecture`` for the short one (:data:`engine.lessons.presets.LECTURE_SUFFIX`, the name the app gives it)."""
+    return preset + LECTURE_SUFFIX if short else preset
+
+
+def entry(claim: Claim, short: bool = False) -> str:
+    """The claim's name in the results file: its preset's version (:func:`version_name`) and its key (a key is
+    unique within its lesson)."""
+    return f"{version_name(claim.preset, short)} / {claim.key}"
+
+
+def recorded_version(claim: Claim, results: Mapping[str, Any], short: bool) -> bool:
+    """Which version's figures a lesson shown beside ``short`` (lecture) or full runs prints for ``claim``
+    (True: the short one): that version's when recorded, else the other's (its provenance names it)."""
+    claims = results.get("claims", {})
+    if entry(claim, short) in claims or entry(claim, not short) not in claims:
+        return short
+    return not short
 
 
 def _format(value: Any, spec: str | None) -> str:
@@ -165,8 +199,11 @@ def _format(value: Any, spec: str | None) -> str:
     return "−" + text[1:] if text.startswith("-") else text
 
 
-def lookup(claims: Mapping[str, Claim], results: Mapping[str, Any]) -> Callable[[str, str], Any]:
-    """``(key, figure) -> value`` (None when not recorded) over ``claims`` (by key) and the results."""
+def lookup(
+    claims: Mapping[str, Claim], results: Mapping[str, Any], *, short: bool = False
+) -> Callable[[str, str], Any]:
+    """``(key, figure) -> value`` (None when not recorded) over ``claims`` (by key) and the results: the
+    short version's figures where ``short`` and recorded (:func:`recorded_version`), else the full one's."""
 
     def find(key: str, figure: str) -> Any:
         claim = claims.get(key)
@@ -174,7 +211,7 @@ def lookup(claims: Mapping[str, Claim], results: Mapping[str, Any]) -> Callable[
             raise KeyError(f"no claim has key {key!r}")
         if figure.startswith("reported."):
             return claim.reported.get(figure.partition(".")[2])
-        found = results.get("claims", {}).get(entry(claim), {})
+        found = results.get("claims", {}).get(entry(claim, recorded_version(claim, results, short)), {})
         if figure == "here":  # a paper's claim: whether it held on the lab's runs
             held = found.get("holds")
             return None if held is None else ("holds here" if held else "does not hold here")
@@ -213,29 +250,55 @@ def stray_digits(text: str) -> list[str]:
     return [word for word in bare.split() if any(ch.isdigit() for ch in word)]
 
 
-def provenance(lesson: Lesson, results: Mapping[str, Any]) -> str:
-    """Where the lesson's figures come from: each preset with its length, seeds and date."""
+def provenance(lesson: Lesson, results: Mapping[str, Any], *, short: bool = False) -> str:
+    """Where the lesson's figures come from: each preset version whose figures it prints, with its length,
+    steps, batch, training and evaluation sets, seeds and date."""
     keys = {key for text in texts(lesson) for key, figure in placeholders(text) if "." not in figure}
     claims = {claim.key: claim for claim in lesson.claims}
-    names = list(dict.fromkeys(claims[key].preset for key in keys if key in claims))
+    shown = [claims[key] for key in sorted(keys) if key in claims]
+    names = {version_name(c.preset, recorded_version(c, results, short)): c for c in shown}
     parts = []
-    for name in names:
+    for name in sorted(names, key=lambda n: [c.preset for c in lesson.claims].index(names[n].preset)):
         meta = results.get("presets", {}).get(name)
         if meta is None:
             parts.append(f"“{name}” not measured yet")
             continue
         seeds = meta["seeds"]
         spread = f"seeds {seeds[0]}–{seeds[-1]}, means" if len(seeds) > 1 else f"seed {seeds[0]}"
-        parts.append(f"“{name}”, {meta['length']} preset, {spread}, {meta['date']} (`{meta['command']}`)")
+        setting = _runs_in_words(names[name], results, meta["length"] == "short")
+        parts.append(
+            f"“{name}”, {meta['length']} preset{setting}, {spread}, {meta['date']} (`{meta['command']}`)"
+        )
     return f"Figures measured by the lessons check: {'; '.join(parts)}." if parts else ""
 
 
-def fill_lesson(lesson: Lesson, results: Mapping[str, Any] | None = None) -> Lesson:
-    """The lesson with every placeholder filled from ``results`` (default: :data:`RESULTS`) and its
-    introduction ending with the figures' :func:`provenance`."""
+def _runs_in_words(claim: Claim, results: Mapping[str, Any], short: bool) -> str:
+    """The recorded run's steps, batch and data, in words (``, 10 steps of batch 16 on demo, evaluated on
+    demo-pairs``); empty when none were recorded."""
+    found = results.get("claims", {}).get(entry(claim, short), {}).get("settings", {})
+    words = ""
+    if "steps" in found:
+        words += f", {found['steps']} steps" + (
+            f" of batch {found['batch_size']}" if "batch_size" in found else ""
+        )
+    data = found.get("train_set") or found.get("train") or found.get("data")
+    if data:
+        words += f" on {data}"
+    if "eval_set" in found:
+        words += f", evaluated on {found['eval_set']}"
+    elif "eval" in found:  # recorded before the evaluation set was: the check's data folder held STS-B
+        limit = found.get("eval_limit")
+        words += f", evaluated on {found['eval'] or 'STS-B dev'}" + (f" ({limit} pairs)" if limit else "")
+    return words
+
+
+def fill_lesson(lesson: Lesson, results: Mapping[str, Any] | None = None, *, short: bool = False) -> Lesson:
+    """The lesson with every placeholder filled from ``results`` (default: :data:`RESULTS`), with the short
+    (lecture) version's figures where ``short`` and recorded, and its introduction ending with the figures'
+    :func:`provenance`."""
     results = load() if results is None else results
-    find = lookup({claim.key: claim for claim in lesson.claims if claim.key}, results)
-    source = provenance(lesson, results)
+    find = lookup({claim.key: claim for claim in lesson.claims if claim.key}, results, short=short)
+    source = provenance(lesson, results, short=short)
     intro = fill(lesson.intro, find) + (f" {source}" if source else "")
     return replace(
         lesson,

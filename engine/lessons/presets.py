@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from engine.core import experiments, paths
 from engine.core.declaration import Preset
+from engine.lessons.numbers import LECTURE_SUFFIX
 
 __all__ = [
     "Preset",
@@ -62,7 +64,6 @@ def _field_names(kind: str) -> set[str]:
 #: the measured wall times of the lecture versions, written by ``python benchmarks/bench_lecture_presets.py
 #: --record`` (name → seconds, date, machine, command)
 LECTURE_TIMES = Path(__file__).with_name("lecture_times.json")
-LECTURE_SUFFIX = " · lecture"
 
 
 def presets(settings: dict[str, Any] | None = None) -> dict[str, Preset]:
@@ -109,6 +110,24 @@ def lecture_version(preset: Preset) -> Preset:
         base={**preset.base, **preset.short},  # a short version sets no field its runs set (lessons check)
         demo=False,
         lecture=False,
+    )
+
+
+def lecture_runs_among(configs: Iterable[Mapping[str, Any]], names: Iterable[str]) -> bool:
+    """Whether one of the run ``configs`` is a run of the lecture version of one of the presets ``names``:
+    every field that version sets for one of its runs (its base, the run's own, its short fields) has that
+    value in the config (the user's settings beneath them may differ)."""
+    known = presets()
+    wanted = [
+        known[name + LECTURE_SUFFIX].fields(run)
+        for name in names
+        if name + LECTURE_SUFFIX in known
+        for run in known[name + LECTURE_SUFFIX].runs
+    ]
+    return any(
+        all(key in config and config[key] == value for key, value in fields.items())
+        for config in configs
+        for fields in wanted
     )
 
 

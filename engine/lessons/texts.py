@@ -14,7 +14,9 @@ them from here, so a lesson says the same thing everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from engine.core import experiments
 from engine.core.declaration import Lesson
@@ -100,6 +102,21 @@ def glossary() -> list[Term]:
     return terms
 
 
-def lesson(kind: str) -> Lesson:
-    """The lesson of experiment ``kind``."""
-    return LESSONS[kind]
+def lesson(kind: str, configs: Iterable[Mapping[str, Any]] = ()) -> Lesson:
+    """The lesson of experiment ``kind``, its figures those of the version of its presets whose runs the
+    run ``configs`` are (the lecture version's where one of them is a lecture run and they are recorded,
+    else the full presets'), so that a page never prints other runs' figures than those it shows without
+    saying so (the introduction ends with the runs they come from)."""
+    from engine.lessons.presets import lecture_runs_among
+
+    taught = LESSONS[kind]
+    configs = list(configs)
+    names = {claim.preset for claim in taught.claims}
+    if configs and names and lecture_runs_among(configs, names):
+        if kind not in _LECTURE_LESSONS:
+            _LECTURE_LESSONS[kind] = fill_lesson(experiments.lessons()[kind], short=True)
+        return _LECTURE_LESSONS[kind]
+    return taught
+
+
+_LECTURE_LESSONS: dict[str, Lesson] = {}  # the lessons filled with their lecture versions' figures, on use

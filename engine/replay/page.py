@@ -159,7 +159,7 @@ def _lessons(runs: Sequence[RunData]) -> str:
     for kind in dict.fromkeys(run.kind for run in runs):
         if kind not in lessons.LESSONS:
             continue
-        lesson = lessons.lesson(kind)
+        lesson = lessons.lesson(kind, [run.config for run in runs if run.kind == kind])
         watch = "".join(f"<li>{esc(item)}</li>" for item in lesson.watch)
         parts.append(
             f'<div class="lesson" data-kind="{esc(kind)}"><h2>{esc(lesson.title)}</h2>'

@@ -82,8 +82,15 @@ class EvalSet:
         return f"{self.name} ({pairs:,}{of} pairs)"
 
 
+#: the seed of the evaluation subset, whatever the run's seed (until 2026-12-02 it was the run's own seed;
+#: seed 0's subset is the one it was)
+EVAL_SUBSET_SEED = 0
+
+
 def load_eval(config: TrainingConfig) -> EvalSet:
-    """STS-style pairs (0–5 gold); a seeded subset of ``eval_limit`` pairs."""
+    """STS-style pairs (0–5 gold); ``eval_limit`` of them, the same subset for every seed
+    (:data:`EVAL_SUBSET_SEED`): a seed changes the training, not the evaluation set, so that the spread of a
+    group of seeds (and the lessons' 2-sd margins) is the training's alone."""
     _, name = default_sets(config)
     kwargs = {"split": "dev"} if name == "stsb" else {}
     pairs = _load(name, config, "pairs", **kwargs)
@@ -91,7 +98,7 @@ def load_eval(config: TrainingConfig) -> EvalSet:
         raise DataError(f"{name}: evaluation needs scored sentence pairs (sentence1, sentence2, score)")
     keep = np.arange(len(pairs))
     if config.eval_limit is not None and config.eval_limit < len(pairs):
-        keep = np.sort(np.random.default_rng(config.seed).permutation(len(pairs))[: config.eval_limit])
+        keep = np.sort(np.random.default_rng(EVAL_SUBSET_SEED).permutation(len(pairs))[: config.eval_limit])
     left = [pairs.left[i] for i in keep]
     right = [pairs.right[i] for i in keep]
     sentences = list(dict.fromkeys(left + right))

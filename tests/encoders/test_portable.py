@@ -116,3 +116,11 @@ def test_portable_path_inside_the_repository_is_relative() -> None:
     assert portable_path("C:\\Users\\me\\data\\") == "data"
     assert portable_path("stsb-dev (250 of 1,500 pairs)") == "stsb-dev (250 of 1,500 pairs)"
     assert without_local_paths({"a": ["/x/y", 1, None]}) == {"a": ["y", 1, None]}
+
+
+def test_an_encoder_trained_from_the_cls_start_loads_in_sentence_transformers_at_cls() -> None:
+    """The [CLS] start (engine.encoders.starts) saved as unsup SimCSE leaves it (raw [CLS], the MLP used in
+    training only): sentence-transformers reads it with CLS pooling and gives the lab's vectors."""
+    folder = _check_everywhere(load_encoder("minilm-cls", device="cpu"), "from-cls-start")
+    pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
+    assert pooling["pooling_mode_cls_token"] and not pooling["pooling_mode_mean_tokens"]

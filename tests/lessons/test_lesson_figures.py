@@ -120,32 +120,46 @@ def test_two_lessons_may_use_the_same_key_each_reads_its_own_presets_figures(tmp
         judge(claim, {"a": [Trace({"m": ((0.0, start), (1.0, 0.0))})]})
         for claim, start in ((one, 1.0), (two, 2.0))
     ]
-    path = record(verdicts, {}, length="short", seeds=1, path=tmp_path / "r.json")
+    path = record(verdicts, {}, length="full", seeds=1, path=tmp_path / "r.json")
     results = load(path)
     assert fill("{loss.start}", lookup({"loss": one}, results)) == "1"
     assert fill("{loss.start}", lookup({"loss": two}, results)) == "2"
 
 
-def test_the_lessons_figures_are_the_full_presets_with_three_seeds_and_every_lab_claim_held() -> None:
-    """The figures a lesson prints come from its preset at full length (the lesson's own settings, not the
-    short lecture version that CI checks) over at least 3 seeds, and each recorded setting is what the preset
-    queues today: a preset changed after its figures were measured fails here until they are measured again
-    (``python -m engine lessons check --seeds 3 --record``). Every recorded lab claim held."""
+def test_the_lessons_figures_are_the_presets_own_runs_with_three_seeds_and_every_lab_claim_held() -> None:
+    """The figures a lesson prints come from its preset at full length and, for a preset with a lecture
+    version, from that version too (``--short``, recorded under ``<preset> · lecture``), each over at least 3
+    seeds; each recorded setting is what that version queues today: a preset changed after its figures were
+    measured fails here until they are measured again (``python -m engine lessons check [--short] --seeds 3
+    --record``). Every recorded lab claim held."""
     from engine.lessons import check, presets
 
     results = load()
     found = presets.presets()
-    claims = {lesson_figures.entry(claim): claim for claim in check.all_claims() if claim.key}
+    keyed = [claim for claim in check.all_claims() if claim.key]
+    full = {lesson_figures.entry(claim): claim for claim in keyed}
+    lecture = {lesson_figures.entry(claim, True): claim for claim in keyed}
     for name, meta in results["presets"].items():
-        assert meta["length"] == "full" and len(meta["seeds"]) >= 3, name
-    assert set(results["claims"]) == set(claims), (
-        "recorded claims that no lesson states, or claims not recorded"
+        short = name.endswith(presets.LECTURE_SUFFIX)
+        assert meta["length"] == ("short" if short else "full") and len(meta["seeds"]) >= 3, name
+    assert set(results["claims"]) <= set(full) | set(lecture), "recorded claims that no lesson states"
+    missing = [
+        key
+        for key, claim in full.items()
+        if not {key, lesson_figures.entry(claim, True)} & set(results["claims"])
+    ]
+    assert not missing, f"claims recorded in neither version: {missing}"
+    lectures = {claim.preset for claim in keyed if found[claim.preset].lecture}
+    assert {name + presets.LECTURE_SUFFIX for name in lectures} <= set(results["presets"]), (
+        "a preset with a lecture version whose lecture figures are not recorded"
     )
     for key, entry in results["claims"].items():
-        assert claims[key].source == "paper" or entry["outcome"] == PASS, key
-        queued = {run.name: run.fields for run in presets.queue(found[entry["preset"]])}
+        short = key in lecture
+        assert (full.get(key) or lecture[key]).source == "paper" or entry["outcome"] == PASS, key
+        queued = {run.name: run.fields for run in presets.queue(found[entry["preset"]], short=short)}
         fields = queued[entry["run"]]
-        every_field = results["presets"][entry["preset"]].get("settings") == lesson_figures.QUEUED
+        meta = results["presets"][lesson_figures.version_name(entry["preset"], short)]
+        every_field = meta.get("settings") == lesson_figures.QUEUED
         for setting, value in fields.items():
             if every_field:  # since 2026-11-29 every field the preset queues is recorded
                 assert setting in entry["settings"], (key, setting, "queued today, not recorded")
@@ -155,7 +169,53 @@ def test_the_lessons_figures_are_the_full_presets_with_three_seeds_and_every_lab
     older = {
         name for name, meta in results["presets"].items() if meta.get("settings") != lesson_figures.QUEUED
     }
-    assert older <= {"SimCSE Figure 2"}, f"recorded without the queued fields: {sorted(older)}"
+    assert older <= {"SimCSE on a trained encoder"}, f"recorded without the queued fields: {sorted(older)}"
+
+
+def test_a_lecture_record_is_printed_beside_lecture_runs_and_names_its_runs(tmp_path: Path) -> None:
+    """``--short --record`` writes a preset's lecture figures beside its full ones; a lesson shown with the
+    lecture version's runs prints the lecture figures, else the full ones, and its introduction names the
+    version, steps, batch, training data and evaluation set its figures come from."""
+    claim = Claim("P", "a", "m", "falls", "m falls", key="fall")
+    for length, start, steps in (("full", 1.0, 100), ("short", 2.0, 15)):
+        run = tmp_path / length
+        run.mkdir()
+        config = f'{{"steps": {steps}, "batch_size": 32, "train": "demo", "eval": null}}'
+        (run / "config.json").write_text(config)
+        (run / "summary.json").write_text('{"eval_set": "stsb dev (250 pairs)"}')
+        verdict = judge(claim, {"a": [Trace({"m": ((0.0, start), (1.0, 0.0))})] * 3})
+        record([verdict], {("P", "a"): [run]}, length=length, seeds=3, path=tmp_path / "r.json", today="D")
+    results = load(tmp_path / "r.json")
+    assert set(results["claims"]) == {"P / fall", "P · lecture / fall"}
+    assert set(results["presets"]) == {"P", "P · lecture"}
+    lesson = RAW["simcse"].__class__(title="t", intro="from {fall.start}", watch=(), claims=(claim,))
+    full, lecture = fill_lesson(lesson, results), fill_lesson(lesson, results, short=True)
+    assert full.intro.startswith("from 1 Figures") and lecture.intro.startswith("from 2 Figures")
+    assert "“P”, full preset, 100 steps of batch 32 on demo, evaluated on stsb dev (250 pairs)" in full.intro
+    assert "“P · lecture”, short preset, 15 steps of batch 32 on demo" in lecture.intro
+    del results["claims"]["P · lecture / fall"]  # no lecture figures: the full ones, named as such
+    assert fill_lesson(lesson, results, short=True).intro == full.intro
+    del results["claims"]["P / fall"]  # none at all: "…", and the provenance says so
+    assert fill_lesson(lesson, results).intro.startswith("from … Figures")
+    results = load(tmp_path / "r.json")
+    del results["claims"]["P / fall"]  # the lecture figures only: printed beside any run, named as such
+    assert fill_lesson(lesson, results).intro == lecture.intro
+
+
+def test_the_simcse_page_prints_the_lecture_figures_beside_lecture_runs_only() -> None:
+    """The lecture version's runs (their configs) select the lecture figures of the Figure-2 preset; its
+    full runs, or other runs, the full ones (engine.lessons.texts.lesson)."""
+    from engine.lessons import presets
+
+    found = presets.presets()
+    lecture_runs = [run.fields for run in presets.queue(found["SimCSE Figure 2 · lecture"])]
+    full_runs = [run.fields for run in presets.queue(found["SimCSE Figure 2"])]
+    assert presets.lecture_runs_among(lecture_runs, ["SimCSE Figure 2"])
+    assert not presets.lecture_runs_among(full_runs, ["SimCSE Figure 2"])
+    assert not presets.lecture_runs_among([{"steps": 15}], ["SimCSE Figure 2"])
+    assert lessons.lesson("simcse", lecture_runs).intro != lessons.lesson("simcse", full_runs).intro
+    assert "“SimCSE Figure 2 · lecture”, short preset" in lessons.lesson("simcse", lecture_runs).intro
+    assert lessons.lesson("simcse", full_runs).intro == lessons.lesson("simcse").intro
 
 
 def test_recording_a_preset_again_drops_its_claims_that_are_gone(tmp_path: Path) -> None:

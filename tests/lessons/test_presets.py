@@ -48,7 +48,12 @@ def test_figure2_queues_the_four_runs_and_setup_i_is_the_paper_setup() -> None:
     assert [name for name, _ in figure2] == ["unsup-simcse", "no-dropout", "delete-one-word", "fixed-0.1"]
     assert figure2[1][1]["dropout"] == 0.0 and figure2[3][1]["same_mask"] is True
     assert figure2[2][1]["augment"] == "delete-one-word"
-    assert all(fields["eval_every"] == 10 and fields["steps"] == 5 for _, fields in figure2)
+    # from the [CLS] start (engine.encoders.starts) at the preset's own length and step size
+    assert all(fields["eval_every"] == 10 and fields["steps"] == 100 for _, fields in figure2)
+    assert all(fields["encoder"] == "minilm-cls" and fields["pooler"] == "native" for _, fields in figure2)
+    trained = presets.presets()["SimCSE on a trained encoder"].configs({"steps": 5, "encoder": "mine"})
+    assert [name for name, _ in trained] == [name for name, _ in figure2]
+    assert all(fields["steps"] == 5 and fields["encoder"] is None for _, fields in trained)
     ((_, setup),) = presets.presets()["Isotropy paper, setup (i)"].configs({"limit": 50})
     assert (setup["data"], setup["steps"], setup["metric_every"], setup["limit"]) == (
         "rt-polarity",
@@ -56,7 +61,11 @@ def test_figure2_queues_the_four_runs_and_setup_i_is_the_paper_setup() -> None:
         1,
         None,
     )
-    assert set(presets.for_kind("simcse")) == {"SimCSE Figure 2", "SimCSE Figure 2 · lecture"}
+    assert set(presets.for_kind("simcse")) == {
+        "SimCSE Figure 2",
+        "SimCSE Figure 2 · lecture",
+        "SimCSE on a trained encoder",
+    }
 
 
 def test_default_data_dir_is_the_setting_then_the_app_folder(tmp_path, monkeypatch) -> None:

@@ -100,14 +100,14 @@ def test_negative_workers_is_a_one_line_error(tmp_path: Path, capsys: pytest.Cap
 
 def test_the_flags_are_the_knobs_with_figure2s_defaults() -> None:
     """figure2_runs' flags are made from SimCSE's knob declarations (type, choices, help); only the defaults
-    it declares (the paper's pooler, 250 steps) differ."""
+    it declares (the [CLS] start, 250 steps) differ."""
     from engine.core import flags
     from engine.core.knobs import knob_of
     from engine.simcse.figure2_runs import DEFAULTS, KNOBS, build_parser
     from engine.simcse.train import SimCSEConfig
 
     actions = {action.dest: action for action in build_parser()._actions}
-    assert DEFAULTS == {"steps": 250, "pooler": "cls"}
+    assert DEFAULTS == {"steps": 250, "encoder": "minilm-cls"}
     for name in KNOBS:
         item, action = knob_of(SimCSEConfig, name), actions[name]
         assert action.option_strings == [item.flag] and action.type is item.type, name
