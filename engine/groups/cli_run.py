@@ -28,21 +28,27 @@ def engine_command(*args: str) -> list[str]:
 
 
 def prepare_out_dir(out: str, force: bool) -> Path:
-    """The run folder; an existing run is never overwritten silently."""
+    """The run folder: a new one, an empty one, or one holding a run the lab wrote; that run is replaced
+    only with ``force`` (or when it ended before a step). A folder with anything else in it, and the
+    folders :mod:`engine.runlog.ownership` protects, are refused with one line before anything is touched:
+    ``--force`` swaps the whole folder aside and removes it (issue 47: it took a user's files with it)."""
+    from engine.runlog.ownership import refusal
+
+    why = refusal(out)
+    if why is not None:
+        raise ConfigError(why)
     path = Path(out).expanduser()
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"--out {out}: exists and is not a folder")
-    if (path / "metrics.csv").exists() and not force and not ended_before_a_step(path):
+    if (path / "status.json").exists() and not force and not ended_before_a_step(path):
         raise ConfigError(
-            f"--out {out}: already holds a run (metrics.csv); choose another folder or pass --force"
+            f"--out {out}: already holds a run (status.json); choose another folder or pass --force"
         )
     try:  # with --force the old run stays until the new one is swapped in whole (engine.runlog.swap)
         path.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        refusal = paths.not_writable(err, Path(err.filename or path))
-        if refusal is None:
+        refusal_line = paths.not_writable(err, Path(err.filename or path))
+        if refusal_line is None:
             raise
-        raise ConfigError(f"--out {out}: {refusal}") from None
+        raise ConfigError(f"--out {out}: {refusal_line}") from None
     return path
 
 

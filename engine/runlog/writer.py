@@ -40,6 +40,7 @@ from engine.runlog.files import (
     write_json_in_place,
 )
 from engine.runlog.liveness import WriterLock, process_start
+from engine.runlog.ownership import foreign_entries
 from engine.runlog.reading import snapshot_path
 from engine.runlog.swap import exchange, holds_run, remove_tree, sweep_aside
 
@@ -79,6 +80,7 @@ class RunWriter:
         try:
             sweep_aside(self.run_dir)
             if holds_run(self.run_dir):
+                _refuse_foreign(self.run_dir)
                 self._replace(config)
             else:
                 self._start_in(self.run_dir, config)
@@ -228,6 +230,17 @@ class RunWriter:
         self._close_logs()
         if getattr(self, "_lock", None) is not None:
             self._lock.release()
+
+
+def _refuse_foreign(run_dir: Path) -> None:
+    """A run is replaced by swapping its whole folder aside and removing it: never over files the lab did
+    not write (issue 47; the CLI's ``--out`` refuses them first, this guards every other caller)."""
+    foreign = foreign_entries(run_dir)
+    if foreign:
+        raise ConfigError(
+            f"{run_dir}: holds files the lab did not write ({', '.join(foreign[:3])}); "
+            "a run replaces only a run"
+        )
 
 
 def _make_folder(run_dir: Path) -> None:
