@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from engine.core import paths
+from engine.core.atomic import write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError, one_line
 from engine.encoders.cache import cached, encode_cached
 from engine.encoders.encoder import Encoder, Progress
@@ -164,13 +165,10 @@ def remember(key: str | None, encoder: Encoder) -> None:
             "entries": {k: {"fingerprint": v.fingerprint, "hidden": v.hidden} for k, v in kept.items()},
         }
     )
-    temporary = path.with_name(f".{MEMO}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
+    try:  # whole or not at all (engine.core.atomic)
+        write_text_atomic(path, text)
     except OSError as err:
         log.warning("could not keep the encoder's fingerprint: %s", one_line(err))
-        temporary.unlink(missing_ok=True)
 
 
 def encode_by_name(

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from engine.core import paths, settings
+from engine.core.atomic import write_text_atomic
 from engine.core.errors import ConfigError
 from engine.runlog.files import (
     CONFIG,
@@ -150,10 +151,7 @@ class RunWriter:
     def save_points(self, texts: Sequence[str], labels: Sequence[Any] | None) -> None:
         frame = pd.DataFrame({"text": list(texts)})
         frame["label"] = list(labels) if labels is not None else ""
-        tmp = self.run_dir / f".{POINTS}.tmp"
-        with _removed_on_failure(tmp):
-            frame.to_csv(tmp, index=False)
-            os.replace(tmp, self.run_dir / POINTS)
+        write_text_atomic(self.run_dir / POINTS, frame.to_csv(index=False, lineterminator="\n"))
 
     def save_snapshot(self, step: int, embeddings: np.ndarray) -> Path | None:
         """Write the snapshot of ``step`` atomically; None once snapshots stopped: at the run's snapshot cap
