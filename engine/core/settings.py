@@ -234,6 +234,15 @@ _ALL: tuple[Setting, ...] = (
         "torchrun's own variable: this process's rank on its machine (its GPU); unset: the rank",
         low=0,
     ),
+    # ---------------------------------------------------------------- python -m engine results
+    _s(
+        "results_script_seconds",
+        "float",
+        600.0,
+        "how long a results:script block's script may run before python -m engine results ends it "
+        "(its table is then kept)",
+        low=1.0,
+    ),
     # ---------------------------------------------------------------- hub
     _s("hub_timeout_seconds", "float", 3.0, "how long the hub reachability probe may take", low=0.1),
     Setting(
