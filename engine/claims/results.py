@@ -42,6 +42,7 @@ from typing import Any
 
 from engine.core.atomic import line_ending, write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError
+from engine.core.setting_checks import check_all
 from engine.groups.cli_run import reports_stop
 
 OPEN = re.compile(r"^<!-- results:(?P<kind>[a-z][a-z-]*)(?P<args>(?: [^\n]*?)?) -->$", re.M)
@@ -349,6 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["results", *(sys.argv[1:] if argv is None else argv)])
     try:
+        check_all()  # every setting first: one line, before any work (issue 47)
         return run(args)
     except EmbedlabError as err:
         print(f"error: {err}", file=sys.stderr)
