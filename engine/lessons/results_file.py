@@ -29,7 +29,15 @@ log = logging.getLogger(__name__)
 #: the problems already warned about, by file and content (one warning, not one per page or lesson)
 _WARNED: set[tuple[str, tuple[str, ...]]] = set()
 _TEXT_FIELDS = ("preset", "run", "measure", "expect", "outcome")
+#: what no text of the file may hold: the lessons are Markdown (the pages' "About" popover renders them), so
+#: a link, an image (fetched from the web), HTML or a code span's end in a recorded text would be drawn
+_MARKUP = ("[", "]", "<", ">", "`", "\\", "\n", "\r", "://")
 _PRESET_TEXT_FIELDS = ("date", "length", "command")
+
+
+def is_plain(value: Any) -> bool:
+    """Text that prints as itself in Markdown (none of :data:`_MARKUP`)."""
+    return isinstance(value, str) and not any(mark in value for mark in _MARKUP)
 
 
 def is_number(value: Any) -> bool:
@@ -45,16 +53,16 @@ def is_number(value: Any) -> bool:
 def _is_setting(value: Any) -> bool:
     if isinstance(value, list):
         return all(_is_setting(item) and not isinstance(item, list) for item in value)
-    return value is None or isinstance(value, str | bool) or is_number(value)
+    return value is None or isinstance(value, bool) or is_plain(value) or is_number(value)
 
 
 def _claim(name: str, found: Any, problems: list[str]) -> dict[str, Any] | None:
     """The well-formed part of one claim's entry; None when it has none worth keeping."""
-    if not isinstance(found, dict) or not all(isinstance(found.get(f), str) for f in _TEXT_FIELDS):
+    if not isinstance(found, dict) or not all(is_plain(found.get(f)) for f in _TEXT_FIELDS):
         problems.append(f"claim {name!r} is not a claim entry")
         return None
     entry: dict[str, Any] = {field: found[field] for field in _TEXT_FIELDS}
-    entry["than"] = found.get("than") if isinstance(found.get("than"), str) else None
+    entry["than"] = found.get("than") if is_plain(found.get("than")) else None
     if isinstance(found.get("holds"), bool):
         entry["holds"] = found["holds"]
     elif "holds" in found:
@@ -75,7 +83,8 @@ def _preset(name: str, found: Any, problems: list[str]) -> dict[str, Any] | None
     seeds = found.get("seeds") if isinstance(found, dict) else None
     if (
         not isinstance(found, dict)
-        or not all(isinstance(found.get(field), str) for field in _PRESET_TEXT_FIELDS)
+        or not all(is_plain(found.get(field)) for field in _PRESET_TEXT_FIELDS)
+        or not is_plain(name)
         or not isinstance(seeds, list)
         or not seeds
         or not all(type(seed) is int for seed in seeds)

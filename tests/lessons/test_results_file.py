@@ -19,6 +19,7 @@ from engine.lessons import check, numbers, results_file
 REAL = json.loads(numbers.RESULTS.read_text(encoding="utf-8"))
 PRESET = next(iter(REAL["presets"]))
 CLAIM = next(iter(REAL["claims"]))
+IMAGE = "![x](https://example.com/x.png)"
 
 
 def _damaged(change) -> str:
@@ -38,6 +39,14 @@ DAMAGED = {
     "a 401-digit figure": lambda d: [c["figures"].update(end=10**400) for c in d["claims"].values()],
     "holds as a word": lambda d: [c.update(holds="no") for c in d["claims"].values()],
     "figures a list": lambda d: d["claims"][CLAIM].update(figures=[1, 2]),
+    "an image in every text": lambda d: (
+        [
+            entry.update({key: IMAGE for key, value in entry.items() if isinstance(value, str)})
+            for part in ("claims", "presets")
+            for entry in d[part].values()
+        ]
+        + [c["settings"].update({k: IMAGE for k in c["settings"]}) for c in d["claims"].values()]
+    ),
 }
 
 
@@ -61,6 +70,13 @@ def test_a_damaged_results_file_prints_dots_and_warns_once(tmp_path: Path, caplo
     assert any("…" in text for text in first)
     warned = [r for r in caplog.records if r.levelno == logging.WARNING and "damaged" in r.getMessage()]
     assert len(warned) == 1, [r.getMessage() for r in warned]
+
+
+def test_no_recorded_text_draws_markup(tmp_path: Path) -> None:
+    """A result's Markdown rendered in the pages' About popover and fetched a remote image."""
+    path = tmp_path / "results.json"
+    path.write_text(_damaged(DAMAGED["an image in every text"]), encoding="utf-8")
+    assert not any("example.com" in text for text in _fill_every_lesson(path))
 
 
 def test_holds_as_a_word_is_not_holds_here(tmp_path: Path) -> None:
