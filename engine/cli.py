@@ -29,6 +29,7 @@ from engine.core import flags, knobs, settings
 from engine.core.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.core.experiments import EXPERIMENTS
 from engine.core.flags import add_seeds_flag
+from engine.core.setting_checks import check_all
 from engine.groups.cli_run import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -244,6 +245,11 @@ def one_line_warnings() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:  # every setting before any work: one line, not a traceback from wherever it is first read
+        check_all()
+    except ConfigError as err:
+        print(f"error: {one_line(err)}", file=sys.stderr)
+        return EXIT_USER_ERROR
     keep_freed_memory()  # the same allocator policy in every training process (engine/compute/allocator.py)
     one_line_warnings()
     parser = build_parser()

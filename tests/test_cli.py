@@ -90,10 +90,21 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(tmp_path: Path, args: list[s
 
 
 def test_existing_run_is_never_overwritten_without_force(tmp_path: Path) -> None:
-    (tmp_path / "metrics.csv").write_text("step\n0\n")
+    writer = runlog.RunWriter(tmp_path, ["step"], {"kind": "probe"})
+    writer.append({"step": 0})
+    writer.finish("finished")
     with pytest.raises(cli.ConfigError, match="already holds a run"):
         cli_run.prepare_out_dir(str(tmp_path), force=False)
     assert cli_run.prepare_out_dir(str(tmp_path), force=True) == tmp_path
+
+
+def test_a_users_own_metrics_csv_is_no_run(tmp_path: Path) -> None:
+    """Issue 47: a folder holding the user's own metrics.csv was called "already holds a run"."""
+    (tmp_path / "metrics.csv").write_text("step\n0\n")
+    for force in (False, True):
+        with pytest.raises(cli.ConfigError, match="holds no run the lab wrote"):
+            cli_run.prepare_out_dir(str(tmp_path), force=force)
+    assert (tmp_path / "metrics.csv").read_text() == "step\n0\n"
 
 
 def test_every_registered_experiment_has_a_subcommand() -> None:

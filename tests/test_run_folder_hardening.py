@@ -116,7 +116,8 @@ def test_stop_reaches_a_run_written_by_another_process(tmp_path: Path) -> None:
 def test_a_full_disk_fails_the_run_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Fault injection: from step 2 on the disk is full: the snapshot stops with a warning (a partial file
     removed), the row cannot be written, no new file can be made; the run fails, named "disk full"."""
-    from engine.runlog import files, writer
+    from engine.core import atomic
+    from engine.runlog import writer
 
     def full_file(path, data):  # a snapshot on a full disk: a partial file, then ENOSPC
         Path(path).write_bytes(data[:7])
@@ -133,7 +134,7 @@ def test_a_full_disk_fails_the_run_cleanly(tmp_path: Path, monkeypatch: pytest.M
             if step == 2:
                 monkeypatch.setattr(writer, "_write_file", full_file)
                 monkeypatch.setattr(writer.RunWriter, "_write_line", full_row)
-                monkeypatch.setattr(files.tempfile, "mkstemp", no_new_files)
+                monkeypatch.setattr(atomic.tempfile, "mkstemp", no_new_files)  # every whole-file write
             yield Row(step, {"loss": 1.0 / (step + 1)}, np.zeros((3, 2), dtype=np.float32))
 
     kind = "full-disk"

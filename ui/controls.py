@@ -10,8 +10,8 @@ from typing import Any
 
 import streamlit as st
 
-from engine.core import settings
 from engine.core.experiments import EXPERIMENTS
+from engine.core.setting_checks import get_or_default
 from engine.jobs import Job
 from ui import fields
 from ui.fields import BUNDLED, KEEP, show_settings
@@ -267,7 +267,7 @@ def progress_fragment(kind: str, shown_live: list[Job]) -> None:
     beside = bool(going) and {job.id for job in going} <= {job.id for job in shown_live}
     live = not beside and any(job.active for job in reg.jobs())
 
-    @st.fragment(run_every=settings.get("live_seconds") if live else None)
+    @st.fragment(run_every=get_or_default("live_seconds") if live else None)
     def progress() -> None:
         if beside:
             st.caption(f"{', '.join(run_label(job) for job in going)}: progress beside the charts.")

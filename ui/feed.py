@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.core import settings
 from engine.core.errors import one_line
+from engine.core.setting_checks import get_or_default
 
 log = logging.getLogger(__name__)
 
@@ -363,7 +363,7 @@ def follow(
     :data:`LEASE_SECONDS` unless renewed); ``payload``: what it draws now; ``view`` and ``stamp``: see
     :meth:`Feeder.follow` (sessions of one view share the build). Returns the component's ``feed`` argument
     (where to fetch, how often, the signature drawn)."""
-    seconds = float(settings.get("live_seconds"))
+    seconds = float(get_or_default("live_seconds"))  # a bad value: the banner says so (ui.navigation)
     feeder = _feeder()
     token = feeder.follow(session, build, payload, seconds, view=view, stamp=stamp)
     return {

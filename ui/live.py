@@ -29,7 +29,8 @@ import streamlit as st
 
 from engine import charts
 from engine.charts import description
-from engine.core import experiments, settings
+from engine.core import experiments
+from engine.core.setting_checks import get_or_default
 from engine.jobs import Job
 from ui import feed, lens, live_state, live_view, projector
 from ui.chart_bar import chart_bar
@@ -229,7 +230,7 @@ def live_panel(
         reg.projecting(projected) or (projected.active and bool(projected.config_dict.get("snapshot_every")))
     )
 
-    @st.fragment(run_every=settings.get("projection_seconds") if frames_coming else None)
+    @st.fragment(run_every=get_or_default("projection_seconds") if frames_coming else None)
     def projection() -> None:
         draw_projection(projected, key)
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from engine.core.setting_checks import problems
+
 FOLDER = "views"
 #: the browser tab's icon
 FAVICON = Path(__file__).resolve().with_name("web") / "favicon.png"
@@ -60,6 +62,8 @@ def main() -> None:
         initial_sidebar_state="collapsed" if projector.on() else "auto",
     )
     page = st.navigation(pages())
+    for line in problems():  # a bad setting: its line on every page (a run that needs it fails saying so)
+        st.error(f"Setting ignored until fixed and the app restarted: {line}", icon=":material/settings:")
     registry()  # starts the job worker and the UMAP worker (which pre-warms umap-learn's JIT) once
     live_view.serve_plotly()  # the live view's Plotly.js in the static folder, before a page needs it
     projector.switch()  # on every page, first in the sidebar after the page list

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.claims.setups import KEYS, by_keys
+from engine.core.atomic import write_text_atomic
 from engine.core.errors import ConfigError
 from engine.core.flags import parse_seeds
 
@@ -158,6 +159,6 @@ def _write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` (one ConfigError line when it cannot)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_text_atomic(path, text)  # whole or not at all (issue 47)
     except OSError as err:
         raise ConfigError(f"--markdown-out: cannot write {path}: {err.strerror or err}") from None

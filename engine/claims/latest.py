@@ -6,13 +6,13 @@ library: a page script may import this."""
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.core import paths
+from engine.core.atomic import write_text_atomic
 from engine.core.errors import ConfigError
 
 if TYPE_CHECKING:  # the rows' type only: engine.claims.table imports NumPy
@@ -63,9 +63,7 @@ def save(table: dict[str, Any], path: Path | None = None) -> Path:
     path = path or paths.claims_table_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(table, ensure_ascii=False, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
+        write_text_atomic(path, json.dumps(table, ensure_ascii=False, indent=1))
     except OSError as err:
         refusal = paths.not_writable(err, path.parent)
         why = err.strerror or err

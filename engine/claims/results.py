@@ -34,14 +34,16 @@ import math
 import os
 import re
 import shlex
-import subprocess
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.core.atomic import line_ending, write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError
+from engine.core.setting_checks import check_all
+from engine.groups.cli_run import reports_stop
 
 OPEN = re.compile(r"^<!-- results:(?P<kind>[a-z][a-z-]*)(?P<args>(?: [^\n]*?)?) -->$", re.M)
 CLOSE = "<!-- /results:{kind} -->"
@@ -244,34 +246,18 @@ def render_runs(args: str, root: Path, today: str) -> str:
     return "\n".join(lines)
 
 
-#: the folders whose scripts a ``script`` block may run (the repository's own, never a path from elsewhere)
-SCRIPT_FOLDERS = ("scripts", "benchmarks")
-
-
 def render_script(args: str, root: Path, today: str) -> str:
-    """What ``python SCRIPT ARGS`` prints (run in ``root``, no shell), then its command and date. The script
-    must be a ``.py`` file in one of ``root``'s :data:`SCRIPT_FOLDERS`; one that exits non-zero is
-    :class:`Missing`, with the last line it wrote to stderr (a script names the run folder it lacks)."""
-    words = shlex.split(args)
-    if not words:
-        raise ConfigError("results:script needs a script, e.g. scripts/run_tables.py")
-    script = (root / words[0]).resolve()
-    allowed = [(root / folder).resolve() for folder in SCRIPT_FOLDERS]
-    if script.suffix != ".py" or not any(script.parent == folder for folder in allowed):
-        raise ConfigError(
-            f"results:script runs only a .py file of {' or '.join(SCRIPT_FOLDERS)}/, not {words[0]!r}"
-        )
-    if not script.is_file():
-        raise ConfigError(f"results:script: {words[0]} does not exist")
-    done = subprocess.run(
-        [sys.executable, str(script), *words[1:]], cwd=root, capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        said = [line for line in done.stderr.splitlines() if line.strip()]
-        raise Missing(f"{words[0]} exited {done.returncode}: {said[-1] if said else 'no message'}")
-    shown = shlex.join(["python", *words])
-    footer = f"Command: `{shown}`; table written by `python -m engine results` on {today}."
-    return f"{done.stdout.rstrip()}\n\n{footer}"
+    """What ``python SCRIPT ARGS`` prints (run in ``root``, no shell, bounded in time, ended with the
+    command: :mod:`engine.claims.script_block`), then its command and date. The script must be a ``.py``
+    file of ``root``'s ``scripts/`` or ``benchmarks/``; one that exits non-zero, runs too long or prints
+    a marker is :class:`Missing`, with the reason (a script's last line of stderr names the run it lacks)."""
+    from engine.claims.script_block import ScriptFailed
+    from engine.claims.script_block import render_script as render
+
+    try:
+        return render(args, root, today, ANY_MARKER)
+    except ScriptFailed as err:
+        raise Missing(str(err)) from None
 
 
 RENDERERS: dict[str, Callable[[str, Path, str], str]] = {
@@ -305,18 +291,22 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--check", action="store_true", help="write nothing; exit 1 when a table would change")
 
 
+@reports_stop("results", "each document is as it was or rewritten whole; a script running was ended")
 def run(args: argparse.Namespace) -> int:
-    """Rewrite the files' tables; 0 when every table was written (or, with ``--check``, is up to date)."""
+    """Rewrite the files' tables; 0 when every table was written (or, with ``--check``, is up to date).
+    Ctrl-C or SIGTERM ends a script block's script with the command (:mod:`engine.claims.script_block`)."""
     root = Path(args.root)
     today = dt.date.today().isoformat()
     problems: list[str] = []
     changed: list[str] = []
     for name in args.files or DEFAULT_FILES:
         path = _resolve(name, root)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise ConfigError(f"cannot read {path}: {err.strerror or err}") from None
+        try:  # as it is on disk: its line endings are kept (Path.read_text would turn CRLF into LF)
+            raw = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise ConfigError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
+        ending = line_ending(raw)
+        text = raw.replace("\r\n", "\n") if ending == "\r\n" else raw
         new, missing = replace_blocks(
             text, lambda kind, a, path=path: relinked(render(kind, a, root, today), path, root)
         )
@@ -324,12 +314,21 @@ def run(args: argparse.Namespace) -> int:
         if _without_dates(new) != _without_dates(text):
             changed.append(str(path))
             if not args.check:
-                path.write_text(new, encoding="utf-8")
+                _write_whole(path, new.replace("\n", ending) if ending != "\n" else new)
     for line in problems:
         print(f"missing: {line}", file=sys.stderr)
     verb = "would change" if args.check else "rewrote"
     print(f"{verb}: {', '.join(changed) or 'nothing'}; {len(problems)} table(s) left as they were")
     return 1 if problems or (args.check and changed) else 0
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """``text`` over ``path`` whole or not at all (issue 47: written in place, a full disk cut a document
+    mid-line); a write that fails leaves the file as it was and is one line."""
+    try:
+        write_text_atomic(path, text)
+    except OSError as err:
+        raise ConfigError(f"cannot write {path}: {err.strerror or err}; it is left as it was") from None
 
 
 def relinked(table: str, target: Path, root: Path) -> str:
@@ -351,6 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["results", *(sys.argv[1:] if argv is None else argv)])
     try:
+        check_all()  # every setting first: one line, before any work (issue 47)
         return run(args)
     except EmbedlabError as err:
         print(f"error: {err}", file=sys.stderr)

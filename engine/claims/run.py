@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.claims.setups import SHORT, ClaimSetup
 from engine.claims.table import ClaimRow, claim_row
+from engine.core.atomic import write_text_atomic
 from engine.core.errors import EmbedlabError
 
 log = logging.getLogger(__name__)
@@ -257,7 +258,7 @@ def group_items(folder: Path, base: dict[str, Any], seed: int) -> int:
         log.warning("cannot count the items of %s: %s", folder, err)
         return 0
     try:
-        record.write_text(json.dumps({"items": items, "settings": identity}, indent=1), encoding="utf-8")
+        write_text_atomic(record, json.dumps({"items": items, "settings": identity}, indent=1))
     except OSError as err:
         log.warning("cannot record the item count in %s: %s", record, err)
     return items

@@ -20,7 +20,9 @@ from engine.core.errors import ConfigError
 REPO_ROOT = settings.REPO_ROOT
 MAX_NAME = 80
 _KEPT_PUNCTUATION = "._-"
-_UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+#: errors of a folder that cannot be made or written: permissions, a read-only file system, and a path through
+#: or onto a file or a dangling link (EMBEDLAB_CACHE_DIR on one was a raw FileExistsError, issue 47)
+_UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EEXIST, errno.ENOENT)
 
 
 def not_writable(err: OSError, folder: str | os.PathLike, what: str = "folder") -> ConfigError | None:

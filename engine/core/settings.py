@@ -11,6 +11,7 @@ Knobs that are not worth an environment variable for a user are still listed her
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -234,6 +235,15 @@ _ALL: tuple[Setting, ...] = (
         "torchrun's own variable: this process's rank on its machine (its GPU); unset: the rank",
         low=0,
     ),
+    # ---------------------------------------------------------------- python -m engine results
+    _s(
+        "results_script_seconds",
+        "float",
+        600.0,
+        "how long a results:script block's script may run before python -m engine results ends it "
+        "(its table is then kept)",
+        low=1.0,
+    ),
     # ---------------------------------------------------------------- hub
     _s("hub_timeout_seconds", "float", 3.0, "how long the hub reachability probe may take", low=0.1),
     Setting(
@@ -273,24 +283,32 @@ def _parse(setting: Setting, raw: str) -> Any:
             return True
         if lowered in ("0", "false", "no", "off"):
             return False
-        raise ConfigError(f"{setting.env} must be 1 or 0, got {raw!r}")
+        raise ConfigError(f"{setting.env} must be 1 or 0, got {_shown(raw)}")
     if kind == "str":
         if setting.choices and raw not in setting.choices:
-            raise ConfigError(f"{setting.env} must be one of {', '.join(setting.choices)}, got {raw!r}")
+            raise ConfigError(f"{setting.env} must be one of {', '.join(setting.choices)}, got {_shown(raw)}")
         return raw
     number: Callable[[str], Any] = int if kind == "int" else float
     try:
         value = number(raw)
     except ValueError:
         what = "a whole number" if kind == "int" else "a number"
-        raise ConfigError(f"{setting.env} must be {what}, got {raw!r}") from None
+        raise ConfigError(f"{setting.env} must be {what}, got {_shown(raw)}") from None
+    if kind == "float" and not math.isfinite(value):  # NaN fails neither bound; inf overflows later uses
+        raise ConfigError(f"{setting.env} must be a finite number, got {_shown(raw)}")
     if (setting.low is not None and value < setting.low) or (
         setting.high is not None and value > setting.high
     ):
         raise ConfigError(
-            f"{setting.env} must be between {_bound(setting.low)} and {_bound(setting.high)}, got {raw!r}"
+            f"{setting.env} must be between {_bound(setting.low)} and {_bound(setting.high)}, "
+            f"got {_shown(raw)}"
         )
     return value
+
+
+def _shown(raw: str) -> str:
+    """A bad value as an error line quotes it: on one line (repr escapes a newline), and cut when long."""
+    return repr(raw if len(raw) <= 60 else f"{raw[:60]}…")
 
 
 def _bound(value: float | None) -> str:

@@ -135,8 +135,16 @@ def _size_of(handle: Any) -> int | None:
 
 
 def _array(archive: Any, key: str, label: str) -> np.ndarray:
+    """The archive's array ``key``; a member that is no ``.npy`` (numpy hands its raw bytes: a pickle put in
+    the zip by hand) is one DataError line, not an AttributeError later (issue 47)."""
     try:
-        return archive[key]
+        found = archive[key]
+        if not isinstance(found, np.ndarray):
+            raise DataError(
+                f"{label}: {key!r} is not a NumPy array (a raw member of the archive, e.g. a pickle); "
+                f"save the arrays with np.savez, e.g. np.savez(path, {key}=...)"
+            )
+        return found
     except ValueError as err:
         if "allow_pickle" in str(err):
             raise DataError(

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.core import paths
+from engine.core.atomic import write_text_atomic
 from engine.core.errors import ConfigError, one_line
 from engine.encoders.encoder import Encoder, Progress, check_texts
 
@@ -143,13 +144,10 @@ def _record_rate(folder: Path, device_type: str, count: int, seconds: float) -> 
         "date": datetime.date.today().isoformat(),
     }
     target = folder / RATES
-    tmp = target.with_name(f".{RATES}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(rates, indent=1), encoding="utf-8")
-        os.replace(tmp, target)
+        write_text_atomic(target, json.dumps(rates, indent=1))
     except OSError as err:
         log.warning("could not keep the encoding rate: %s", one_line(err))
-        tmp.unlink(missing_ok=True)
 
 
 def _read_rates(folder: Path) -> dict[str, dict]:

@@ -5,13 +5,17 @@ The embedding cache (:mod:`engine.encoders.cache`) is keyed by the encoder's fin
 weights' bytes, so finding a cached entry used to mean loading the encoder first: ~4 s of a demo probe's
 ~9 s on 2 cores (transformers' modeling code imported, the model built and read), for embeddings already on
 disk. This module keeps, beside the cache, the fingerprint each loaded encoder had under its *identity*: the
-folder it was loaded from, every file in it (path, size, modification time in ns, inode), the pooling and
-maximum length asked for, and the installed torch, transformers and tokenizers. An encoder whose identity
-is known is looked up in the cache by its remembered fingerprint; on a hit it is never loaded.
+folder it was loaded from, every file in it (path, size, inode, modification time and change time in ns),
+the pooling and maximum length asked for, and the installed torch, transformers and tokenizers. An encoder
+whose identity is known is looked up in the cache by its remembered fingerprint; on a hit it is never loaded.
 
 Only encoders in a local folder (the bundled one, a saved one, a model folder) have an identity: a hub id
 served online may change under its name. Any change to a file of the folder (a save replaces files: new
-inodes) or to the installed libraries is a new identity: the encoder is loaded as before and its
+inodes) or to the installed libraries is a new identity. The change time is what a rewrite in place cannot
+hide: the same size written over the same inode and its old modification time put back (``touch -r``,
+``os.utime``, a copy that keeps timestamps) answered for the old weights (issue 47); the kernel sets
+``st_ctime`` at every write and at ``utime`` itself, and no call sets it back (a digest of the weights'
+bytes would cost a read of every file at every run). On a change: the encoder is loaded as before and its
 fingerprint remembered. The memo is ``fingerprints.json`` in the cache's ``embeddings`` folder, at most
 :data:`KEPT` entries, written atomically; an unreadable or damaged memo is ignored (a miss, never an error).
 """
@@ -31,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from engine.core import paths
+from engine.core.atomic import write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError, one_line
 from engine.encoders.cache import cached, encode_cached
 from engine.encoders.encoder import Encoder, Progress
@@ -41,8 +46,9 @@ log = logging.getLogger(__name__)
 MEMO = "fingerprints.json"
 #: the most identities the memo keeps (the newest ones)
 KEPT = 64
-#: a new value forgets every remembered fingerprint (bump it when :attr:`Encoder.fingerprint` changes)
-_FORMAT = "embedlab-fingerprints-v1"
+#: a new value forgets every remembered fingerprint (bump it when :attr:`Encoder.fingerprint` or the
+#: identity's parts change; v2: the files' change time, issue 47)
+_FORMAT = "embedlab-fingerprints-v2"
 _LIBRARIES = ("torch", "transformers", "tokenizers")
 
 
@@ -55,13 +61,22 @@ class Known:
 
 
 def _files(folder: Path) -> list[list[Any]]:
-    """Every file under ``folder`` (symbolic links followed) as ``[relative path, size, mtime_ns, inode]``."""
+    """Every file under ``folder`` (symbolic links followed) as ``[relative path, size, mtime_ns, inode,
+    ctime_ns]``: the change time, which no call sets back, makes a rewrite in place a new identity."""
     found = []
     for root, _dirs, names in os.walk(folder, followlinks=True):
         for name in names:
             path = Path(root, name)
             stat = path.stat()
-            found.append([path.relative_to(folder).as_posix(), stat.st_size, stat.st_mtime_ns, stat.st_ino])
+            found.append(
+                [
+                    path.relative_to(folder).as_posix(),
+                    stat.st_size,
+                    stat.st_mtime_ns,
+                    stat.st_ino,
+                    stat.st_ctime_ns,
+                ]
+            )
     return sorted(found)
 
 
@@ -150,13 +165,10 @@ def remember(key: str | None, encoder: Encoder) -> None:
             "entries": {k: {"fingerprint": v.fingerprint, "hidden": v.hidden} for k, v in kept.items()},
         }
     )
-    temporary = path.with_name(f".{MEMO}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
+    try:  # whole or not at all (engine.core.atomic)
+        write_text_atomic(path, text)
     except OSError as err:
         log.warning("could not keep the encoder's fingerprint: %s", one_line(err))
-        temporary.unlink(missing_ok=True)
 
 
 def encode_by_name(

@@ -28,21 +28,27 @@ def engine_command(*args: str) -> list[str]:
 
 
 def prepare_out_dir(out: str, force: bool) -> Path:
-    """The run folder; an existing run is never overwritten silently."""
+    """The run folder: a new one, an empty one, or one holding a run the lab wrote; that run is replaced
+    only with ``force`` (or when it ended before a step). A folder with anything else in it, and the
+    folders :mod:`engine.runlog.ownership` protects, are refused with one line before anything is touched:
+    ``--force`` swaps the whole folder aside and removes it (issue 47: it took a user's files with it)."""
+    from engine.runlog.ownership import refusal
+
+    why = refusal(out)
+    if why is not None:
+        raise ConfigError(why)
     path = Path(out).expanduser()
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"--out {out}: exists and is not a folder")
-    if (path / "metrics.csv").exists() and not force and not ended_before_a_step(path):
+    if (path / "status.json").exists() and not force and not ended_before_a_step(path):
         raise ConfigError(
-            f"--out {out}: already holds a run (metrics.csv); choose another folder or pass --force"
+            f"--out {out}: already holds a run (status.json); choose another folder or pass --force"
         )
     try:  # with --force the old run stays until the new one is swapped in whole (engine.runlog.swap)
         path.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        refusal = paths.not_writable(err, Path(err.filename or path))
-        if refusal is None:
+        refusal_line = paths.not_writable(err, Path(err.filename or path))
+        if refusal_line is None:
             raise
-        raise ConfigError(f"--out {out}: {refusal}") from None
+        raise ConfigError(f"--out {out}: {refusal_line}") from None
     return path
 
 
@@ -148,12 +154,21 @@ class EventStream:
             self.stop.set()
 
 
+#: the most torch threads per CPU ``--threads`` may ask for: more only oversubscribes, and torch's pool of
+#: 100000 threads died with MemoryError (a segfault, exit 139, under the app; issue 47)
+THREADS_PER_CPU = 4
+
+
 def set_threads(threads: int | None) -> None:
-    """``--threads N``: torch's intra-op threads (e.g. one core left to a web UI on a small machine)."""
+    """``--threads N``: torch's intra-op threads (e.g. one core left to a web UI on a small machine), at
+    most :data:`THREADS_PER_CPU` per CPU of this machine."""
     if threads is None:
         return
-    if threads < 1:
-        raise ConfigError(f"--threads must be >= 1, got {threads}")
+    most = THREADS_PER_CPU * (os.cpu_count() or 1)
+    if not 1 <= threads <= most:
+        raise ConfigError(
+            f"--threads must be between 1 and {most} ({THREADS_PER_CPU} per CPU here), got {threads}"
+        )
     import torch
 
     torch.set_num_threads(threads)

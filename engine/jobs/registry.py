@@ -23,7 +23,7 @@ from typing import Any
 from engine import runlog
 from engine.compute.lanes import plan_workers, usable_cpus
 from engine.core import paths, settings
-from engine.core.errors import ConfigError, one_line
+from engine.core.errors import ConfigError, EmbedlabError, one_line
 from engine.core.experiments import EXPERIMENTS
 from engine.jobs.children import ChildRun, child_argv, default_child_threads
 from engine.jobs.job import Job
@@ -260,13 +260,15 @@ class JobRegistry:
                 if self._closed:
                     return None
             if time.monotonic() - idle_since >= settings.get("spare_after_idle_seconds"):
-                self._spares.prepare()
+                self._prepare_spare()
             with self._lock:
                 if not self._queue and not self._closed:
                     self._wake.wait(timeout=0.5)
 
     def _work(self) -> None:
-        self._spares.prepare()  # the first spare at once: a new user's first click follows soon
+        """The job worker's loop. It never dies (issue 47: a bad setting raised in its set-up killed it and
+        every later job stayed "queued"): a job that cannot start ends failed with the one-line reason."""
+        self._prepare_spare()  # the first spare at once: a new user's first click follows soon
         while True:
             job = self._next()
             if job is None:
@@ -277,8 +279,19 @@ class JobRegistry:
                     self._run_group(job)
                 else:
                     self._run(job)
+            except Exception as err:  # noqa: BLE001 - the worker must survive every failure
+                log.exception("job %s: the worker failed", job.id)
+                if job.state in ("queued", "running"):
+                    job.end("failed", f"the run could not start: {one_line(err)}")
             finally:
                 self._current = None
+
+    def _prepare_spare(self) -> None:
+        """A warm spare (best effort: without one a job starts a fresh child)."""
+        try:
+            self._spares.prepare()
+        except Exception as err:  # noqa: BLE001 - the worker must survive every failure
+            log.warning("cannot prepare a warm job process: %s", one_line(err))
 
     def group_width(self) -> int:
         """How many runs of one group go side by side: the setting ``figure2_workers`` (0: one per CPU),
@@ -332,8 +345,13 @@ class JobRegistry:
             else:
                 self._run_thread(job)
         except Exception as err:  # noqa: BLE001 - the worker must survive every failure
-            log.exception("job %s: the worker failed", job.id)
-            job.end("failed", one_line(err))
+            if isinstance(err, EmbedlabError):  # a user's error (a bad setting): its line, no traceback
+                log.warning("job %s could not start: %s", job.id, one_line(err))
+            else:
+                log.exception("job %s: the worker failed", job.id)
+            job.end(
+                "failed", f"the run could not start: {one_line(err)}" if job.pid is None else one_line(err)
+            )
         finally:
             if self.projection_worker is not None:
                 self.projection_worker.notify()

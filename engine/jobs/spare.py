@@ -20,7 +20,7 @@ import threading
 import time
 
 from engine.core import settings
-from engine.core.errors import one_line
+from engine.core.errors import EmbedlabError, one_line
 from engine.jobs.children import import_env, popen_child
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,12 @@ class SparePool:
         with self._lock:
             if self._proc is not None and self._proc.poll() is None:
                 return
-            self._env = settings.child_environment()
+            try:
+                self._env = settings.child_environment()
+            except EmbedlabError as err:  # a bad setting: no spare (the job that needs it fails, saying why)
+                log.warning("cannot start a warm job process: %s", one_line(err))
+                self._started.set()
+                return
             self._close_ready()
             read_end, write_end = os.pipe()
             try:
@@ -103,11 +108,12 @@ class SparePool:
             proc, env, self._proc = self._proc, self._env, None
         if proc is None:
             return None
-        if (
-            proc.poll() is None
-            and env is not None
-            and import_env(env) == import_env(settings.child_environment())
-        ):
+        try:
+            now = settings.child_environment()
+        except EmbedlabError:  # a setting went bad: the spare is not the job's, and the job fails saying why
+            discard(proc)
+            raise
+        if proc.poll() is None and env is not None and import_env(env) == import_env(now):
             return proc
         discard(proc)
         return None

@@ -287,6 +287,18 @@ def run_cli(args: argparse.Namespace) -> int:
             f"lessons check: --workers must be 0 (one per CPU) or more, got {args.workers}", file=sys.stderr
         )
         return 2
+    if args.record:  # before any run: --record over a damaged file failed only after the whole check
+        from engine.lessons.numbers import RESULTS
+        from engine.lessons.results_file import read
+
+        damaged = read(RESULTS)[1]
+        if damaged:
+            print(
+                f"lessons check: --record: {RESULTS} is damaged ({damaged[0]}); restore it (git checkout) "
+                "before recording",
+                file=sys.stderr,
+            )
+            return 2
     if args.preset:
         known = presets(settings)
         unknown = [name for name in args.preset if name not in known]

@@ -75,12 +75,11 @@ NOT_MEASURED: Mapping[str, str] = {
 
 def load(path: Path = RESULTS) -> dict[str, Any]:
     """The recorded figures (``{"claims": {"<preset> / <key>": …}, "presets": {name: …}}``); empty when
-    none."""
-    try:
-        found = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        found = {}
-    return {"claims": dict(found.get("claims", {})), "presets": dict(found.get("presets", {}))}
+    none. Read against the file's schema (:mod:`engine.lessons.results_file`): what is damaged is dropped
+    with one warning, never an exception (every page imports the lessons' texts; issue 47)."""
+    from engine.lessons.results_file import load_checked
+
+    return load_checked(Path(path))
 
 
 def _settings(folders: Iterable[Path], queued: Iterable[str] = ()) -> dict[str, Any]:

@@ -7,7 +7,6 @@ import errno
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,18 +30,11 @@ FINAL_STATES = ("finished", "stopped", "failed")
 
 
 def write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
-    """Write JSON to a temporary file in the same folder, fsync, then rename over ``path``."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(jsonable(payload), handle, indent=2, sort_keys=True)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write JSON whole or not at all (:func:`engine.core.atomic.write_text_atomic`: a temporary file beside
+    it, fsync, rename), readable as the folder's other files are (not a temporary file's 0600)."""
+    from engine.core.atomic import write_text_atomic
+
+    write_text_atomic(path, json.dumps(jsonable(payload), indent=2, sort_keys=True))
 
 
 def read_json(path: Path) -> dict[str, Any]:

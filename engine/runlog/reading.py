@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from stat import S_ISREG
@@ -25,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from engine.core import measures
+from engine.core.atomic import write_text_atomic
 from engine.core.errors import DataError
 from engine.core.safe_open import NotRegularFile, open_regular, read_regular
 from engine.runlog.files import FRAMES, METRICS, POINTS, SNAPSHOTS, SUMMARY, read_json
@@ -313,9 +313,8 @@ def save_frame(run_dir: Path, step: int, coords: np.ndarray) -> Path:
     coords = np.asarray(coords, dtype=np.float32)
     path = frame_path(run_dir, step)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    pd.DataFrame({"x": coords[:, 0], "y": coords[:, 1]}).to_csv(tmp, index=False, float_format="%.5g")
-    os.replace(tmp, path)
+    table = pd.DataFrame({"x": coords[:, 0], "y": coords[:, 1]})
+    write_text_atomic(path, table.to_csv(index=False, float_format="%.5g", lineterminator="\n"))
     return path
 
 

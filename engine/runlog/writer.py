@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from engine.core import paths, settings
+from engine.core.atomic import write_text_atomic
 from engine.core.errors import ConfigError
 from engine.runlog.files import (
     CONFIG,
@@ -40,6 +41,7 @@ from engine.runlog.files import (
     write_json_in_place,
 )
 from engine.runlog.liveness import WriterLock, process_start
+from engine.runlog.ownership import foreign_entries
 from engine.runlog.reading import snapshot_path
 from engine.runlog.swap import exchange, holds_run, remove_tree, sweep_aside
 
@@ -79,6 +81,7 @@ class RunWriter:
         try:
             sweep_aside(self.run_dir)
             if holds_run(self.run_dir):
+                _refuse_foreign(self.run_dir)
                 self._replace(config)
             else:
                 self._start_in(self.run_dir, config)
@@ -148,10 +151,7 @@ class RunWriter:
     def save_points(self, texts: Sequence[str], labels: Sequence[Any] | None) -> None:
         frame = pd.DataFrame({"text": list(texts)})
         frame["label"] = list(labels) if labels is not None else ""
-        tmp = self.run_dir / f".{POINTS}.tmp"
-        with _removed_on_failure(tmp):
-            frame.to_csv(tmp, index=False)
-            os.replace(tmp, self.run_dir / POINTS)
+        write_text_atomic(self.run_dir / POINTS, frame.to_csv(index=False, lineterminator="\n"))
 
     def save_snapshot(self, step: int, embeddings: np.ndarray) -> Path | None:
         """Write the snapshot of ``step`` atomically; None once snapshots stopped: at the run's snapshot cap
@@ -228,6 +228,17 @@ class RunWriter:
         self._close_logs()
         if getattr(self, "_lock", None) is not None:
             self._lock.release()
+
+
+def _refuse_foreign(run_dir: Path) -> None:
+    """A run is replaced by swapping its whole folder aside and removing it: never over files the lab did
+    not write (issue 47; the CLI's ``--out`` refuses them first, this guards every other caller)."""
+    foreign = foreign_entries(run_dir)
+    if foreign:
+        raise ConfigError(
+            f"{run_dir}: holds files the lab did not write ({', '.join(foreign[:3])}); "
+            "a run replaces only a run"
+        )
 
 
 def _make_folder(run_dir: Path) -> None:

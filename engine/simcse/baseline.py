@@ -16,11 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 from engine.core import paths
+from engine.core.atomic import write_text_atomic
 from engine.core.errors import one_line
 from engine.core.shared_knobs import NATIVE, POOLER_CHOICES
 from engine.training.encoder import resolve_pooler
@@ -111,9 +111,7 @@ def _measure(config: Any, evalset: Any, pooling: str, device: str) -> float:
 
 
 def _write(path: Path, result: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(result, indent=2), encoding="utf-8")
-        os.replace(tmp, path)
+        write_text_atomic(path, json.dumps(result, indent=2))
     except OSError as err:  # a cache that cannot be written only costs the next run the measurement
         log.warning("cannot cache the STS baseline in %s: %s", path, one_line(err))

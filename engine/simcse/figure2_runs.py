@@ -37,6 +37,7 @@ from engine.compute.lanes import plan_workers, usable_cpus  # noqa: E402 - the a
 from engine.core import flags  # noqa: E402
 from engine.core.errors import EmbedlabError, one_line  # noqa: E402
 from engine.core.knobs import knob_of  # noqa: E402
+from engine.core.setting_checks import check_all  # noqa: E402
 from engine.runlog.side_by_side import PlannedRun, run_side_by_side  # noqa: E402
 from engine.simcse.train import SimCSEConfig  # noqa: E402
 from engine.simcse.views import FIGURE2_RUNS  # noqa: E402
@@ -147,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         **{name: knob_of(SimCSEConfig, name).from_shown(getattr(args, name)) for name in KNOBS},
     }
     try:
+        check_all()  # every setting first: one line, before any run (issue 47)
         configs = figure2_configs(base, args.runs)
         requested = settings.get("figure2_workers") if args.workers is None else args.workers
         if requested < 0:

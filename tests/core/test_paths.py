@@ -119,3 +119,13 @@ def test_distinct_uploads_never_overwrite_a_different_file(
         assert stored not in kept  # a different file never lands on one already kept
         kept[stored] = content
     assert all(path.read_bytes() == content for path, content in kept.items())
+
+
+@pytest.mark.parametrize("where", ["a-file", "a-file/sub"])
+def test_a_cache_folder_on_a_file_is_not_writable(tmp_path: Path, monkeypatch, where: str) -> None:
+    """Issue 47: EMBEDLAB_CACHE_DIR on a file gave a raw FileExistsError (NotADirectoryError under one)."""
+    (tmp_path / "a-file").write_text("mine\n")
+    monkeypatch.setenv("EMBEDLAB_CACHE_DIR", str(tmp_path / where))
+    with pytest.raises(ConfigError, match=r"is not writable \(.*\); set EMBEDLAB_CACHE_DIR"):
+        paths.cache_dir()
+    assert (tmp_path / "a-file").read_text() == "mine\n"

@@ -83,6 +83,35 @@ def test_new_weights_in_the_same_folder_are_loaded_and_encoded_afresh(
     np.testing.assert_allclose(after, reference(folder, TEXTS), rtol=0, atol=1e-6)
 
 
+def test_weights_rewritten_in_place_with_their_old_time_are_loaded_afresh(
+    tiny_dir: Path, tmp_path: Path, loads: list[str]
+) -> None:
+    """Issue 47, harmful case 3: ``model.safetensors`` rewritten in place (same size, same inode) and its old
+    modification time put back (``touch -r``, ``os.utime``) was answered with the old weights' embeddings."""
+    from transformers import BertModel
+
+    folder, other = tmp_path / "model", tmp_path / "other"
+    shutil.copytree(tiny_dir, folder)
+    before = known.encode_by_name(folder, TEXTS, device="cpu")
+    model = BertModel.from_pretrained(folder)
+    with torch.no_grad():
+        for weight in model.parameters():
+            weight.mul_(-1.5)
+    model.save_pretrained(other)
+    weights = folder / "model.safetensors"
+    new_bytes, old = (other / "model.safetensors").read_bytes(), weights.stat()
+    assert len(new_bytes) == old.st_size
+    with open(weights, "r+b") as handle:  # in place: the same inode
+        handle.write(new_bytes)
+    os.utime(weights, ns=(old.st_atime_ns, old.st_mtime_ns))
+    now = weights.stat()
+    assert (now.st_ino, now.st_size, now.st_mtime_ns) == (old.st_ino, old.st_size, old.st_mtime_ns)
+    after = known.encode_by_name(folder, TEXTS, device="cpu")
+    assert loads == [str(folder), str(folder)]
+    assert not np.allclose(after, before)
+    np.testing.assert_allclose(after, reference(folder, TEXTS), rtol=0, atol=1e-6)
+
+
 def test_a_touched_file_is_a_new_identity(tiny_dir: Path, tmp_path: Path) -> None:
     folder = tmp_path / "model"
     shutil.copytree(tiny_dir, folder)
