@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from engine.core.atomic import write_text_atomic
 from engine.core.declaration import Lesson
 from engine.core.lesson_claims import Claim, Verdict
 
@@ -128,7 +129,7 @@ def record(
     data["claims"] = {
         name: found
         for name, found in data["claims"].items()
-        if version_name(found.get("preset", ""), found.get("length") == "short") not in judged
+        if name.rpartition(" / ")[0] not in judged  # "<version> / <key>" (a preset's name may hold " / ")
     }
     for verdict in verdicts:
         claim = verdict.claim
@@ -146,7 +147,6 @@ def record(
             continue
         data["claims"][entry(claim, short)] = {
             "preset": claim.preset,
-            "length": length,
             "run": claim.run,
             "than": claim.than,
             "measure": claim.measure,
@@ -159,7 +159,7 @@ def record(
             ),
         }
     path = Path(path)
-    path.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text_atomic(path, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     return path
 
 
