@@ -16,7 +16,7 @@ from engine.core.errors import EmbedlabError
 from engine.core.experiments import EXPERIMENTS
 from engine.jobs import Job
 from engine.lessons import texts as lessons
-from ui import controls, downloads, fields, lens, live, projector, run_name, runs
+from ui import controls, downloads, fields, lens, links, live, projector, run_name, runs
 from ui.text import message, plain
 
 GLOSSARY = "views/glossary.py"
@@ -190,12 +190,16 @@ def run_panel(
     unknown = [name for name in section.figures if name not in charts.RUN_FIGURES]
     if unknown:
         raise TypeError(f"{kind}'s page section names unknown run figures: {', '.join(unknown)}")
+    with runs.guard():
+        links.open_link(kind)  # a link's settings (?preset=NAME, ?KNOB=VALUE), once per session and link
     fields.apply_shown(kind)  # a preset's or the demo's settings, shown in the sidebar
     fields.begin_fields(kind)
     with runs.guard():
+        links.link_notes(kind)
         config = hooks.sidebar()
         run_name.name_field(kind, config)  # the name Start gives the next run, made from these settings
         start_button(kind, config, hooks.check)
+        links.copy_link(kind, config)
         controls.preset_buttons(kind, config)
 
     refreshing: list[Job] = []  # runs whose progress the live panel refreshes (the sidebar then need not)

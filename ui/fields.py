@@ -33,6 +33,7 @@ _SHOWN = "_fields.shown"  # session key: {page prefix: {widget key: value}} to w
 COMPOSED: dict[str, dict[str, Callable[[Any], Any]]] = {
     "probe": {"data": str, "label_col": lambda v: "sentiment" if v == "sentiment" else "topic"},
     "simcse": {"probe": bool},
+    "jepa": {"probe": bool},
 }
 
 
