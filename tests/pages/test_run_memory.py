@@ -20,9 +20,8 @@ def picked(app) -> list[str]:
 
 
 def test_a_presets_runs_are_shown_together_by_default(fresh_registry) -> None:
-    from streamlit.testing.v1 import AppTest
-
     from apphelpers import APP
+    from streamlit.testing.v1 import AppTest
 
     run_on_disk("older", "simcse", rows=simcse_rows(0.0))
     made = [run_on_disk(name, "simcse", rows=simcse_rows(i / 10)) for i, name in enumerate(FIGURE2)]
@@ -34,9 +33,8 @@ def test_a_presets_runs_are_shown_together_by_default(fresh_registry) -> None:
 
 
 def test_the_picked_runs_are_in_the_url_and_come_back(fresh_registry) -> None:
-    from streamlit.testing.v1 import AppTest
-
     from apphelpers import APP
+    from streamlit.testing.v1 import AppTest
 
     first = run_on_disk("first", "simcse", rows=simcse_rows(0.0))
     second = run_on_disk("second", "simcse", rows=simcse_rows(0.1))
