@@ -58,17 +58,22 @@ def guard(what: str = "") -> Iterator[None]:
         st.error(message(what, one_line(err)), icon=":material/warning:")
 
 
-def option_label(reg: JobRegistry, *, short: bool = False) -> Callable[[str], str]:
+def option_label(reg: JobRegistry, *, short: bool = False, picked: list[str] = ()) -> Callable[[str], str]:
     """A run in a picker: its state, its name and its settings line (``✓ rt-polarity · 300 steps — probe ·
     rt-polarity · 300 steps · lr 0.001 · seed 0``); ``short`` (projector mode's compact chips): its state
-    and name alone."""
+    and name alone, less the part that the names of the ``picked`` runs share (a preset's name, on the
+    chart's title)."""
+    from engine.charts.legend import common_part, without_part
+
+    part = common_part([run_label(reg.get(i)) for i in picked if reg.get(i) is not None]) if short else ""
 
     def fmt(job_id: str) -> str:
         job = reg.get(job_id)
         if job is None:
             return job_id
         if short:
-            return f"{STATE_ICONS.get(job.state, '')} {run_label(job)}"
+            name = without_part(run_label(job), part) if job_id in picked else run_label(job)
+            return f"{STATE_ICONS.get(job.state, '')} {name}"
         return f"{STATE_ICONS.get(job.state, '')} {run_label(job)} — {run_facts.settings_line(job)}"
 
     return fmt
@@ -229,7 +234,7 @@ def shown_jobs(kind: str | None, *, label: str = "Runs shown", beside: tuple[str
             label,
             ids,
             key=key,
-            format_func=option_label(reg, short=projector.on()),
+            format_func=option_label(reg, short=projector.on(), picked=chosen),
             placeholder="pick runs to show",
             label_visibility="collapsed" if projector.on() else "visible",  # a projector's rows are few
         )
