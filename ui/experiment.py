@@ -108,6 +108,14 @@ def figure_of(jobs: list[Job], kind: str, pair: tuple[str, str]) -> Any:
     return charts.relation_figure(shown, x, y)
 
 
+def charts_order(kind: str, measures: tuple[str, ...]) -> list[str]:
+    """The page's charts, its lesson's measures first (:func:`engine.core.lesson_claims.lesson_first`)."""
+    from engine.core.lesson_claims import lesson_first
+
+    lesson = EXPERIMENTS[kind].lesson
+    return lesson_first(lesson.claims if lesson else (), measures)
+
+
 def damaged_rows_note(jobs: list[Job]) -> None:
     """A line per shown run whose ``metrics.csv`` has malformed rows: they are skipped, and counted here."""
     for job in jobs:
@@ -208,10 +216,10 @@ def run_panel(
         if jobs:
             refreshing = live.live_panel(
                 jobs,
-                list(section.metrics),
+                charts_order(kind, section.metrics),
                 kind,
                 section.figures,
-                drawn=list(section.drawn),
+                drawn=charts_order(kind, section.drawn),
                 pair=section.pair,
             )
             damaged_rows_note(jobs)

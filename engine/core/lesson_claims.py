@@ -342,6 +342,14 @@ def judge(claim: Claim, measured: Measured) -> Verdict:
     return Verdict(claim, outcome, text, result, vacuous, found)
 
 
+def lesson_first(claims: Sequence[Claim], measures: Sequence[str]) -> list[str]:
+    """``measures`` (a page's charts) with those its lesson's ``claims`` are about first, in the order the
+    claims name them, then the others in their own order: the probe's IsoScore and silhouette before its
+    loss and accuracy, so that the first screen holds what the lesson teaches."""
+    named = [claim.measure for claim in claims if claim.measure in measures]
+    return list(dict.fromkeys([*named, *measures]))
+
+
 def _num(value: float | None) -> str:
     """A measured value with four significant digits (3 decimals for values between 0.1 and 1000)."""
     if value is None:

@@ -40,3 +40,14 @@ def test_with_seeds_the_margin_applies_and_it_may_hold() -> None:
 def test_a_comparison_that_goes_the_other_way_still_does_not_hold() -> None:
     verdict = judge(beats("paper"), {"dropout": [trace(0.5, 0.80)], "none": [trace(0.5, 0.95)]})
     assert verdict.measured.endswith("(does not hold here)")
+
+
+def test_a_pages_charts_put_its_lessons_measures_first() -> None:
+    from engine.core.lesson_claims import lesson_first
+
+    claims = [
+        Claim("P", "a", m, "rises", "t") for m in ("isoscore", "silhouette", "isoscore", "accuracy", "gone")
+    ]
+    page = ("loss", "accuracy", "isoscore", "silhouette", "rankme")
+    assert lesson_first(claims, page) == ["isoscore", "silhouette", "accuracy", "loss", "rankme"]
+    assert lesson_first((), page) == list(page)
