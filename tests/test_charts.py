@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -357,9 +358,12 @@ def test_a_legend_of_several_runs_gets_rows_of_its_own_under_the_x_axis() -> Non
     assert four["height"] == one["height"] + extra and four["margin"]["b"] == one["margin"]["b"] + extra
     plot_height = four["height"] - four["margin"]["t"] - four["margin"]["b"]
     assert plot_height == one["height"] - one["margin"]["t"] - one["margin"]["b"]
-    styled = charts.metric_figure({name: frame for name in "abcd"}, "isoscore", style=charts.PROJECTOR)
+    unpacked = dataclasses.replace(charts.PROJECTOR, width=None)  # a row each, at the style's size
+    styled = charts.metric_figure({name: frame for name in "abcd"}, "isoscore", style=unpacked)
     grow = charts.PROJECTOR.font / 12
     assert styled.layout.height == charts.PROJECTOR.height + round(extra * grow)
+    packed = charts.metric_figure({name: frame for name in "abcd"}, "isoscore", style=charts.PROJECTOR)
+    assert packed.layout.height == charts.PROJECTOR.height  # four short names side by side: one row
     relation = charts.relation_json({n: frame.assign(silhouette=0.1) for n in "ab"}, "isoscore", "silhouette")
     assert relation["layout"]["height"] == figures.TITLED["height"] + legend.LEGEND_ROW
 
