@@ -457,3 +457,13 @@ def test_a_run_name_with_markup_is_shown_as_typed_in_every_run_figure() -> None:
         text = json.dumps(made["data"], default=str)
         assert "<a href" not in text and "<b>B</b>" not in text, text[:300]
         assert "&lt;a href" in text and "&amp; co" in text
+
+
+def test_the_spectrums_legend_gets_rows_of_its_own_under_the_x_axis() -> None:
+    """Its legend (each run's first and last step) under the plot, below the rank axis's tick labels: the
+    figure and its bottom margin grow by a row per entry past the first (the lesson's spectrum legend lay
+    over the ticks)."""
+    one = charts.spectrum_json({"a": spectra(1)})["layout"]
+    three = charts.spectrum_json({"a": spectra(3), "b": spectra(1, seed=1)})["layout"]
+    extra = 2 * legend.LEGEND_ROW  # three entries
+    assert three["height"] == one["height"] + extra and three["margin"]["b"] == one["margin"]["b"] + extra
