@@ -341,8 +341,8 @@ def test_the_sts_reference_is_one_labelled_dashed_line_per_distinct_baseline() -
     assert sorted(shape["y0"] for shape in layout["shapes"]) == [0.735, 0.863]
     assert {shape["line"]["dash"] for shape in layout["shapes"]} == {"dash"}
     assert sorted(note["text"] for note in layout["annotations"]) == [
-        "untouched encoder, native pooling: 0.735",
-        "untouched encoder, native pooling: 0.863",
+        "untouched encoder: 0.735",
+        "untouched encoder: 0.863",
     ]
     assert "shapes" not in charts.metric_json({"a": frame}, "sts_spearman")["layout"]
 
@@ -467,3 +467,12 @@ def test_the_spectrums_legend_gets_rows_of_its_own_under_the_x_axis() -> None:
     three = charts.spectrum_json({"a": spectra(3), "b": spectra(1, seed=1)})["layout"]
     extra = 2 * legend.LEGEND_ROW  # three entries
     assert three["height"] == one["height"] + extra and three["margin"]["b"] == one["margin"]["b"] + extra
+
+
+def test_the_reference_label_stays_inside_a_projectors_half_width_plot() -> None:
+    """At the projector's 20 px, the untouched encoder's label fits the plot of a half-width chart (about
+    440 px, charts.PROJECTOR.width): a longer one ran over the y axis's tick labels (0.92 beside 0.914)."""
+    note = charts.baseline_lines(0.914)["annotations"][0]
+    wide = len(note["text"]) * charts.PROJECTOR.font * legend.CHAR_WIDTH
+    assert wide < charts.PROJECTOR.width * 0.8, note["text"]
+    assert "native pooling" in note["hovertext"]

@@ -219,8 +219,10 @@ def metric_json(
     return {"data": traces, "layout": legend_room(layout, traces)}
 
 
-#: the reference line's label (an untouched encoder's STS at its native pooling)
-BASELINE_TEXT = "untouched encoder, native pooling: {value:.3f}"
+#: the reference line's label (an untouched encoder's STS at its native pooling), short: in projector mode's
+#: 20 px text a longer one ran across the plot onto the y axis's tick labels; the pooling is in its hover
+BASELINE_TEXT = "untouched encoder: {value:.3f}"
+BASELINE_HOVER = "the untouched encoder's STS Spearman at its native pooling: {value:.3f}"
 
 
 def baseline_lines(values: float | Sequence[float] | None) -> dict[str, list[dict[str, Any]]]:
@@ -238,6 +240,7 @@ def baseline_lines(values: float | Sequence[float] | None) -> dict[str, list[dic
             x=1,
             y=v,
             text=BASELINE_TEXT.format(value=v),
+            hovertext=BASELINE_HOVER.format(value=v),
             showarrow=False,
             xanchor="right",
             yanchor="bottom",
