@@ -119,7 +119,7 @@ def claims_screenshot() -> None:
 
 #: the screenshots of browser tests of their own (a settings link, projector mode with four runs)
 TESTED = {
-    "tests/e2e/test_links.py": ("simcse-same-mask-link.png", "simcse-link-note.png"),
+    "tests/e2e/test_settings_link_browser.py": ("simcse-same-mask-link.png", "simcse-link-note.png"),
     "tests/e2e/test_projector_runs.py": ("projector-four-runs.png",),
 }
 

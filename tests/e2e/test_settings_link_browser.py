@@ -35,8 +35,11 @@ def test_a_link_opens_the_same_mask_settings_and_copies_back(browser, server) ->
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     page.goto(server.url + LINK)
     settled(page, server)
+    wanted = {"same_mask": True, "steps": "300", "eval_every": "10"}
+    # the fields as the reader sees them once the page has settled (under load a field read in the middle
+    # of a redraw once showed 0)
+    wait_for(lambda: fields_shown(page) == wanted, 30, "the link's settings", describe=explain(page, server))
     shown = fields_shown(page)
-    assert shown["same_mask"] is True and shown["steps"] == "300", shown
     sidebar = page.locator("[data-testid='stSidebar']")
     assert sidebar.get_by_text("Opened from a link").count() == 1
     assert "SimCSE Figure 2" in sidebar.get_by_text("Opened from a link").inner_text()
@@ -55,7 +58,12 @@ def test_a_link_opens_the_same_mask_settings_and_copies_back(browser, server) ->
     other = browser.new_page(viewport={"width": 1366, "height": 768})
     other.goto(copied)
     settled(other, server)
-    assert fields_shown(other) == shown
+    wait_for(
+        lambda: fields_shown(other) == shown,
+        30,
+        "the copied link's settings",
+        describe=explain(other, server),
+    )
     other.goto(server.url + "/simcse?steps=-5&dropout=lots")
     settled(other, server)
     warning = other.get_by_text("Ignored from the link").inner_text()
