@@ -1,6 +1,6 @@
 """Retake the app's screenshots in docs/screenshots/ (shown in the README and on the Overview page).
 
-    python scripts/refresh_screenshots.py [--only app|replay|claims]
+    python scripts/refresh_screenshots.py [--only app|replay|claims|tested]
 
 Runs the browser test's flow (tests/e2e/browser_flow.py: a fresh ``streamlit run app.py`` with its own cache
 folder, Playwright + /usr/bin/chromium, a small probe run on the demo corpus), which saves its screenshots in
@@ -9,8 +9,8 @@ test-artifacts/screenshots/, then, while a long run trains, the Isotropy page on
 ``viewport-1920x1080-full-hd.png``: tests/e2e/test_viewports.py checks their layout), and copies them all into
 docs/screenshots/. The browser tests themselves never write into docs/.
 
-``claims.png`` is the Overview's claims table: the table ``python -m engine claims`` saved last in this
-checkout's cache (``cache/claims/latest.json``), shown by a server whose cache holds only that file.
+``claims.png`` is the Overview's claims table: the longest table ``python -m engine claims`` saved in this
+checkout's cache (``cache/claims/<protocol>.json``), shown by a server whose cache holds only that file.
 
 ``replay.png`` is the lecture replay of a demo probe run: ``python -m engine probe --data demo`` (150 updates,
 a snapshot every 5), ``python -m engine replay RUN --out lesson.html``, the file opened from ``file://`` in
@@ -95,15 +95,16 @@ def replay_screenshot() -> None:
 
 def claims_screenshot() -> None:
     """The Overview page with its claims expander open, over the claims table saved in this checkout."""
-    from engine.core import paths
+    from engine.claims import latest
 
-    saved = paths.claims_table_path()
-    if not saved.is_file():
-        raise SystemExit(f"{saved} missing: run python -m engine claims first")
+    found = latest.saved_tables()
+    if not found:
+        raise SystemExit("no claims table saved: run python -m engine claims first")
+    saved = max(found, key=lambda item: latest.length(item[1]))[0]  # the one the Overview shows
     with tempfile.TemporaryDirectory(prefix="embedlab-claims-shot-") as tmp:
         cache = Path(tmp) / "cache"
         (cache / "claims").mkdir(parents=True)
-        shutil.copy(saved, cache / "claims" / "latest.json")
+        shutil.copy(saved, cache / "claims" / saved.name)
         with browser_flow.streamlit_server(cache) as server, browser_flow.chromium() as browser:
             page = browser.new_page(viewport={"width": 1366, "height": 1100})
             page.goto(server.url)
@@ -116,10 +117,28 @@ def claims_screenshot() -> None:
     print(f"{(DOCS / 'claims.png').relative_to(REPO)} <- the Overview's claims table ({saved})")
 
 
+#: the screenshots of browser tests of their own (a settings link, projector mode with four runs)
+TESTED = {
+    "tests/e2e/test_settings_link_browser.py": ("simcse-same-mask-link.png", "simcse-link-note.png"),
+    "tests/e2e/test_projector_runs.py": ("projector-four-runs.png",),
+}
+
+
+def tested_screenshots() -> None:
+    """Run the browser tests that take the link's and the four-run projector's screenshots, and copy them."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", *TESTED], cwd=REPO, env=env, check=True)
+    for name in [name for names in TESTED.values() for name in names]:
+        shutil.copyfile(browser_flow.SHOTS / name, DOCS / name)
+        print(f"{(DOCS / name).relative_to(REPO)} <- {(browser_flow.SHOTS / name).relative_to(REPO)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--only", choices=("app", "replay", "claims"), help="retake only the pages, the replay or the claims"
+        "--only",
+        choices=("app", "replay", "claims", "tested"),
+        help="retake only the pages, the replay, the claims or the screenshots of their own browser tests",
     )
     args = parser.parse_args()
     if not browser_flow.CHROMIUM.exists():
@@ -131,6 +150,8 @@ def main() -> None:
         replay_screenshot()
     if args.only in (None, "claims"):
         claims_screenshot()
+    if args.only in (None, "tested"):
+        tested_screenshots()
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -340,8 +341,8 @@ def test_the_sts_reference_is_one_labelled_dashed_line_per_distinct_baseline() -
     assert sorted(shape["y0"] for shape in layout["shapes"]) == [0.735, 0.863]
     assert {shape["line"]["dash"] for shape in layout["shapes"]} == {"dash"}
     assert sorted(note["text"] for note in layout["annotations"]) == [
-        "untouched encoder, native pooling: 0.735",
-        "untouched encoder, native pooling: 0.863",
+        "untouched encoder: 0.735",
+        "untouched encoder: 0.863",
     ]
     assert "shapes" not in charts.metric_json({"a": frame}, "sts_spearman")["layout"]
 
@@ -357,9 +358,12 @@ def test_a_legend_of_several_runs_gets_rows_of_its_own_under_the_x_axis() -> Non
     assert four["height"] == one["height"] + extra and four["margin"]["b"] == one["margin"]["b"] + extra
     plot_height = four["height"] - four["margin"]["t"] - four["margin"]["b"]
     assert plot_height == one["height"] - one["margin"]["t"] - one["margin"]["b"]
-    styled = charts.metric_figure({name: frame for name in "abcd"}, "isoscore", style=charts.PROJECTOR)
+    unpacked = dataclasses.replace(charts.PROJECTOR, width=None)  # a row each, at the style's size
+    styled = charts.metric_figure({name: frame for name in "abcd"}, "isoscore", style=unpacked)
     grow = charts.PROJECTOR.font / 12
     assert styled.layout.height == charts.PROJECTOR.height + round(extra * grow)
+    packed = charts.metric_figure({name: frame for name in "abcd"}, "isoscore", style=charts.PROJECTOR)
+    assert packed.layout.height == charts.PROJECTOR.height  # four short names side by side: one row
     relation = charts.relation_json({n: frame.assign(silhouette=0.1) for n in "ab"}, "isoscore", "silhouette")
     assert relation["layout"]["height"] == figures.TITLED["height"] + legend.LEGEND_ROW
 
@@ -453,3 +457,22 @@ def test_a_run_name_with_markup_is_shown_as_typed_in_every_run_figure() -> None:
         text = json.dumps(made["data"], default=str)
         assert "<a href" not in text and "<b>B</b>" not in text, text[:300]
         assert "&lt;a href" in text and "&amp; co" in text
+
+
+def test_the_spectrums_legend_gets_rows_of_its_own_under_the_x_axis() -> None:
+    """Its legend (each run's first and last step) under the plot, below the rank axis's tick labels: the
+    figure and its bottom margin grow by a row per entry past the first (the lesson's spectrum legend lay
+    over the ticks)."""
+    one = charts.spectrum_json({"a": spectra(1)})["layout"]
+    three = charts.spectrum_json({"a": spectra(3), "b": spectra(1, seed=1)})["layout"]
+    extra = 2 * legend.LEGEND_ROW  # three entries
+    assert three["height"] == one["height"] + extra and three["margin"]["b"] == one["margin"]["b"] + extra
+
+
+def test_the_reference_label_stays_inside_a_projectors_half_width_plot() -> None:
+    """At the projector's 20 px, the untouched encoder's label fits the plot of a half-width chart (about
+    440 px, charts.PROJECTOR.width): a longer one ran over the y axis's tick labels (0.92 beside 0.914)."""
+    note = charts.baseline_lines(0.914)["annotations"][0]
+    wide = len(note["text"]) * charts.PROJECTOR.font * legend.CHAR_WIDTH
+    assert wide < charts.PROJECTOR.width * 0.8, note["text"]
+    assert "native pooling" in note["hovertext"]

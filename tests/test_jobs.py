@@ -361,14 +361,21 @@ def test_the_film_back_fill_counts_its_frames_with_rate_and_time_left(tmp_path: 
     assert wanted(steps, 10) == [steps[i] for i in (0, 5, 11, 16, 22, 27, 33, 38, 44, 49)]
     assert wanted(steps[:3], 10) == steps[:3]
     film, now = Film(tmp_path), [100.0]
-    film._meter.clock = lambda: now[0]
+    film.clock = lambda: now[0]
     assert film.progress(steps, 10) == (0, 10) and film.progress_text(steps, 10) == "film 0/10 frames"
+    now[0] += 30.0  # the first frame's wait (UMAP's warm-up): not counted in the rate
     for step in wanted(steps, 10)[:4]:
         film.add(step, np.zeros((3, 2)), save=False)
     film.skip(wanted(steps, 10)[4], "failed")  # a failed frame counts as handled
-    now[0] += 2.0
     assert film.progress(steps, 10) == (5, 10)
-    assert film.progress_text(steps, 10) == "film 5/10 frames · 2/s · 2 s left"  # 5 frames in 2 s, 5 to go
-    for step in wanted(steps, 10)[5:]:
+    assert film.progress_text(steps, 10) == "film 5/10 frames"  # no frame timed yet: no estimate
+    now[0] += 2.0
+    for step in wanted(steps, 10)[5:7]:
+        film.add(step, np.zeros((3, 2)), save=False)
+    assert film.progress_text(steps, 10) == "film 7/10 frames · 1/s · 3 s left"  # 2 frames in 2 s, 3 to go
+    now[0] += 10.0
+    film.add(wanted(steps, 10)[7], np.zeros((3, 2)), save=False)
+    assert film.progress_text(steps, 10) == "film 8/10 frames · 0.25/s · 8 s left"  # never "0/s"
+    for step in wanted(steps, 10)[8:]:
         film.add(step, np.zeros((3, 2)), save=False)
     assert film.progress(steps, 10) == (10, 10) and film.progress_text(steps, 10) is None

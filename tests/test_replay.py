@@ -275,7 +275,7 @@ def test_the_sts_curve_has_the_untouched_encoders_line_and_runs_differ_by_dash(
     drawn = {panel["key"]: panel["figure"] for panel in panels.curves(payload)["panels"]}
     sts = drawn["sts_spearman"]["layout"]
     assert [shape["y0"] for shape in sts["shapes"]] == [STS_BASELINE]
-    assert sts["annotations"][0]["text"] == f"untouched encoder, native pooling: {STS_BASELINE:.3f}"
+    assert sts["annotations"][0]["text"] == f"untouched encoder: {STS_BASELINE:.3f}"
     assert not drawn["loss"]["layout"]["shapes"]
     assert drawn["isoscore"]["layout"]["yaxis"]["range"] == pytest.approx([-0.04, 1.04])  # natural range
     assert [trace["line"]["dash"] for trace in drawn["isoscore"]["data"]] == ["solid", "dash"]

@@ -70,6 +70,8 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
             on_click="ignore",
             icon=":material/download:",
         )
+    if figure is not None:
+        image_downloads(figure, key)
     framed = [job for job in jobs if job.frames()]
     if framed:
         job = framed[0]
@@ -85,10 +87,28 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
     lesson_downloads(jobs, key)
     st.caption(
         "PNG: use the camera icon in each chart's toolbar. "
-        "HTML keeps the figure interactive (works offline). "
+        "HTML keeps the figure interactive (works offline); SVG and PDF are for a paper. "
         "The lesson is one HTML file to take home: every curve, the relation figure, the UMAP film with "
         "play and a step slider, the settings and what to watch; it needs no Python, server or network."
     )
+
+
+def image_downloads(figure: Callable[[], Any], key: str) -> None:
+    """The figure as SVG and as PDF (kaleido, made when clicked), or why they cannot be made here."""
+    if not export.image_export_ready():
+        st.caption(export.NO_KALEIDO + ".")
+        return
+    cols = st.columns(4)
+    for index, (fmt, mime) in enumerate(export.IMAGE_FORMATS.items()):
+        cols[index].download_button(
+            f"figure ({fmt.upper()})",
+            lambda fmt=fmt: export.figure_image(figure(), fmt),
+            file_name=f"figure.{fmt}",
+            mime=mime,
+            key=f"{key}.{fmt}",
+            on_click="ignore",
+            icon=":material/download:",
+        )
 
 
 def lesson_downloads(jobs: list[Job], key: str) -> None:

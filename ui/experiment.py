@@ -17,7 +17,7 @@ from engine.core.experiments import EXPERIMENTS
 from engine.jobs import Job
 from engine.jobs.job import config_dict
 from engine.lessons import texts as lessons
-from ui import controls, downloads, fields, lens, live, projector, run_name, runs
+from ui import controls, downloads, fields, lens, links, live, projector, run_name, runs
 from ui.text import message, plain
 
 GLOSSARY = "views/glossary.py"
@@ -109,6 +109,14 @@ def figure_of(jobs: list[Job], kind: str, pair: tuple[str, str]) -> Any:
     return charts.relation_figure(shown, x, y)
 
 
+def charts_order(kind: str, measures: tuple[str, ...]) -> list[str]:
+    """The page's charts, its lesson's measures first (:func:`engine.core.lesson_claims.lesson_first`)."""
+    from engine.core.lesson_claims import lesson_first
+
+    lesson = EXPERIMENTS[kind].lesson
+    return lesson_first(lesson.claims if lesson else (), measures)
+
+
 def damaged_rows_note(jobs: list[Job]) -> None:
     """A line per shown run whose ``metrics.csv`` has malformed rows: they are skipped, and counted here."""
     for job in jobs:
@@ -195,12 +203,16 @@ def run_panel(
     unknown = [name for name in section.figures if name not in charts.RUN_FIGURES]
     if unknown:
         raise TypeError(f"{kind}'s page section names unknown run figures: {', '.join(unknown)}")
+    with runs.guard():
+        links.open_link(kind)  # a link's settings (?preset=NAME, ?KNOB=VALUE), once per session and link
     fields.apply_shown(kind)  # a preset's or the demo's settings, shown in the sidebar
     fields.begin_fields(kind)
     with runs.guard():
+        links.link_notes(kind)
         config = hooks.sidebar()
         run_name.name_field(kind, config)  # the name Start gives the next run, made from these settings
         start_button(kind, config, hooks.check)
+        links.copy_link(kind, config)
         controls.preset_buttons(kind, config)
 
     refreshing: list[Job] = []  # runs whose progress the live panel refreshes (the sidebar then need not)
@@ -210,10 +222,10 @@ def run_panel(
         if jobs:
             refreshing = live.live_panel(
                 jobs,
-                list(section.metrics),
+                charts_order(kind, section.metrics),
                 kind,
                 section.figures,
-                drawn=list(section.drawn),
+                drawn=charts_order(kind, section.drawn),
                 pair=section.pair,
             )
             damaged_rows_note(jobs)

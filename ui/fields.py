@@ -28,9 +28,6 @@ SLIDER_FORMAT = "%.2f"  # a rate shown with two decimals (0.10, not 0.1)
 _PROBLEMS = "_fields.problems"  # session key: {page prefix: [problem line, ...]} of the current run
 _SHOWN = "_fields.shown"  # session key: {page prefix: {widget key: value}} to write before the widgets
 
-
-#: the data choices a page draws itself (``widget="page"`` knobs that a preset may set): field -> the
-#: widget's value for a config value, per experiment
 #: the encoder picker's value for the bundled model (a run's encoder None; :func:`ui.controls.encoder_choice`)
 BUNDLED = "bundled"
 
@@ -48,10 +45,12 @@ def encoder_shown(value: Any) -> str:
     return start.name
 
 
+#: the data choices a page draws itself (``widget="page"`` knobs that a preset may set): field -> the
+#: widget's value for a config value, per experiment
 COMPOSED: dict[str, dict[str, Callable[[Any], Any]]] = {
     "probe": {"data": str, "label_col": lambda v: "sentiment" if v == "sentiment" else "topic"},
     "simcse": {"probe": bool, "encoder": encoder_shown},
-    "jepa": {"encoder": encoder_shown},
+    "jepa": {"probe": bool, "encoder": encoder_shown},
 }
 
 

@@ -40,6 +40,8 @@ from ui.isoscore_notes import isoscore_notes
 from ui.runs import changing, failed_lines, registry, run_label
 from ui.text import plain
 
+#: projector mode shows the film beside the chosen curve for at most this many runs
+FILM_BESIDE_RUNS = 2
 PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 # -------------------------------------------------------------------------------------------- curves
@@ -188,12 +190,18 @@ def live_panel(
     if names:
         chosen = picked[0] if picked else st.session_state.get(f"{key}.projected")
         projected = reg.get(chosen if chosen in names else next(iter(names)))
-    left, right = st.columns([1, 1] if projector.on() else [3, 2])
+    # projector mode: the chosen curve takes the width where there is no film, or more than two runs to
+    # compare (a film shows one run; the runs' legend needs the room)
+    wide = projector.on() and (not names or len(jobs) > FILM_BESIDE_RUNS)
+    if wide:
+        left, right = st.container(), None
+    else:
+        left, right = st.columns([1, 1] if projector.on() else [3, 2])
     chosen_curve = None
     if projector.on():  # above the curve, in its column: the film beside it starts as high
         with left:
             chosen_curve = curve_choice(
-                metrics, bool(figures) or xy is not None, key, lesson_measure(jobs, metrics)
+                metrics, xy is not None, key, lesson_measure(jobs, metrics), figures=figures
             )
     choices = live_state.Choices(
         ids=tuple(ids),
@@ -205,6 +213,7 @@ def live_panel(
         figures=tuple(figures),
         projector=projector.on(),
         chosen_curve=chosen_curve,
+        wide=wide,
     )
 
     @st.fragment
@@ -236,8 +245,9 @@ def live_panel(
 
     with left:
         curves()
-    with right:
-        projection()
+    if right is not None:
+        with right:
+            projection()
     if not projector.on():  # under the charts: the first charts start high on a laptop's screen
         isoscore_notes(jobs, key)
     return jobs if live else []
@@ -301,6 +311,7 @@ def live_charts(
 
 
 RELATION = live_state.RELATION
+RUN_FIGURE = live_state.RUN_FIGURE
 
 
 def lesson_measure(jobs: list[Job], metrics: list[str]) -> str | None:
@@ -318,11 +329,23 @@ def lesson_measure(jobs: list[Job], metrics: list[str]) -> str | None:
     return next((m for m in lesson.measures if m in metrics and m != "loss"), None)
 
 
-def curve_choice(metrics: list[str], relation: bool, key: str, default: str | None = None) -> str:
-    """Projector mode: which one curve is shown beside the film (a metric, the spectrum, or the relation
-    figure); at first ``default`` (the lesson's measure), else the first metric."""
-    options = [*metrics, lens.SPECTRUM, *([RELATION] if relation else [])]
-    names = {metric: lens.name_of(metric) for metric in options} | {RELATION: "Relation of two measures"}
+def curve_choice(
+    metrics: list[str],
+    relation: bool,
+    key: str,
+    default: str | None = None,
+    *,
+    figures: tuple[str, ...] = (),
+) -> str:
+    """Projector mode: which one curve is shown beside the film (a metric, the spectrum, the relation of the
+    picked pair, or one of the page's run figures, by :data:`RUN_FIGURE` + its name: the alignment–
+    uniformity plane with each run's path among them); at first ``default`` (the lesson's measure), else
+    the first metric."""
+    shown = [RUN_FIGURE + name for name in charts.projector_figures(figures)]
+    options = [*metrics, lens.SPECTRUM, *([RELATION] if relation else []), *shown]
+    names = {metric: lens.name_of(metric) for metric in [*metrics, lens.SPECTRUM]}
+    names |= {RELATION: "Relation of two measures"}
+    names |= {option: charts.FIGURE_NAMES.get(option[len(RUN_FIGURE) :], option) for option in shown}
     return st.selectbox(
         "Curve beside the film",
         options,

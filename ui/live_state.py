@@ -22,13 +22,14 @@ from typing import Any
 import pandas as pd
 
 from engine import charts, runlog
-from engine.charts import description
+from engine.charts import description, legend
 from engine.core import settings
 from engine.jobs import Job, JobRegistry
 from ui import lens_figures as lens
 from ui.run_facts import changing, progress_text, run_label
 
-RELATION = "relation"  # the projector's curve choice that means the page's first run figure
+RELATION = "relation"  # the projector's curve choice that means the relation of the picked pair
+RUN_FIGURE = "figure:"  # the projector's curve choice of a run figure: this, then its name
 NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, encoding) is done."
 NO_MEASURE = "No measure picked: choose some under “Measures drawn”."
 
@@ -48,6 +49,7 @@ class Choices:
     figures: tuple[str, ...] = ()
     projector: bool = False
     chosen_curve: str | None = None
+    wide: bool = False  # projector mode: the chosen curve alone across the screen (no film beside it)
 
 
 #: this server process in the stamps of its looks (:func:`taken`): looks of two processes (a server restarted
@@ -176,23 +178,31 @@ def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
 
 
 def chosen_figure(look: Look, choices: Choices, found: Figures, *, live: bool) -> Any:
-    """Projector mode: the one chosen curve (a measure, the spectrum or the first relation figure), large."""
+    """Projector mode: the one chosen curve (a measure, the spectrum, the relation of the picked pair or a
+    run figure), large; the runs' shared name (a preset's) on its title, not in every legend entry."""
     if choices.chosen_curve == RELATION:
         return found.relations[0] if found.relations else None
     if choices.chosen_curve == lens.SPECTRUM:
         return found.spectrum
+    part, runs = legend.shortened(look.runs)
+    style = charts.PROJECTOR_WIDE if choices.wide else charts.PROJECTOR
+    if choices.chosen_curve and choices.chosen_curve.startswith(RUN_FIGURE):
+        name = choices.chosen_curve[len(RUN_FIGURE) :]
+        drawn = charts.run_figures([name], runs, look.on, style=style)
+        return legend.titled_part(drawn[0], part) if drawn else None
     if not look.logged:
         return None
     metric = choices.chosen_curve if choices.chosen_curve in look.logged else look.logged[0]
-    return charts.metric_figure(
-        look.runs,
+    figure = charts.metric_figure(
+        runs,
         metric,
         measured_on=look.on(metric),
         baseline=look.baselines(metric),
-        style=charts.PROJECTOR,
+        style=style,
         max_points=settings.get("live_points") if live else None,
         **choices.options,
     )
+    return legend.titled_part(figure, part)
 
 
 def panels(look: Look, choices: Choices, found: Figures, *, live: bool = True) -> list[description.Panel]:

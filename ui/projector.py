@@ -30,6 +30,8 @@ CSS = """
   .st-key-projector-leave { position: fixed; top: 0.5rem; right: 1.5rem; z-index: 999990;
     width: auto !important; }
   .st-key-run-picker { max-width: calc(100% - 15rem); }  /* beside the Leave button, not under it */
+  .st-key-run-picker [data-tag] { font-size: 16px; max-width: 13.5rem; padding-top: 0; padding-bottom: 0; }
+  .st-key-run-picker [data-tag] > span { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   .embedlab-progress-text { font-size: 18px !important; }
   [data-testid="stMainBlockContainer"], .block-container { max-width: 100% !important;
     padding-top: 1rem !important; padding-left: 2rem !important; padding-right: 2rem !important; }

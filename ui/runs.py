@@ -58,14 +58,22 @@ def guard(what: str = "") -> Iterator[None]:
         st.error(message(what, one_line(err)), icon=":material/warning:")
 
 
-def option_label(reg: JobRegistry) -> Callable[[str], str]:
+def option_label(reg: JobRegistry, *, short: bool = False, picked: list[str] = ()) -> Callable[[str], str]:
     """A run in a picker: its state, its name and its settings line (``✓ rt-polarity · 300 steps — probe ·
-    rt-polarity · 300 steps · lr 0.001 · seed 0``)."""
+    rt-polarity · 300 steps · lr 0.001 · seed 0``); ``short`` (projector mode's compact chips): its state
+    and name alone, less the part that the names of the ``picked`` runs share (a preset's name, on the
+    chart's title)."""
+    from engine.charts.legend import common_part, without_part
+
+    part = common_part([run_label(reg.get(i)) for i in picked if reg.get(i) is not None]) if short else ""
 
     def fmt(job_id: str) -> str:
         job = reg.get(job_id)
         if job is None:
             return job_id
+        if short:
+            name = without_part(run_label(job), part) if job_id in picked else run_label(job)
+            return f"{STATE_ICONS.get(job.state, '')} {name}"
         return f"{STATE_ICONS.get(job.state, '')} {run_label(job)} — {run_facts.settings_line(job)}"
 
     return fmt
@@ -131,19 +139,83 @@ def cancelled(job: Job) -> bool:
 
 def default_shown(pool: list[Job]) -> list[str]:
     """What a run picker shows when nothing is chosen: the active runs, else the newest run with rows (or a
-    failed one: its error is worth reading), else the newest run."""
+    failed one: its error is worth reading) with the other runs of its preset (:func:`preset_mates`), else
+    the newest run."""
     active = [job.id for job in pool if job.active]
     if active:
         return active
     newest = list(reversed(pool))
-    worth = [job.id for job in newest if not cancelled(job)]
-    return worth[:1] or [job.id for job in newest[:1]]
+    worth = [job for job in newest if not cancelled(job)]
+    own = [job for job in worth if not borrowed(job)]  # not another page's preset's reference run
+    if own or worth:
+        return [job.id for job in preset_mates((own or worth)[0], worth)]
+    return [job.id for job in newest[:1]]
+
+
+def borrowed(job: Job) -> bool:
+    """Whether ``job`` is a reference run that another experiment's preset queued beside its own runs (the
+    unsupervised SimCSE run of JEPA's collapse question): most runs of its group are of another kind."""
+    if job.group is None:
+        return False
+    kinds = [other.kind for other in registry().jobs() if other.group == job.group]
+    return kinds.count(job.kind) * 2 < len(kinds)
+
+
+def preset_of(job: Job) -> str | None:
+    """The preset whose run ``job`` is, by its name (``<preset> · <what differs>``), else None."""
+    from engine.lessons.presets import presets
+
+    label = run_label(job)
+    names = sorted(presets(), key=len, reverse=True)  # "SimCSE Figure 2 · lecture" before "SimCSE Figure 2"
+    return next((name for name in names if label.startswith(name + " · ")), None)
+
+
+def preset_mates(job: Job, newest: list[Job]) -> list[Job]:
+    """``job`` and the runs queued with it (its group in this server), else the runs of the same preset
+    made just before it (``newest``: newest first; each name once): a preset's runs are shown together."""
+    if job.group is not None:
+        mates = [other for other in newest if other.group == job.group]
+        return list(reversed(mates))
+    preset = preset_of(job)
+    if preset is None:
+        return [job]
+    found, names = [], set()
+    for other in newest:
+        if preset_of(other) != preset or run_label(other) in names:
+            break
+        found.append(other)
+        names.add(run_label(other))
+    return list(reversed(found))
+
+
+def linked_runs(ids: list[str]) -> list[str]:
+    """The runs the page's URL names (``?runs=ID,ID``: a reload or a new tab shows the same runs), those
+    still known."""
+    from ui.links import RUNS
+
+    asked = st.query_params.get(RUNS)
+    if not asked:
+        return []
+    return [run for run in asked.split(",") if run in ids]
+
+
+def remember_runs(picked: list[str]) -> None:
+    """The picked runs in the page's URL (``?runs=``), so that a reload or a copied address shows them."""
+    from ui.links import RUNS
+
+    text = ",".join(picked)
+    if st.query_params.get(RUNS, "") != text:
+        if text:
+            st.query_params[RUNS] = text
+        elif RUNS in st.query_params:
+            del st.query_params[RUNS]
 
 
 def shown_jobs(kind: str | None, *, label: str = "Runs shown", beside: tuple[str, ...] = ()) -> list[Job]:
     """The run picker of a page: this session's last submissions (less those cancelled before their first
-    row: after ■ Stop), else :func:`default_shown` of its own runs; ``beside``: the experiments whose runs
-    it also offers (a preset's reference run of another experiment)."""
+    row: after ■ Stop), else the runs the page's URL names (:func:`linked_runs`), else
+    :func:`default_shown` of its own runs; ``beside``: the experiments whose runs it also offers (a
+    preset's reference run of another experiment). The picked runs go into the URL."""
     reg = registry()
     pool = [job for job in reg.jobs() if kind is None or job.kind == kind or job.kind in beside]
     ids = [job.id for job in reversed(pool)]
@@ -152,18 +224,21 @@ def shown_jobs(kind: str | None, *, label: str = "Runs shown", beside: tuple[str
     kept = [i for i in chosen if not cancelled(reg.get(i))]
     if kept != chosen:
         chosen = kept
+    if not chosen and key not in st.session_state:
+        chosen = linked_runs(ids)
     if not chosen:
-        chosen = default_shown([job for job in pool if kind is None or job.kind == kind])
+        chosen = default_shown([job for job in pool if kind is None or job.kind == kind or job.group])
     st.session_state[key] = chosen
     with st.container(key="run-picker"):  # projector mode keeps it beside its Leave button (ui/projector.py)
         picked = st.multiselect(
             label,
             ids,
             key=key,
-            format_func=option_label(reg),
+            format_func=option_label(reg, short=projector.on(), picked=chosen),
             placeholder="pick runs to show",
             label_visibility="collapsed" if projector.on() else "visible",  # a projector's rows are few
         )
+    remember_runs(picked)
     return [reg.get(i) for i in picked if reg.get(i) is not None]
 
 

@@ -57,7 +57,7 @@ def claims_section() -> None:
     per setup, the updates and both verdicts (engine.claims.latest)."""
     with st.expander("Does the isotropy paper's finding hold here? The latest claims table"):
         try:
-            table = claims_latest.load()
+            table = claims_latest.longest()
         except ConfigError as err:
             st.warning(str(err))
             return
@@ -68,6 +68,7 @@ def claims_section() -> None:
             )
             return
         st.caption(
+            f"The longest table saved, run under {claims_latest.protocol_words(table)}. "
             f"Saved {table.get('date', '?')} by `{table.get('command', '?')}` (seeds "
             f"{', '.join(map(str, table.get('seeds', [])))}). **Lab verdict**: IsoScore falls, the "
             "silhouette rises to at least 0.1, r and ρ ≤ −0.8, in every seed. **Paper verdict**: ρ below "

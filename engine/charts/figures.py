@@ -46,11 +46,15 @@ class ChartStyle:
     title: int = 16
     scale: float = 1.0
     height: int | None = None
+    width: int | None = None  # its plot's width where known (at least): its legend's rows are packed in it
 
 
 #: a room's projector: every text at least 18 px, lines and markers twice as thick; 420 px high, so that the
-#: curve and the film beside it fit a 1280×720 screen under the page's title and cards
-PROJECTOR = ChartStyle(font=20, title=26, scale=2.0, height=420)
+#: curve and the film beside it fit a 1280×720 screen under the page's title and cards; its legend's entries
+#: side by side in the plot of a half-width column of a 1280 px screen (about 440 px)
+PROJECTOR = ChartStyle(font=20, title=26, scale=2.0, height=420, width=440)
+#: the projector's chart alone across the screen (no film beside it): its plot about 1,000 px wide
+PROJECTOR_WIDE = ChartStyle(font=20, title=26, scale=2.0, height=420, width=980)
 
 
 def label(metric: str) -> str:
@@ -215,8 +219,10 @@ def metric_json(
     return {"data": traces, "layout": legend_room(layout, traces)}
 
 
-#: the reference line's label (an untouched encoder's STS at its native pooling)
-BASELINE_TEXT = "untouched encoder, native pooling: {value:.3f}"
+#: the reference line's label (an untouched encoder's STS at its native pooling), short: in projector mode's
+#: 20 px text a longer one ran across the plot onto the y axis's tick labels; the pooling is in its hover
+BASELINE_TEXT = "untouched encoder: {value:.3f}"
+BASELINE_HOVER = "the untouched encoder's STS Spearman at its native pooling: {value:.3f}"
 
 
 def baseline_lines(values: float | Sequence[float] | None) -> dict[str, list[dict[str, Any]]]:
@@ -234,6 +240,7 @@ def baseline_lines(values: float | Sequence[float] | None) -> dict[str, list[dic
             x=1,
             y=v,
             text=BASELINE_TEXT.format(value=v),
+            hovertext=BASELINE_HOVER.format(value=v),
             showarrow=False,
             xanchor="right",
             yanchor="bottom",
@@ -289,6 +296,10 @@ def styled(fig: go.Figure, style: ChartStyle | None) -> go.Figure:
     font, scale = style.font, style.scale
     grow = font / 12
     margin = fig.layout.margin
+    under = fig.layout.legend.orientation == "h"
+    extra = legend_extra(fig.data, font=font, width=style.width) if under else 0
+    if under and style.width and margin.b is not None:  # the legend's rows as packed, not one per entry
+        margin.b = max(margin.b - legend_extra(fig.data), 40) + extra
     fig.update_layout(
         font=dict(size=font),
         title_font_size=style.title,
@@ -302,8 +313,7 @@ def styled(fig: go.Figure, style: ChartStyle | None) -> go.Figure:
         ),
     )
     if style.height is not None:  # a legend's rows under the plot past the first kept, in the style's size
-        under = fig.layout.legend.orientation == "h"
-        fig.update_layout(height=style.height + (round(legend_extra(fig.data) * grow) if under else 0))
+        fig.update_layout(height=style.height + round(extra * grow))
     fig.update_xaxes(title_font_size=font, tickfont_size=font)
     fig.update_yaxes(title_font_size=font, tickfont_size=font)
     for trace in [*fig.data, *(t for frame in fig.frames for t in frame.data)]:

@@ -39,6 +39,7 @@ from engine.charts.figures import (
     titled,
     titled_layout,
 )
+from engine.charts.legend import legend_room
 from engine.charts.log_axis import log_axis
 from engine.core import experiments
 from engine.core.measures import SPECTRUM, get
@@ -187,7 +188,7 @@ def spectrum_json(
         showlegend=True,
         y={"type": get(SPECTRUM).scale, **log_axis(values[np.isfinite(values) & (values > 0)])},
     )
-    return {"data": traces, "layout": layout}
+    return {"data": traces, "layout": legend_room(layout, traces)}  # its legend's rows under the ticks
 
 
 def pair_options(runs: Mapping[str, pd.DataFrame], candidates: Sequence[str]) -> list[str]:

@@ -29,6 +29,7 @@ from engine.charts.figures import (
     titled_layout,
 )
 from engine.charts.legend import legend_room
+from engine.charts.plane_paths import align_uniform_path_panel
 from engine.core import measures
 
 #: the y column of the alignment–uniformity plane: SimCSE's alignment, else a probe's class alignment
@@ -138,7 +139,22 @@ def align_uniform_panel(
 #: Plotly JSON or None``: ``runs`` the shown runs' charted metrics by label, ``where(measure)`` the data a
 #: measure was measured on, in words. The live view, the finished view, Compare and the downloads build
 #: them from these names alone.
-RUN_FIGURES: dict[str, Callable[..., dict[str, Any] | None]] = {"align_uniform": align_uniform_panel}
+RUN_FIGURES: dict[str, Callable[..., dict[str, Any] | None]] = {
+    "align_uniform": align_uniform_panel,
+    "align_uniform_path": align_uniform_path_panel,
+}
+#: the run figures by name, as a picker offers them
+FIGURE_NAMES = {
+    "align_uniform": "Alignment vs uniformity (every step)",
+    "align_uniform_path": "Alignment vs uniformity: each run's path (SimCSE Fig. 2)",
+}
+#: what projector mode offers for a page's run figure: the figure and its versions for a room's screen
+PROJECTOR_FIGURES = {"align_uniform": ("align_uniform_path", "align_uniform")}
+
+
+def projector_figures(names: Sequence[str]) -> list[str]:
+    """The run figures projector mode offers on a page whose section names ``names`` (each once)."""
+    return list(dict.fromkeys(found for name in names for found in PROJECTOR_FIGURES.get(name, (name,))))
 
 
 def run_figures(

@@ -32,7 +32,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "→ end, Pearson r and Spearman ρ (mean ± std over seeds), the paper's figure and its source, the "
         "lab's verdict (IsoScore falls, the silhouette rises to ≥ 0.1, r and ρ ≤ −0.8) and the paper's "
         "(ρ below −0.998, r within 0.05 of the paper's). Finished runs are read, not run again. The table "
-        "is saved for the app (<cache>/claims/latest.json).",
+        "is saved for the app under its protocol (<cache>/claims/paper.json, short.json, budget-….json): the "
+        "app shows the longest.",
     )
     sub.add_argument("--seeds", default=str(DEFAULT_SEEDS), help="a count (5: seeds 0-4) or a list (0,1,2)")
     sub.add_argument("--setups", help=f"comma list of setups (default: all but demo): {', '.join(KEYS)}")
@@ -136,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
     table = markdown(rows)
     print(table)
     command = command_line(args)
-    saved = latest.save(latest.record(rows, command=command, seeds=seeds, out=str(out), markdown=table))
+    protocol = latest.protocol_of(args.short, budget)
+    saved = latest.save(
+        latest.record(rows, command=command, seeds=seeds, out=str(out), markdown=table, protocol=protocol)
+    )
     if args.markdown_out:
         _write(Path(args.markdown_out), f"{table}\n")
     if not args.markdown:

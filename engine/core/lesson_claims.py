@@ -47,6 +47,8 @@ MIN_POINTS = 3
 
 PASS, FAIL, PAPER, MISSING = "PASS", "FAIL", "paper's claim, not checked here", "NOT MEASURED"
 VACUOUS = "FAIL: holds without training"
+#: what a comparison judged on one seed says in place of "holds": the 2-pooled-sd margin needs two seeds
+ONE_SEED = "one seed: no margin"
 
 
 @dataclass(frozen=True)
@@ -309,22 +311,43 @@ def describe(claim: Claim, measured: Measured) -> str:
     return "; ".join(parts) + (f" ({seeds} seeds)" if seeds > 1 else "")
 
 
+def one_seed(claim: Claim, measured: Measured) -> bool:
+    """Whether ``claim`` is a comparison (a direction or an order, judged beyond 2 pooled sd) measured on one
+    seed: its sd is 0, so no margin applies and its verdict cannot say "holds"."""
+    if claim.expect not in DIRECTIONS + ORDERS:
+        return False
+    return min((len(measured.get(run) or ()) for run in claim.runs), default=0) == 1
+
+
 def judge(claim: Claim, measured: Measured) -> Verdict:
-    """The :class:`Verdict` of ``claim`` on ``measured``, and on its runs' first rows (no training)."""
+    """The :class:`Verdict` of ``claim`` on ``measured``, and on its runs' first rows (no training). A
+    comparison measured on one seed that would hold says :data:`ONE_SEED` in place of "holds here" (one
+    that goes the other way still does not hold)."""
     result = holds(claim, measured)
     text = describe(claim, measured)
     found = figures(claim, measured) or {}
+    single = bool(result) and one_seed(claim, measured)  # it would say "holds" with no margin
     if claim.source == "paper":
         seen = "not measured" if result is None else ("holds here" if result else "does not hold here")
-        return Verdict(claim, PAPER, f"{text} ({seen})", result, figures=found)
+        return Verdict(claim, PAPER, f"{text} ({ONE_SEED if single else seen})", result, figures=found)
     if result is None:
         return Verdict(claim, MISSING, text, None, figures=found)
+    if single:
+        text += f"; {ONE_SEED}"
     before = untrained(measured)
     vacuous = bool(holds(claim, before))
     if vacuous:
         text += f"; on the first rows alone: {describe(claim, before)}"
     outcome = VACUOUS if result and vacuous else (PASS if result else FAIL)
     return Verdict(claim, outcome, text, result, vacuous, found)
+
+
+def lesson_first(claims: Sequence[Claim], measures: Sequence[str]) -> list[str]:
+    """``measures`` (a page's charts) with those its lesson's ``claims`` are about first, in the order the
+    claims name them, then the others in their own order: the probe's IsoScore and silhouette before its
+    loss and accuracy, so that the first screen holds what the lesson teaches."""
+    named = [claim.measure for claim in claims if claim.measure in measures]
+    return list(dict.fromkeys([*named, *measures]))
 
 
 def _num(value: float | None) -> str:

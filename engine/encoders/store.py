@@ -107,6 +107,15 @@ def _fmt(value: object) -> str:
     return "—" if value is None else str(value)
 
 
+def made_by(run: object) -> str:
+    """The run that made an encoder, in words: its name and its folder under cache/runs (``—``: unknown)."""
+    if not isinstance(run, dict) or not run.get("folder"):
+        return "—"
+    name = run.get("name")
+    folder = f"`cache/runs/{run['folder']}`"
+    return f"{name} ({folder})" if name and name != run["folder"] else folder
+
+
 def render_card(name: str, meta: dict) -> str:
     """README.md: base model, data, switches, steps, final metrics, and how to load it."""
     card = meta.get("card") or {}
@@ -120,8 +129,13 @@ def render_card(name: str, meta: dict) -> str:
         + (" with MLP" if meta.get("mlp") else "")
         + (", L2-normalised" if meta.get("normalize") else ""),
         f"- Max length: {meta.get('max_length')}",
-        f"- Data: {_fmt(card.get('data'))}",
+        f"- Training data: {_fmt(card.get('data') or card.get('train_data'))}",
         f"- Steps: {_fmt(card.get('steps'))}",
+        f"- Batch size: {_fmt(card.get('batch_size'))}",
+        f"- Pooler: {_fmt(card.get('pooler'))}",
+        f"- Precision: {_fmt(card.get('precision'))}",
+        f"- Evaluation set: {_fmt(card.get('evaluation'))}",
+        f"- Made by run: {made_by(card.get('run'))}",
         f"- Saved: {meta.get('created')}",
         "",
     ]
@@ -134,7 +148,8 @@ def render_card(name: str, meta: dict) -> str:
     if isinstance(metrics, dict) and metrics:
         lines += ["## Final metrics", "", "| metric | value |", "|---|---|"]
         lines += [f"| {k} | {_fmt(v)} |" for k, v in metrics.items()] + [""]
-    known = {"base_model", "data", "steps", "switches", "metrics", "final_metrics"}
+    known = {"base_model", "data", "train_data", "steps", "batch_size", "pooler", "precision", "evaluation"}
+    known |= {"run", "switches", "metrics", "final_metrics"}
     extra = {k: v for k, v in card.items() if k not in known}
     if extra:
         lines += ["## Other", ""] + [f"- {k}: {_fmt(v)}" for k, v in extra.items()] + [""]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,10 @@ class Film:
         self._failed: set[int] = set()
         self._handled_step = -1
         self._lock = threading.Lock()
-        self._meter = Meter("film", "frames", every=0.0)  # the back-fill's count, rate and time left
+        #: the back-fill's count, rate and time left: made at the first frame seen, so that its rate counts
+        #: the frames made since (none until one is timed), not the wait for the first (UMAP's warm-up)
+        self._meter: Meter | None = None
+        self.clock = time.monotonic
 
     @property
     def handled_step(self) -> int:
@@ -90,10 +94,17 @@ class Film:
         return sum(step in done for step in chosen), len(chosen)
 
     def progress_text(self, steps: list[int], max_frames: int) -> str | None:
-        """ "film 12/31 frames · 2/s · 9 s left" while frames of the film are still to come, else None (the
-        rate counts from the first time this was asked)."""
+        """ "film 12/31 frames · 2/s · 9 s left" while frames of the film are still to come, else None. The
+        rate and the time left come from the frames made since the first frame was seen: none until a
+        frame has been timed (the first frame's wait, UMAP's warm-up, says nothing of the others)."""
         done, total = self.progress(steps, max_frames)
-        found = self._meter(done, total) if done < total else None
+        if done >= total:
+            return None
+        if done == 0:
+            return f"film 0/{total:,} frames"
+        if self._meter is None:
+            self._meter = Meter("film", "frames", every=0.0, clock=self.clock)
+        found = self._meter(done, total)
         return found.phase if found is not None else None
 
     def _handled(self) -> set[int]:

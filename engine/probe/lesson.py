@@ -79,7 +79,8 @@ LESSON = Lesson(
         "the silhouette rises while IsoScore falls, step after step (Spearman ρ against the step "
         "{sil_steps.rho:.2f} and {iso_steps.rho:.2f} in the demo);",
         "the IsoScore–silhouette scatter lines up on a falling diagonal (r {corr.r:.2f}, ρ {corr.rho:.2f});",
-        "in the UMAP film the classes pull apart into separate islands.",
+        "in the UMAP film the demo's topics, already apart at the start (silhouette {sil.start}), tighten "
+        "into separate islands.",
     ),
     measures={
         "isoscore": "falls while the silhouette rises: the classifier squeezes the points onto a few "

@@ -74,7 +74,8 @@ class Meter:
             return line
         rate = (done - first) / seconds
         left = (total - done) / rate
-        return f"{line} · {rate:,.0f}/s · {duration_text(left)} left" if done < total else f"{line} · done"
+        shown = f"{rate:,.0f}" if rate >= 1 else f"{rate:.2g}"  # 0.3/s, never "0/s"
+        return f"{line} · {shown}/s · {duration_text(left)} left" if done < total else f"{line} · done"
 
 
 def duration_text(seconds: float) -> str:

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from engine import runlog
-from engine.core.errors import ConfigError
+from engine.core.errors import ConfigError, one_line
 from engine.core.paths import safe_name
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -140,3 +140,31 @@ def file_stem(name: str, fallback: str = "run") -> str:
 def figure_html(fig: Any) -> bytes:
     """A Plotly figure as a standalone HTML page (plotly.js embedded: works offline)."""
     return fig.to_html(include_plotlyjs=True, full_html=True).encode("utf-8")
+
+
+#: the figure formats kaleido draws (Plotly's static export: it drives a Chrome or Chromium of this machine)
+IMAGE_FORMATS = {"svg": "image/svg+xml", "pdf": "application/pdf"}
+NO_KALEIDO = (
+    "SVG and PDF need Plotly's static export: pip install kaleido (pip install -e '.[export]'); it draws "
+    "with a Chrome or Chromium of this machine"
+)
+
+
+def image_export_ready() -> bool:
+    """Whether kaleido is installed (SVG and PDF figures can be made)."""
+    import importlib.util
+
+    return importlib.util.find_spec("kaleido") is not None
+
+
+def figure_image(fig: Any, fmt: str) -> bytes:
+    """A Plotly figure as SVG or PDF (:data:`IMAGE_FORMATS`) through kaleido; one ConfigError line when it
+    is not installed or cannot draw (no Chrome or Chromium found)."""
+    if fmt not in IMAGE_FORMATS:
+        raise ConfigError(f"a figure exports as {', '.join(IMAGE_FORMATS)}, not {fmt!r}")
+    if not image_export_ready():
+        raise ConfigError(NO_KALEIDO)
+    try:
+        return fig.to_image(format=fmt)
+    except Exception as err:  # noqa: BLE001 - kaleido's own errors (no browser found, ...) in one line
+        raise ConfigError(f"the figure could not be drawn as {fmt.upper()}: {one_line(err)}") from None

@@ -27,7 +27,7 @@ from engine import runlog
 from engine.core.declaration import Experiment
 from engine.core.errors import EmbedlabError, RunFailed, one_line
 from engine.core.experiments import EXPERIMENTS
-from engine.runlog import RunWriter, naming
+from engine.runlog import RunWriter, current, naming
 from engine.runlog.events import Event, Points, Row
 
 __all__ = ["EXPERIMENTS", "Experiment", "config_to_dict", "failure_message", "final_values", "run_experiment"]
@@ -80,7 +80,7 @@ def run_experiment(
     started = time.perf_counter()
     try:
         generator: Iterator[Event] = experiment.load(experiment.generator)(config, stop)
-        for event in generator:
+        for event in current.drive(generator, run_dir, settings["name"]):
             if isinstance(event, Points):
                 writer.save_points(event.texts, event.labels)
             elif isinstance(event, Row):

@@ -79,23 +79,51 @@ def train_simcse(config: SimCSEConfig, stop: threading.Event | None = None) -> I
 
 
 def save_trained(encoder: Any, config: SimCSEConfig, final: dict[str, Any]) -> Any:
-    """Save to ``cache/encoders/<save_encoder>`` with a card (base model, data, switches, steps, metrics)."""
+    """Save to ``cache/encoders/<save_encoder>`` with a card: how it was made (base model, training data,
+    steps, batch, pooler, precision, the evaluation set and its size, the run that made it) and its final
+    metrics."""
     from engine.encoders import save_encoder
+    from engine.runlog.current import current
 
     train, evaluation = default_sets(config)
     card = {
         "method": "SimCSE (Gao, Yao & Chen 2021)",
         "base_model": getattr(encoder, "base_model", encoder.name),
         "mode": config.mode,
-        "train_data": train,
+        "train_data": train + (f" (first {config.train_limit:,} examples)" if config.train_limit else ""),
         "views": plan_of(config).describe(),
         "pooler": resolve_pooler(config.pooler, config.encoder),
         "steps": config.steps,
-        "evaluation": evaluation,
+        "batch_size": config.batch_size,
+        "precision": made_in(config),
+        "evaluation": evaluated_on(config, evaluation),
+        "run": current(),
         "final_metrics": final,
         "config": asdict(config),
     }
     return save_encoder(encoder, config.save_encoder, card, overwrite=config.replace_encoder)
+
+
+def made_in(config: SimCSEConfig) -> str:
+    """The precision and the device a run trained in, in words (``bf16 autocast on cpu``)."""
+    from engine.compute.device import precision_name, resolve_device
+    from engine.core.errors import ConfigError
+
+    try:
+        device = resolve_device(config.device)
+    except ConfigError:
+        return config.precision
+    return f"{precision_name(device, config.precision)} on {device.type}"
+
+
+def evaluated_on(config: SimCSEConfig, name: str) -> str:
+    """The evaluation set with its size (``stsb-dev (250 of 1,500 pairs)``), else its name."""
+    from engine.training.data import eval_set_label
+
+    try:
+        return eval_set_label(config)
+    except Exception:  # noqa: BLE001 - the card must never lose the encoder
+        return name
 
 
 #: columns whose first and last logged values the summary reports (``<column>_start`` / ``<column>_end``)

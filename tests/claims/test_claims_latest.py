@@ -43,7 +43,7 @@ def test_saved_table_round_trips(own_cache: Path) -> None:
     assert latest.load() is None
     table = _table()
     path = latest.save(table)
-    assert path == paths.claims_table_path() and path.parent.name == "claims"
+    assert path == latest.table_path("paper") and path.parent == paths.claims_table_path().parent
     assert latest.load() == json.loads(json.dumps(table))
     rows = latest.load()["rows"]
     assert [r["lab_verdict"] for r in rows] == [
@@ -113,3 +113,29 @@ def test_overview_names_a_damaged_table(overview) -> None:
     path.write_text("{", encoding="utf-8")
     section = _section(overview())
     assert "unreadable" in section.warning[0].value
+
+
+def test_a_short_table_never_replaces_a_longer_one(own_cache: Path) -> None:
+    full = _table()
+    short = {**_table(), "protocol": "short", "command": "python -m engine claims --short", "seeds": [0]}
+    short["length"] = 30 * 2
+    latest.save(full)
+    latest.save(short)  # saved later, under its own protocol
+    assert latest.table_path("short").is_file() and latest.table_path("paper").is_file()
+    assert latest.load()["command"] == full["command"]  # the longest
+    assert latest.length(full) == 1200 * 2
+    assert latest.protocol_of(True, {}) == "short" and latest.protocol_of(False, {}) == "paper"
+    assert latest.protocol_of(False, {"steps": 30, "limit": 300}) == "budget-limit-300-steps-30"
+
+
+def test_a_table_saved_before_its_length_was_recorded_is_measured_by_its_updates() -> None:
+    old = {"rows": [{"updates": "30 of 1000"}, {"updates": "1,000"}], "seeds": [0, 1]}
+    assert latest.length(old) == 1030 * 2
+
+
+def test_overview_shows_the_longest_table_and_says_which(overview) -> None:
+    full = _table()
+    latest.save(full)
+    latest.save({**_table(), "protocol": "short", "command": "claims --short", "length": 60})
+    caption = _section(overview()).caption[0].value
+    assert full["command"] in caption and "the setups' own protocol" in caption

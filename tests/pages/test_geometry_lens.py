@@ -130,7 +130,7 @@ def test_simcse_page_spectrum_picker_and_any_pair(fresh_registry) -> None:
     found = figures(at)
     # the STS chart draws the untouched encoder's score (the run summary's sts_baseline) as a labelled line
     assert baseline_of(found[charts.label("sts_spearman")]) == [
-        (BASELINE, f"untouched encoder, native pooling: {BASELINE:.3f}")
+        (BASELINE, f"untouched encoder: {BASELINE:.3f}")
     ]
     assert len([t for t in spectrum_of(found)["data"] if t["mode"] == "lines"]) == 4
     assert found["Uniformity vs STS Spearman ρ"]["data"][0]["name"].endswith(

@@ -1,0 +1,104 @@
+"""The alignment–uniformity plane with each run's path, as in SimCSE's Figure 2 (Gao et al. 2021): one line
+per run from its first evaluation (an open circle) to its last (a star), arrows along it pointing the way
+training went, a few points per run so that four runs stay readable on a projector. A chart description
+(plain Plotly JSON), drawn by the one renderer like every figure; projector mode offers it among its choices
+(:data:`engine.charts.relations.RUN_FIGURES`, ``"align_uniform_path"``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from engine.charts.figures import TITLED, color, dash, downsample, numbers, plotly_text, titled, titled_layout
+from engine.charts.legend import legend_room
+from engine.core import measures
+
+#: the y columns of the plane: SimCSE's and JEPA's alignment, else a probe's class alignment
+COLUMNS = ("alignment", "class_alignment")
+#: the points of a path (its first and last kept): an arrow between each two
+POINTS = 8
+TITLE = "Each run's path: alignment vs uniformity (○ → ★)"
+
+
+def path_points(frame: pd.DataFrame, most: int = POINTS) -> pd.DataFrame | None:
+    """A run's evaluations on the plane (step, uniformity, and its alignment as ``y``), at most ``most`` of
+    them, evenly spaced with the first and the last; None when it logs no alignment or uniformity."""
+    column = next((c for c in COLUMNS if c in frame.columns), None)
+    if column is None or not {"uniformity", "step"} <= set(frame.columns):
+        return None
+    points = numbers(frame, ["step", "uniformity", column]).dropna()
+    if points.empty:
+        return None
+    return downsample(points, most).rename(columns={column: "y"})
+
+
+def path_traces(name: str, index: int, points: pd.DataFrame) -> list[dict[str, Any]]:
+    """One run's path: a line with arrows on the way (each pointing from the previous point) and a star at
+    its end, and an open circle at its start (a trace of its own: a marker pointing from no previous point is
+    not drawn), in the run's colour and dash."""
+    count = len(points)
+    symbols = ["arrow"] * max(0, count - 1) + ["star"]
+    sizes = [14] * max(0, count - 1) + [18]
+    hover = f"step %{{customdata}}<br>uniformity %{{x:.3f}}<br>alignment %{{y:.3f}}<extra>{name}</extra>"
+    start = points.iloc[:1]
+    return [
+        dict(
+            type="scatter",
+            x=points["uniformity"].tolist(),
+            y=points["y"].tolist(),
+            mode="lines+markers",
+            name=name,
+            legendgroup=name,
+            line=dict(color=color(index), dash=dash(index), width=2),
+            marker=dict(
+                symbol=symbols,
+                size=sizes,
+                angleref="previous",
+                color=color(index),
+                line=dict(width=1, color=color(index)),
+            ),
+            customdata=points["step"].tolist(),
+            hovertemplate=hover,
+        ),
+        dict(
+            type="scatter",
+            x=start["uniformity"].tolist(),
+            y=start["y"].tolist(),
+            mode="markers",
+            legendgroup=name,
+            showlegend=False,
+            marker=dict(symbol="circle-open", size=14, color=color(index), line=dict(width=2)),
+            customdata=start["step"].tolist(),
+            hovertemplate=hover,
+        ),
+    ]
+
+
+def align_uniform_path_json(
+    runs: Mapping[str, pd.DataFrame], *, measured_on: str | None = None, most: int = POINTS
+) -> dict[str, Any] | None:
+    """The plane with one path per run that logs alignment and uniformity, as plain Plotly JSON (unstyled);
+    None when no run does."""
+    traces = []
+    for index, (name, frame) in enumerate(runs.items()):
+        points = path_points(frame, most)
+        if points is not None:
+            traces += path_traces(plotly_text(name), index, points)
+    if not traces:
+        return None
+    layout = titled_layout(
+        TITLED,
+        titled(TITLE, measured_on),
+        measures.get("uniformity").symbol,
+        measures.get("alignment").symbol,
+    )
+    return {"data": traces, "layout": legend_room(layout, traces)}
+
+
+def align_uniform_path_panel(
+    runs: Mapping[str, pd.DataFrame], where: Callable[[str], str | None]
+) -> dict[str, Any] | None:
+    """The path figure of the shown runs, titled with where their uniformity was measured (a run figure)."""
+    return align_uniform_path_json(runs, measured_on=where("uniformity"))

@@ -1,0 +1,88 @@
+"""A link opens a page's settings: ``?preset=NAME`` and ``?KNOB=VALUE`` in, the sidebar's fields out; a bad
+value is ignored with a note; "Copy link to these settings" gives the URL of what is set now."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlsplit
+
+from apphelpers import errors
+
+
+def opened(app, page: str, **params: str):
+    for name, value in params.items():
+        app.query_params[name] = value
+    app.switch_page(page).run()
+    assert not app.exception and not errors(app)
+    return app
+
+
+def link_of(app) -> str:
+    (code,) = [c for c in app.sidebar.code]
+    return code.value
+
+
+def notes(app) -> tuple[str, str]:
+    info = " ".join(i.value for i in app.sidebar.info)
+    warning = " ".join(w.value for w in app.sidebar.warning)
+    return info, warning
+
+
+def test_a_preset_and_knobs_from_the_url_fill_the_simcse_sidebar(app) -> None:
+    opened(app, "views/simcse.py", preset="SimCSE Figure 2 · lecture", same_mask="true", steps="40")
+    assert app.toggle(key="simcse.same_mask").value is True
+    assert app.number_input(key="simcse.steps").value == 40  # the knob laid over the preset's 10
+    assert app.number_input(key="simcse.batch_size").value == 16  # the preset's
+    assert app.number_input(key="simcse.eval_every").value == 5
+    info, warning = notes(app)
+    assert "SimCSE Figure 2 · lecture" in info and "same_mask = true" in info and not warning
+    from ui import runs
+
+    assert runs.registry().jobs() == []  # Start stays the reader's click
+    app.run()  # a rerun keeps what the reader changes since: the link is applied once
+    app.number_input(key="simcse.steps").set_value(30).run()
+    assert app.number_input(key="simcse.steps").value == 30
+
+
+def test_bad_values_are_ignored_with_a_note(app) -> None:
+    bad = {"steps": "-3", "dropout": "lots", "nonsense": "1", "preset": "no such"}
+    opened(app, "views/simcse.py", **bad, batch_size="32")
+    assert app.number_input(key="simcse.steps").value == 100  # the default, not -3
+    assert app.slider(key="simcse.dropout").value == 0.1
+    assert app.number_input(key="simcse.batch_size").value == 32  # the good one is kept
+    info, warning = notes(app)
+    assert "batch_size = 32" in info
+    for bad in ("steps", "dropout", "'nonsense'", "'no such'"):
+        assert bad in warning, (bad, warning)
+
+
+def test_every_experiment_page_reads_its_knobs(app) -> None:
+    opened(app, "views/isotropy.py", steps="250", objective="triplet", label_col="sentiment")
+    assert app.number_input(key="probe.steps").value == 250
+    assert app.selectbox(key="probe.objective").value == "triplet"
+    assert app.radio(key="probe.label_col").value == "sentiment"
+    app.query_params.clear()
+    opened(app, "views/jepa.py", ema="0", predictor="false", regulariser="sigreg")
+    assert app.number_input(key="jepa.ema").value == 0.0
+    assert app.toggle(key="jepa.predictor").value is False
+    assert app.radio(key="jepa.regulariser").value == "sigreg"
+
+
+def test_the_copied_link_opens_what_is_set_now(app) -> None:
+    app.switch_page("views/simcse.py").run()
+    assert link_of(app) == "/simcse?probe=demo"  # what is off its knob's default (the page's probe is on)
+    app.number_input(key="simcse.steps").set_value(40)
+    app.toggle(key="simcse.same_mask").set_value(True)
+    app.radio(key="simcse.augment").set_value("none").run()
+    url = link_of(app)
+    assert urlsplit(url).path == "/simcse"
+    params = dict(parse_qsl(urlsplit(url).query))
+    assert params == {"same_mask": "true", "steps": "40", "probe": "demo"}
+    from apphelpers import APP
+    from streamlit.testing.v1 import AppTest
+
+    fresh = AppTest.from_file(str(APP), default_timeout=120)
+    fresh.run()
+    opened(fresh, "views/simcse.py", **params)  # a new tab on that link shows the same settings
+    assert fresh.toggle(key="simcse.same_mask").value is True
+    assert fresh.number_input(key="simcse.steps").value == 40
+    assert link_of(fresh) == url
