@@ -159,8 +159,9 @@ LESSON = Lesson(
         "improves ({unif_unsup.start} → {unif_unsup.end}): the negatives spread the sentences and [CLS] "
         "becomes a sentence vector. Of the paper's order, dropout over no dropout {paper_sts.here} "
         "({paper_sts.end} against {paper_sts.than_end}) and no dropout over the same mask {paper_mask.here} "
-        "({paper_mask.than_end} with the same mask): at this length the spreading does most of the work "
-        "whatever the positive, and the paper's gaps open over its thousands of steps. The preset “SimCSE "
+        "({paper_mask.than_end} with the same mask; a gap within twice the seeds' spread does not count): "
+        "at this length the spreading does most of the work whatever the positive, where the paper's "
+        "figures come after an epoch over a million sentences. The preset “SimCSE "
         "on a trained encoder” runs the same four at the encoder's own mean pooling, which "
         "sentence-transformers already trained contrastively: there the positive is easy from the first "
         "step, STS hardly moves ({t_paper_sts.start} → {t_paper_sts.end} with dropout) and alignment "
@@ -168,14 +169,14 @@ LESSON = Lesson(
     ),
     watch=(
         "STS Spearman from the [CLS] start: it climbs in the first steps of every run (with dropout "
-        "{sts_rise.start} → {sts_rise.end}); the paper's order, dropout above no dropout above the same "
-        "mask, {paper_sts.here} and {paper_mask.here} at this length;",
+        "{sts_rise.start} → {sts_rise.end}); of the paper's order, dropout above no dropout: "
+        "{paper_sts.here}; no dropout above the same mask: {paper_mask.here};",
         "uniformity falls (improves) in every run, as in the paper's Figure 2: with dropout "
         "{unif_unsup.start} → {unif_unsup.end}, without {unif_nodrop.start} → {unif_nodrop.end}, with the "
         "same mask {unif_fixed.start} → {unif_fixed.end};",
         "alignment, in the alignment–uniformity plane (lower-left is better): the paper saw it worse "
-        "without dropout noise; here dropout's alignment ends below no dropout's {paper_align.here} "
-        "({paper_align.end} against {paper_align.than_end}) and below the same mask's "
+        "without dropout noise. Dropout's alignment ends below no dropout's: {paper_align.here} "
+        "({paper_align.end} against {paper_align.than_end}); below the same mask's: "
         "{paper_align_mask.here} ({paper_align_mask.than_end}).",
     ),
     measures={
