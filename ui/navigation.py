@@ -63,7 +63,10 @@ def main() -> None:
     )
     page = st.navigation(pages())
     for line in problems():  # a bad setting: its line on every page (a run that needs it fails saying so)
-        st.error(f"Setting ignored until fixed and the app restarted: {line}", icon=":material/settings:")
+        st.error(
+            f"Runs will not start until this is fixed and the app restarted: {line}",
+            icon=":material/settings:",
+        )
     registry()  # starts the job worker and the UMAP worker (which pre-warms umap-learn's JIT) once
     live_view.serve_plotly()  # the live view's Plotly.js in the static folder, before a page needs it
     projector.switch()  # on every page, first in the sidebar after the page list

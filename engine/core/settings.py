@@ -276,7 +276,14 @@ def _parse(setting: Setting, raw: str) -> Any:
     raw = raw.strip()
     kind = setting.kind
     if kind == "path":
-        return None if raw.lower() in OFF else _resolve(raw)
+        if raw.lower() in OFF:
+            return None
+        try:
+            return _resolve(raw)
+        except RuntimeError as err:  # "~name" of a user this machine does not know
+            raise ConfigError(
+                f"{setting.env} names a home folder that cannot be found: {_shown(raw)}"
+            ) from err
     if kind == "bool":
         lowered = raw.lower()
         if lowered in ("1", "true", "yes", "on"):

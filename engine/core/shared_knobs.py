@@ -54,11 +54,10 @@ class Shared:
     )
     encoder: str | None = knob(
         None,
-        help="the encoder (where a training run starts from): the bundled all-MiniLM-L6-v2 (default), a "
-        "saved or cached name, a folder or a hub id",
+        help="the encoder (where a training run starts from): the bundled all-MiniLM-L6-v2 (default), its "
+        "[CLS] start minilm-cls (engine.encoders.starts), a saved or cached name, a folder or a hub id",
         label="Encoder",
-        preset=False,
-        widget="page",
+        widget="page",  # a preset may set it: SimCSE Figure 2 starts from minilm-cls
     )
     device: str = knob(
         "auto",

@@ -125,6 +125,7 @@ def render_card(name: str, meta: dict) -> str:
         "Sentence encoder saved by embedlab.",
         "",
         f"- Base model: `{card.get('base_model') or meta.get('base_model')}`",
+        *([f"- Started from: {_fmt(card['start'])}"] if card.get("start") else []),
         f"- Pooling: `{meta.get('pooling')}`"
         + (" with MLP" if meta.get("mlp") else "")
         + (", L2-normalised" if meta.get("normalize") else ""),
@@ -148,7 +149,8 @@ def render_card(name: str, meta: dict) -> str:
     if isinstance(metrics, dict) and metrics:
         lines += ["## Final metrics", "", "| metric | value |", "|---|---|"]
         lines += [f"| {k} | {_fmt(v)} |" for k, v in metrics.items()] + [""]
-    known = {"base_model", "data", "train_data", "steps", "batch_size", "pooler", "precision", "evaluation"}
+    known = {"base_model", "start", "data", "train_data", "steps", "batch_size", "pooler", "precision"}
+    known |= {"evaluation"}
     known |= {"run", "switches", "metrics", "final_metrics"}
     extra = {k: v for k, v in card.items() if k not in known}
     if extra:

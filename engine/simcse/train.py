@@ -78,6 +78,17 @@ def train_simcse(config: SimCSEConfig, stop: threading.Event | None = None) -> I
     return run_training(config, stop, make_trainer, check=check, finish=finish)
 
 
+def started_from(encoder: str | None) -> str:
+    """The encoder a run started from, in the model card's words: a derived start by its name and what it
+    is (:mod:`engine.encoders.starts`), else the name or folder as given (the bundled model by name)."""
+    from engine.encoders.starts import start_named
+
+    start = start_named(encoder)
+    if start is not None:
+        return f"{start.name}: {start.about}"
+    return encoder or "the bundled all-MiniLM-L6-v2 at its own pooling"
+
+
 def save_trained(encoder: Any, config: SimCSEConfig, final: dict[str, Any]) -> Any:
     """Save to ``cache/encoders/<save_encoder>`` with a card: how it was made (base model, training data,
     steps, batch, pooler, precision, the evaluation set and its size, the run that made it) and its final
@@ -89,6 +100,7 @@ def save_trained(encoder: Any, config: SimCSEConfig, final: dict[str, Any]) -> A
     card = {
         "method": "SimCSE (Gao, Yao & Chen 2021)",
         "base_model": getattr(encoder, "base_model", encoder.name),
+        "start": started_from(config.encoder),
         "mode": config.mode,
         "train_data": train + (f" (first {config.train_limit:,} examples)" if config.train_limit else ""),
         "views": plan_of(config).describe(),

@@ -20,11 +20,11 @@ PAGE = "views/simcse.py"
 
 
 @pytest.fixture(scope="module")
-def from_start(tmp_path_factory: pytest.TempPathFactory, tiny_dir: Path) -> dict[str, Path]:
+def from_start(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A finished and a stopped smoke run of SimCSE from ``minilm-cls``, made by the engine."""
     root = tmp_path_factory.mktemp("cls-start-runs")
     return {
-        end: make_run("simcse", root / f"cls-{end}", tiny_dir, end, encoder="minilm-cls")
+        end: make_run("simcse", root / f"cls-{end}", Path("minilm-cls"), end)  # the start, by its name
         for end in ("finished", "stopped")
     }
 

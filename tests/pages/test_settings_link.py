@@ -7,6 +7,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 from apphelpers import errors
 
+from engine.lessons import presets
+
 
 def opened(app, page: str, **params: str):
     for name, value in params.items():
@@ -31,7 +33,8 @@ def test_a_preset_and_knobs_from_the_url_fill_the_simcse_sidebar(app) -> None:
     opened(app, "views/simcse.py", preset="SimCSE Figure 2 · lecture", same_mask="true", steps="40")
     assert app.toggle(key="simcse.same_mask").value is True
     assert app.number_input(key="simcse.steps").value == 40  # the knob laid over the preset's 10
-    assert app.number_input(key="simcse.batch_size").value == 16  # the preset's
+    lecture = presets.presets()["SimCSE Figure 2 · lecture"]
+    assert app.number_input(key="simcse.batch_size").value == lecture.base["batch_size"]  # the preset's
     assert app.number_input(key="simcse.eval_every").value == 5
     info, warning = notes(app)
     assert "SimCSE Figure 2 · lecture" in info and "same_mask = true" in info and not warning

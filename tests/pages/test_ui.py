@@ -10,13 +10,14 @@ from apphelpers import errors, wait_idle
 from engine.compute import priority
 
 
-def start_tiny_run(app) -> None:
+def start_tiny_run(app, *, errors_shown: tuple[str, ...] = ()) -> None:
+    """A two-step probe run started from its page; the page shows no error but ``errors_shown``."""
     app.switch_page("views/isotropy.py").run()
     app.number_input(key="probe.steps").set_value(2)
     app.number_input(key="probe.limit").set_value(60)
     app.run()
     app.button(key="probe.start").click().run()
-    assert not app.exception and not errors(app)
+    assert not app.exception and errors(app) == list(errors_shown)
     wait_idle()
 
 
@@ -35,14 +36,20 @@ def test_the_first_start_lowers_the_event_loop_and_the_script_thread_once(
     ]  # the server's event loop, then this script thread
 
 
-def test_a_bad_ui_nice_setting_is_logged_and_the_run_still_starts(
+def test_a_bad_ui_nice_setting_is_named_on_the_page_and_a_run_fails_saying_so(
     app, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ):
+    """A bad setting is one line on every page, the pages still draw (their threads keep their priority,
+    logged), and a run, whose command checks every setting first (issue 47), fails with the same reason."""
     from ui import runs
 
     monkeypatch.setenv("EMBEDLAB_UI_NICE", "fast")
-    start_tiny_run(app)
-    assert runs.registry().jobs()[-1].state == "finished"
+    line = "EMBEDLAB_UI_NICE must be a whole number, got 'fast'"
+    start_tiny_run(
+        app, errors_shown=(f"Runs will not start until this is fixed and the app restarted: {line}",)
+    )
+    job = runs.registry().jobs()[-1]
+    assert job.state == "failed" and line in (job.error or ""), (job.state, job.error)
     assert "UI threads keep their priority: EMBEDLAB_UI_NICE must be a whole number" in caplog.text
 
 

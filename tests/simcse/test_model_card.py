@@ -32,3 +32,16 @@ def test_the_card_says_unknown_for_what_an_old_card_lacks() -> None:
     assert "- Training data: wiki1m" in card and "- Made by run: —" in card and "- Batch size: —" in card
     assert made_by({"folder": "x", "name": "x"}) == "`cache/runs/x`"
     assert made_by(None) == "—"
+
+
+def test_the_card_names_the_start_a_run_came_from() -> None:
+    from engine.simcse.train import started_from
+
+    assert started_from("minilm-cls").startswith("minilm-cls: the bundled all-MiniLM-L6-v2 read at its [CLS]")
+    assert started_from(None) == "the bundled all-MiniLM-L6-v2 at its own pooling"
+    assert started_from("bert-base-uncased") == "bert-base-uncased"
+    card = render_card(
+        "from-cls", {"card": {"start": started_from("minilm-cls")}, "pooling": "cls_before_pooler"}
+    )
+    assert "- Started from: minilm-cls: the bundled all-MiniLM-L6-v2 read at its [CLS] token" in card
+    assert "- Started from" not in render_card("old", {"card": {}, "pooling": "avg"})
