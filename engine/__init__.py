@@ -1,7 +1,7 @@
 """embedlab's engine: a plain Python library (no Streamlit) for the lab's science.
 
 Its parts, bottom to top (a part imports only parts above it in this list; checked by
-``tests/test_architecture.py``, imports inside functions included):
+``tests/architecture/test_architecture.py``, imports inside functions included):
 
 - ``core``      the shared vocabulary: settings, knobs and flags, measures, what an experiment declares and
                 the registry of experiments, paths, errors

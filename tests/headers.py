@@ -3,7 +3,7 @@ engine, so that a test still fails when a run's header changes)."""
 
 from __future__ import annotations
 
-#: a probe run's header (tests/test_cli.py: the CLI; tests/test_probe.py: the runner)
+#: a probe run's header (tests/cli/test_cli.py: the CLI; tests/probe/test_probe.py: the runner)
 PROBE_HEADER = [
     "step",
     "loss",

@@ -13,7 +13,7 @@ is used: one pass, no temporaries, and ~15x faster on the CPU (measured, 400,000
 vs 1.45 s per step; peak RSS 2.8 vs 3.9 GiB). The fused update equals the default one up to float32 rounding
 (~1e-6 after 40 steps at lr 1e-2); below the threshold (every paper-size set: 10,662 x 384 is 4.1 M) the
 default implementation keeps the probe identical to a plain ``torch.optim.Adam`` loop
-(``tests/test_probe_reference.py``).
+(``tests/probe/test_probe_reference.py``).
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from browser_flow import CHROMIUM, chromium
-from test_replay import make_probe_run, make_simcse_run
 
 from engine.replay import lesson
+from tests.replay.test_replay import make_probe_run, make_simcse_run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 

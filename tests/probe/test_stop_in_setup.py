@@ -20,7 +20,7 @@ from engine.groups.cli_run import engine_command
 from engine.probe import ProbeConfig
 from engine.runlog import runner
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 WORDS = [
     "a",
     "calm",

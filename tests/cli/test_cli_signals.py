@@ -19,7 +19,7 @@ from engine import cli, runlog
 from engine.groups import cli_run
 from engine.lessons import check as lessons_check
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
 LONG_PROBE = ["probe", "--data", "demo", "--limit", "40", "--steps", "100000", "--geometry-every", "0"]
 

@@ -26,7 +26,7 @@ from engine.probe.vectors import one_piece_ids, table_vectors
 from engine.runlog import runner
 from engine.runlog.events import Progress, Row
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:__array_wrap__:DeprecationWarning"),

@@ -19,7 +19,7 @@ import pytest
 
 from engine import runlog
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _finished_run(root: Path, name: str) -> Path:

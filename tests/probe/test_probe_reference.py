@@ -66,7 +66,7 @@ LR = 1e-2  # large enough that the 5 updates move every parameter far beyond TOL
 SEED = 0
 #: the probe settings of a reference run (the runner's side): every update snapshotted, on the CPU
 SETTINGS = dict(steps=STEPS, lr=LR, seed=SEED, snapshot_every=1, snapshot_limit=10_000, device="cpu")
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DEMO_DIR = REPO / "engine" / "data" / "demo"
 ADAM = torch.optim.Adam  # the real class, before a test records the probe's optimiser
 

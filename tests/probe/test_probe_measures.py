@@ -36,7 +36,7 @@ from engine.runlog import runner
 from engine.runlog.events import Points, Row
 
 TOL = 1e-6
-DEMO_DIR = Path(__file__).resolve().parent.parent / "engine" / "data" / "demo"
+DEMO_DIR = Path(__file__).resolve().parents[2] / "engine" / "data" / "demo"
 
 pytestmark = pytest.mark.filterwarnings("ignore::engine.metrics.FewSamplesWarning")  # 60 items < 384 dims
 

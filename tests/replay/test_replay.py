@@ -30,7 +30,7 @@ from engine.replay.payload import script_json
 from tests.headers import TRAINING_FIRST
 
 EVIL = "</script><script>alert(1)</script>"
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------------------------------------------------- run folders

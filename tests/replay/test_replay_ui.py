@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
-from test_replay import embedded, make_probe_run, make_simcse_run
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
+from tests.replay.test_replay import embedded, make_probe_run, make_simcse_run
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 from engine.core import experiments
 from ui.navigation import FOLDER, PAGES
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 #: the library, the Streamlit helpers and the page scripts' folder (as the app's navigation names it)
 PACKAGES = ("engine", "ui", FOLDER)
 #: circles in ui/ known and being removed (the lead empties this list when they are gone)

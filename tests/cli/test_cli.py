@@ -14,7 +14,7 @@ from engine.groups import cli_run
 from engine.runlog import events
 from tests.headers import PROBE_HEADER
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_replay import decode, embedded, make_probe_run, make_simcse_run
 
 from engine import runlog
 from engine.cli import main
 from engine.replay import lesson
+from tests.replay.test_replay import decode, embedded, make_probe_run, make_simcse_run
 
 
 def plotly_array(array) -> np.ndarray:

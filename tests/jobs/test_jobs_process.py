@@ -21,7 +21,7 @@ from engine import cli, jobs, runlog
 from engine.core import settings
 from engine.core.errors import ConfigError
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 TINY = {"data": "demo", "limit": 60, "steps": 5, "metric_every": 1, "seed": 0}
 ENDLESS = {**TINY, "steps": 1_000_000}
 TINY_FLAGS = ["--data", "demo", "--limit", "60", "--steps", "5", "--metric-every", "1", "--seed", "0"]
