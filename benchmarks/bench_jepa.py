@@ -41,8 +41,8 @@ def main() -> None:
     from engine.compute.device import synchronize
     from engine.jepa.config import JEPAConfig
     from engine.jepa.step import make_trainer as make_jepa
-    from engine.simcse.train import SimCSEConfig
-    from engine.simcse.train import make_trainer as make_simcse
+    from engine.simcse.config import SimCSEConfig
+    from engine.simcse.step import make_trainer as make_simcse
     from engine.training.data import load_training
 
     shared = dict(

@@ -33,7 +33,10 @@ import torch
 import torch.nn.functional as F
 
 from engine.compute.device import precision_name
-from engine.simcse.train import Evaluator, SimCSEConfig, load_eval, load_training, make_trainer
+from engine.simcse.config import SimCSEConfig
+from engine.simcse.step import make_trainer
+from engine.training.data import load_eval, load_training
+from engine.training.evaluation import Evaluator
 
 
 def bare_loop(config: SimCSEConfig, texts: list[str]) -> Callable[[list[str]], float]:

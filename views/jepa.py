@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.lessons.presets import sts_evaluation
+from engine.training.presets import sts_evaluation
 from ui import experiment, fields
 from ui.controls import probe_snapshots_device, sources, training_choice
 from ui.text import readable_references

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.lessons import texts as lessons
-from engine.lessons.presets import sts_evaluation
+from engine.simcse.lesson import SAME_MASK, SAME_MASK_DROPOUT, SAME_MASK_LINK
+from engine.training.presets import sts_evaluation
 from ui import experiment, fields
 from ui.controls import encoder_dims, probe_snapshots_device, sources, training_choice
 from ui.live import capped_note
@@ -47,14 +47,14 @@ def ablations(supervised: bool) -> dict:
         same = fields.draw(P, "same_mask")
         issue = "GitHub issue 36"
         sb.caption(
-            lessons.SAME_MASK.replace(issue, f"[{issue}]({lessons.SAME_MASK_LINK})")
+            SAME_MASK.replace(issue, f"[{issue}]({SAME_MASK_LINK})")
             if same
             else readable_references(VIEWS["same-mask"].explanation)
         )
     off = "Off while “Same mask” is on: that ablation fixes the rate at 0.1."
-    fixed = lessons.SAME_MASK_DROPOUT if same else None
+    fixed = SAME_MASK_DROPOUT if same else None
     rate = fields.draw(P, "dropout", disabled=same, help=off if same else None, fixed=fixed)
-    settings: dict = {"dropout": lessons.SAME_MASK_DROPOUT if same else rate}
+    settings: dict = {"dropout": SAME_MASK_DROPOUT if same else rate}
     if not same:
         sb.caption(readable_references(VIEWS["dropout"].explanation))
     if supervised:

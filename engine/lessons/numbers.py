@@ -165,7 +165,7 @@ def record(
 
 def version_name(preset: str, short: bool = False) -> str:
     """The name a preset's figures are recorded under: the preset's own for its full version, ``<preset> ·
-    lecture`` for the short one (:data:`engine.lessons.presets.LECTURE_SUFFIX`, the name the app gives it)."""
+    lecture`` for the short one (:data:`LECTURE_SUFFIX`, the name the app gives it)."""
     return preset + LECTURE_SUFFIX if short else preset
 
 

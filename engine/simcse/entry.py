@@ -22,7 +22,7 @@ SECTION = Section(
 EXPERIMENT = training_experiment(
     "simcse",
     "SimCSE training",
-    config_class="engine.simcse.train:SimCSEConfig",
+    config_class="engine.simcse.config:SimCSEConfig",
     lesson=LESSON,
     section=SECTION,
 )

@@ -39,7 +39,7 @@ from engine.core.errors import EmbedlabError, one_line  # noqa: E402
 from engine.core.knobs import knob_of  # noqa: E402
 from engine.core.setting_checks import check_all  # noqa: E402
 from engine.runlog.side_by_side import PlannedRun, run_side_by_side  # noqa: E402
-from engine.simcse.train import SimCSEConfig  # noqa: E402
+from engine.simcse.config import SimCSEConfig  # noqa: E402
 from engine.simcse.views import FIGURE2_RUNS  # noqa: E402
 
 #: the knobs this command takes as flags (made from their declarations: type, range, choices, help)
