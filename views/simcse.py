@@ -38,7 +38,7 @@ def sidebar() -> dict:
 
 def ablations(supervised: bool) -> dict:
     """The views: same mask, dropout p, and the supervised α or the positive's augmentation."""
-    from engine.simcse.views import VIEWS
+    from engine.simcse.augmentations import VIEWS
 
     sb = st.sidebar
     sb.subheader("Ablations (views)")

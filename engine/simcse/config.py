@@ -15,7 +15,7 @@ from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.core.knobs import knob, validate
 from engine.core.shared_knobs import shared
-from engine.simcse.views import AUGMENTATIONS, VIEWS
+from engine.simcse.augmentations import AUGMENTATIONS, VIEWS
 from engine.training.config import BASE_COLUMNS, metric_columns
 
 MODES = ("unsup", "sup")

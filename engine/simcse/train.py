@@ -1,6 +1,6 @@
 """SimCSE training, one step at a time (Gao, Yao & Chen 2021, arXiv 2104.08821; princeton-nlp/SimCSE).
 
-Read in this order: the settings (config.py), the views (views.py), one training step (step.py, on the
+Read in this order: the settings (config.py), the views (augmentations.py), one training step (step.py, on the
 training core's data, towers and trainer: :mod:`engine.training`), then :func:`train_simcse` here, the
 training core's run (:func:`engine.training.loop.run_training`) with SimCSE's trainer:
 
@@ -23,10 +23,10 @@ from typing import Any
 
 from engine.core.errors import one_line
 from engine.runlog.events import Event, Progress
+from engine.simcse.augmentations import plan_of
 from engine.simcse.baseline import sts_baseline
 from engine.simcse.config import SimCSEConfig
 from engine.simcse.step import make_trainer
-from engine.simcse.views import plan_of
 from engine.training.data import default_sets
 from engine.training.encoder import resolve_pooler
 from engine.training.loop import run_training

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.simcse.views import FIGURE2_RUNS, PAPER_ROWS, VIEWS, ViewPlan
+from engine.simcse.augmentations import FIGURE2_RUNS, PAPER_ROWS, VIEWS, ViewPlan
 from engine.training.augment import step_rng
 
 SENTENCE = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "today"]
