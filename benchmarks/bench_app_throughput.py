@@ -51,7 +51,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine.groups.cli_run import engine_command
+from engine.command.exits import engine_command
 
 REPO = Path(__file__).resolve().parents[1]
 ARGS = [

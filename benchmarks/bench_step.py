@@ -157,7 +157,7 @@ class Lockstep:
     """``run_experiment`` of one CLI config in a thread, advanced one row per :meth:`step`."""
 
     def __init__(self, kind: str, config: Any, out: Path, wrap: Callable = lambda name, fn: fn):
-        from engine.groups.cli_run import ProgressBar
+        from engine.command.progress import ProgressBar
         from engine.runlog.events import Row
         from engine.runlog.runner import run_experiment
 

@@ -16,7 +16,7 @@ import pytest
 from waiting import wait_for
 
 from engine import cli, runlog
-from engine.groups import cli_run
+from engine.command import signals
 from engine.lessons import check as lessons_check
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,7 +42,7 @@ def restored_signals():
 
 def test_sigint_ignored_at_start_is_handled_again(restored_signals) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    cli_run.stop_on_sigterm(threading.Event())
+    signals.stop_on_sigterm(threading.Event())
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
@@ -70,7 +70,7 @@ def test_ctrl_c_stops_a_background_run_of_a_script(tmp_path: Path) -> None:
 
 
 def test_sigterm_to_a_command_of_several_runs_is_a_line_and_143(restored_signals, capsys) -> None:
-    @cli_run.reports_stop("demo", "what was done is kept")
+    @signals.reports_stop("demo", "what was done is kept")
     def command() -> int:
         os.kill(os.getpid(), signal.SIGTERM)  # raised as Terminated, a KeyboardInterrupt, in this thread
         time.sleep(5)
