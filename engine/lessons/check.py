@@ -28,7 +28,8 @@ from typing import Any
 
 from engine.command.signals import reports_stop
 from engine.core import experiments, paths
-from engine.core.lesson_claims import Claim, Points, Trace, Verdict, finite, judge
+from engine.core.lesson_claims import Claim
+from engine.lessons.judging import Points, Trace, Verdict, finite, judge
 from engine.lessons.presets import default_data_dir, presets, queue
 from engine.runlog.reading import read_metrics, read_summary
 from engine.runlog.runner import config_to_dict

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from engine.core import experiments
-from engine.core.lesson_claims import PASS, Claim, Trace, judge
+from engine.core.lesson_claims import Claim
 from engine.lessons import numbers as lesson_figures
 from engine.lessons import texts as lessons
+from engine.lessons.judging import PASS, Trace, judge
 from engine.lessons.numbers import (
     LECTURE_SUFFIX,
     PLACEHOLDER,
