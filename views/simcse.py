@@ -7,7 +7,7 @@ import streamlit as st
 from engine.simcse.lesson import SAME_MASK, SAME_MASK_DROPOUT, SAME_MASK_LINK
 from engine.training.presets import sts_evaluation
 from ui import experiment, fields
-from ui.controls import encoder_dims, probe_snapshots_device, sources, training_choice
+from ui.controls import encoder_dims, labelled_set_snapshots_device, sources, training_choice
 from ui.live import capped_note
 from ui.text import readable_references
 
@@ -15,7 +15,7 @@ P = "simcse"
 
 
 def sidebar() -> dict:
-    """The run's settings: the training data and the probe set (page choices), every knob from its
+    """The run's settings: the training data and the labelled set (page choices), every knob from its
     declaration, the ablations last with what each one does."""
     sb = st.sidebar
     sb.header("SimCSE settings")
@@ -30,7 +30,7 @@ def sidebar() -> dict:
         sb.caption(
             capped_note(2 * settings["eval_limit"], dims, " on at most that many evaluation sentences")
         )
-    settings.update(probe_snapshots_device(P))
+    settings.update(labelled_set_snapshots_device(P))
     settings.update(fields.draw_all(P, ["save_encoder", "replace_encoder"]))
     settings.update(ablations(supervised))
     return settings

@@ -110,7 +110,7 @@ class SimCSEConfig:
             paths.safe_name(self.save_encoder, what="save_encoder")
 
     def metric_columns(self) -> list[str]:
-        """CSV columns: probe columns only when a probe set is given (:mod:`engine.training.config`)."""
+        """CSV columns: probe columns only when a labelled set is given (:mod:`engine.training.config`)."""
         return metric_columns(self)
 
 
