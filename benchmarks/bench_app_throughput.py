@@ -40,28 +40,22 @@ import json
 import os
 import random
 import re
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
 
-from engine.command.exits import engine_command
+# this checkout's engine, and the app's one launcher (shared with the browser tests)
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / part) for part in ("", "tests/e2e")]
+from app_server import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402
+
+from engine.command.exits import engine_command  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def _probe_js():
@@ -127,39 +121,6 @@ def cli_run(env: dict, args: argparse.Namespace, out: Path, threads: int | None 
     return {"rate": rate(out), "first_row": first_row}
 
 
-def start_server(env: dict) -> tuple[subprocess.Popen, str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless=true",
-            f"--server.port={port}",
-            "--server.address=127.0.0.1",
-            "--browser.gatherUsageStats=false",
-            "--server.fileWatcherType=none",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(240):
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                return proc, url
-        except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("server did not start")
-
-
 def children_quiet(server: subprocess.Popen, runs: Path, settle: float = 4.0, limit: float = 180.0) -> None:
     """Wait until, for ``settle`` s, no UMAP frame appeared and the server and its children used < 0.1
     core."""
@@ -220,8 +181,8 @@ def launch_browser(pw, profile: str = PROFILE):
     profile folder by which :func:`browser_cpu_seconds` finds the browser's processes (the default)."""
     return pw.chromium.launch_persistent_context(
         profile,
-        executable_path="/usr/bin/chromium",
-        args=ARGS,
+        executable_path=str(CHROMIUM),
+        args=CHROMIUM_ARGS,
         headless=True,
         viewport={"width": 1500, "height": 1000},
     )
@@ -429,7 +390,7 @@ def main() -> None:
     # imported before the server starts, so that a failed import leaves no server behind
     from engine.jobs import default_child_threads
 
-    proc, url = start_server(env)
+    proc, url = start_app(env)
     threads = default_child_threads("probe")
     results: dict[str, list[dict]] = {"cli": [], "charts": []}
     if not args.skip_umap:
@@ -491,7 +452,7 @@ def main() -> None:
                     )
             browser.close()
     finally:
-        proc.terminate()
+        stop_app(proc)
     report(results)
 
 

@@ -31,15 +31,15 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / part) for part in ("benchmarks", "tests/e2e")]
 
+from app_server import start_app, stop_app  # noqa: E402
 from bench_app_throughput import (  # noqa: E402
     CHART_CURVE,
     REPO,
     _cpu_seconds,
     browser_cpu_seconds,
     launch_browser,
-    start_server,
 )
 
 TITLE = "Isotropy vs clusters"
@@ -152,7 +152,7 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    proc, url = start_server(env)
+    proc, url = start_app(env)
     try:
         with sync_playwright() as pw:
             browser = launch_browser(pw)
@@ -178,8 +178,7 @@ def main() -> None:
                 page.close()
             browser.close()
     finally:
-        proc.terminate()
-        proc.wait(30)
+        stop_app(proc)
         end_children(cache)
 
 

@@ -1,7 +1,7 @@
 """Streamlit logs no warning while a lecturer clicks through the app: the Overview's demo (whose settings
 the Isotropy sidebar then shows: the widget values the Session State API sets), a preset on every
 experiment page, every page of the navigation, projector mode on and off. The server's log names each line's
-level (browser_flow.LOG_FORMAT); any WARNING or ERROR line of a ``streamlit`` logger fails the test."""
+level (app_server.LOG_FORMAT); any WARNING or ERROR line of a ``streamlit`` logger fails the test."""
 
 from __future__ import annotations
 
