@@ -55,6 +55,12 @@ def jsonable(value: Any) -> Any:
         return [jsonable(v) for v in value]
     if isinstance(value, Path):
         return str(value)
+    return json_scalar(value)
+
+
+def json_scalar(value: Any) -> Any:
+    """A NumPy scalar as the Python number it holds, a non-finite float as None (JSON has no NaN); any
+    other value as it is."""
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
