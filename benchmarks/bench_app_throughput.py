@@ -341,11 +341,18 @@ def median(values: list[float | None]) -> float | None:
     return statistics.median(found) if found else None
 
 
-def main() -> None:
+def probe_run_parser(limit: int, steps: int, steps_help: str) -> argparse.ArgumentParser:
+    """The flags of a benchmark that trains a probe on rt-polarity in the app: the data folder, the
+    stratified subset (``--limit``) and the run's steps."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
-    parser.add_argument("--limit", type=int, default=3000)
-    parser.add_argument("--steps", type=int, default=300, help="long enough for UMAP frames during the run")
+    parser.add_argument("--limit", type=int, default=limit)
+    parser.add_argument("--steps", type=int, default=steps, help=steps_help)
+    return parser
+
+
+def main() -> None:
+    parser = probe_run_parser(3000, 300, "long enough for UMAP frames during the run")
     parser.add_argument("--trials", type=int, default=3, help="rounds (0: only the demo click)")
     parser.add_argument("--umap-every", type=int, default=10, help="the page's default UMAP interval")
     parser.add_argument("--seed", type=int, default=0, help="seed of the condition order")

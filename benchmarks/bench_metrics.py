@@ -163,17 +163,7 @@ def measure_all(args: argparse.Namespace, row: dict[str, float]) -> int:
 def jobs_of(x: np.ndarray, y: np.ndarray, probe_config) -> dict[str, Callable[[], object]]:
     """The timed calls by name: the matrix product of reference, the lab's measures alone and as the probe
     runs them (``probe_*``), with the isotropy family added or not."""
-    from engine.metrics import (
-        average_cosine,
-        class_alignment,
-        isoscore,
-        isotropy_profile,
-        partition_isotropy,
-        rankme,
-        silhouette,
-        silhouette_and_uniformity,
-        spectrum,
-    )
+    from engine import metrics
 
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
 
@@ -181,27 +171,35 @@ def jobs_of(x: np.ndarray, y: np.ndarray, probe_config) -> dict[str, Callable[[]
         torch.mm(xt, xt.T)
 
     def lean_profile(a, b):
-        return isotropy_profile(a, b, partition=False)
+        return metrics.isotropy_profile(a, b, partition=False)
+
+    def today_side(a, b):  # the probe's side measure before the family: IsoScore
+        return metrics.isoscore(a)
+
+    def today_main(a, b):
+        return metrics.silhouette(a, b)
+
+    both = metrics.silhouette_and_uniformity
 
     return {
         "matmul": matmul,
-        "ours": lambda: (silhouette(x, y), isoscore(x)),
-        "with_added": lambda: (silhouette_and_uniformity(x, y), isotropy_profile(x, y)),
-        "probe_today": lambda: probe_like(xt, yt, lambda a, b: isoscore(a), lambda a, b: silhouette(a, b)),
-        "probe_added": lambda: probe_like(xt, yt, isotropy_profile, silhouette_and_uniformity),
-        "with_added_lean": lambda: (silhouette_and_uniformity(x, y), lean_profile(x, y)),
-        "probe_added_lean": lambda: probe_like(xt, yt, lean_profile, silhouette_and_uniformity),
+        "ours": lambda: (metrics.silhouette(x, y), metrics.isoscore(x)),
+        "with_added": lambda: (metrics.silhouette_and_uniformity(x, y), metrics.isotropy_profile(x, y)),
+        "probe_today": lambda: probe_like(xt, yt, today_side, today_main),
+        "probe_added": lambda: probe_like(xt, yt, metrics.isotropy_profile, both),
+        "with_added_lean": lambda: (metrics.silhouette_and_uniformity(x, y), lean_profile(x, y)),
+        "probe_added_lean": lambda: probe_like(xt, yt, lean_profile, both),
         "probe_plain_step": lambda: probe_measure(xt, yt, probe_config, 1),
         "probe_geometry_step": lambda: probe_measure(xt, yt, probe_config, 0),
-        "silhouette": lambda: silhouette(x, y),
-        "sil+unif": lambda: silhouette_and_uniformity(x, y),
-        "isoscore": lambda: isoscore(x),
-        "profile": lambda: isotropy_profile(x, y),
-        "spectrum": lambda: spectrum(x),
-        "eff_rank": lambda: rankme(x),
-        "avg_cos": lambda: average_cosine(x),
-        "partition": lambda: partition_isotropy(x),
-        "class_align": lambda: class_alignment(x, y),
+        "silhouette": lambda: metrics.silhouette(x, y),
+        "sil+unif": lambda: metrics.silhouette_and_uniformity(x, y),
+        "isoscore": lambda: metrics.isoscore(x),
+        "profile": lambda: metrics.isotropy_profile(x, y),
+        "spectrum": lambda: metrics.spectrum(x),
+        "eff_rank": lambda: metrics.rankme(x),
+        "avg_cos": lambda: metrics.average_cosine(x),
+        "partition": lambda: metrics.partition_isotropy(x),
+        "class_align": lambda: metrics.class_alignment(x, y),
     }
 
 

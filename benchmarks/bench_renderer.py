@@ -152,12 +152,9 @@ def measure(folder: Path, modes: list[str], args: argparse.Namespace) -> dict[st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
+    parser = bench.probe_run_parser(3000, 300, "the captured run's steps")
     parser.add_argument("--payload", help="a saved live-feed payload (JSON) instead of a capture")
     parser.add_argument("--save", help="write the captured payload here")
-    parser.add_argument("--limit", type=int, default=3000)
-    parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=0)

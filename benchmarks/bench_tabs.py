@@ -40,6 +40,7 @@ from bench_app_throughput import (  # noqa: E402
     _cpu_seconds,
     browser_cpu_seconds,
     launch_browser,
+    probe_run_parser,
 )
 
 TITLE = "Isotropy vs clusters"
@@ -134,10 +135,7 @@ def line(name: str, found: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
-    parser.add_argument("--limit", type=int, default=2000)
-    parser.add_argument("--steps", type=int, default=100_000, help="more than the measurement lasts")
+    parser = probe_run_parser(2000, 100_000, "more than the measurement lasts")
     parser.add_argument("--loads", type=int, default=6, help="page loads measured per condition")
     parser.add_argument("--tabs", type=int, default=10, help="tabs watching the run in the second condition")
     args = parser.parse_args()

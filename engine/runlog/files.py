@@ -25,6 +25,8 @@ CONFIG, STATUS, METRICS, SUMMARY, POINTS, SNAPSHOTS, FRAMES, ERROR_LOG = (
 )
 #: the covariance spectrum of each measured step: ``step,lambda_1,...,lambda_d`` (eigenvalues, descending)
 SPECTRUM = "spectrum.csv"
+#: files and folders whose presence means a folder holds a run (that a new run must replace whole)
+RUN_ENTRIES = (CONFIG, STATUS, METRICS, SPECTRUM, SUMMARY, POINTS, SNAPSHOTS, FRAMES)
 
 FINAL_STATES = ("finished", "stopped", "failed")
 
