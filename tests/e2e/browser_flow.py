@@ -360,6 +360,12 @@ def overlap(one: dict | None, other: dict | None) -> float:
     return max(width, 0.0) * max(height, 0.0)
 
 
+def isotropy_charts_shown(page, why, seconds: float, what: str) -> None:
+    """Wait (``seconds`` at most) until the Isotropy page shows its heading and charts, and is idle."""
+    page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=seconds * 1000)
+    wait_for(lambda: page.locator(".js-plotly-plot").count() > 0 and idle(page), seconds, what, describe=why)
+
+
 def projector_mode(browser, server: Server, shots: Path) -> dict:
     """On the Isotropy page (showing the newest run): turn projector mode on, check that the sidebar and the
     header are hidden and the figures' text is large, save ``projector.png``, and turn it off again.
@@ -367,13 +373,7 @@ def projector_mode(browser, server: Server, shots: Path) -> dict:
     page = browser.new_page(viewport={"width": 1500, "height": 1000})
     why = explain(page, server)
     page.goto(f"{server.url}/isotropy")
-    page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=90_000)
-    wait_for(
-        lambda: page.locator(".js-plotly-plot").count() > 0 and idle(page),
-        90,
-        "the run's charts",
-        describe=why,
-    )
+    isotropy_charts_shown(page, why, 90, "the run's charts")
     page.get_by_text("Projector mode", exact=True).first.click()
     page.get_by_role("button", name=LEAVE).wait_for(timeout=30_000)
     wait_for(
