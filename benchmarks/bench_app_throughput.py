@@ -264,6 +264,22 @@ def app_run(
     server_pid: int,
     blank: bool = False,
 ) -> dict:
+    fill_isotropy_page(page, url, args, snapshot_every)
+    name = page.get_by_label("Run name", exact=True)  # a name no earlier round used: the legend's label
+    name.fill(f"bench {time.monotonic_ns() % 10**9}")
+    name.press("Enter")
+    page.wait_for_timeout(500)
+    before = set(runs.glob("bench-*"))
+    clicked = time.monotonic()
+    page.get_by_role("button", name=re.compile(r"Start$")).click()
+    if blank:
+        return blank_run(page, runs, before)
+    return watch_run(page, runs, before, clicked, "bench-*", server_pid)
+
+
+def fill_isotropy_page(page, url: str, args: argparse.Namespace, snapshot_every: int) -> None:
+    """Open the Isotropy page and set the benchmark's probe: rt-polarity from ``args.data_dir``, its
+    ``--limit`` and ``--steps``, a UMAP frame every ``snapshot_every`` steps (0: none)."""
     page.goto(f"{url}/isotropy")
     page.get_by_role("heading", name="Isotropy vs clusters").wait_for(timeout=120_000)
     page.get_by_label("Data", exact=True).click()
@@ -278,16 +294,6 @@ def app_run(
         box.fill(str(value))
         box.press("Enter")
         page.wait_for_timeout(500)
-    name = page.get_by_label("Run name", exact=True)  # a name no earlier round used: the legend's label
-    name.fill(f"bench {time.monotonic_ns() % 10**9}")
-    name.press("Enter")
-    page.wait_for_timeout(500)
-    before = set(runs.glob("bench-*"))
-    clicked = time.monotonic()
-    page.get_by_role("button", name=re.compile(r"Start$")).click()
-    if blank:
-        return blank_run(page, runs, before)
-    return watch_run(page, runs, before, clicked, "bench-*", server_pid)
 
 
 def blank_run(page, runs: Path, before: set[Path]) -> dict:

@@ -39,6 +39,7 @@ from bench_app_throughput import (  # noqa: E402
     REPO,
     _cpu_seconds,
     browser_cpu_seconds,
+    fill_isotropy_page,
     launch_browser,
     probe_run_parser,
 )
@@ -77,20 +78,7 @@ def load(page, url: str, label: str) -> float:
 
 def start_run(page, url: str, args: argparse.Namespace, runs: Path) -> Path:
     """Start the probe run from the Isotropy page; returns its folder once its first row is written."""
-    page.goto(f"{url}/isotropy")
-    page.get_by_role("heading", name=TITLE).wait_for(timeout=120_000)
-    page.get_by_label("Data", exact=True).click()
-    page.get_by_role("option", name="rt-polarity").click()
-    for label, value in [
-        ("Data folder (real data sets)", args.data_dir),
-        ("Limit (items, 0 = all)", args.limit),
-        ("Steps (Adam updates)", args.steps),
-        ("UMAP frame every k steps (0 = off)", 0),
-    ]:
-        box = page.get_by_label(label, exact=True)
-        box.fill(str(value))
-        box.press("Enter")
-        page.wait_for_timeout(500)
+    fill_isotropy_page(page, url, args, 0)
     before = set(runs.glob("probe-*"))
     page.get_by_role("button", name=re.compile(r"Start$")).click()
     deadline = time.monotonic() + 600
