@@ -23,10 +23,16 @@ from engine.runlog import read_metrics  # noqa: E402
 
 
 def load_curves(run_dir: Path):
+    return plane_rows(run_dir, "sts_spearman", "SimCSE ")
+
+
+def plane_rows(run_dir: Path, other: str, what: str = ""):
+    """The rows of ``metrics.csv`` where alignment and uniformity were measured; a run folder without them or
+    without the column ``other`` ends the script with one line (``what``: the kind of run expected)."""
     frame = read_metrics(run_dir)
-    needed = {"step", "alignment", "uniformity", "sts_spearman"}
+    needed = {"step", "alignment", "uniformity", other}
     if frame.empty or not needed <= set(frame.columns):
-        raise SystemExit(f"error: {run_dir}: no SimCSE metrics.csv with {sorted(needed)}")
+        raise SystemExit(f"error: {run_dir}: no {what}metrics.csv with {sorted(needed)}")
     return frame.dropna(subset=["alignment", "uniformity"])
 
 

@@ -22,9 +22,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from plot_figure2 import arrows, labelled, saved  # noqa: E402 - the Figure-2 plot's helpers, beside this script
-
-from engine.runlog import read_metrics  # noqa: E402
+from plot_figure2 import arrows, labelled, plane_rows, saved  # noqa: E402 - the Figure-2 plot's helpers, beside this script
 
 DASHES = ("-", "--", "-.", ":")
 
@@ -41,11 +39,7 @@ def run_name(run_dir: Path) -> str:
 
 def evaluations(run_dir: Path):
     """The rows of ``metrics.csv`` where alignment and uniformity were measured."""
-    frame = read_metrics(run_dir)
-    needed = {"step", "alignment", "uniformity", "rankme"}
-    if frame.empty or not needed <= set(frame.columns):
-        raise SystemExit(f"error: {run_dir}: no metrics.csv with {sorted(needed)}")
-    return frame.dropna(subset=["alignment", "uniformity"])
+    return plane_rows(run_dir, "rankme")
 
 
 def draw(run_dirs: list[Path], out: Path, title: str, names: list[str] | None = None) -> None:
