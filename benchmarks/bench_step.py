@@ -46,6 +46,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's engine
+sys.path.append(str(Path(__file__).resolve().parent.parent / "tests"))  # the tests' tiny encoder
 
 from bench_step_phases import PHASES, Phases, patch_phases, print_split, profile  # noqa: E402
 
@@ -54,22 +55,13 @@ from engine.compute.device import autocast_dtype, precision_name, synchronize  #
 
 def tiny_encoder(folder: Path, seed: int = 0) -> str:
     """A 2-layer BERT of width 64 (4 heads, random weights), the bundled tokenizer, saved to ``folder``."""
-    from transformers import AutoTokenizer, BertConfig, BertModel
+    from tiny_bert import save_tiny_bert  # tests/: the tests' tiny encoders are made the same way
+    from transformers import AutoTokenizer
 
     from engine.encoders import bundled_path
 
     tokenizer = AutoTokenizer.from_pretrained(bundled_path(), trust_remote_code=False)
-    torch.manual_seed(seed)
-    config = BertConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=256,
-        max_position_embeddings=512,
-    )
-    BertModel(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    save_tiny_bert(folder, tokenizer, hidden=64, heads=4, intermediate=256, positions=512, seed=seed)
     return str(folder)
 
 
