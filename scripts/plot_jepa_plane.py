@@ -14,7 +14,6 @@ read as it) against the step, on a log scale. A run is named by ``--names``, els
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -24,16 +23,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from plot_figure2 import arrows, labelled, plane_rows, saved  # noqa: E402 - the Figure-2 plot's helpers, beside this script
 
+from engine.runlog.files import CONFIG, read_json  # noqa: E402
+
 DASHES = ("-", "--", "-.", ":")
 
 
 def run_name(run_dir: Path) -> str:
     """The run's name from its ``config.json`` (``name``), else the folder's."""
     try:
-        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+        name = read_json(run_dir / CONFIG).get("name")
     except (OSError, ValueError):
         return run_dir.name
-    name = config.get("name") if isinstance(config, dict) else None
     return str(name) if name else run_dir.name
 
 
