@@ -357,7 +357,7 @@ def probe_run_parser(limit: int, steps: int, steps_help: str) -> argparse.Argume
     return parser
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = probe_run_parser(3000, 300, "long enough for UMAP frames during the run")
     parser.add_argument("--trials", type=int, default=3, help="rounds (0: only the demo click)")
     parser.add_argument("--umap-every", type=int, default=10, help="the page's default UMAP interval")
@@ -385,7 +385,25 @@ def main() -> None:
         help="torch threads of the app's training child "
         "(EMBEDLAB_JOB_THREADS; default: engine.jobs.default_child_threads)",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def conditions(args: argparse.Namespace, threads: int | None) -> dict[str, list[dict]]:
+    """The conditions of a round (each with its results so far: none): the CLI, the app with live charts,
+    and as ``args`` ask, with UMAP frames, with the browser on a blank page, and the CLI at the threads the
+    app gives its training child (``threads``; None: torch's default, the plain CLI's)."""
+    results: dict[str, list[dict]] = {"cli": [], "charts": []}
+    if not args.skip_umap:
+        results["umap"] = []
+    if args.blank:
+        results["blank"] = []
+    if threads:
+        results["cli_same"] = []
+    return results
+
+
+def main() -> None:
+    args = parse_args()
     cache = Path(tempfile.mkdtemp(prefix="embedlab-bench-"))
     runs = cache / "runs"
     env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
@@ -405,13 +423,8 @@ def main() -> None:
 
     proc, url = start_app(env)
     threads = default_child_threads("probe")
-    results: dict[str, list[dict]] = {"cli": [], "charts": []}
-    if not args.skip_umap:
-        results["umap"] = []
-    if args.blank:
-        results["blank"] = []
+    results = conditions(args, threads)
     if threads:
-        results["cli_same"] = []
         print(
             f"the app's training child uses {threads} torch thread(s) "
             f"(cli_same: the CLI with --threads {threads})"
