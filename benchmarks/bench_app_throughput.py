@@ -40,28 +40,22 @@ import json
 import os
 import random
 import re
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
 
-from engine.groups.cli_run import engine_command
+# this checkout's engine, and the app's one launcher (shared with the browser tests)
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / part) for part in ("", "tests/e2e")]
+from app_server import CHROMIUM, CHROMIUM_ARGS, start_app, stop_app  # noqa: E402
+
+from engine.command.exits import engine_command  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def _probe_js():
@@ -127,39 +121,6 @@ def cli_run(env: dict, args: argparse.Namespace, out: Path, threads: int | None 
     return {"rate": rate(out), "first_row": first_row}
 
 
-def start_server(env: dict) -> tuple[subprocess.Popen, str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless=true",
-            f"--server.port={port}",
-            "--server.address=127.0.0.1",
-            "--browser.gatherUsageStats=false",
-            "--server.fileWatcherType=none",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(240):
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                return proc, url
-        except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("server did not start")
-
-
 def children_quiet(server: subprocess.Popen, runs: Path, settle: float = 4.0, limit: float = 180.0) -> None:
     """Wait until, for ``settle`` s, no UMAP frame appeared and the server and its children used < 0.1
     core."""
@@ -220,8 +181,8 @@ def launch_browser(pw, profile: str = PROFILE):
     profile folder by which :func:`browser_cpu_seconds` finds the browser's processes (the default)."""
     return pw.chromium.launch_persistent_context(
         profile,
-        executable_path="/usr/bin/chromium",
-        args=ARGS,
+        executable_path=str(CHROMIUM),
+        args=CHROMIUM_ARGS,
         headless=True,
         viewport={"width": 1500, "height": 1000},
     )
@@ -303,6 +264,22 @@ def app_run(
     server_pid: int,
     blank: bool = False,
 ) -> dict:
+    fill_isotropy_page(page, url, args, snapshot_every)
+    name = page.get_by_label("Run name", exact=True)  # a name no earlier round used: the legend's label
+    name.fill(f"bench {time.monotonic_ns() % 10**9}")
+    name.press("Enter")
+    page.wait_for_timeout(500)
+    before = set(runs.glob("bench-*"))
+    clicked = time.monotonic()
+    page.get_by_role("button", name=re.compile(r"Start$")).click()
+    if blank:
+        return blank_run(page, runs, before)
+    return watch_run(page, runs, before, clicked, "bench-*", server_pid)
+
+
+def fill_isotropy_page(page, url: str, args: argparse.Namespace, snapshot_every: int) -> None:
+    """Open the Isotropy page and set the benchmark's probe: rt-polarity from ``args.data_dir``, its
+    ``--limit`` and ``--steps``, a UMAP frame every ``snapshot_every`` steps (0: none)."""
     page.goto(f"{url}/isotropy")
     page.get_by_role("heading", name="Isotropy vs clusters").wait_for(timeout=120_000)
     page.get_by_label("Data", exact=True).click()
@@ -317,16 +294,6 @@ def app_run(
         box.fill(str(value))
         box.press("Enter")
         page.wait_for_timeout(500)
-    name = page.get_by_label("Run name", exact=True)  # a name no earlier round used: the legend's label
-    name.fill(f"bench {time.monotonic_ns() % 10**9}")
-    name.press("Enter")
-    page.wait_for_timeout(500)
-    before = set(runs.glob("bench-*"))
-    clicked = time.monotonic()
-    page.get_by_role("button", name=re.compile(r"Start$")).click()
-    if blank:
-        return blank_run(page, runs, before)
-    return watch_run(page, runs, before, clicked, "bench-*", server_pid)
 
 
 def blank_run(page, runs: Path, before: set[Path]) -> dict:
@@ -380,11 +347,18 @@ def median(values: list[float | None]) -> float | None:
     return statistics.median(found) if found else None
 
 
-def main() -> None:
+def probe_run_parser(limit: int, steps: int, steps_help: str) -> argparse.ArgumentParser:
+    """The flags of a benchmark that trains a probe on rt-polarity in the app: the data folder, the
+    stratified subset (``--limit``) and the run's steps."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
-    parser.add_argument("--limit", type=int, default=3000)
-    parser.add_argument("--steps", type=int, default=300, help="long enough for UMAP frames during the run")
+    parser.add_argument("--limit", type=int, default=limit)
+    parser.add_argument("--steps", type=int, default=steps, help=steps_help)
+    return parser
+
+
+def parse_args() -> argparse.Namespace:
+    parser = probe_run_parser(3000, 300, "long enough for UMAP frames during the run")
     parser.add_argument("--trials", type=int, default=3, help="rounds (0: only the demo click)")
     parser.add_argument("--umap-every", type=int, default=10, help="the page's default UMAP interval")
     parser.add_argument("--seed", type=int, default=0, help="seed of the condition order")
@@ -411,7 +385,25 @@ def main() -> None:
         help="torch threads of the app's training child "
         "(EMBEDLAB_JOB_THREADS; default: engine.jobs.default_child_threads)",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def conditions(args: argparse.Namespace, threads: int | None) -> dict[str, list[dict]]:
+    """The conditions of a round (each with its results so far: none): the CLI, the app with live charts,
+    and as ``args`` ask, with UMAP frames, with the browser on a blank page, and the CLI at the threads the
+    app gives its training child (``threads``; None: torch's default, the plain CLI's)."""
+    results: dict[str, list[dict]] = {"cli": [], "charts": []}
+    if not args.skip_umap:
+        results["umap"] = []
+    if args.blank:
+        results["blank"] = []
+    if threads:
+        results["cli_same"] = []
+    return results
+
+
+def main() -> None:
+    args = parse_args()
     cache = Path(tempfile.mkdtemp(prefix="embedlab-bench-"))
     runs = cache / "runs"
     env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
@@ -429,15 +421,10 @@ def main() -> None:
     # imported before the server starts, so that a failed import leaves no server behind
     from engine.jobs import default_child_threads
 
-    proc, url = start_server(env)
+    proc, url = start_app(env)
     threads = default_child_threads("probe")
-    results: dict[str, list[dict]] = {"cli": [], "charts": []}
-    if not args.skip_umap:
-        results["umap"] = []
-    if args.blank:
-        results["blank"] = []
+    results = conditions(args, threads)
     if threads:
-        results["cli_same"] = []
         print(
             f"the app's training child uses {threads} torch thread(s) "
             f"(cli_same: the CLI with --threads {threads})"
@@ -491,7 +478,7 @@ def main() -> None:
                     )
             browser.close()
     finally:
-        proc.terminate()
+        stop_app(proc)
     report(results)
 
 

@@ -35,7 +35,8 @@ GOAL_SECONDS = 90.0
 def time_preset(name: str) -> tuple[float, list]:
     """Queue ``name``'s lecture version on a fresh job registry and wait for its end: (seconds, jobs)."""
     from engine import jobs
-    from engine.lessons.presets import LECTURE_SUFFIX, presets, queue
+    from engine.lessons.numbers import LECTURE_SUFFIX
+    from engine.lessons.presets import presets, queue
 
     found = presets()
     queued = queue(found[name + LECTURE_SUFFIX])

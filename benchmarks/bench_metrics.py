@@ -40,6 +40,8 @@ import statistics
 import sys
 import time
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -141,83 +143,103 @@ def measure_all(args: argparse.Namespace, row: dict[str, float]) -> int:
         args.repeats = 2
     if args.threads:
         torch.set_num_threads(args.threads)
-    from IsoScore import IsoScore as reference_isoscore
-    from sklearn.metrics import silhouette_score
-
-    from engine.metrics import (
-        average_cosine,
-        class_alignment,
-        isoscore,
-        isotropy_profile,
-        partition_isotropy,
-        rankme,
-        silhouette,
-        silhouette_and_uniformity,
-        spectrum,
-    )
     from engine.probe import ProbeConfig
 
     x, y = make_data(args.n, args.d, args.labels, args.seed)
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     probe_config = ProbeConfig(steps=1000)
     if args.geometry_every is not None:
         probe_config = ProbeConfig(steps=1000, geometry_every=args.geometry_every)
-    every = probe_config.geometry_every  # step 0 is a geometry step, step 1 a plain one (unless every <= 1)
-
-    def matmul() -> None:
-        torch.mm(xt, xt.T)
-
-    def ours() -> tuple[float, float]:
-        return silhouette(x, y), isoscore(x)
-
-    def reference() -> tuple[float, float]:
-        return float(silhouette_score(x, y)), float(reference_isoscore.IsoScore(x))
-
-    def with_added() -> tuple[tuple[float, float], dict]:
-        return silhouette_and_uniformity(x, y), isotropy_profile(x, y)
-
-    def with_added_lean() -> tuple[tuple[float, float], dict]:
-        return silhouette_and_uniformity(x, y), isotropy_profile(x, y, partition=False)
-
-    def probe_today() -> object:
-        return probe_like(xt, yt, lambda a, b: isoscore(a), lambda a, b: silhouette(a, b))
-
-    def probe_added() -> object:
-        return probe_like(xt, yt, isotropy_profile, silhouette_and_uniformity)
-
-    def probe_added_lean() -> object:
-        return probe_like(
-            xt, yt, lambda a, b: isotropy_profile(a, b, partition=False), silhouette_and_uniformity
-        )
-
-    jobs = {
-        "matmul": matmul,
-        "ours": ours,
-        "with_added": with_added,
-        "probe_today": probe_today,
-        "probe_added": probe_added,
-        "with_added_lean": with_added_lean,
-        "probe_added_lean": probe_added_lean,
-        "probe_plain_step": lambda: probe_measure(xt, yt, probe_config, 1),
-        "probe_geometry_step": lambda: probe_measure(xt, yt, probe_config, 0),
-        "silhouette": lambda: silhouette(x, y),
-        "sil+unif": lambda: silhouette_and_uniformity(x, y),
-        "isoscore": lambda: isoscore(x),
-        "profile": lambda: isotropy_profile(x, y),
-        "spectrum": lambda: spectrum(x),
-        "eff_rank": lambda: rankme(x),
-        "avg_cos": lambda: average_cosine(x),
-        "partition": lambda: partition_isotropy(x),
-        "class_align": lambda: class_alignment(x, y),
-    }
-    slow = {"reference": reference}
     print(
         f"N={args.n} d={args.d} labels={args.labels} repeats={args.repeats} "
         f"torch threads={torch.get_num_threads()} torch {torch.__version__}"
     )
+    found = time_jobs(args, jobs_of(x, y, probe_config), {"reference": reference_job(x, y)})
+    exact = report_exact(found)
+    report_family(found)
+    report_probe(found, probe_config.geometry_every, row)
+    return 0 if exact else 1
+
+
+def jobs_of(x: np.ndarray, y: np.ndarray, probe_config) -> dict[str, Callable[[], object]]:
+    """The timed calls by name: the matrix product of reference, the lab's measures alone and as the probe
+    runs them (``probe_*``), with the isotropy family added or not."""
+    from engine import metrics
+
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+
+    def matmul() -> None:  # the product alone, not kept
+        torch.mm(xt, xt.T)
+
+    def lean_profile(a, b):
+        return metrics.isotropy_profile(a, b, partition=False)
+
+    def today_side(a, b):  # the probe's side measure before the family: IsoScore
+        return metrics.isoscore(a)
+
+    def today_main(a, b):
+        return metrics.silhouette(a, b)
+
+    both = metrics.silhouette_and_uniformity
+
+    return {
+        "matmul": matmul,
+        "ours": lambda: (metrics.silhouette(x, y), metrics.isoscore(x)),
+        "with_added": lambda: (metrics.silhouette_and_uniformity(x, y), metrics.isotropy_profile(x, y)),
+        "probe_today": lambda: probe_like(xt, yt, today_side, today_main),
+        "probe_added": lambda: probe_like(xt, yt, metrics.isotropy_profile, both),
+        "with_added_lean": lambda: (metrics.silhouette_and_uniformity(x, y), lean_profile(x, y)),
+        "probe_added_lean": lambda: probe_like(xt, yt, lean_profile, both),
+        "probe_plain_step": lambda: probe_measure(xt, yt, probe_config, 1),
+        "probe_geometry_step": lambda: probe_measure(xt, yt, probe_config, 0),
+        "silhouette": lambda: metrics.silhouette(x, y),
+        "sil+unif": lambda: metrics.silhouette_and_uniformity(x, y),
+        "isoscore": lambda: metrics.isoscore(x),
+        "profile": lambda: metrics.isotropy_profile(x, y),
+        "spectrum": lambda: metrics.spectrum(x),
+        "eff_rank": lambda: metrics.rankme(x),
+        "avg_cos": lambda: metrics.average_cosine(x),
+        "partition": lambda: metrics.partition_isotropy(x),
+        "class_align": lambda: metrics.class_alignment(x, y),
+    }
+
+
+def reference_job(x: np.ndarray, y: np.ndarray) -> Callable[[], tuple[float, float]]:
+    """scikit-learn's silhouette and IsoScore 2.0.1, the references of the lab's two measures."""
+    from IsoScore import IsoScore as reference_isoscore
+    from sklearn.metrics import silhouette_score
+
+    return lambda: (float(silhouette_score(x, y)), float(reference_isoscore.IsoScore(x)))
+
+
+@dataclass
+class Timings:
+    """Each job's first value, its wall times and CPU times per round, and their medians."""
+
+    values: dict[str, object]
+    times: dict[str, list[float]]
+    cpu: dict[str, list[float]]
+
+    @property
+    def med(self) -> dict[str, float]:
+        return {name: statistics.median(ts) for name, ts in self.times.items()}
+
+    @property
+    def cmed(self) -> dict[str, float]:
+        return {name: statistics.median(ts) for name, ts in self.cpu.items()}
+
+    def runs_line(self, name: str, width: int) -> str:
+        return (
+            f"  {name:<{width}} wall median {self.med[name]:.3f} s  cpu median {self.cmed[name]:.3f} s   "
+            "wall runs: " + " ".join(f"{t:.3f}" for t in self.times[name])
+        )
+
+
+def time_jobs(args: argparse.Namespace, jobs: dict, slow: dict) -> Timings:
+    """One warm-up call of every job (allocator, pools, BLAS), then ``args.repeats`` rounds of the jobs; the
+    ``slow`` ones (the references) once per round, or only in the first with --quick."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        values = {name: fn() for name, fn in {**jobs, **slow}.items()}  # warm-up (allocator, pools, BLAS)
+        values = {name: fn() for name, fn in {**jobs, **slow}.items()}
         times: dict[str, list[float]] = {name: [] for name in {**jobs, **slow}}
         cpu: dict[str, list[float]] = {name: [] for name in jobs}
         for round_ in range(args.repeats):
@@ -226,11 +248,17 @@ def measure_all(args: argparse.Namespace, row: dict[str, float]) -> int:
                 times[name].append(wall)
                 cpu[name].append(used)
             if not args.quick or round_ == 0:
-                times["reference"].append(timed(reference)[0])
-    med = {name: statistics.median(ts) for name, ts in times.items()}
+                for name, fn in slow.items():
+                    times[name].append(timed(fn)[0])
+    return Timings(values, times, cpu)
+
+
+def report_exact(found: Timings) -> bool:
+    """The lab's silhouette and IsoScore against the matrix product and the references: times and values."""
+    med, times = found.med, found.times
     for name in ("matmul", "ours", "reference"):
         print(f"  {name:<10} median {med[name]:.3f} s   runs: " + " ".join(f"{t:.3f}" for t in times[name]))
-    (sil, iso), (ref_sil, ref_iso) = values["ours"], values["reference"]
+    (sil, iso), (ref_sil, ref_iso) = found.values["ours"], found.values["reference"]
     print(f"  silhouette ours {sil:.10f}  sklearn  {ref_sil:.10f}  |diff| {abs(sil - ref_sil):.2e}")
     print(f"  isoscore   ours {iso:.10f}  IsoScore {ref_iso:.10f}  |diff| {abs(iso - ref_iso):.2e}")
     speed = med["ours"] / med["matmul"]
@@ -240,25 +268,43 @@ def measure_all(args: argparse.Namespace, row: dict[str, float]) -> int:
     print(f"ours / matmul     = {speed:.2f}  (target <= 1.3)  {'OK' if ok_speed else 'MISSED'}")
     print(f"reference / ours  = {gain:.2f}  (target >= 1.8)  {'OK' if ok_gain else 'MISSED'}")
     print(f"values equal to 1e-5: {'OK' if ok_values else 'MISSED'}")
+    return ok_speed and ok_gain and ok_values
 
+
+FAMILY_JOBS = (
+    "ours",
+    "with_added",
+    "with_added_lean",
+    "probe_today",
+    "probe_added",
+    "probe_added_lean",
+    "silhouette",
+    "sil+unif",
+    "isoscore",
+    "profile",
+)
+
+
+def report_family(found: Timings) -> None:
+    """The isotropy family added to one probe step: each job's times, each measure's share, the ratios."""
     print("isotropy family added to one probe step (probe step today = IsoScore + silhouette):")
-    cmed = {name: statistics.median(ts) for name, ts in cpu.items()}
-    for name in (
-        "ours",
-        "with_added",
-        "with_added_lean",
-        "probe_today",
-        "probe_added",
-        "probe_added_lean",
-        "silhouette",
-        "sil+unif",
-        "isoscore",
-        "profile",
-    ):
-        print(
-            f"  {name:<16} wall median {med[name]:.3f} s  cpu median {cmed[name]:.3f} s   wall runs: "
-            + " ".join(f"{t:.3f}" for t in times[name])
-        )
+    for name in FAMILY_JOBS:
+        print(found.runs_line(name, 16))
+    report_shares(found)
+    (sil_u, unif_value), profile = found.values["with_added"]
+    sil = found.values["ours"][0]
+    print(
+        f"  values: silhouette {sil_u:.10f} (= ours {sil:.10f})  uniformity {unif_value:.6f}  "
+        f"isoscore {profile['isoscore']:.8f}  RankMe {profile['rankme']:.3f}  "
+        f"average cosine {profile['average_cosine']:.6f}  partition {profile['partition_isotropy']:.6f}  "
+        f"class alignment {profile['class_alignment']:.6f}  top eigenvalue {profile['spectrum'][0]:.4f}"
+    )
+    report_added(found)
+
+
+def report_shares(found: Timings) -> None:
+    """Each added measure alone, as a share of the probe step (wall and CPU)."""
+    med, cmed = found.med, found.cmed
     base, cbase = med["ours"], cmed["ours"]
     print(
         "  each added measure alone, share of the probe step (standalone: each pays its own covariance pass)"
@@ -283,13 +329,11 @@ def measure_all(args: argparse.Namespace, row: dict[str, float]) -> int:
         med["profile"] - med["isoscore"],
         cmed["profile"] - cmed["isoscore"],
     )
-    (sil_u, unif_value), profile = values["with_added"]
-    print(
-        f"  values: silhouette {sil_u:.10f} (= ours {sil:.10f})  uniformity {unif_value:.6f}  "
-        f"isoscore {profile['isoscore']:.8f}  RankMe {profile['rankme']:.3f}  "
-        f"average cosine {profile['average_cosine']:.6f}  partition {profile['partition_isotropy']:.6f}  "
-        f"class alignment {profile['class_alignment']:.6f}  top eigenvalue {profile['spectrum'][0]:.4f}"
-    )
+
+
+def report_added(found: Timings) -> None:
+    """What the family adds to a probe step, as median per-round ratios (goal: at most 10 %)."""
+    cpu, times = found.cpu, found.times
 
     def added(new: str, old: str, table: dict[str, list[float]]) -> float:
         return statistics.median(a / b - 1 for a, b in zip(table[new], table[old]))
@@ -309,36 +353,35 @@ def measure_all(args: argparse.Namespace, row: dict[str, float]) -> int:
             f"{'OK' if ratio <= 0.10 else 'MISSED'}"
         )
 
+
+def report_probe(found: Timings, every: int, row: dict[str, float]) -> None:
+    """The probe's measures as it logs them (a plain step, a geometry step every ``every``) against the
+    probe step of today; the CPU and wall ratios also go into ``row``."""
     print(f"the probe as it logs them (engine.probe.measure, geometry_every = {every}):")
-    row["today_cpu"] = cmed["probe_today"]
+    row["today_cpu"] = found.cmed["probe_today"]
     for name in ("probe_today", "probe_plain_step", "probe_geometry_step"):
-        print(
-            f"  {name:<20} wall median {med[name]:.3f} s  cpu median {cmed[name]:.3f} s   wall runs: "
-            + " ".join(f"{t:.3f}" for t in times[name])
-        )
-
-    def per_step(table: dict[str, list[float]]) -> float:
-        if not every:
-            return statistics.median(
-                p / b - 1 for p, b in zip(table["probe_plain_step"], table["probe_today"])
-            )
-        return statistics.median(
-            ((every - 1) * p + g) / every / b - 1
-            for p, g, b in zip(table["probe_plain_step"], table["probe_geometry_step"], table["probe_today"])
-        )
-
-    for label, table in (("cpu", cpu), ("wall", times)):
+        print(found.runs_line(name, 20))
+    for label, table in (("cpu", found.cpu), ("wall", found.times)):
         plain = statistics.median(p / b - 1 for p, b in zip(table["probe_plain_step"], table["probe_today"]))
         geometry = statistics.median(
             g / b - 1 for g, b in zip(table["probe_geometry_step"], table["probe_today"])
         )
-        ratio = per_step(table)
+        ratio = per_logged_step(table, every)
         row.update({f"plain_{label}": plain, f"geometry_{label}": geometry, f"step_{label}": ratio})
         print(
             f"  added, {label:<4}: plain step {100 * plain:5.1f} %, geometry step {100 * geometry:5.1f} %, "
             f"per logged step {100 * ratio:5.1f} %  (goal <= 10 %)  {'OK' if ratio <= 0.10 else 'MISSED'}"
         )
-    return 0 if ok_speed and ok_gain and ok_values else 1
+
+
+def per_logged_step(table: dict[str, list[float]], every: int) -> float:
+    """What the probe's measures add per logged step: plain steps, and a geometry step every ``every``."""
+    if not every:
+        return statistics.median(p / b - 1 for p, b in zip(table["probe_plain_step"], table["probe_today"]))
+    return statistics.median(
+        ((every - 1) * p + g) / every / b - 1
+        for p, g, b in zip(table["probe_plain_step"], table["probe_geometry_step"], table["probe_today"])
+    )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.groups.cli_run import engine_command
+from engine.command.exits import engine_command
 
 REPO = Path(__file__).resolve().parent.parent
 GOAL_SECONDS = 600.0

@@ -178,7 +178,7 @@ class Split:
 
 def lab_run(config: Any, warmup: int, on_event: Callable | None = None) -> tuple[float, int]:
     """ms per update of the lab's run (rows after ``warmup`` updates), and the updates timed."""
-    from engine.groups.cli_run import ProgressBar
+    from engine.command.progress import ProgressBar
     from engine.runlog.events import Row, tick_of, to_line
     from engine.runlog.runner import run_experiment
 

@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other benchmarks
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the app's ui package, beside app.py
 
 import bench_app_throughput as bench  # noqa: E402
+from app_server import start_app, stop_app  # noqa: E402 - bench_app_throughput puts it on the path
 from bench_app_throughput import REPO  # noqa: E402
 
 from ui.feed import STATIC  # noqa: E402
@@ -58,7 +59,7 @@ def capture(args: argparse.Namespace) -> dict:
 
     cache = Path(tempfile.mkdtemp(prefix="embedlab-renderer-"))
     env = {**os.environ, "EMBEDLAB_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1", "EMBEDLAB_NO_PROGRESS": "1"}
-    server, url = bench.start_server(env)
+    server, url = start_app(env)
     latest: dict[str, str] = {}
     done = threading.Event()
 
@@ -84,7 +85,7 @@ def capture(args: argparse.Namespace) -> dict:
             browser.close()
     finally:
         done.set()
-        server.terminate()
+        stop_app(server)
     payload = json.loads(latest.get("text") or "null")
     if not payload or not payload["description"]["panels"]:
         raise SystemExit("no live payload with panels was captured")
@@ -151,12 +152,9 @@ def measure(folder: Path, modes: list[str], args: argparse.Namespace) -> dict[st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
+    parser = bench.probe_run_parser(3000, 300, "the captured run's steps")
     parser.add_argument("--payload", help="a saved live-feed payload (JSON) instead of a capture")
     parser.add_argument("--save", help="write the captured payload here")
-    parser.add_argument("--limit", type=int, default=3000)
-    parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=0)

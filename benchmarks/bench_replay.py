@@ -21,13 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-CHROMIUM = Path("/usr/bin/chromium")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))  # the browser tests' chromium
+from app_server import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 SENTENCE = "the model reads a sentence and its embedding moves closer to its class while training goes on"
 
 
@@ -104,7 +107,7 @@ def measure_browser(path: Path, loads: int, moves: int) -> dict:
         browser = pw.chromium.launch(
             executable_path=str(CHROMIUM),
             headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            args=CHROMIUM_ARGS,
         )
         try:
             for load in range(loads):

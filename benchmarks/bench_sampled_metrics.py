@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 SILHOUETTE_GOAL = 0.03
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default="rt-polarity")
     parser.add_argument("--data-dir", default=os.environ.get("EMBEDLAB_DATA_DIR"))
@@ -41,7 +41,11 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int, help="a stratified subset (quick checks only)")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
 
     import torch
 

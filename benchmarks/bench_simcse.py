@@ -33,7 +33,10 @@ import torch
 import torch.nn.functional as F
 
 from engine.compute.device import precision_name
-from engine.simcse.train import Evaluator, SimCSEConfig, load_eval, load_training, make_trainer
+from engine.simcse.config import SimCSEConfig
+from engine.simcse.step import make_trainer
+from engine.training.data import load_eval, load_training
+from engine.training.evaluation import Evaluator
 
 
 def bare_loop(config: SimCSEConfig, texts: list[str]) -> Callable[[list[str]], float]:
@@ -97,7 +100,7 @@ def st_mnrl(config: SimCSEConfig) -> Callable[[list[str]], float]:
     return step
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default="../shared/data")
     parser.add_argument("--encoder", default=None, help="default: the bundled all-MiniLM-L6-v2")
@@ -108,7 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-limit", type=int, default=SimCSEConfig.eval_limit)
     parser.add_argument("--eval-every", type=int, default=SimCSEConfig.eval_every)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
 
@@ -141,37 +148,12 @@ def main(argv: list[str] | None = None) -> int:
     }
     if default is not fp32:
         contenders["default"] = default.step
-    wall: dict[str, list[float]] = {name: [] for name in contenders}
-    cpu: dict[str, list[float]] = {name: [] for name in contenders}
-    step = 0
-    for run in contenders.values():  # warm-up: one step each
-        step += 1
-        run(step)
-    names = list(contenders)
-    for repeat in range(args.repeats):
-        order = names[repeat % len(names) :] + names[: repeat % len(names)]
-        for name in order:
-            for _ in range(args.steps):
-                step += 1
-                start, start_cpu = time.perf_counter(), time.process_time()
-                contenders[name](step)
-                wall[name].append(time.perf_counter() - start)
-                cpu[name].append(time.process_time() - start_cpu)
-    stop = threading.Event()
+    wall, cpu = time_steps(contenders, args.repeats, args.steps)
     evaluators = {
         "with": Evaluator(default.encoder, evalset),  # tokenised once, as in a run
         "without": Evaluator(default.encoder, evalset, geometry=False),
     }
-    eval_wall: dict[str, list[float]] = {name: [] for name in evaluators}
-    eval_cpu: dict[str, list[float]] = {name: [] for name in evaluators}
-    for evaluator in evaluators.values():
-        evaluator(stop)  # warm-up
-    for repeat in range(max(3, args.repeats)):  # interleaved, order alternating
-        for name in list(evaluators) if repeat % 2 == 0 else list(evaluators)[::-1]:
-            start, start_cpu = time.perf_counter(), time.process_time()
-            evaluators[name](stop)
-            eval_wall[name].append(time.perf_counter() - start)
-            eval_cpu[name].append(time.process_time() - start_cpu)
+    eval_wall, eval_cpu = time_evaluations(evaluators, max(3, args.repeats))
     print(
         f"batch {args.batch_size}, max_len {args.max_len}, threads {torch.get_num_threads()}, "
         f"{args.repeats} repeats x {args.steps} steps, eval {len(evalset.left)} pairs / "
@@ -187,6 +169,49 @@ def main(argv: list[str] | None = None) -> int:
             f"{extra / eval_s['without']:+.1%} of an evaluation without them"
         )
     return 0
+
+
+def time_steps(
+    contenders: dict[str, Callable[[int], float]], repeats: int, steps: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall and CPU seconds of each contender's steps: one warm-up step each, then ``repeats`` rounds of
+    ``steps`` steps each, the contenders' order rotated every round; the step numbers run on throughout."""
+    wall: dict[str, list[float]] = {name: [] for name in contenders}
+    cpu: dict[str, list[float]] = {name: [] for name in contenders}
+    step = 0
+    for run in contenders.values():  # warm-up: one step each
+        step += 1
+        run(step)
+    names = list(contenders)
+    for repeat in range(repeats):
+        order = names[repeat % len(names) :] + names[: repeat % len(names)]
+        for name in order:
+            for _ in range(steps):
+                step += 1
+                start, start_cpu = time.perf_counter(), time.process_time()
+                contenders[name](step)
+                wall[name].append(time.perf_counter() - start)
+                cpu[name].append(time.process_time() - start_cpu)
+    return wall, cpu
+
+
+def time_evaluations(
+    evaluators: dict[str, Callable], repeats: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall and CPU seconds of each evaluator's call: a warm-up each, then ``repeats`` interleaved rounds,
+    the order alternating."""
+    stop = threading.Event()
+    eval_wall: dict[str, list[float]] = {name: [] for name in evaluators}
+    eval_cpu: dict[str, list[float]] = {name: [] for name in evaluators}
+    for evaluator in evaluators.values():
+        evaluator(stop)  # warm-up
+    for repeat in range(repeats):
+        for name in list(evaluators) if repeat % 2 == 0 else list(evaluators)[::-1]:
+            start, start_cpu = time.perf_counter(), time.process_time()
+            evaluators[name](stop)
+            eval_wall[name].append(time.perf_counter() - start)
+            eval_cpu[name].append(time.process_time() - start_cpu)
+    return eval_wall, eval_cpu
 
 
 def report(clock: str, times: dict[str, list[float]], eval_s: float, eval_every: int) -> None:

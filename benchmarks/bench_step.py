@@ -46,6 +46,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's engine
+sys.path.append(str(Path(__file__).resolve().parent.parent / "tests"))  # the tests' tiny encoder
 
 from bench_step_phases import PHASES, Phases, patch_phases, print_split, profile  # noqa: E402
 
@@ -54,22 +55,13 @@ from engine.compute.device import autocast_dtype, precision_name, synchronize  #
 
 def tiny_encoder(folder: Path, seed: int = 0) -> str:
     """A 2-layer BERT of width 64 (4 heads, random weights), the bundled tokenizer, saved to ``folder``."""
-    from transformers import AutoTokenizer, BertConfig, BertModel
+    from tiny_bert import save_tiny_bert  # tests/: the tests' tiny encoders are made the same way
+    from transformers import AutoTokenizer
 
     from engine.encoders import bundled_path
 
     tokenizer = AutoTokenizer.from_pretrained(bundled_path(), trust_remote_code=False)
-    torch.manual_seed(seed)
-    config = BertConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=256,
-        max_position_embeddings=512,
-    )
-    BertModel(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    save_tiny_bert(folder, tokenizer, hidden=64, heads=4, intermediate=256, positions=512, seed=seed)
     return str(folder)
 
 
@@ -157,7 +149,7 @@ class Lockstep:
     """``run_experiment`` of one CLI config in a thread, advanced one row per :meth:`step`."""
 
     def __init__(self, kind: str, config: Any, out: Path, wrap: Callable = lambda name, fn: fn):
-        from engine.groups.cli_run import ProgressBar
+        from engine.command.progress import ProgressBar
         from engine.runlog.events import Row
         from engine.runlog.runner import run_experiment
 
@@ -252,7 +244,7 @@ def timed_call(run: Callable[[], Any], device: torch.device) -> float:
     return time.perf_counter() - start
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--encoder", default="bundled", help="bundled | tiny | a model folder")
@@ -273,7 +265,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ab-buckets", action="store_true", help="add the lab with one forward")
     parser.add_argument("--split", action="store_true", help="time each phase of a step (wall clock)")
     parser.add_argument("--profile", type=int, default=0, help="torch.profiler over N more steps")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     shared = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -333,22 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     noisy_target = cli_config("jepa", args, encoder, total, ("--target-dropout",))
     labs["jepa target-dropout"] = Lockstep("jepa", noisy_target, work / "jepa-target-dropout", wrap)
     contenders.update({name: lab.step for name, lab in labs.items()})
-    per_round: dict[str, list[float]] = {name: [] for name in contenders}
-    split: dict[str, list[dict[str, float]]] = {name: [] for name in contenders}
     try:
-        for run in contenders.values():
-            for _ in range(args.warmup):
-                run()
-        names = list(contenders)
-        for index in range(rounds):
-            for name in names[index % len(names) :] + names[: index % len(names)]:
-                run = contenders[name]
-                if phases:
-                    phases.take()
-                seconds = timed_call(lambda run=run: [run() for _ in range(chunk)], device)
-                per_round[name].append(seconds / chunk * 1000)
-                if phases:
-                    split[name].append({k: v / chunk for k, v in phases.take().items()})
+        per_round, split = time_rounds(contenders, args.warmup, rounds, chunk, device, phases)
         if args.profile:
             print(f"\ntorch.profiler, {args.profile} steps of the plain loop:")
             profile(plain, args.profile)
@@ -363,6 +345,35 @@ def main(argv: list[str] | None = None) -> int:
             lab.close()
     if phases:
         print_split(split, {name: [v / 1000 for v in values] for name, values in per_round.items()})
+    report(per_round, args.ab_buckets, buckets)
+    return 0
+
+
+def time_rounds(
+    contenders: dict[str, Callable[[], Any]], warmup: int, rounds: int, chunk: int, device, phases
+) -> tuple[dict[str, list[float]], dict[str, list[dict[str, float]]]]:
+    """Milliseconds per step of each contender in each round (``chunk`` steps a round, the contenders' order
+    rotated every round) after ``warmup`` steps each; with ``phases``, each round's time split by phase."""
+    per_round: dict[str, list[float]] = {name: [] for name in contenders}
+    split: dict[str, list[dict[str, float]]] = {name: [] for name in contenders}
+    for run in contenders.values():
+        for _ in range(warmup):
+            run()
+    names = list(contenders)
+    for index in range(rounds):
+        for name in names[index % len(names) :] + names[: index % len(names)]:
+            run = contenders[name]
+            if phases:
+                phases.take()
+            seconds = timed_call(lambda run=run: [run() for _ in range(chunk)], device)
+            per_round[name].append(seconds / chunk * 1000)
+            if phases:
+                split[name].append({k: v / chunk for k, v in phases.take().items()})
+    return per_round, split
+
+
+def report(per_round: dict[str, list[float]], ab_buckets: bool, buckets: bool) -> None:
+    """Each contender's median milliseconds per step, and the ratios (medians of per-round ratios)."""
     for name, values in per_round.items():
         print(
             f"{name:>19}: {statistics.median(values):8.1f} ms/step (median of {len(values)} rounds; "
@@ -372,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     def ratio(top: str, bottom: str) -> float:
         return statistics.median(a / b for a, b in zip(per_round[top], per_round[bottom], strict=True))
 
-    if args.ab_buckets:
+    if ab_buckets:
         pair = ("simcse lab", "simcse other") if buckets else ("simcse other", "simcse lab")
         print(f"simcse buckets/one-forward {ratio(*pair):.3f}")
     lab, plain_ms = (statistics.median(per_round[name]) for name in ("simcse lab", "plain"))
@@ -380,7 +391,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"jepa/simcse {ratio('jepa lab', 'simcse lab'):.3f}")
     print(f"jepa one-way/simcse {ratio('jepa one-way', 'simcse lab'):.3f} (--no-symmetric)")
     print(f"jepa target-dropout/simcse {ratio('jepa target-dropout', 'simcse lab'):.3f} (--target-dropout)")
-    return 0
 
 
 if __name__ == "__main__":

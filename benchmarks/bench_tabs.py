@@ -31,15 +31,17 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / part) for part in ("benchmarks", "tests/e2e")]
 
+from app_server import start_app, stop_app  # noqa: E402
 from bench_app_throughput import (  # noqa: E402
     CHART_CURVE,
     REPO,
     _cpu_seconds,
     browser_cpu_seconds,
+    fill_isotropy_page,
     launch_browser,
-    start_server,
+    probe_run_parser,
 )
 
 TITLE = "Isotropy vs clusters"
@@ -76,20 +78,7 @@ def load(page, url: str, label: str) -> float:
 
 def start_run(page, url: str, args: argparse.Namespace, runs: Path) -> Path:
     """Start the probe run from the Isotropy page; returns its folder once its first row is written."""
-    page.goto(f"{url}/isotropy")
-    page.get_by_role("heading", name=TITLE).wait_for(timeout=120_000)
-    page.get_by_label("Data", exact=True).click()
-    page.get_by_role("option", name="rt-polarity").click()
-    for label, value in [
-        ("Data folder (real data sets)", args.data_dir),
-        ("Limit (items, 0 = all)", args.limit),
-        ("Steps (Adam updates)", args.steps),
-        ("UMAP frame every k steps (0 = off)", 0),
-    ]:
-        box = page.get_by_label(label, exact=True)
-        box.fill(str(value))
-        box.press("Enter")
-        page.wait_for_timeout(500)
+    fill_isotropy_page(page, url, args, 0)
     before = set(runs.glob("probe-*"))
     page.get_by_role("button", name=re.compile(r"Start$")).click()
     deadline = time.monotonic() + 600
@@ -134,10 +123,7 @@ def line(name: str, found: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data-dir", default=str(REPO.parent / "shared" / "data"))
-    parser.add_argument("--limit", type=int, default=2000)
-    parser.add_argument("--steps", type=int, default=100_000, help="more than the measurement lasts")
+    parser = probe_run_parser(2000, 100_000, "more than the measurement lasts")
     parser.add_argument("--loads", type=int, default=6, help="page loads measured per condition")
     parser.add_argument("--tabs", type=int, default=10, help="tabs watching the run in the second condition")
     args = parser.parse_args()
@@ -152,7 +138,7 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    proc, url = start_server(env)
+    proc, url = start_app(env)
     try:
         with sync_playwright() as pw:
             browser = launch_browser(pw)
@@ -178,8 +164,7 @@ def main() -> None:
                 page.close()
             browser.close()
     finally:
-        proc.terminate()
-        proc.wait(30)
+        stop_app(proc)
         end_children(cache)
 
 

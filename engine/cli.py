@@ -1,15 +1,17 @@
 """Command line: ``python -m engine KIND ... --out DIR``, one subcommand per registered experiment
 (:mod:`engine.core.experiments`); ``settings`` lists the settings (``--knobs``: every experiment's knobs),
 ``replay RUN --out lesson.html`` makes a lesson to take home (:mod:`engine.replay`), ``lessons check`` runs
-the lessons' presets and checks their claims (:mod:`engine.lessons.check`). The run plumbing (run
-folder, progress, ``--events``) is in :mod:`engine.groups.cli_run`; an experiment's flags come from its
+the lessons' presets and checks their claims (:mod:`engine.lessons.check`). The run plumbing is
+shared: the run folder (:mod:`engine.runlog.out_dir`), ``--events`` (:mod:`engine.runlog.event_stream`),
+progress, signals and exit codes (:mod:`engine.command`); an experiment's flags come from its
 config's declarations (:mod:`engine.core.flags`).
 
 Errors a user can cause print one line on stderr and exit 2; any other failure prints one line and exits 1;
 Ctrl-C stops the run between steps (exit 130). Nothing is ever lost: rows are on disk as they are produced.
 
 For the app's job runner (:mod:`engine.jobs`): ``--config-json`` takes the settings as the config dataclass's
-fields in JSON, and ``--events`` prints the run's liveness on stdout (see :class:`EventStream`).
+fields in JSON, and ``--events`` prints the run's liveness on stdout (see
+:class:`~engine.runlog.event_stream.EventStream`).
 """
 
 from __future__ import annotations
@@ -24,25 +26,20 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from engine.command.exits import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USER_ERROR
+from engine.command.progress import ProgressBar
+from engine.command.signals import stop_on_sigterm
+from engine.command.threads import set_threads
 from engine.compute.allocator import keep_freed_memory
 from engine.core import flags, knobs, settings
 from engine.core.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.core.experiments import EXPERIMENTS
 from engine.core.flags import add_seeds_flag
 from engine.core.setting_checks import check_all
-from engine.groups.cli_run import (
-    EXIT_FAILURE,
-    EXIT_INTERRUPTED,
-    EXIT_USER_ERROR,
-    EventStream,
-    ProgressBar,
-    prepare_out_dir,
-    say_where,
-    set_threads,
-    stop_on_sigterm,
-)
 from engine.runlog import naming
+from engine.runlog.event_stream import EventStream
 from engine.runlog.events import Event, Finished
+from engine.runlog.out_dir import prepare_out_dir, say_where
 from engine.runlog.runner import run_experiment
 
 
@@ -199,7 +196,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     config = load_config_json(kind, config_json) if config_json else cli.config_from_args(args)
     events = bool(getattr(args, "events", False))
     if getattr(args, "seeds", None) is not None:  # a group of runs, one per seed (engine.groups); "" refused
-        from engine.groups.cli_run import run_seed_group
+        from engine.groups.seeds import run_seed_group
 
         return run_seed_group(kind, config, args.out, args.seeds, getattr(args, "threads", None))
     if hasattr(cli, "run_cli") and not events:

@@ -23,10 +23,16 @@ from engine.runlog import read_metrics  # noqa: E402
 
 
 def load_curves(run_dir: Path):
+    return plane_rows(run_dir, "sts_spearman", "SimCSE ")
+
+
+def plane_rows(run_dir: Path, other: str, what: str = ""):
+    """The rows of ``metrics.csv`` where alignment and uniformity were measured; a run folder without them or
+    without the column ``other`` ends the script with one line (``what``: the kind of run expected)."""
     frame = read_metrics(run_dir)
-    needed = {"step", "alignment", "uniformity", "sts_spearman"}
+    needed = {"step", "alignment", "uniformity", other}
     if frame.empty or not needed <= set(frame.columns):
-        raise SystemExit(f"error: {run_dir}: no SimCSE metrics.csv with {sorted(needed)}")
+        raise SystemExit(f"error: {run_dir}: no {what}metrics.csv with {sorted(needed)}")
     return frame.dropna(subset=["alignment", "uniformity"])
 
 
@@ -37,13 +43,7 @@ def draw(run_dirs: list[Path], out: Path, title: str) -> None:
         x, y = frame["uniformity"].to_numpy(), frame["alignment"].to_numpy()
         (line,) = left.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=run_dir.name)
         left.scatter(x[:1], y[:1], s=80, facecolors="none", edgecolors=line.get_color())
-        for i in range(0, len(x) - 1, max(1, len(x) // 6)):
-            left.annotate(
-                "",
-                xy=(x[i + 1], y[i + 1]),
-                xytext=(x[i], y[i]),
-                arrowprops={"arrowstyle": "->", "color": line.get_color()},
-            )
+        arrows(left, x, y, line.get_color(), range(0, len(x) - 1, max(1, len(x) // 6)))
         right.plot(
             frame["step"],
             frame["sts_spearman"],
@@ -52,18 +52,38 @@ def draw(run_dirs: list[Path], out: Path, title: str) -> None:
             color=line.get_color(),
             label=run_dir.name,
         )
-    left.set_xlabel("uniformity  (log E exp(-2||x - y||²), lower = more uniform)")
-    left.set_ylabel("alignment  (E ||x - x⁺||², gold > 4, lower = better)")
-    left.set_title("alignment vs uniformity (circle: step 0)")
-    left.legend(fontsize=8)
-    right.set_xlabel("training step")
-    right.set_ylabel("STS Spearman (evaluation pairs)")
-    right.set_title("STS-B dev over steps")
-    right.legend(fontsize=8)
+    labelled(
+        left,
+        "uniformity  (log E exp(-2||x - y||²), lower = more uniform)",
+        "alignment  (E ||x - x⁺||², gold > 4, lower = better)",
+        "alignment vs uniformity (circle: step 0)",
+    )
+    labelled(right, "training step", "STS Spearman (evaluation pairs)", "STS-B dev over steps")
+    saved(fig, title, out, dpi=130)
+
+
+def arrows(axes, x, y, colour: str, starts) -> None:
+    """An arrow from each point of ``starts`` to the next one along the path (x, y)."""
+    for i in starts:
+        axes.annotate(
+            "", xy=(x[i + 1], y[i + 1]), xytext=(x[i], y[i]), arrowprops={"arrowstyle": "->", "color": colour}
+        )
+
+
+def labelled(axes, xlabel: str, ylabel: str, title: str) -> None:
+    """A panel's axis labels, title and legend."""
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
+    axes.legend(fontsize=8)
+
+
+def saved(fig, title: str, out: Path, dpi: int) -> None:
+    """The figure titled, laid out and written to ``out`` (its folder made)."""
     fig.suptitle(title)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=130)
+    fig.savefig(out, dpi=dpi)
 
 
 def main(argv: list[str] | None = None) -> int:

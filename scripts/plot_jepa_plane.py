@@ -14,7 +14,6 @@ read as it) against the step, on a log scale. A run is named by ``--names``, els
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -22,8 +21,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_figure2 import arrows, labelled, plane_rows, saved  # noqa: E402 - the Figure-2 plot's helpers, beside this script
 
-from engine.runlog import read_metrics  # noqa: E402
+from engine.runlog.files import CONFIG, read_json  # noqa: E402
 
 DASHES = ("-", "--", "-.", ":")
 
@@ -31,20 +31,15 @@ DASHES = ("-", "--", "-.", ":")
 def run_name(run_dir: Path) -> str:
     """The run's name from its ``config.json`` (``name``), else the folder's."""
     try:
-        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+        name = read_json(run_dir / CONFIG).get("name")
     except (OSError, ValueError):
         return run_dir.name
-    name = config.get("name") if isinstance(config, dict) else None
     return str(name) if name else run_dir.name
 
 
 def evaluations(run_dir: Path):
     """The rows of ``metrics.csv`` where alignment and uniformity were measured."""
-    frame = read_metrics(run_dir)
-    needed = {"step", "alignment", "uniformity", "rankme"}
-    if frame.empty or not needed <= set(frame.columns):
-        raise SystemExit(f"error: {run_dir}: no metrics.csv with {sorted(needed)}")
-    return frame.dropna(subset=["alignment", "uniformity"])
+    return plane_rows(run_dir, "rankme")
 
 
 def draw(run_dirs: list[Path], out: Path, title: str, names: list[str] | None = None) -> None:
@@ -58,28 +53,18 @@ def draw(run_dirs: list[Path], out: Path, title: str, names: list[str] | None = 
         colour = line.get_color()
         plane.scatter(x[:1], y[:1], s=90, facecolors="none", edgecolors=colour, zorder=3)
         plane.scatter(x[-1:], y[-1:], s=60, color=colour, zorder=3)
-        for i in range(len(x) - 1):
-            plane.annotate(
-                "",
-                xy=(x[i + 1], y[i + 1]),
-                xytext=(x[i], y[i]),
-                arrowprops={"arrowstyle": "->", "color": colour},
-            )
+        arrows(plane, x, y, colour, range(len(x) - 1))
         ranks = frame.dropna(subset=["rankme"])
         rank.plot(ranks["step"], ranks["rankme"], linestyle=dash, marker="o", markersize=3, label=name)
-    plane.set_xlabel("uniformity  (log E exp(−2‖x − y‖²); lower = more spread)")
-    plane.set_ylabel("alignment  (E ‖x − x⁺‖²; lower = positives closer)")
-    plane.set_title("alignment vs uniformity (open: start, filled: end)")
-    plane.legend(fontsize=8)
+    labelled(
+        plane,
+        "uniformity  (log E exp(−2‖x − y‖²); lower = more spread)",
+        "alignment  (E ‖x − x⁺‖²; lower = positives closer)",
+        "alignment vs uniformity (open: start, filled: end)",
+    )
     rank.set_yscale("log")
-    rank.set_xlabel("training step")
-    rank.set_ylabel("RankMe (effective rank)")
-    rank.set_title("RankMe over the run (collapse: towards 1)")
-    rank.legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
+    labelled(rank, "training step", "RankMe (effective rank)", "RankMe over the run (collapse: towards 1)")
+    saved(fig, title, out, dpi=120)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,6 +32,7 @@ DOCS = REPO / "docs" / "screenshots"
 # this tree's engine (not an installed copy), browser_flow and its helper modules
 sys.path[:0] = [str(REPO), str(REPO / "tests" / "e2e"), str(REPO / "tests")]
 
+import app_server  # noqa: E402 - needs the path above
 import browser_flow  # noqa: E402 - needs the path above
 
 
@@ -141,8 +142,8 @@ def main() -> None:
         help="retake only the pages, the replay, the claims or the screenshots of their own browser tests",
     )
     args = parser.parse_args()
-    if not browser_flow.CHROMIUM.exists():
-        raise SystemExit(f"{browser_flow.CHROMIUM} not installed")
+    if not app_server.CHROMIUM.exists():
+        raise SystemExit(f"{app_server.CHROMIUM} not installed")
     DOCS.mkdir(parents=True, exist_ok=True)
     if args.only in (None, "app"):
         app_screenshots()

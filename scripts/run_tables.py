@@ -23,7 +23,6 @@ named on stderr (exit 1), so ``python -m engine results`` keeps the table it had
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.claims.results import Missing, day, ended_at, fmt  # noqa: E402
 from engine.core import measures  # noqa: E402
 from engine.core.errors import EmbedlabError  # noqa: E402
+from engine.runlog.files import CONFIG, read_json  # noqa: E402
 from engine.runlog.reading import read_metrics, read_summary  # noqa: E402
 from engine.runlog.spectrum import read_spectrum  # noqa: E402
 
@@ -143,10 +143,9 @@ def spectrum_table(folders: Sequence[Path], labels: Sequence[str]) -> str:
 
 def sample_size(folder: Path) -> str:
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        size = read_json(folder / CONFIG).get("sample_size")
     except (OSError, ValueError):
         return folder.name
-    size = config.get("sample_size") if isinstance(config, dict) else None
     return f"{size:,} samples" if isinstance(size, int) else "exact"
 
 

@@ -56,25 +56,14 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny random BERT (hidden 32, 2 layers, dropout 0.1) with the bundled tokenizer, in HF format."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertModel
+    from tiny_bert import save_tiny_bert
+    from transformers import AutoTokenizer
 
     from engine.encoders import bundled_path
 
-    folder = tmp_path_factory.mktemp("tiny-bert")
     tokenizer = AutoTokenizer.from_pretrained(bundled_path(), trust_remote_code=False)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=37,
-        max_position_embeddings=64,
-    )
-    BertModel(config).save_pretrained(folder, safe_serialization=True)
-    tokenizer.save_pretrained(folder)
-    return folder
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    return save_tiny_bert(folder, tokenizer, hidden=32, heads=2, intermediate=37, positions=64)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -27,12 +27,15 @@ DEVICE_NAMES = {"cpu": "the CPU", "cuda": "the CUDA GPU", "mps": "Apple's GPU (M
 # ------------------------------------------------------------------------------------------ inputs
 
 
-def probe_snapshots_device(kind: str) -> dict[str, Any]:
+def labelled_set_snapshots_device(kind: str) -> dict[str, Any]:
     """The sidebar's tail on a page that trains an encoder (SimCSE, JEPA): the silhouette on the demo
     topics (on at first), the UMAP frames every k steps, then the seed and the device."""
-    probe_key = fields.key(kind, "probe")
+    labelled_key = fields.key(kind, "probe")
     probe = st.sidebar.toggle(
-        "Silhouette on the demo topics", key=probe_key, **fields.first_value(probe_key, value=True), **KEEP
+        "Silhouette on the demo topics",
+        key=labelled_key,
+        **fields.first_value(labelled_key, value=True),
+        **KEEP,
     )
     return {
         "probe": "demo" if probe else None,

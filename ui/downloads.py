@@ -14,6 +14,21 @@ from engine.runlog import export
 from ui.runs import changing, guard, metrics_by_run, run_label
 
 
+def download(where: Any, label: str, data: Any, *, file_name: str, mime: str, key: str, **more: Any) -> None:
+    """A download button in ``where`` (a column, the sidebar): its data made when clicked where ``data`` is a
+    callable, no rerun on a click, the download icon; ``more``: Streamlit's other options (help, disabled)."""
+    where.download_button(
+        label,
+        data,
+        file_name=file_name,
+        mime=mime,
+        key=key,
+        on_click="ignore",
+        icon=":material/download:",
+        **more,
+    )
+
+
 def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None) -> None:
     """CSV per run, all shown runs as one CSV and as a zip with configs, figure HTML, UMAP frames CSV."""
     if not jobs:
@@ -29,27 +44,26 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
             if job.active
             else export.metrics_csv(runs[run_label(job)])
         )
-        cols[index % 4].download_button(
+        download(
+            cols[index % 4],
             f"{run_label(job)}.csv",
             data,
             file_name=f"{export.file_stem(run_label(job), job.id)}.csv",
             mime="text/csv",
             key=f"{key}.csv.{job.id}",
-            on_click="ignore",
-            icon=":material/download:",
         )
     cols = st.columns(4)
     everything = (lambda: export.runs_csv(metrics_by_run(jobs))) if live else export.runs_csv(runs)
-    cols[0].download_button(
+    download(
+        cols[0],
         "shown runs (one CSV)",
         everything,
         file_name="runs.csv",
         mime="text/csv",
         key=f"{key}.all.csv",
-        on_click="ignore",
-        icon=":material/download:",
     )
-    cols[1].download_button(
+    download(
+        cols[1],
         "shown runs + configs (zip)",
         lambda: export.runs_zip(
             {run_label(job): (job.metrics(), job.config_dict, job.run_dir) for job in jobs}
@@ -57,32 +71,28 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
         file_name="runs.zip",
         mime="application/zip",
         key=f"{key}.zip",
-        on_click="ignore",
-        icon=":material/download:",
     )
     if figure is not None:
-        cols[2].download_button(
+        download(
+            cols[2],
             "figure (HTML)",
             lambda: export.figure_html(figure()),
             file_name="figure.html",
             mime="text/html",
             key=f"{key}.html",
-            on_click="ignore",
-            icon=":material/download:",
         )
     if figure is not None:
         image_downloads(figure, key)
     framed = [job for job in jobs if job.frames()]
     if framed:
         job = framed[0]
-        cols[3].download_button(
+        download(
+            cols[3],
             f"UMAP frames of {run_label(job)}",
             lambda: export.frames_csv(job.frames(), job.points()),
             file_name=f"{export.file_stem(run_label(job), job.id)}-frames.csv",
             mime="text/csv",
             key=f"{key}.framescsv",
-            on_click="ignore",
-            icon=":material/download:",
         )
     lesson_downloads(jobs, key)
     st.caption(
@@ -100,14 +110,13 @@ def image_downloads(figure: Callable[[], Any], key: str) -> None:
         return
     cols = st.columns(4)
     for index, (fmt, mime) in enumerate(export.IMAGE_FORMATS.items()):
-        cols[index].download_button(
+        download(
+            cols[index],
             f"figure ({fmt.upper()})",
             lambda fmt=fmt: export.figure_image(figure(), fmt),
             file_name=f"figure.{fmt}",
             mime=mime,
             key=f"{key}.{fmt}",
-            on_click="ignore",
-            icon=":material/download:",
         )
 
 
@@ -125,14 +134,13 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
     compute = [not changing(job) for job in jobs]
     to_make = film_to_make([folder for folder, flag in zip(folders, compute, strict=True) if flag], key)
     cols = st.columns(4)
-    cols[0].download_button(
+    download(
+        cols[0],
         "lesson to take home (HTML)",
         lambda: replay.lesson(folders, names=names, compute=compute)[0],
         file_name=f"{export.file_stem(names[0], jobs[0].id) if len(jobs) == 1 else key}-lesson.html",
         mime="text/html",
         key=f"{key}.lesson",
-        on_click="ignore",
-        icon=":material/download:",
         help="one file that works offline: curves, film, settings, texts"
         + (f" (make the film's {to_make} frames first, above)" if to_make else ""),
         disabled=bool(to_make),
@@ -142,14 +150,13 @@ def lesson_downloads(jobs: list[Job], key: str) -> None:
     )
     if filmed is not None:
         job = jobs[filmed]
-        cols[1].download_button(
+        download(
+            cols[1],
             f"UMAP film of {run_label(job)} (GIF)",
             lambda: replay.run_gif(job.run_dir, name=names[filmed], compute=compute[filmed]),
             file_name=f"{export.file_stem(names[filmed], job.id)}-film.gif",
             mime="image/gif",
             key=f"{key}.gif",
-            on_click="ignore",
-            icon=":material/download:",
             disabled=bool(to_make) and compute[filmed],
         )
 

@@ -15,6 +15,7 @@ from engine import charts, groups, runlog
 from engine.charts.bands import band_figure
 from engine.runlog import export
 from ui import runs
+from ui.downloads import download
 
 #: while a member of a listed group runs, the section redraws itself this often (seconds)
 REFRESH_SECONDS = 3.0
@@ -126,32 +127,29 @@ def group_detail(group: groups.Group) -> None:
     st.dataframe(table[["cell", "figure", "mean ± std", "min", "max", "n"]], hide_index=True)
     name = group.path.name
     left, middle, right = st.columns(3)
-    left.download_button(
+    download(
+        left,
         "group summary (CSV)",
         table.to_csv(index=False),
         file_name=f"{name}-summary.csv",
         mime="text/csv",
         key="compare.group.summary.csv",
-        on_click="ignore",
-        icon=":material/download:",
     )
-    middle.download_button(
+    download(
+        middle,
         "members' metrics (CSV)",
         lambda: metrics_table(frames).to_csv(index=False),
         file_name=f"{name}-metrics.csv",
         mime="text/csv",
         key="compare.group.metrics.csv",
-        on_click="ignore",
-        icon=":material/download:",
     )
-    right.download_button(
+    download(
+        right,
         "band figure (HTML)",
         lambda: export.figure_html(figure),
         file_name=f"{name}-{measure}-band.html",
         mime="text/html",
         key="compare.group.band.html",
-        on_click="ignore",
-        icon=":material/download:",
     )
 
 

@@ -9,7 +9,7 @@ from engine import charts
 from engine.core import experiments, measures
 from engine.runlog import export
 from ui import lens, live, live_state, projector, run_admin, runs
-from ui.downloads import downloads
+from ui.downloads import download, downloads
 from ui.experiment import glossary_link
 from ui.groups import groups_section
 
@@ -53,14 +53,13 @@ def figure_download(jobs: list) -> None:
         return
     cols = st.columns([2, 1])
     chosen = cols[0].selectbox("Figure to download", list(figures), key="compare.figure")
-    cols[1].download_button(
+    download(
+        cols[1],
         "figure (HTML)",
         lambda: export.figure_html(figures[chosen]()),
         file_name=f"{chosen.split(' ·')[0].lower().replace(' ', '-')}.html",
         mime="text/html",
         key="compare.figure.html",
-        on_click="ignore",
-        icon=":material/download:",
     )
     st.caption(
         "PNG: the camera icon in each chart's toolbar. The HTML keeps the figure interactive and works "

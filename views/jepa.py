@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.lessons.presets import sts_evaluation
+from engine.training.presets import sts_evaluation
 from ui import experiment, fields
-from ui.controls import probe_snapshots_device, sources, training_choice
+from ui.controls import labelled_set_snapshots_device, sources, training_choice
 from ui.text import readable_references
 
 P = "jepa"
@@ -23,7 +23,7 @@ def sidebar() -> dict:
         f"Evaluation (STS Spearman, alignment, uniformity, collapse lens): on {sts_evaluation(settings)}."
     )
     settings.update(fields.draw_all(P, ["steps", "lr", "batch_size", "eval_every", "eval_limit"]))
-    settings.update(probe_snapshots_device(P))
+    settings.update(labelled_set_snapshots_device(P))
     settings.update(switches())
     return settings
 

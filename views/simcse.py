@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.lessons import texts as lessons
-from engine.lessons.presets import sts_evaluation
+from engine.simcse.lesson import SAME_MASK, SAME_MASK_DROPOUT, SAME_MASK_LINK
+from engine.training.presets import sts_evaluation
 from ui import experiment, fields
-from ui.controls import encoder_dims, probe_snapshots_device, sources, training_choice
+from ui.controls import encoder_dims, labelled_set_snapshots_device, sources, training_choice
 from ui.live import capped_note
 from ui.text import readable_references
 
@@ -15,7 +15,7 @@ P = "simcse"
 
 
 def sidebar() -> dict:
-    """The run's settings: the training data and the probe set (page choices), every knob from its
+    """The run's settings: the training data and the labelled set (page choices), every knob from its
     declaration, the ablations last with what each one does."""
     sb = st.sidebar
     sb.header("SimCSE settings")
@@ -30,7 +30,7 @@ def sidebar() -> dict:
         sb.caption(
             capped_note(2 * settings["eval_limit"], dims, " on at most that many evaluation sentences")
         )
-    settings.update(probe_snapshots_device(P))
+    settings.update(labelled_set_snapshots_device(P))
     settings.update(fields.draw_all(P, ["save_encoder", "replace_encoder"]))
     settings.update(ablations(supervised))
     return settings
@@ -38,7 +38,7 @@ def sidebar() -> dict:
 
 def ablations(supervised: bool) -> dict:
     """The views: same mask, dropout p, and the supervised α or the positive's augmentation."""
-    from engine.simcse.views import VIEWS
+    from engine.simcse.augmentations import VIEWS
 
     sb = st.sidebar
     sb.subheader("Ablations (views)")
@@ -47,14 +47,14 @@ def ablations(supervised: bool) -> dict:
         same = fields.draw(P, "same_mask")
         issue = "GitHub issue 36"
         sb.caption(
-            lessons.SAME_MASK.replace(issue, f"[{issue}]({lessons.SAME_MASK_LINK})")
+            SAME_MASK.replace(issue, f"[{issue}]({SAME_MASK_LINK})")
             if same
             else readable_references(VIEWS["same-mask"].explanation)
         )
     off = "Off while “Same mask” is on: that ablation fixes the rate at 0.1."
-    fixed = lessons.SAME_MASK_DROPOUT if same else None
+    fixed = SAME_MASK_DROPOUT if same else None
     rate = fields.draw(P, "dropout", disabled=same, help=off if same else None, fixed=fixed)
-    settings: dict = {"dropout": lessons.SAME_MASK_DROPOUT if same else rate}
+    settings: dict = {"dropout": SAME_MASK_DROPOUT if same else rate}
     if not same:
         sb.caption(readable_references(VIEWS["dropout"].explanation))
     if supervised:

@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import hex_to_rgb
 
-from engine.charts.figures import LAYOUT, X_AXES, color, label, plotly_text, titled, titled_layout
+from engine.charts.figures import LAYOUT, X_AXES, color, label, plotly_text, scatter, titled, titled_layout
 
 #: the band's kinds: mean ± one sample standard deviation, or min–max over the runs
 BAND_KINDS = ("std", "minmax")
@@ -116,43 +116,28 @@ def band_traces(
         return traces
     edge = dict(color=hue, width=0)
     what = "± std" if kind == "std" else "min–max"
+    hidden = dict(line=edge, showlegend=False, hoverinfo="skip")
+    traces.append(scatter(band.steps, band.low, "lines", name, name=f"{name} · low", **hidden))
     traces.append(
-        dict(
-            type="scatter",
-            x=band.steps,
-            y=band.low,
-            mode="lines",
-            line=edge,
-            legendgroup=name,
-            showlegend=False,
-            hoverinfo="skip",
-            name=f"{name} · low",
-        )
-    )
-    traces.append(
-        dict(
-            type="scatter",
-            x=band.steps,
-            y=band.high,
-            mode="lines",
-            line=edge,
+        scatter(
+            band.steps,
+            band.high,
+            "lines",
+            name,
+            name=f"{name} · {what}",
             fill="tonexty",
             fillcolor=_fill(index),
-            legendgroup=name,
-            showlegend=False,
-            hoverinfo="skip",
-            name=f"{name} · {what}",
+            **hidden,
         )
     )
     traces.append(
-        dict(
-            type="scatter",
-            x=band.steps,
-            y=band.mean,
-            mode="lines" if len(band.steps) > 1 else "markers",
+        scatter(
+            band.steps,
+            band.mean,
+            "lines" if len(band.steps) > 1 else "markers",
+            name,
             line=dict(color=hue, width=2),
             name=f"{name} (mean of {band.runs}, {what})",
-            legendgroup=name,
         )
     )
     return traces

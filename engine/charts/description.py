@@ -28,12 +28,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+
+from engine.runlog.files import json_scalar
 
 Panel = dict[str, Any]
 Description = dict[str, Any]
@@ -116,11 +117,7 @@ def plain(value: Any) -> Any:
         return typed(value) if _numeric(value) else [plain(item) for item in value.tolist()]
     if isinstance(value, list | tuple):
         return [plain(item) for item in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+    return json_scalar(value)
 
 
 def versioned(found: Description) -> Description:

@@ -181,29 +181,27 @@ def metric_json(
         mode = "lines" if len(steps) > 1 else "markers"
         if smoothing > 0:
             traces.append(
-                dict(
-                    type="scatter",
-                    x=steps,
-                    y=values,
-                    mode=mode,
+                scatter(
+                    steps,
+                    values,
+                    mode,
+                    name,
                     line=dict(color=color(index), width=1, dash=dash(index)),
                     opacity=0.3,
                     name=f"{name} (raw)",
-                    legendgroup=name,
                     showlegend=False,
                     hoverinfo="skip",
                 )
             )
         traces.append(
-            dict(
-                type="scatter",
-                x=steps,
-                y=smooth,
-                mode=mode,
+            scatter(
+                steps,
+                smooth,
+                mode,
+                name,
                 line=dict(color=color(index), width=2, dash=dash(index)),
                 marker=dict(color=color(index), symbol=symbol(index)),
                 name=name,
-                legendgroup=name,
             )
         )
     layout = titled_layout(LAYOUT, titled(label(metric), measured_on), X_AXES.get(x, x), height=height)
@@ -367,3 +365,9 @@ def numbers(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     if all(pd.api.types.is_numeric_dtype(dtype) for dtype in picked.dtypes):
         return picked
     return picked.apply(pd.to_numeric, errors="coerce")
+
+
+def scatter(x: Any, y: Any, mode: str, group: str, **style: Any) -> dict[str, Any]:
+    """A scatter trace (Plotly JSON) of ``x`` against ``y`` in the legend group ``group`` (a run's traces
+    toggle together); ``style``: its name, line, marker, hover and the rest."""
+    return dict(type="scatter", x=x, y=y, mode=mode, legendgroup=group, **style)

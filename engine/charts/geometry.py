@@ -125,15 +125,13 @@ def spectrum_json(
             values = drawable(found.eigenvalues[row], share)
             ends = i in (0, len(rows) - 1)
             traces.append(
-                dict(
-                    type="scatter",
-                    x=np.arange(1, len(values) + 1),
-                    y=values,
-                    mode="lines",
+                spectrum_line(
+                    values,
+                    int(steps[i]),
+                    name,
                     name=f"step {int(steps[i])}",
                     line=dict(color=colors[i], width=3 if i == len(rows) - 1 else 1.5),
                     showlegend=ends,
-                    hovertemplate=f"step {int(steps[i])}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
                 )
             )
         if len(rows) > 1:  # the colour bar of the steps (a point that draws nothing)
@@ -166,16 +164,14 @@ def spectrum_json(
                 values = drawable(found.eigenvalues[row], share)
                 step = int(found.steps[row])
                 traces.append(
-                    dict(
-                        type="scatter",
-                        x=np.arange(1, len(values) + 1),
-                        y=values,
-                        mode="lines",
+                    spectrum_line(
+                        values,
+                        step,
+                        name,
                         name=f"{name} · step {step}",
                         legendgroup=name,
                         line=dict(color=color(index), width=width, dash=dash(index)),
                         opacity=opacity,
-                        hovertemplate=f"step {step}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{name}</extra>",
                     )
                 )
         title = "Covariance spectra: first (faint) and last (thick) step of each run"
@@ -196,3 +192,16 @@ def pair_options(runs: Mapping[str, pd.DataFrame], candidates: Sequence[str]) ->
     from engine.charts.figures import available_metrics
 
     return available_metrics(runs, list(candidates))
+
+
+def spectrum_line(values: np.ndarray, step: int, run: str, **style: Any) -> dict[str, Any]:
+    """One step's spectrum as a line over the ranks 1…d, its hover naming the step and the ``run``;
+    ``style``: the trace's name, line, legend and opacity."""
+    return dict(
+        type="scatter",
+        x=np.arange(1, len(values) + 1),
+        y=values,
+        mode="lines",
+        hovertemplate=f"step {step}<br>rank %{{x}}<br>λ %{{y:.3g}}<extra>{run}</extra>",
+        **style,
+    )

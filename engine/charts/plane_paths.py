@@ -11,7 +11,17 @@ from typing import Any
 
 import pandas as pd
 
-from engine.charts.figures import TITLED, color, dash, downsample, numbers, plotly_text, titled, titled_layout
+from engine.charts.figures import (
+    TITLED,
+    color,
+    dash,
+    downsample,
+    numbers,
+    plotly_text,
+    scatter,
+    titled,
+    titled_layout,
+)
 from engine.charts.legend import legend_room
 from engine.core import measures
 
@@ -44,13 +54,12 @@ def path_traces(name: str, index: int, points: pd.DataFrame) -> list[dict[str, A
     hover = f"step %{{customdata}}<br>uniformity %{{x:.3f}}<br>alignment %{{y:.3f}}<extra>{name}</extra>"
     start = points.iloc[:1]
     return [
-        dict(
-            type="scatter",
-            x=points["uniformity"].tolist(),
-            y=points["y"].tolist(),
-            mode="lines+markers",
+        scatter(
+            points["uniformity"].tolist(),
+            points["y"].tolist(),
+            "lines+markers",
+            name,
             name=name,
-            legendgroup=name,
             line=dict(color=color(index), dash=dash(index), width=2),
             marker=dict(
                 symbol=symbols,
@@ -62,12 +71,11 @@ def path_traces(name: str, index: int, points: pd.DataFrame) -> list[dict[str, A
             customdata=points["step"].tolist(),
             hovertemplate=hover,
         ),
-        dict(
-            type="scatter",
-            x=start["uniformity"].tolist(),
-            y=start["y"].tolist(),
-            mode="markers",
-            legendgroup=name,
+        scatter(
+            start["uniformity"].tolist(),
+            start["y"].tolist(),
+            "markers",
+            name,
             showlegend=False,
             marker=dict(symbol="circle-open", size=14, color=color(index), line=dict(width=2)),
             customdata=start["step"].tolist(),

@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.command.signals import reports_stop
 from engine.core.atomic import line_ending, write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError
 from engine.core.setting_checks import check_all
-from engine.groups.cli_run import reports_stop
 
 OPEN = re.compile(r"^<!-- results:(?P<kind>[a-z][a-z-]*)(?P<args>(?: [^\n]*?)?) -->$", re.M)
 CLOSE = "<!-- /results:{kind} -->"

@@ -169,7 +169,7 @@ class Experiment:
 
     def columns_for(self, config: Any) -> tuple[str, ...]:
         """The ``metrics.csv`` header of a run with ``config``: its ``metric_columns()`` where the config
-        has one (SimCSE's probe columns only with a probe set), else :attr:`columns`."""
+        has one (SimCSE's probe columns only with a labelled set), else :attr:`columns`."""
         if hasattr(config, "metric_columns"):
             return tuple(config.metric_columns())
         return self.columns

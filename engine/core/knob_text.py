@@ -33,23 +33,24 @@ def parse(item: Knob, raw: str) -> Any:
         raise ConfigError(f"{item.name}: expected true or false, got {value!r}")
     if item.optional and value.lower() in ("", "none"):
         return item.check(None)
-    if item.type is int:
-        try:
-            number = int(value)
-        except ValueError:
-            raise ConfigError(f"{item.name}: expected a whole number, got {value!r}") from None
-        if item.zero and number == 0:
+    if item.type in (int, float):
+        number = _number(item, value)
+        if item.type is int and item.zero and number == 0:
             return None
         return item.check(number)
-    if item.type is float:
-        try:
-            number = float(value)
-        except ValueError:
-            raise ConfigError(f"{item.name}: expected a number, got {value!r}") from None
-        if not math.isfinite(number):
-            raise ConfigError(f"{item.name}: expected a finite number, got {value!r}")
-        return item.check(number)
     return item.check(value)
+
+
+def _number(item: Knob, value: str) -> int | float:
+    """``value`` read as the knob's number type: a whole number for an int, a finite one for a float."""
+    try:
+        number = item.type(value)
+    except ValueError:
+        what = "a whole number" if item.type is int else "a number"
+        raise ConfigError(f"{item.name}: expected {what}, got {value!r}") from None
+    if item.type is float and not math.isfinite(number):
+        raise ConfigError(f"{item.name}: expected a finite number, got {value!r}")
+    return number
 
 
 def text(item: Knob, value: Any) -> str:

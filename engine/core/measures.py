@@ -10,7 +10,7 @@ the experiments' columns (:func:`engine.core.experiments.logging`), so that it c
 
 Adding a measure: one entry in :data:`MEASURES`, its function in :mod:`engine.metrics` and its test; an
 experiment that logs it lists its column (:mod:`engine.core.experiments`) through the name's constant here
-(:data:`RANKME`, …) or a group (:data:`GEOMETRY`, :data:`COLLAPSE`, :data:`ON_PROBE_SET`): a measure's name
+(:data:`RANKME`, …) or a group (:data:`GEOMETRY`, :data:`COLLAPSE`, :data:`ON_LABELLED_SET`): a measure's name
 is written in its declaration, its function and its tests only. Renaming one keeps the old name in its
 ``aliases``: older run folders read under the new name (:mod:`engine.runlog.reading`).
 
@@ -318,21 +318,21 @@ GEOMETRY = (RANKME, AVERAGE_COSINE, PARTITION_ISOTROPY)
 COLLAPSE_PROFILE = (ALPHA_REQ, DIM_STD_MEAN, DIM_STD_MIN)
 #: the collapse lens of non-contrastive training: RankMe (of :data:`GEOMETRY`) and :data:`COLLAPSE_PROFILE`
 COLLAPSE = (RANKME, *COLLAPSE_PROFILE)
-#: measured again on SimCSE's labelled probe set, as ``probe_<name>``
-ON_PROBE_SET = (SILHOUETTE, ISOSCORE, *GEOMETRY)
+#: measured again on SimCSE's labelled set, as ``probe_<name>``
+ON_LABELLED_SET = (SILHOUETTE, ISOSCORE, *GEOMETRY)
 
 
-def on_probe(names: tuple[str, ...]) -> tuple[str, ...]:
-    """The columns of ``names`` measured on the probe set: ``probe_<name>`` each, in their order."""
+def labelled_set_columns(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns of ``names`` measured on the labelled set: ``probe_<name>`` each, in their order."""
     return tuple(f"probe_{name}" for name in names)
 
 
-#: the columns of :data:`ON_PROBE_SET` (``probe_silhouette``, ``probe_isoscore``, …)
-PROBE_SET = on_probe(ON_PROBE_SET)
+#: the columns of :data:`ON_LABELLED_SET` (``probe_silhouette``, ``probe_isoscore``, …)
+LABELLED_SET_COLUMNS = labelled_set_columns(ON_LABELLED_SET)
 
 
-def on_probe_set(base: Measure) -> Measure:
-    """``base`` measured on a labelled probe set beside the training (column ``probe_<name>``); its glossary
+def on_labelled_set(base: Measure) -> Measure:
+    """``base`` measured on a labelled set beside the training (column ``probe_<name>``); its glossary
     entry is ``base``'s."""
     first_word = base.label.split()[0]
     keep = any(char.isupper() for char in first_word[1:])  # a name such as "IsoScore" keeps its capitals
@@ -340,16 +340,16 @@ def on_probe_set(base: Measure) -> Measure:
     return replace(
         base,
         name=f"probe_{base.name}",
-        label=f"Probe {label}",
+        label=f"Labelled-set {label}",
         title=None,
-        plain=f"{base.label} measured on the probe set (a labelled set beside the training). {base.plain}",
+        plain=f"{base.label} measured on the labelled set (beside the training). {base.plain}",
         explained_by=base.name,
-        aliases=on_probe(base.aliases),
+        aliases=labelled_set_columns(base.aliases),
     )
 
 
 MEASURES: dict[str, Measure] = {measure.name: measure for measure in (*_MEASURES, *_COLLAPSE_LENS)}
-MEASURES.update({f"probe_{name}": on_probe_set(MEASURES[name]) for name in ON_PROBE_SET})
+MEASURES.update({f"probe_{name}": on_labelled_set(MEASURES[name]) for name in ON_LABELLED_SET})
 
 #: an older name of a measure -> its name (:attr:`Measure.aliases`)
 ALIASES: dict[str, str] = {alias: m.name for m in MEASURES.values() for alias in m.aliases}

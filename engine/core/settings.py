@@ -1,12 +1,13 @@
-"""Every knob of the lab, declared once: name, environment variable, type, default and meaning.
+"""Every setting of the lab, declared once: name, environment variable, type, default and meaning.
 
 This is the only module that reads ``EMBEDLAB_*`` variables. Code asks ``settings.get("job_threads")``;
 the value is read from the environment at each call (a test or a server may change it), parsed and checked
 here, and a bad value is one :class:`~engine.core.errors.ConfigError` line naming the variable.
 ``python -m engine settings`` prints the table (the README's list is generated from it).
 
-Knobs that are not worth an environment variable for a user are still listed here, with ``env=None``
-(``settings.get`` returns their default), so a reader finds every tunable number in one place.
+Settings that are not worth an environment variable for a user are still listed here, with ``env=None``
+(``settings.get`` returns their default), so a reader finds every tunable number in one place. (A *knob* is
+something else: an experiment's config field, :mod:`engine.core.knobs`.)
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ ENV_PREFIX = "EMBEDLAB_"  # every variable of the lab starts so
 
 @dataclass(frozen=True)
 class Setting:
-    """One knob: ``env`` (None: not set from outside), ``kind`` (int, float, bool, str, path), its default."""
+    """One setting: ``env`` (None: not from outside), ``kind`` (int, float, bool, str, path), its default."""
 
     name: str
     env: str | None

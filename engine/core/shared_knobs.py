@@ -2,7 +2,7 @@
 
 The data folder, the encoder, the device, the seed, the steps, the learning rate and the snapshots are knobs
 of every experiment; the training set, the views' dropout and rate, the pooler, the batch, the length, the
-evaluation, the probe set and the precision are those of the experiments that train an encoder on views of
+evaluation, the labelled set and the precision are those of the experiments that train an encoder on views of
 sentences (SimCSE, JEPA: :mod:`engine.training`). :class:`Shared` declares each of them once; a config takes
 its copy with :func:`shared` (``seed: int = shared("seed")``), so that the CLI flag, the widget, the check and
 the settings row are the same in every experiment. An experiment whose copy differs passes the changes with
@@ -106,7 +106,7 @@ class Shared:
         low=0,
         high=MAX_STEPS,
         unit="steps",
-        help="Keeps the embeddings of the projected items (a trained encoder's: the probe set, else the "
+        help="Keeps the embeddings of the projected items (a trained encoder's: the labelled set, else the "
         "evaluation sentences) every k steps for the projection and its film (0: never).",
         label="UMAP frame every k steps (0 = off)",
         widget="number",
@@ -176,10 +176,10 @@ class Shared:
         widget="number",
     )
     probe: str | None = knob(
-        None, help="labelled set (e.g. demo) for probe silhouette / IsoScore", widget="page"
+        None, help="labelled set (e.g. demo) for the labelled-set silhouette / IsoScore", widget="page"
     )
     probe_limit: int | None = knob(
-        600, low=2, high=100_000_000, zero="all", unit="items", help="stratified subset of the probe set"
+        600, low=2, high=100_000_000, zero="all", unit="items", help="stratified subset of the labelled set"
     )
     train_limit: int | None = knob(
         None, low=2, high=100_000_000, zero="all", unit="items", help="seeded subset of the training data"

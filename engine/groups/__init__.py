@@ -39,8 +39,8 @@ Public API (stable):
 - :class:`Group` (``path``, ``name``, ``kind``, ``created``, ``base``, ``grid``, ``members``,
   ``config_of(member)``), :class:`Member` (``id``, ``params``, ``status``, ``error``, ``attempts``).
 
-The run plumbing that every experiment's command line shares (one run, or a group of seeds) is
-:mod:`~engine.groups.cli_run`.
+A group of seeds from an experiment's command line (``--seeds``) is :mod:`~engine.groups.seeds`; the
+plumbing every command line shares is :mod:`engine.command`.
 """
 
 from engine.groups.format import (

@@ -179,7 +179,7 @@ class JEPAConfig(_Shared, _Objective):
         return not self.symmetric and self.uses_target_copy and self.regulariser == "none"
 
     def metric_columns(self) -> list[str]:
-        """CSV columns: the collapse lens after the training core's, probe columns only when a probe set is
+        """CSV columns: the collapse lens after the training core's, probe columns only when a labelled set is
         given (:mod:`engine.training.config`)."""
         return metric_columns(self, COLLAPSE_COLUMNS)
 

@@ -5,7 +5,7 @@ only, so that reading it imports neither torch nor the training loop. The lesson
 from __future__ import annotations
 
 from engine.core.declaration import Section
-from engine.core.measures import COLLAPSE, COLLAPSE_PROFILE, GEOMETRY, PROBE_SET, RANKME, SPECTRUM
+from engine.core.measures import COLLAPSE, COLLAPSE_PROFILE, GEOMETRY, LABELLED_SET_COLUMNS, RANKME, SPECTRUM
 from engine.jepa.lesson import LESSON
 from engine.training.experiment import FIRST_MEASURES, training_experiment
 
@@ -14,7 +14,7 @@ _FAMILY = tuple(name for name in GEOMETRY if name != RANKME)
 
 SECTION = Section(
     page="views/jepa.py",
-    metrics=(*FIRST_MEASURES, *COLLAPSE, *_FAMILY, *PROBE_SET),
+    metrics=(*FIRST_MEASURES, *COLLAPSE, *_FAMILY, *LABELLED_SET_COLUMNS),
     drawn=("loss", RANKME, "dim_std_mean", "alpha_req", "isoscore", "sts_spearman", SPECTRUM),
     pair=("uniformity", "alignment"),
     figures=("align_uniform",),

@@ -1,5 +1,5 @@
 """What a JEPA run's figures and replay say about it: the data its measures come from (the evaluation pairs
-and probe set, :mod:`engine.training.facts`) and its switches (a switch missing from an old run's config
+and labelled set, :mod:`engine.training.facts`) and its switches (a switch missing from an old run's config
 reads as its declared default, except the target's dropout, which reads as it then was: on)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def measured_on(
     config: Mapping[str, Any], summary: Mapping[str, Any] | None = None, metric: str | None = None
 ) -> str | None:
     """As SimCSE's: the evaluation pairs (the collapse lens and the isotropy family: their sentences), the
-    probe set for ``probe_*``, None for the training loss."""
+    labelled set for ``probe_*``, None for the training loss."""
     on_sentences = (*COLLAPSE_COLUMNS, *GEOMETRY_COLUMNS)
     return facts.measured_on(config, summary, None if metric in on_sentences else metric)
 

@@ -1,7 +1,7 @@
 """One JEPA training step:
 
-    views (views.py) → online forward of context and target texts (the training core's ``Towers``: length
-    buckets on a CPU, planned once on the host for both encoders; one forward on an accelerator)
+    views (augmentations.py) → online forward of context and target texts (the training core's ``Towers``:
+    length buckets on a CPU, planned once on the host for both encoders; one forward on an accelerator)
     → predictor → target embeddings (EMA copy, no grad; or the online ones, detached unless stop_grad off)
     → loss ½[D(g(f_θ(x′)), f_ξ(x″)) + D(g(f_θ(x″)), f_ξ(x′))] + regulariser, D = 2 − 2 cos
       (``--no-symmetric``: D(g(f_θ(x′)), f_ξ(x″)) alone; with an EMA target and no regulariser the online
@@ -35,10 +35,10 @@ import torch
 from torch import nn
 
 from engine.compute.device import autocast
+from engine.jepa.augmentations import context_view
 from engine.jepa.config import JEPAConfig
 from engine.jepa.losses import prediction_loss, regulariser_loss
 from engine.jepa.networks import Predictor, ema_update, momentum
-from engine.jepa.views import context_view
 from engine.training import distributed
 from engine.training.augment import step_rng
 from engine.training.distributed import unwrapped

@@ -1,8 +1,8 @@
 """JEPA training, one step at a time: the ``train_jepa`` generator and the summary of a run.
 
-Read in this order: the settings (config.py), the views (views.py), the objective (losses.py, networks.py),
-one training step (step.py), the evaluation (evaluation.py), then :func:`train_jepa` here, the training
-core's run (:func:`engine.training.loop.run_training`) with JEPA's trainer and evaluator:
+Read in this order: the settings (config.py), the views (augmentations.py), the objective (losses.py,
+networks.py), one training step (step.py), the evaluation (evaluation.py), then :func:`train_jepa` here, the
+training core's run (:func:`engine.training.loop.run_training`) with JEPA's trainer and evaluator:
 
     Trainer.step (views → online and target forwards → loss → AdamW → EMA update)
     → every ``eval_every`` steps: CollapseEvaluator (the training core's measures and the collapse lens)
@@ -19,10 +19,10 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from engine.jepa.augmentations import describe
 from engine.jepa.config import COLLAPSE_COLUMNS, JEPAConfig
 from engine.jepa.evaluation import CollapseEvaluator
 from engine.jepa.step import make_trainer
-from engine.jepa.views import describe
 from engine.runlog.events import Event
 from engine.training.loop import run_training
 from engine.training.summary import summary_columns, training_summary

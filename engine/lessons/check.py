@@ -26,9 +26,10 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.command.signals import reports_stop
 from engine.core import experiments, paths
-from engine.core.lesson_claims import Claim, Points, Trace, Verdict, finite, judge
-from engine.groups.cli_run import reports_stop
+from engine.core.lesson_claims import Claim
+from engine.lessons.judging import Points, Trace, Verdict, finite, judge
 from engine.lessons.presets import default_data_dir, presets, queue
 from engine.runlog.reading import read_metrics, read_summary
 from engine.runlog.runner import config_to_dict
@@ -115,7 +116,7 @@ def _run_all(planned: list[PlannedRun], requested: int, say: Say) -> None:
     """Train the planned runs (``requested`` workers, :func:`engine.compute.lanes.plan_workers`); each must
     end finished."""
     from engine.compute.lanes import plan_workers, usable_cpus
-    from engine.groups.cli_run import prepare_out_dir
+    from engine.runlog.out_dir import prepare_out_dir
 
     if not planned:
         return

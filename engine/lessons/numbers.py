@@ -4,7 +4,7 @@ A lesson's text never types a measured number: it names one through a placeholde
 ``{key.figure:spec}``, a Python format spec), where ``key`` is a :class:`~engine.core.lesson_claims.Claim`'s
 ``key`` and ``figure`` one of
 
-- the claim's measured figures (:func:`engine.core.lesson_claims.figures`, means over the seeds): ``start``,
+- the claim's measured figures (:func:`engine.lessons.judging.figures`, means over the seeds): ``start``,
   ``end``, ``than_start``, ``than_end``, ``change``, ``r``, ``rho``, ``share``, …;
 - the settings of the claim's run (its ``config.json``): ``steps``, ``lr``, ``batch_size``, …;
 - ``reported.NAME``: a figure the paper reports (the claim's ``reported``; a paper's claim);
@@ -29,7 +29,8 @@ from typing import Any
 
 from engine.core.atomic import write_text_atomic
 from engine.core.declaration import Lesson
-from engine.core.lesson_claims import Claim, Verdict
+from engine.core.lesson_claims import Claim
+from engine.lessons.judging import Verdict
 
 #: the name the app gives a preset's short version (engine.lessons.presets imports it from here)
 LECTURE_SUFFIX = " · lecture"
@@ -165,7 +166,7 @@ def record(
 
 def version_name(preset: str, short: bool = False) -> str:
     """The name a preset's figures are recorded under: the preset's own for its full version, ``<preset> ·
-    lecture`` for the short one (:data:`engine.lessons.presets.LECTURE_SUFFIX`, the name the app gives it)."""
+    lecture`` for the short one (:data:`LECTURE_SUFFIX`, the name the app gives it)."""
     return preset + LECTURE_SUFFIX if short else preset
 
 

@@ -20,18 +20,6 @@ from engine.core import experiments, paths
 from engine.core.declaration import Preset
 from engine.lessons.numbers import LECTURE_SUFFIX
 
-__all__ = [
-    "Preset",
-    "QueuedRun",
-    "default_data_dir",
-    "demo",
-    "for_kind",
-    "lecture_version",
-    "presets",
-    "queue",
-    "sts_evaluation",
-]
-
 
 class QueuedRun(NamedTuple):
     """One run of a preset, ready to queue: its experiment, its name and its config fields."""
@@ -144,12 +132,3 @@ def default_data_dir() -> str | None:
     """The app's data folder (:func:`engine.core.paths.app_data_dir`) as text, or None."""
     folder = paths.app_data_dir()
     return None if folder is None else str(folder)
-
-
-def sts_evaluation(settings: dict[str, Any] | None = None) -> str:
-    """Where a SimCSE run with these settings evaluates, in words:
-    :func:`engine.simcse.presets.sts_evaluation` (kept here for the SimCSE page's sidebar, which imports
-    it from this module)."""
-    from engine.simcse.presets import sts_evaluation as words
-
-    return words(settings)

@@ -23,22 +23,6 @@ from engine.core.declaration import Lesson
 from engine.core.measures import MEASURES, range_text
 from engine.lessons.numbers import fill_lesson
 
-# kept for the SimCSE page's sidebar, which reads them from here (engine.simcse.lesson declares them)
-from engine.simcse.lesson import SAME_MASK, SAME_MASK_DROPOUT, SAME_MASK_LINK
-
-__all__ = [
-    "DEFINITIONS",
-    "LESSONS",
-    "SAME_MASK",
-    "SAME_MASK_DROPOUT",
-    "SAME_MASK_LINK",
-    "Lesson",
-    "Term",
-    "glossary",
-    "lesson",
-    "range_text",
-]
-
 
 @dataclass(frozen=True)
 class Term:

@@ -25,6 +25,8 @@ CONFIG, STATUS, METRICS, SUMMARY, POINTS, SNAPSHOTS, FRAMES, ERROR_LOG = (
 )
 #: the covariance spectrum of each measured step: ``step,lambda_1,...,lambda_d`` (eigenvalues, descending)
 SPECTRUM = "spectrum.csv"
+#: files and folders whose presence means a folder holds a run (that a new run must replace whole)
+RUN_ENTRIES = (CONFIG, STATUS, METRICS, SPECTRUM, SUMMARY, POINTS, SNAPSHOTS, FRAMES)
 
 FINAL_STATES = ("finished", "stopped", "failed")
 
@@ -55,6 +57,12 @@ def jsonable(value: Any) -> Any:
         return [jsonable(v) for v in value]
     if isinstance(value, Path):
         return str(value)
+    return json_scalar(value)
+
+
+def json_scalar(value: Any) -> Any:
+    """A NumPy scalar as the Python number it holds, a non-finite float as None (JSON has no NaN); any
+    other value as it is."""
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):

@@ -14,9 +14,8 @@ import os
 from pathlib import Path
 
 from engine.core import settings
-from engine.runlog.files import ERROR_LOG, STATUS
+from engine.runlog.files import ERROR_LOG, RUN_ENTRIES, STATUS
 from engine.runlog.liveness import LOCK
-from engine.runlog.swap import RUN_ENTRIES
 
 #: every name a run's writer puts in its folder (:mod:`engine.runlog.writer`, :mod:`engine.runlog.runner`)
 LAB_NAMES = frozenset({*RUN_ENTRIES, ERROR_LOG, LOCK})

@@ -97,7 +97,7 @@ def _renamed_columns(columns: Iterable[str]) -> dict[str, str]:
 def _current_keys(summary: dict[str, Any]) -> dict[str, Any]:
     """``summary`` with every key that starts with an older name of a measure (``<alias>`` or
     ``<alias>_…``: ``effective_rank_end``) under the measure's name; a key whose new form is there already is
-    left out. The longest alias that fits wins (``probe_effective_rank_end`` is the probe set's)."""
+    left out. The longest alias that fits wins (``probe_effective_rank_end`` is the labelled set's)."""
     aliases = sorted(measures.ALIASES, key=len, reverse=True)
 
     def current(key: str) -> str:

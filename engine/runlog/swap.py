@@ -16,20 +16,9 @@ import os
 import shutil
 from pathlib import Path
 
-from engine.runlog.files import (
-    CONFIG,
-    FRAMES,
-    METRICS,
-    POINTS,
-    SNAPSHOTS,
-    SPECTRUM,
-    STATUS,
-    SUMMARY,
-)
+from engine.runlog.files import RUN_ENTRIES
 from engine.runlog.liveness import WriterLock
 
-#: files and folders whose presence means a folder holds a run (that a new run must replace whole)
-RUN_ENTRIES = (CONFIG, STATUS, METRICS, SPECTRUM, SUMMARY, POINTS, SNAPSHOTS, FRAMES)
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 

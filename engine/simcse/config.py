@@ -15,7 +15,7 @@ from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.core.knobs import knob, validate
 from engine.core.shared_knobs import shared
-from engine.simcse.views import AUGMENTATIONS, VIEWS
+from engine.simcse.augmentations import AUGMENTATIONS, VIEWS
 from engine.training.config import BASE_COLUMNS, metric_columns
 
 MODES = ("unsup", "sup")
@@ -110,7 +110,7 @@ class SimCSEConfig:
             paths.safe_name(self.save_encoder, what="save_encoder")
 
     def metric_columns(self) -> list[str]:
-        """CSV columns: probe columns only when a probe set is given (:mod:`engine.training.config`)."""
+        """CSV columns: probe columns only when a labelled set is given (:mod:`engine.training.config`)."""
         return metric_columns(self)
 
 

@@ -4,14 +4,14 @@ only, so that reading it imports neither torch nor the training loop."""
 from __future__ import annotations
 
 from engine.core.declaration import Section
-from engine.core.measures import GEOMETRY, PROBE_SET, SPECTRUM
+from engine.core.measures import GEOMETRY, LABELLED_SET_COLUMNS, SPECTRUM
 from engine.simcse.lesson import LESSON
 from engine.training.experiment import FIRST_MEASURES, training_experiment
 
 SECTION = Section(
     page="views/simcse.py",
-    # at each evaluation; the isotropy family on the evaluation sentences, and with a probe set on it too
-    metrics=(*FIRST_MEASURES, *GEOMETRY, *PROBE_SET),
+    # at each evaluation; the isotropy family on the evaluation sentences, and with a labelled set on it too
+    metrics=(*FIRST_MEASURES, *GEOMETRY, *LABELLED_SET_COLUMNS),
     drawn=(*FIRST_MEASURES, "probe_silhouette", "probe_isoscore", SPECTRUM),
     pair=("uniformity", "sts_spearman"),
     figures=("align_uniform",),
@@ -22,7 +22,7 @@ SECTION = Section(
 EXPERIMENT = training_experiment(
     "simcse",
     "SimCSE training",
-    config_class="engine.simcse.train:SimCSEConfig",
+    config_class="engine.simcse.config:SimCSEConfig",
     lesson=LESSON,
     section=SECTION,
 )

@@ -13,7 +13,7 @@ __all__ = ["describe", "measured_on"]
 
 
 def describe(config: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
-    """The replay's data rows of a SimCSE run: mode, training data, evaluation, views and probe set."""
+    """The replay's data rows of a SimCSE run: mode, training data, evaluation, views and labelled set."""
     mode = {"unsup": "unsupervised", "sup": "supervised (NLI triples)"}.get(
         str(config.get("mode")), config.get("mode")
     )

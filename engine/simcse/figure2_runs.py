@@ -5,7 +5,7 @@
 
 Each run goes to ``DIR/<run>/`` through :func:`engine.runlog.runner.run_experiment` (metrics.csv, config.json,
 summary.json), evaluated every 10 steps on STS-B dev as in the paper (alignment on gold > 4 pairs,
-uniformity over all evaluation sentences). The presets are :data:`engine.simcse.views.FIGURE2_RUNS`.
+uniformity over all evaluation sentences). The presets are :data:`engine.simcse.augmentations.FIGURE2_RUNS`.
 ``--probe demo --snapshot-every 10`` adds what the app's "SimCSE Figure 2" preset adds.
 
 The runs train side by side, ``--workers`` processes at once (setting ``figure2_workers``; default one per
@@ -39,8 +39,8 @@ from engine.core.errors import EmbedlabError, one_line  # noqa: E402
 from engine.core.knobs import knob_of  # noqa: E402
 from engine.core.setting_checks import check_all  # noqa: E402
 from engine.runlog.side_by_side import PlannedRun, run_side_by_side  # noqa: E402
-from engine.simcse.train import SimCSEConfig  # noqa: E402
-from engine.simcse.views import FIGURE2_RUNS  # noqa: E402
+from engine.simcse.augmentations import FIGURE2_RUNS  # noqa: E402
+from engine.simcse.config import SimCSEConfig  # noqa: E402
 
 #: the knobs this command takes as flags (made from their declarations: type, range, choices, help)
 KNOBS = (
@@ -94,7 +94,7 @@ SUMMARY_KEYS = (
 def longest_first(configs: dict[str, SimCSEConfig]) -> list[str]:
     """Run names, those with two forwards a step first (the same-mask run does one: about half the work),
     so the short run fills the end of the schedule."""
-    from engine.simcse.views import plan_of
+    from engine.simcse.augmentations import plan_of
 
     return sorted(configs, key=lambda name: plan_of(configs[name]).one_forward)
 

@@ -183,7 +183,7 @@ LESSON = Lesson(
         "isoscore": "measured on the evaluation sentences. With fewer sentences than dimensions it is "
         "capped at (n − 2)/(d − 1).",
         "isoscore_star": "read it when few STS pairs are evaluated (fewer sentences than dimensions).",
-        "silhouette": "(probe silhouette, on the demo topics) unsupervised SimCSE never sees the labels, so "
+        "silhouette": "(on the labelled set, the demo topics) unsupervised SimCSE never sees the labels, so "
         "it need not rise.",
         "alignment": "the paper keeps it low with dropout noise and sees it worsen without; from the [CLS] "
         "start it ends at {paper_align.end} with dropout and {paper_align.than_end} without. Read it with "

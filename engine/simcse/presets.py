@@ -1,11 +1,11 @@
 """SimCSE's one-click presets (:class:`engine.core.declaration.Preset`), listed by
 :func:`engine.lessons.presets.presets`.
 
-- "SimCSE Figure 2": the four runs of Gao et al. 2021, Fig. 2 (:data:`engine.simcse.views.FIGURE2_RUNS`:
-  unsup SimCSE, no dropout, fixed 0.1, delete one word), evaluated every 10 steps as in the paper, from the
-  lab's stand-in for the paper's raw start: the bundled encoder read at its [CLS] token
-  (:data:`engine.encoders.starts.MINILM_CLS`, with [CLS] + MLP in training as the paper's unsup runs). Its
-  lecture version (:data:`LECTURE`) is short enough for a class on a 2-core CPU.
+- "SimCSE Figure 2": the four runs of Gao et al. 2021, Fig. 2
+  (:data:`engine.simcse.augmentations.FIGURE2_RUNS`: unsup SimCSE, no dropout, fixed 0.1, delete one word),
+  evaluated every 10 steps as in the paper, from the lab's stand-in for the paper's raw start: the bundled
+  encoder read at its [CLS] token (:data:`engine.encoders.starts.MINILM_CLS`, with [CLS] + MLP in training as
+  the paper's unsup runs). Its lecture version (:data:`LECTURE`) is short enough for a class on a 2-core CPU.
 - "SimCSE on a trained encoder": the same four runs at the bundled encoder's own (mean) pooling, which
   sentence-transformers already trained contrastively: what SimCSE does to an encoder trained this way.
 
@@ -74,7 +74,7 @@ LECTURE: dict[str, Any] = {
 def _figure2_runs() -> dict[str, dict[str, Any]]:
     """The four runs, the same-mask one (one forward a step: about half the work) last, so that runs side by
     side (``engine.jobs``) end close together."""
-    from engine.simcse.views import FIGURE2_RUNS
+    from engine.simcse.augmentations import FIGURE2_RUNS
 
     order = sorted(FIGURE2_RUNS, key=lambda name: bool(FIGURE2_RUNS[name].get("same_mask")))
     return {name: dict(FIGURE2_RUNS[name]) for name in order}

@@ -1,6 +1,6 @@
 """One SimCSE training step (Gao, Yao & Chen 2021; princeton-nlp/SimCSE ``cl_forward``):
 
-    views (views.py) → one forward of all views (:class:`~engine.training.towers.Towers`) → all-gather
+    views (augmentations.py) → one forward of all views (:class:`~engine.training.towers.Towers`) → all-gather
     (:mod:`engine.training.distributed`) → loss (losses.py) → AdamW step with linear decay
 
 - the pooler (``cls``: [CLS] + MLP in training, raw [CLS] at evaluation, the unsup default; ``cls-mlp``: the
@@ -24,9 +24,9 @@ import torch
 from torch import nn
 
 from engine.compute.device import autocast
+from engine.simcse.augmentations import ViewPlan, plan_of
 from engine.simcse.config import SimCSEConfig
 from engine.simcse.losses import sup_loss, unsup_loss
-from engine.simcse.views import ViewPlan, plan_of
 from engine.training import distributed
 from engine.training.augment import step_rng
 from engine.training.towers import Towers, tokenize

@@ -1,6 +1,6 @@
 """SimCSE training, one step at a time (Gao, Yao & Chen 2021, arXiv 2104.08821; princeton-nlp/SimCSE).
 
-Read in this order: the settings (config.py), the views (views.py), one training step (step.py, on the
+Read in this order: the settings (config.py), the views (augmentations.py), one training step (step.py, on the
 training core's data, towers and trainer: :mod:`engine.training`), then :func:`train_simcse` here, the
 training core's run (:func:`engine.training.loop.run_training`) with SimCSE's trainer:
 
@@ -12,9 +12,6 @@ Conventions are the training core's (step 0 evaluates the untouched encoder; ``s
 apart); hyper-parameters as the paper's unsup BERT-base run (batch 64, lr 3e-5, max length 32, τ 0.05); the
 summary names the evaluation set (``eval_set``, e.g. ``stsb-dev (250 of 1,500 pairs)`` or the demo pairs
 when there is no data folder), the precision the run trained in, and the untouched encoder's STS.
-
-The names a SimCSE run is made of are re-exported here (``from engine.simcse.train import SimCSEConfig,
-...``).
 """
 
 from __future__ import annotations
@@ -26,35 +23,14 @@ from typing import Any
 
 from engine.core.errors import one_line
 from engine.runlog.events import Event, Progress
+from engine.simcse.augmentations import plan_of
 from engine.simcse.baseline import sts_baseline
-from engine.simcse.config import BASE_COLUMNS, MODES, SimCSEConfig
-from engine.simcse.step import Trainer, contrastive_loss, encode_views, make_trainer, view_groups
-from engine.simcse.views import plan_of
-from engine.training.data import default_sets, load_eval, load_probe, load_training
-from engine.training.encoder import build_encoder, resolve_pooler
-from engine.training.evaluation import Evaluator
-from engine.training.loop import first_evaluation, run_training
+from engine.simcse.config import SimCSEConfig
+from engine.simcse.step import make_trainer
+from engine.training.data import default_sets
+from engine.training.encoder import resolve_pooler
+from engine.training.loop import run_training
 from engine.training.summary import summary_columns, training_summary
-
-__all__ = [
-    "BASE_COLUMNS",
-    "MODES",
-    "Evaluator",
-    "SimCSEConfig",
-    "Trainer",
-    "build_encoder",
-    "contrastive_loss",
-    "encode_views",
-    "first_evaluation",
-    "load_eval",
-    "load_probe",
-    "load_training",
-    "make_trainer",
-    "save_trained",
-    "summarize",
-    "train_simcse",
-    "view_groups",
-]
 
 
 def train_simcse(config: SimCSEConfig, stop: threading.Event | None = None) -> Iterator[Event]:

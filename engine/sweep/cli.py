@@ -19,10 +19,10 @@ from dataclasses import asdict
 from typing import Any
 
 from engine import groups
+from engine.command.signals import interrupting
 from engine.core import flags
 from engine.core.errors import ConfigError, one_line
 from engine.core.experiments import EXPERIMENTS
-from engine.groups.cli_run import interrupting
 from engine.groups.format import grid_members
 from engine.groups.lock import refusal
 from engine.sweep.grid import check_files, parse_grid

@@ -2,7 +2,7 @@
 
 ``python -m engine simcse|jepa ...`` calls the experiment's ``run_cli(args, config)`` (instead of
 ``engine.cli.execute``'s default path), which is :func:`run_cli` here with the experiment's generator: in a
-single process it does what the default does (with :mod:`engine.groups.cli_run`'s plumbing); under
+single process it does what the default does (with :mod:`engine.command`'s plumbing); under
 ``torchrun --nproc_per_node=N -m engine <kind>`` rank 0 writes the run folder through
 :func:`engine.runlog.runner.run_experiment` while the other ranks run the same generator without writing
 anything (see :mod:`engine.training.distributed`).
@@ -17,9 +17,12 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from engine.command.exits import EXIT_INTERRUPTED
+from engine.command.progress import ProgressBar
+from engine.command.signals import stop_on_sigterm
 from engine.core import settings
-from engine.groups.cli_run import EXIT_INTERRUPTED, ProgressBar, prepare_out_dir, say_where, stop_on_sigterm
 from engine.runlog.events import Event
+from engine.runlog.out_dir import prepare_out_dir, say_where
 
 #: ``before()`` runs on rank 0 before the run folder is made and returns what to do with the run's summary
 #: once the folder is named (or None)
@@ -34,7 +37,7 @@ def run_cli(
     before: Before | None = None,
 ) -> int:
     """Run ``kind`` from the CLI: one process as engine.cli does, or rank-aware under torchrun; prints the
-    summary as JSON and where the run went; exits with :data:`~engine.groups.cli_run.EXIT_INTERRUPTED` when
+    summary as JSON and where the run went; exits with :data:`~engine.command.exits.EXIT_INTERRUPTED` when
     stopped."""
     from engine.runlog.runner import run_experiment
 

@@ -1,8 +1,9 @@
 """What the training core reads from an experiment's config, the columns a run logs, and when it evaluates.
 
 Every run logs :data:`BASE_COLUMNS` (the loss, the Figure-2 measures of Gao et al. 2021 and the isotropy
-family on the evaluation sentences), then the experiment's own columns, then :data:`PROBE_COLUMNS` with a
-probe set, then the time split (:func:`metric_columns`).
+family on the evaluation sentences), then the experiment's own columns, then
+:data:`engine.core.measures.LABELLED_SET_COLUMNS` with a labelled set, then the time split
+(:func:`metric_columns`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Protocol
 from engine.core import measures
 
 #: the isotropy family measured at each evaluation beside IsoScore (:data:`engine.core.measures.GEOMETRY`), on
-# the : evaluation sentences; with a probe set also on it, as ``probe_<name>``
+# the : evaluation sentences; with a labelled set also on it, as ``probe_<name>``
 GEOMETRY_COLUMNS = measures.GEOMETRY
 BASE_COLUMNS = (
     "step",
@@ -24,8 +25,6 @@ BASE_COLUMNS = (
     measures.ISOSCORE,
     *GEOMETRY_COLUMNS,
 )
-#: the probe set's columns (:data:`engine.core.measures.PROBE_SET`: the silhouette, IsoScore and the family)
-PROBE_COLUMNS = measures.PROBE_SET
 TIME_COLUMNS = ("seconds", "eval_seconds")
 
 
@@ -56,9 +55,9 @@ class TrainingConfig(Protocol):
 
 
 def metric_columns(config: TrainingConfig, own: Sequence[str] = ()) -> list[str]:
-    """CSV columns: the base ones, the experiment's ``own``, the probe columns only when a probe set is given,
-    the time split."""
-    probe = list(PROBE_COLUMNS) if config.probe else []
+    """CSV columns: the base ones, the experiment's ``own``, the labelled set's columns only when one is
+    given, the time split."""
+    probe = list(measures.LABELLED_SET_COLUMNS) if config.probe else []
     return [*BASE_COLUMNS, *own, *probe, *TIME_COLUMNS]
 
 

@@ -1,5 +1,5 @@
 """The data of a run that trains an encoder: the training sentences (unsup) or NLI triples (SimCSE's sup),
-the STS-style evaluation pairs (:class:`EvalSet`), the optional labelled probe set, and the seeded batch order
+the STS-style evaluation pairs (:class:`EvalSet`), the optional labelled set, and the seeded batch order
 (:class:`BatchSampler`).
 
 Without a data folder a run trains on the demo corpus and evaluates on the demo pairs; every summary names
@@ -120,8 +120,8 @@ def eval_set_label(config: TrainingConfig) -> str:
     return load_eval(config).label
 
 
-def load_probe(config: TrainingConfig) -> Any:
-    """The labelled probe set (``LabelledTexts``), stratified to ``probe_limit``; None without a probe."""
+def load_labelled_set(config: TrainingConfig) -> Any:
+    """The labelled set (``LabelledTexts``), stratified to ``probe_limit``; None without a probe."""
     if not config.probe:
         return None
     from engine.data import stratified_subset

@@ -10,7 +10,7 @@ On the evaluation pairs (STS-B dev, or the demo pairs without a data folder):
   partition isotropy, Mu & Viswanath 2018), and the covariance spectrum (eigenvalues, descending, length
   d; written to ``spectrum.csv``): SimCSE reads the flattening of this spectrum as what the contrastive
   objective does (Gao et al. 2021, Sec. 5);
-- with a labelled probe set: ``probe_silhouette`` and the same family as ``probe_<name>``.
+- with a labelled set: ``probe_silhouette`` and the same family as ``probe_<name>``.
 
 The evaluation sentences (and the probe's) are tokenised once, length-sorted into batches padded to their
 own longest sentence; each evaluation only runs the forward passes, in inference mode and in the run's
@@ -62,10 +62,10 @@ class Evaluator:
         self.precision = precision
         self.device = next(encoder.model.parameters()).device
         self.tokens = encoder.pretokenize(evalset.sentences, batch_size=EVAL_BATCH)
-        self.probe_tokens = (
+        self.labelled_tokens = (
             None if probe is None else encoder.pretokenize(list(probe.texts), batch_size=EVAL_BATCH)
         )
-        self.probe_labels = None if probe is None else [str(label) for label in probe.labels]
+        self.labelled_classes = None if probe is None else [str(label) for label in probe.labels]
 
     def _family(self, points: np.ndarray, prefix: str = "") -> tuple[dict[str, Any], np.ndarray | None]:
         from engine.metrics import isoscore
@@ -87,7 +87,7 @@ class Evaluator:
     @property
     def sentences(self) -> int:
         """The sentences one evaluation encodes: the evaluation pairs' and the probe's."""
-        return self.tokens.count + (self.probe_tokens.count if self.probe_tokens is not None else 0)
+        return self.tokens.count + (self.labelled_tokens.count if self.labelled_tokens is not None else 0)
 
     def __call__(
         self, stop: threading.Event, progress: Callable[[int, int], None] | None = None
@@ -116,13 +116,15 @@ class Evaluator:
             "_points": emb,
             "_spectrum": spectrum,
         }
-        if self.probe_tokens is not None:
-            probe_emb = self._encode(self.probe_tokens, stop, then)
-            if probe_emb is None:
+        if self.labelled_tokens is not None:
+            labelled_emb = self._encode(self.labelled_tokens, stop, then)
+            if labelled_emb is None:
                 return out
-            probe_family, _ = self._family(probe_emb, "probe_")
+            labelled_family, _ = self._family(labelled_emb, "probe_")
             out.update(
-                probe_silhouette=silhouette(probe_emb, self.probe_labels), **probe_family, _points=probe_emb
+                probe_silhouette=silhouette(labelled_emb, self.labelled_classes),
+                **labelled_family,
+                _points=labelled_emb,
             )
         return out
 

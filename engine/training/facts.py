@@ -9,7 +9,7 @@ from typing import Any
 from engine.core import paths
 from engine.data.names import evaluation_set, labelled_set
 
-#: measured on the evaluation pairs (the others: on the training batches, or on the probe set as probe_*)
+#: measured on the evaluation pairs (the others: on the training batches, or on the labelled set as probe_*)
 EVALUATED = ("alignment", "uniformity", "sts_spearman", "isoscore")
 
 
@@ -19,7 +19,7 @@ def measured_on(
     """The data ``metric`` (None: the run's evaluation) was measured on, in words: the evaluation pairs, from
     the run's summary (``eval_set``, else ``train_and_eval``) or, before the summary exists, as the run
     resolves them (the config's ``eval``, else STS-B dev when the data folder holds ``stsb/``, else the
-    built-in demo pairs); a ``probe_*`` measure: the probe set; None for the others (the training loss)."""
+    built-in demo pairs); a ``probe_*`` measure: the labelled set; None for the others (the training loss)."""
     if metric is not None and metric not in EVALUATED:
         if metric.startswith("probe_") and config.get("probe"):
             return labelled_set({"data": config["probe"]})
@@ -38,7 +38,7 @@ def measured_on(
 
 
 def data_rows(config: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
-    """The replay's data rows of a run: training data, evaluation, views and probe set."""
+    """The replay's data rows of a run: training data, evaluation, views and labelled set."""
     summary = summary or {}
     sets = summary.get("train_and_eval") if isinstance(summary.get("train_and_eval"), list) else []
     rows = [
@@ -54,5 +54,5 @@ def data_rows(config: Mapping[str, Any], summary: Mapping[str, Any] | None = Non
     if summary.get("views"):
         rows.append(("Views", str(summary["views"])))
     if config.get("probe"):
-        rows.append(("Probe set", str(config["probe"])))
+        rows.append(("Labelled set", str(config["probe"])))
     return rows

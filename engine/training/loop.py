@@ -27,7 +27,7 @@ from engine.core import stopping
 from engine.runlog.events import Event, Meter, Points, Progress, Row, relay
 from engine.training import distributed
 from engine.training.config import TrainingConfig, is_eval_step, is_snapshot_step
-from engine.training.data import load_eval, load_probe, load_training
+from engine.training.data import load_eval, load_labelled_set, load_training
 from engine.training.evaluation import Evaluator
 
 #: ``make(config, data, world, device)`` -> the trainer (its ``encoder``, ``step(step) -> loss``)
@@ -79,7 +79,7 @@ def _train(
             data = load_training(config)
             stopping.check()
             evalset = load_eval(config)
-            probe = load_probe(config)
+            probe = load_labelled_set(config)
             stopping.check()
     except stopping.Stopped:
         return

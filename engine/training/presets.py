@@ -9,7 +9,7 @@ from engine.core import paths
 
 #: the short CPU version of a preset (``python -m engine lessons check --short``): the demo corpus and all
 #: its pairs (no data folder needed; every pair, so that a seed changes the training, not the evaluation
-#: set), a few small steps, no probe set or snapshots
+#: set), a few small steps, no labelled set or snapshots
 SHORT: dict[str, Any] = {
     "train": "demo",
     "eval": "demo-pairs",

@@ -10,7 +10,8 @@ import numpy as np
 from engine.compute.device import precision_name, resolve_device
 from engine.core import measures
 from engine.core.errors import ConfigError, one_line
-from engine.training.config import GEOMETRY_COLUMNS, PROBE_COLUMNS, TrainingConfig
+from engine.core.measures import LABELLED_SET_COLUMNS
+from engine.training.config import GEOMETRY_COLUMNS, TrainingConfig
 from engine.training.data import default_sets, eval_set_label
 
 #: columns whose first and last logged values every such summary reports (``<column>_start`` / ``_end``); an
@@ -27,7 +28,7 @@ EVALUATED_COLUMNS = (
 def summary_columns(own: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The columns a summary reports start and end of: the evaluated ones, the experiment's ``own``, the
     probe's."""
-    return (*EVALUATED_COLUMNS, *own, *PROBE_COLUMNS)
+    return (*EVALUATED_COLUMNS, *own, *LABELLED_SET_COLUMNS)
 
 
 def training_summary(

@@ -98,14 +98,20 @@ def test_runs_table_from_run_folders(tmp_path: Path) -> None:
     assert main(["results", str(doc), "--root", str(tmp_path), "--check"]) == 0  # up to date
 
 
+def results_doc(folder: Path, kind: str, *blocks: tuple[str, str]) -> tuple[Path, str]:
+    """``folder``/r.md holding a ``kind`` results block per (arguments, old text) of ``blocks``; the file and
+    its text."""
+    end = f"<!-- /results:{kind} -->"
+    body = "".join(f"<!-- results:{kind} {args} -->\n{old}\n{end}\n" for args, old in blocks)
+    doc = folder / "r.md"
+    doc.write_text(body, encoding="utf-8")
+    return doc, body
+
+
 def test_missing_and_stale_runs_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _run_folder(tmp_path / "old", results.ALPHA_REQ_SINCE - 86_400, [0.3, 0.2], alpha=True)
-    doc = tmp_path / "r.md"
-    body = (
-        "<!-- results:runs measures=alpha_req old -->\nold α\n<!-- /results:runs -->\n"
-        "<!-- results:runs measures=isoscore gone -->\nold iso\n<!-- /results:runs -->\n"
-    )
-    doc.write_text(body, encoding="utf-8")
+    old, gone = ("measures=alpha_req old", "old α"), ("measures=isoscore gone", "old iso")
+    doc, body = results_doc(tmp_path, "runs", old, gone)
     assert main(["results", str(doc), "--root", str(tmp_path)]) == 1
     assert doc.read_text(encoding="utf-8") == body
     err = capsys.readouterr().err.splitlines()
@@ -152,12 +158,8 @@ def test_a_script_table_is_what_its_script_prints_with_command_and_date(tmp_path
         encoding="utf-8",
     )
     (tmp_path / "elsewhere.py").write_text("print('| x |')\n", encoding="utf-8")
-    doc = tmp_path / "r.md"
-    body = (
-        "<!-- results:script scripts/table.py 1 'two words' -->\nold\n<!-- /results:script -->\n"
-        "<!-- results:script scripts/table.py fail -->\nkept\n<!-- /results:script -->\n"
-    )
-    doc.write_text(body, encoding="utf-8")
+    two_words, failing = ("scripts/table.py 1 'two words'", "old"), ("scripts/table.py fail", "kept")
+    doc, _ = results_doc(tmp_path, "script", two_words, failing)
     assert main(["results", str(doc), "--root", str(tmp_path)]) == 1
     text = doc.read_text(encoding="utf-8")
     assert (

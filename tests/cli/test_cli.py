@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from engine import cli, runlog
-from engine.groups import cli_run
 from engine.runlog import events
+from engine.runlog.out_dir import prepare_out_dir
 from tests.headers import PROBE_HEADER
 
 REPO = Path(__file__).resolve().parents[2]
@@ -94,8 +94,8 @@ def test_existing_run_is_never_overwritten_without_force(tmp_path: Path) -> None
     writer.append({"step": 0})
     writer.finish("finished")
     with pytest.raises(cli.ConfigError, match="already holds a run"):
-        cli_run.prepare_out_dir(str(tmp_path), force=False)
-    assert cli_run.prepare_out_dir(str(tmp_path), force=True) == tmp_path
+        prepare_out_dir(str(tmp_path), force=False)
+    assert prepare_out_dir(str(tmp_path), force=True) == tmp_path
 
 
 def test_a_users_own_metrics_csv_is_no_run(tmp_path: Path) -> None:
@@ -103,7 +103,7 @@ def test_a_users_own_metrics_csv_is_no_run(tmp_path: Path) -> None:
     (tmp_path / "metrics.csv").write_text("step\n0\n")
     for force in (False, True):
         with pytest.raises(cli.ConfigError, match="holds no run the lab wrote"):
-            cli_run.prepare_out_dir(str(tmp_path), force=force)
+            prepare_out_dir(str(tmp_path), force=force)
     assert (tmp_path / "metrics.csv").read_text() == "step\n0\n"
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -16,7 +15,8 @@ import pytest
 from waiting import wait_for
 
 from engine import cli, runlog
-from engine.groups import cli_run
+from engine.command import signals
+from engine.command.exits import engine_command
 from engine.lessons import check as lessons_check
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,19 +42,31 @@ def restored_signals():
 
 def test_sigint_ignored_at_start_is_handled_again(restored_signals) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    cli_run.stop_on_sigterm(threading.Event())
+    signals.stop_on_sigterm(threading.Event())
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def test_ctrl_c_stops_a_background_run_of_a_script(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    child = subprocess.Popen(
-        [sys.executable, "-m", "engine", *LONG_PROBE, "--threads", "1", "--out", str(out)],
+def engine_child(*args: str, **options) -> subprocess.Popen:
+    """``python -m engine ARGS`` in a child process of this checkout, its output read as text."""
+    return subprocess.Popen(
+        engine_command(*args),
         cwd=REPO,
         env=ENV,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        **options,
+    )
+
+
+def test_ctrl_c_stops_a_background_run_of_a_script(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    child = engine_child(
+        *LONG_PROBE,
+        "--threads",
+        "1",
+        "--out",
+        str(out),
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # what `cmd &` in a script does
     )
     try:
@@ -70,7 +82,7 @@ def test_ctrl_c_stops_a_background_run_of_a_script(tmp_path: Path) -> None:
 
 
 def test_sigterm_to_a_command_of_several_runs_is_a_line_and_143(restored_signals, capsys) -> None:
-    @cli_run.reports_stop("demo", "what was done is kept")
+    @signals.reports_stop("demo", "what was done is kept")
     def command() -> int:
         os.kill(os.getpid(), signal.SIGTERM)  # raised as Terminated, a KeyboardInterrupt, in this thread
         time.sleep(5)
@@ -82,14 +94,7 @@ def test_sigterm_to_a_command_of_several_runs_is_a_line_and_143(restored_signals
 
 
 def test_lessons_check_ends_on_sigterm_with_a_line(tmp_path: Path) -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-m", "engine", "lessons", "check", "--short", "--out", str(tmp_path / "check")],
-        cwd=REPO,
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    child = engine_child("lessons", "check", "--short", "--out", str(tmp_path / "check"))
     try:
         _wait_for(lambda: any(tmp_path.glob("check/*/*/status.json")), child)
         child.send_signal(signal.SIGTERM)

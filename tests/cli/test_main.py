@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from waiting import wait_for
 
-from engine.groups.cli_run import engine_command
+from engine.command.exits import engine_command
 
 
 def test_an_interrupt_while_importing_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:

@@ -68,7 +68,7 @@ def test_measured_on_and_describe_go_through_the_entry_and_an_unknown_kind_is_na
         and experiments.measured_on("other", {}, None, "x") is None
     )
     assert experiments.describe("probe", {"data": "demo", "limit": 50}) == [("Data", "demo (limit 50)")]
-    assert ("Probe set", "demo") in experiments.describe("simcse", {"mode": "unsup", "probe": "demo"})
+    assert ("Labelled set", "demo") in experiments.describe("simcse", {"mode": "unsup", "probe": "demo"})
     assert experiments.describe("other", {}) == [] and experiments.title("other") == "other"
 
 

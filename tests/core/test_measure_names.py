@@ -12,9 +12,10 @@ import pytest
 
 from engine import charts, runlog
 from engine.core import experiments, measures
-from engine.core.lesson_claims import PASS, Claim
+from engine.core.lesson_claims import Claim
 from engine.core.measures import RANKME
 from engine.lessons import check as lessons_check
+from engine.lessons.judging import PASS
 
 REPO = Path(__file__).resolve().parents[2]
 #: where the app's code lives (its tests, benchmarks and scripts are not counted)

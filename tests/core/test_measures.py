@@ -54,13 +54,13 @@ def test_directions_and_ranges_of_the_isotropy_family() -> None:
     assert get("spectrum").scale == "log"
 
 
-def test_probe_set_variants_are_their_base_measured_again() -> None:
-    for base in measures.ON_PROBE_SET:
+def test_labelled_set_variants_are_their_base_measured_again() -> None:
+    for base in measures.ON_LABELLED_SET:
         variant = MEASURES[f"probe_{base}"]
         assert variant.explained_by == base and variant.range == MEASURES[base].range
-        assert variant.label.lower() == f"probe {MEASURES[base].label.lower()}"
-    assert charts.label("probe_isoscore") == "Probe IsoScore"
-    assert charts.label("probe_partition_isotropy") == "Probe partition isotropy I(W)"
+        assert variant.label.lower() == f"labelled-set {MEASURES[base].label.lower()}"
+    assert charts.label("probe_isoscore") == "Labelled-set IsoScore"
+    assert charts.label("probe_partition_isotropy") == "Labelled-set partition isotropy I(W)"
 
 
 def test_an_unknown_name_is_a_clear_error_and_an_unknown_column_still_gets_a_title() -> None:

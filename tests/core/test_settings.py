@@ -1,4 +1,4 @@
-"""engine.core.settings: the one place that declares and reads every knob and EMBEDLAB_* variable."""
+"""engine.core.settings: the one place that declares and reads every setting and EMBEDLAB_* variable."""
 
 from __future__ import annotations
 

@@ -170,6 +170,12 @@ SETTINGS = settings(
 )
 
 
+def rows_read(path) -> list[tuple]:
+    """The (text, label) rows :func:`read_table` reads from ``path``."""
+    frame = read_table(path)
+    return list(zip(frame["text"], frame["label"], strict=True))
+
+
 @SETTINGS
 @given(rows=ROWS)
 def test_csv_round_trip(tmp_path, rows):
@@ -179,8 +185,7 @@ def test_csv_round_trip(tmp_path, rows):
     writer.writerows(rows)
     path = tmp_path / "prop.csv"
     path.write_text(buf.getvalue(), encoding="utf-8")
-    frame = read_table(path)
-    assert list(zip(frame["text"], frame["label"], strict=True)) == rows
+    assert rows_read(path) == rows
 
 
 @SETTINGS
@@ -188,8 +193,7 @@ def test_csv_round_trip(tmp_path, rows):
 def test_tsv_round_trip_with_pandas_quoting(tmp_path, rows):
     path = tmp_path / "prop.tsv"
     pd.DataFrame(rows, columns=["text", "label"]).to_csv(path, sep="\t", index=False)
-    frame = read_table(path)
-    assert list(zip(frame["text"], frame["label"], strict=True)) == rows
+    assert rows_read(path) == rows
 
 
 @pytest.mark.parametrize("cell", ["\t\n", "\n", "x\ty", '""\t', '"'])
@@ -199,8 +203,7 @@ def test_tsv_quoted_cell_holding_tabs_and_newlines(tmp_path, cell):
     rows = [(cell, "pos"), ("plain", "neg")]
     path = tmp_path / "quoted.tsv"
     pd.DataFrame(rows, columns=["text", "label"]).to_csv(path, sep="\t", index=False)
-    frame = read_table(path)
-    assert list(zip(frame["text"], frame["label"], strict=True)) == rows
+    assert rows_read(path) == rows
 
 
 @SETTINGS
@@ -211,5 +214,4 @@ def test_jsonl_round_trip(tmp_path, rows):
         "".join(json.dumps({"text": t, "label": lab}, ensure_ascii=False) + "\n" for t, lab in rows),
         encoding="utf-8",
     )
-    frame = read_table(path)
-    assert list(zip(frame["text"], frame["label"], strict=True)) == rows
+    assert rows_read(path) == rows

@@ -13,41 +13,26 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import socket
-import subprocess
-import sys
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from app_server import CHROMIUM, CHROMIUM_ARGS, REPO, log_tail, running_app
 from probe_js import CHART_CURVE, FILM_SHOWN, LIVE_RENDERS, PROGRESS_TEXTS, SPECTRUM_LINES
 from waiting import wait_for
 
 from engine.core import settings
 from ui.navigation import PAGES
 
-REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"  # ignored by git
 SHOTS = ARTIFACTS / "screenshots"
 SCREENSHOTS = ("overview.png", "isotropy.png", "compare.png", "simcse.png")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 START = re.compile(r"Start$")  # the sidebar's Start (its Material icon's name may come first)
 LEAVE = re.compile("Leave projector mode")  # the projector's way out (its icon may change)
 STEPS = 1000  # long enough to watch the charts grow
 OVERVIEW_TEXT = "watch sentence embeddings take shape"  # a sentence of the Overview, the app's first page
 TITLES = [title for _, title, _ in PAGES]  # the app's pages, as its navigation declares them
-#: the server log's lines name their level and logger (Streamlit's default shows neither)
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _LOGGED_WARNING = re.compile(r"^\S+ \S+ (WARNING|ERROR|CRITICAL) (streamlit\S*): (.*)$")
 
 
@@ -58,36 +43,18 @@ class Server:
     pid: int
 
     def log_tail(self, chars: int = 3000) -> str:
-        log = self.cache / "server.log"
-        return f"server log tail:\n{log.read_text()[-chars:]}" if log.exists() else "no server log"
+        return log_tail(self.cache / "server.log", chars)
 
 
 def streamlit_warnings(log: str) -> list[str]:
     """The warnings (and errors) that Streamlit logged, one line each, from a server log written in
-    :data:`LOG_FORMAT`: a widget given a default and a Session State value, a deprecated argument, ..."""
+    :data:`app_server.LOG_FORMAT`: a widget given a default and a Session State value, a deprecated one."""
     return [line for line in log.splitlines() if _LOGGED_WARNING.match(line)]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def healthy(url: str, proc: subprocess.Popen, server: Server) -> bool:
-    if proc.poll() is not None:
-        raise AssertionError(f"streamlit exited with code {proc.returncode}\n{server.log_tail(2000)}")
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager
 def streamlit_server(cache: Path) -> Iterator[Server]:
-    """``streamlit run app.py`` writing into ``cache``, until the block ends."""
-    port = free_port()
+    """``streamlit run app.py`` writing into ``cache`` (its log: ``server.log``), until the block ends."""
     env = {
         **os.environ,
         "EMBEDLAB_CACHE_DIR": str(cache),
@@ -96,43 +63,8 @@ def streamlit_server(cache: Path) -> Iterator[Server]:
         "EMBEDLAB_APP_DATA_DIR": "none",
     }
     env.pop("EMBEDLAB_DATA_DIR", None)
-    with open(cache / "server.log", "w") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.headless=true",
-                f"--server.port={port}",
-                "--server.address=127.0.0.1",
-                "--browser.gatherUsageStats=false",
-                "--server.fileWatcherType=none",
-                f"--logger.messageFormat={LOG_FORMAT}",
-            ],
-            cwd=REPO,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        server = Server(f"http://127.0.0.1:{port}", cache, proc.pid)
-        try:
-            wait_for(
-                lambda: healthy(server.url, proc, server),
-                120,
-                "streamlit to answer its health check",
-                interval=0.5,
-                describe=server.log_tail,
-            )
-            yield server
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with running_app(env, cache / "server.log") as (proc, url):
+        yield Server(url, cache, proc.pid)
 
 
 @contextlib.contextmanager
@@ -140,7 +72,7 @@ def chromium() -> Iterator:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
         try:
             yield browser
         finally:
@@ -428,6 +360,12 @@ def overlap(one: dict | None, other: dict | None) -> float:
     return max(width, 0.0) * max(height, 0.0)
 
 
+def isotropy_charts_shown(page, why, seconds: float, what: str) -> None:
+    """Wait (``seconds`` at most) until the Isotropy page shows its heading and charts, and is idle."""
+    page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=seconds * 1000)
+    wait_for(lambda: page.locator(".js-plotly-plot").count() > 0 and idle(page), seconds, what, describe=why)
+
+
 def projector_mode(browser, server: Server, shots: Path) -> dict:
     """On the Isotropy page (showing the newest run): turn projector mode on, check that the sidebar and the
     header are hidden and the figures' text is large, save ``projector.png``, and turn it off again.
@@ -435,13 +373,7 @@ def projector_mode(browser, server: Server, shots: Path) -> dict:
     page = browser.new_page(viewport={"width": 1500, "height": 1000})
     why = explain(page, server)
     page.goto(f"{server.url}/isotropy")
-    page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=90_000)
-    wait_for(
-        lambda: page.locator(".js-plotly-plot").count() > 0 and idle(page),
-        90,
-        "the run's charts",
-        describe=why,
-    )
+    isotropy_charts_shown(page, why, 90, "the run's charts")
     page.get_by_text("Projector mode", exact=True).first.click()
     page.get_by_role("button", name=LEAVE).wait_for(timeout=30_000)
     wait_for(

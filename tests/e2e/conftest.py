@@ -4,7 +4,8 @@ after the module) and one chromium for it; skipped where /usr/bin/chromium or Pl
 from __future__ import annotations
 
 import pytest
-from browser_flow import CHROMIUM, chromium, streamlit_server
+from app_server import CHROMIUM
+from browser_flow import chromium, streamlit_server
 
 
 @pytest.fixture(scope="module")

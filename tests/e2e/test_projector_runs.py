@@ -7,7 +7,8 @@ test-artifacts/screenshots/projector-four-runs.png."""
 from __future__ import annotations
 
 import pytest
-from browser_flow import CHROMIUM, SHOTS, chromium, explain, idle, streamlit_server, streamlit_warnings
+from app_server import CHROMIUM
+from browser_flow import SHOTS, chromium, explain, idle, streamlit_server, streamlit_warnings
 from waiting import wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]

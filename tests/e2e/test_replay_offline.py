@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_flow import CHROMIUM, chromium
+from app_server import CHROMIUM
+from browser_flow import chromium
 
 from engine.replay import lesson
 from tests.replay.test_replay import make_probe_run, make_simcse_run

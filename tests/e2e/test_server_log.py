@@ -1,7 +1,7 @@
 """Streamlit logs no warning while a lecturer clicks through the app: the Overview's demo (whose settings
 the Isotropy sidebar then shows: the widget values the Session State API sets), a preset on every
 experiment page, every page of the navigation, projector mode on and off. The server's log names each line's
-level (browser_flow.LOG_FORMAT); any WARNING or ERROR line of a ``streamlit`` logger fails the test."""
+level (app_server.LOG_FORMAT); any WARNING or ERROR line of a ``streamlit`` logger fails the test."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from browser_flow import (
     explain,
     go,
     idle,
+    isotropy_charts_shown,
     open_overview,
     streamlit_warnings,
 )
@@ -45,13 +46,7 @@ def test_clicking_through_the_app_logs_no_streamlit_warning(server) -> None:
         why = explain(page, server)
         open_overview(page, server, why)
         page.get_by_role("button", name="Start the demo").click()  # its settings fill the Isotropy sidebar
-        page.get_by_role("heading", name="Isotropy vs clusters").first.wait_for(timeout=60_000)
-        wait_for(
-            lambda: page.locator(".js-plotly-plot").count() > 0 and idle(page),
-            120,
-            "the demo's charts",
-            describe=why,
-        )
+        isotropy_charts_shown(page, why, 120, "the demo's charts")
         page.get_by_role("button", name="Stop").first.click()
         for title in TITLES:
             go(page, title, OVERVIEW if title == "Overview" else None)

@@ -45,19 +45,7 @@ def variant(bundled):
 @pytest.fixture(scope="session")
 def tiny_dir(tmp_path_factory: pytest.TempPathFactory, bundled) -> Path:
     """A tiny random BERT (hidden 16, 2 layers) with the bundled tokenizer, saved in HF format."""
-    import torch
-    from transformers import BertConfig, BertModel
+    from tiny_bert import save_tiny_bert
 
     folder = tmp_path_factory.mktemp("tiny-bert")
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=bundled.tokenizer.vocab_size,
-        hidden_size=16,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=64,
-    )
-    BertModel(config).save_pretrained(folder)
-    bundled.tokenizer.save_pretrained(folder)
-    return folder
+    return save_tiny_bert(folder, bundled.tokenizer, hidden=16, heads=2, intermediate=32, positions=64)

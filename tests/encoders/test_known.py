@@ -62,21 +62,28 @@ def test_the_remembered_fingerprint_is_the_loaded_encoders(tiny_dir: Path) -> No
     assert known.recall(known.identity(tiny_dir, "avg")) is None  # another pooling: another encoder
 
 
-def test_new_weights_in_the_same_folder_are_loaded_and_encoded_afresh(
-    tiny_dir: Path, tmp_path: Path, loads: list[str]
-) -> None:
-    """A model saved again over its folder (same names, same sizes: only the bytes differ) must not be
-    answered with the old weights' embeddings."""
+def encoded_then_changed(tiny_dir: Path, folder: Path, changed: Path) -> np.ndarray:
+    """The tiny model copied to ``folder`` and encoded by name (the embeddings returned), then its weights
+    changed (× −1.5, the same names and sizes) and saved into ``changed``."""
     from transformers import BertModel
 
-    folder = tmp_path / "model"
     shutil.copytree(tiny_dir, folder)
     before = known.encode_by_name(folder, TEXTS, device="cpu")
     model = BertModel.from_pretrained(folder)
     with torch.no_grad():
         for weight in model.parameters():
             weight.mul_(-1.5)
-    model.save_pretrained(folder)
+    model.save_pretrained(changed)
+    return before
+
+
+def test_new_weights_in_the_same_folder_are_loaded_and_encoded_afresh(
+    tiny_dir: Path, tmp_path: Path, loads: list[str]
+) -> None:
+    """A model saved again over its folder (same names, same sizes: only the bytes differ) must not be
+    answered with the old weights' embeddings."""
+    folder = tmp_path / "model"
+    before = encoded_then_changed(tiny_dir, folder, folder)
     after = known.encode_by_name(folder, TEXTS, device="cpu")
     assert loads == [str(folder), str(folder)]
     assert not np.allclose(after, before)
@@ -88,16 +95,8 @@ def test_weights_rewritten_in_place_with_their_old_time_are_loaded_afresh(
 ) -> None:
     """Issue 47, harmful case 3: ``model.safetensors`` rewritten in place (same size, same inode) and its old
     modification time put back (``touch -r``, ``os.utime``) was answered with the old weights' embeddings."""
-    from transformers import BertModel
-
     folder, other = tmp_path / "model", tmp_path / "other"
-    shutil.copytree(tiny_dir, folder)
-    before = known.encode_by_name(folder, TEXTS, device="cpu")
-    model = BertModel.from_pretrained(folder)
-    with torch.no_grad():
-        for weight in model.parameters():
-            weight.mul_(-1.5)
-    model.save_pretrained(other)
+    before = encoded_then_changed(tiny_dir, folder, other)
     weights = folder / "model.safetensors"
     new_bytes, old = (other / "model.safetensors").read_bytes(), weights.stat()
     assert len(new_bytes) == old.st_size

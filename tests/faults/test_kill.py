@@ -14,7 +14,7 @@ import pytest
 from waiting import wait_for
 
 from engine import runlog
-from engine.groups.cli_run import engine_command
+from engine.command.exits import engine_command
 from engine.probe.measure import GEOMETRY
 from engine.runlog.runner import EXPERIMENTS
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine import cli, groups
-from engine.groups.cli_run import engine_command
+from engine.command.exits import engine_command
 from engine.groups.lock import RUNNER_LOCK
 
 HOLD = """

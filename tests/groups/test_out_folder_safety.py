@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine import cli, runlog
 from engine.core.errors import ConfigError
-from engine.groups.cli_run import prepare_out_dir
+from engine.runlog.out_dir import prepare_out_dir
 
 PROBE = ["probe", "--data", "demo", "--steps", "2"]
 

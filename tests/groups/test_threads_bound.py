@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine import cli
-from engine.groups.cli_run import THREADS_PER_CPU
+from engine.command.threads import THREADS_PER_CPU
 
 
 @pytest.mark.parametrize("threads", ["0", "-1", "100000", str(THREADS_PER_CPU * (os.cpu_count() or 1) + 1)])

@@ -15,8 +15,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from engine.jepa.augmentations import context_view
 from engine.jepa.step import make_trainer, unwrapped
-from engine.jepa.views import context_view
 from engine.training.augment import step_rng
 from engine.training.data import load_training
 

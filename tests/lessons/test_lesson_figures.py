@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from engine.core import experiments
-from engine.core.lesson_claims import PASS, Claim, Trace, judge
+from engine.core.lesson_claims import Claim
 from engine.lessons import numbers as lesson_figures
 from engine.lessons import texts as lessons
+from engine.lessons.judging import PASS, Trace, judge
 from engine.lessons.numbers import (
+    LECTURE_SUFFIX,
     PLACEHOLDER,
     fill,
     fill_lesson,
@@ -145,7 +147,7 @@ def test_the_lessons_figures_are_the_presets_own_runs_with_three_seeds_and_every
     full = {lesson_figures.entry(claim): claim for claim in keyed}
     lecture = {lesson_figures.entry(claim, True): claim for claim in keyed}
     for name, meta in results["presets"].items():
-        short = name.endswith(presets.LECTURE_SUFFIX)
+        short = name.endswith(LECTURE_SUFFIX)
         assert meta["length"] == ("short" if short else "full") and len(meta["seeds"]) >= 3, name
     assert set(results["claims"]) <= set(full) | set(lecture), "recorded claims that no lesson states"
     missing = [
@@ -155,7 +157,7 @@ def test_the_lessons_figures_are_the_presets_own_runs_with_three_seeds_and_every
     ]
     assert not missing, f"claims recorded in neither version: {missing}"
     lectures = {claim.preset for claim in keyed if found[claim.preset].lecture}
-    assert {name + presets.LECTURE_SUFFIX for name in lectures} <= set(results["presets"]), (
+    assert {name + LECTURE_SUFFIX for name in lectures} <= set(results["presets"]), (
         "a preset with a lecture version whose lecture figures are not recorded"
     )
     for key, entry in results["claims"].items():

@@ -1,6 +1,6 @@
-"""Lessons that cannot lie: each lesson's claims are data (engine.core.lesson_claims), judged against run
-folders (engine.lessons.check), and ``python -m engine lessons check --short`` runs every lesson's short
-presets."""
+"""Lessons that cannot lie: each lesson's claims are data (engine.core.lesson_claims), judged
+(engine.lessons.judging) against run folders (engine.lessons.check), and ``python -m engine lessons check
+--short`` runs every lesson's short presets."""
 
 from __future__ import annotations
 
@@ -12,21 +12,21 @@ import pytest
 
 from engine.cli import main
 from engine.core import experiments
-from engine.core.lesson_claims import (
+from engine.core.lesson_claims import Claim
+from engine.lessons import check as lessons_check
+from engine.lessons import presets
+from engine.lessons.check import read_trace
+from engine.lessons.judging import (
     FAIL,
     MISSING,
     PAPER,
     PASS,
     VACUOUS,
-    Claim,
     Trace,
     holds,
     judge,
     pooled_sd,
 )
-from engine.lessons import check as lessons_check
-from engine.lessons import presets
-from engine.lessons.check import read_trace
 
 
 def _claim(expect: str, **fields) -> Claim:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.lessons import presets
+from engine.lessons.numbers import LECTURE_SUFFIX
 from engine.runlog.runner import EXPERIMENTS
 
 
@@ -130,7 +131,7 @@ def test_a_lecture_version_queues_exactly_the_runs_the_short_check_judges() -> N
     lectures = [preset for preset in found.values() if preset.lecture]
     assert {preset.name for preset in lectures} >= {"Does JEPA collapse?", "SimCSE Figure 2"}
     for preset in lectures:
-        lecture = found[preset.name + presets.LECTURE_SUFFIX]
+        lecture = found[preset.name + LECTURE_SUFFIX]
         assert lecture.kind == preset.kind and not lecture.lecture and not lecture.demo
         settings = {"seed": 2, "device": "cpu"}
         assert presets.queue(lecture, settings) == presets.queue(preset, settings, short=True)

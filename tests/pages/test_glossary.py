@@ -9,6 +9,7 @@ from apphelpers import elements_in_order, errors
 
 from engine.core import measures
 from engine.lessons import texts as lessons
+from engine.simcse.lesson import SAME_MASK
 
 MEASURES = {
     "isoscore",
@@ -34,10 +35,10 @@ def test_every_measure_has_formula_range_direction_watch_and_source_from_the_reg
         assert term.formula and term.plain and term.watch and term.source and term.range and term.better, name
         assert set(term.watch) <= set(lessons.LESSONS), name
         measure = measures.get(name)
-        assert term.range == lessons.range_text(*measure.range), name
+        assert term.range == measures.range_text(*measure.range), name
         assert term.better.lower().startswith(measure.better), name
         assert term.label == measure.label, name
-    assert "SimCSE#" not in lessons.SAME_MASK and "issue 36" in lessons.SAME_MASK
+    assert "SimCSE#" not in SAME_MASK and "issue 36" in SAME_MASK
 
 
 def test_the_glossary_page_draws_each_term_with_rendered_math(app) -> None:

@@ -79,18 +79,15 @@ def _check_run(run_dir: Path, geometry_steps: list[int]) -> pd.DataFrame:
     return frame
 
 
+def snapshotted(**fields) -> probe.ProbeConfig:
+    """A short probe on 60 demo items on the CPU (lr 1e-2) that snapshots every step; ``fields`` set the
+    rest (or override these)."""
+    base = dict(data="demo", limit=60, lr=1e-2, snapshot_every=1, snapshot_limit=10_000, device="cpu")
+    return probe.ProbeConfig(**{**base, **fields})
+
+
 def test_demo_run_logs_every_measure_and_the_spectrum_of_the_classifier_inputs(tmp_path: Path) -> None:
-    config = probe.ProbeConfig(
-        data="demo",
-        limit=60,
-        steps=4,
-        lr=1e-2,
-        seed=0,
-        snapshot_every=1,
-        snapshot_limit=10_000,
-        geometry_every=1,
-        device="cpu",
-    )
+    config = snapshotted(steps=4, seed=0, geometry_every=1)
     summary = runner.run_experiment("probe", config, tmp_path / "run")
     frame = _check_run(tmp_path / "run", [0, 1, 2, 3, 4])
     assert frame.columns.tolist() == list(runner.EXPERIMENTS["probe"].columns)
@@ -111,17 +108,7 @@ def test_demo_run_logs_every_measure_and_the_spectrum_of_the_classifier_inputs(t
 
 def test_geometry_steps_leave_empty_cells_between(tmp_path: Path) -> None:
     """metric_every 2, geometry_every 2: logged 0, 2, 4, 6, 8, 9; geometry at 0, 4, 8 and the last, 9."""
-    config = probe.ProbeConfig(
-        data="demo",
-        limit=60,
-        steps=9,
-        lr=1e-2,
-        metric_every=2,
-        geometry_every=2,
-        snapshot_every=1,
-        snapshot_limit=10_000,
-        device="cpu",
-    )
+    config = snapshotted(steps=9, metric_every=2, geometry_every=2)
     assert [s for s in range(10) if is_geometry_step(s, config)] == [0, 4, 8, 9]
     runner.run_experiment("probe", config, tmp_path / "run")
     frame = _check_run(tmp_path / "run", [0, 4, 8, 9])
@@ -158,15 +145,7 @@ def test_paired_mode_measures_the_pair_vectors(tmp_path: Path) -> None:
     from engine.encoders import encode_cached, load_encoder
 
     path = _write_pairs(tmp_path)
-    config = probe.ProbeConfig(
-        data=str(path),
-        steps=3,
-        lr=1e-2,
-        snapshot_every=1,
-        snapshot_limit=10_000,
-        geometry_every=1,
-        device="cpu",
-    )
+    config = snapshotted(data=str(path), limit=None, steps=3, geometry_every=1)
     runner.run_experiment("probe", config, tmp_path / "run")
     _check_run(tmp_path / "run", [0, 1, 2, 3])
     pairs = pd.read_csv(path, sep="\t")
@@ -182,19 +161,7 @@ def test_paired_mode_measures_the_pair_vectors(tmp_path: Path) -> None:
 def test_sampled_measures_are_those_of_the_sampled_rows(fixed: bool) -> None:
     """sample_size: every measure of a logged step on the same seeded sample of items, fresh per step (or
     step 0's for the whole run with fixed_sample), equal to the exact functions on exactly those rows."""
-    config = probe.ProbeConfig(
-        data="demo",
-        limit=60,
-        steps=3,
-        lr=1e-2,
-        seed=5,
-        sample_size=30,
-        fixed_sample=fixed,
-        geometry_every=1,
-        snapshot_every=1,
-        snapshot_limit=10_000,
-        device="cpu",
-    )
+    config = snapshotted(steps=3, seed=5, sample_size=30, fixed_sample=fixed, geometry_every=1)
     events = list(probe.run_probe(config))
     labels = np.array(next(e for e in events if isinstance(e, Points)).labels)
     rows = [e for e in events if isinstance(e, Row)]

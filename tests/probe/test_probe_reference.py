@@ -56,7 +56,7 @@ from sklearn.metrics import silhouette_score
 from torch import nn
 
 from engine import probe, runlog
-from engine.groups.cli_run import engine_command
+from engine.command.exits import engine_command
 from engine.runlog import runner
 from engine.runlog.events import Points, Row
 

@@ -16,10 +16,10 @@ import torch
 from sklearn.metrics import f1_score
 
 from engine import probe, runlog
+from engine.command.exits import engine_command
 from engine.core.errors import ConfigError, DataError
 from engine.data import LabelledVectors, LabelledWords, load_dataset, load_npz, read_word_vectors
 from engine.data.wordnet import read_wordnet_words
-from engine.groups.cli_run import engine_command
 from engine.probe import compute, objectives
 from engine.probe.model import micro_f1
 from engine.probe.vectors import one_piece_ids, table_vectors

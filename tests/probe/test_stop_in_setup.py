@@ -15,8 +15,8 @@ import pytest
 from waiting import wait_for
 
 from engine import runlog
+from engine.command.exits import engine_command
 from engine.encoders.encoder import Encoder
-from engine.groups.cli_run import engine_command
 from engine.probe import ProbeConfig
 from engine.runlog import runner
 

@@ -16,8 +16,8 @@ from waiting import wait_for
 
 from engine import jobs, runlog
 from engine.cli import main
+from engine.command.exits import engine_command
 from engine.core.errors import ConfigError, RunFailed
-from engine.groups.cli_run import engine_command
 from engine.runlog import runner
 from engine.runlog.events import Row
 

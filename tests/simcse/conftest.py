@@ -12,6 +12,6 @@ from tests.training.fixtures import _fresh_cache_per_test, config_factory  # noq
 @pytest.fixture
 def tiny_config(tiny_dir: Path):
     """A factory of fast SimCSEConfig on the demo corpus with the tiny model on CPU."""
-    from engine.simcse.train import SimCSEConfig
+    from engine.simcse.config import SimCSEConfig
 
     return config_factory(SimCSEConfig, tiny_dir)

@@ -10,7 +10,9 @@ import torch.nn.functional as F
 
 from engine.compute import device as device_mod
 from engine.runlog.events import Row
-from engine.simcse.train import SimCSEConfig, make_trainer, summarize, train_simcse
+from engine.simcse.config import SimCSEConfig
+from engine.simcse.step import make_trainer
+from engine.simcse.train import summarize, train_simcse
 from engine.training.data import eval_set_label, load_eval, load_training
 from engine.training.towers import length_buckets
 

@@ -103,8 +103,8 @@ def test_the_flags_are_the_knobs_with_figure2s_defaults() -> None:
     it declares (the [CLS] start, 250 steps) differ."""
     from engine.core import flags
     from engine.core.knobs import knob_of
+    from engine.simcse.config import SimCSEConfig
     from engine.simcse.figure2_runs import DEFAULTS, KNOBS, build_parser
-    from engine.simcse.train import SimCSEConfig
 
     actions = {action.dest: action for action in build_parser()._actions}
     assert DEFAULTS == {"steps": 250, "encoder": "minilm-cls"}

@@ -30,7 +30,8 @@ def test_a_taken_cleaned_name_needs_force(tmp_path: Path, own_cache: Path, capsy
 
 def test_the_config_checks_the_name_too(own_cache: Path) -> None:
     from engine.core.errors import ConfigError
-    from engine.simcse.train import SimCSEConfig, train_simcse
+    from engine.simcse.config import SimCSEConfig
+    from engine.simcse.train import train_simcse
 
     (own_cache / "encoders" / "taken").mkdir(parents=True)
     with pytest.raises(ConfigError, match="already exists"):

@@ -12,8 +12,10 @@ import torch
 from engine.compute.device import autocast
 from engine.core.errors import ConfigError
 from engine.runlog.events import Points, Row
-from engine.simcse.train import SimCSEConfig, encode_views, summarize, train_simcse
-from engine.simcse.views import plan_of
+from engine.simcse.augmentations import plan_of
+from engine.simcse.config import SimCSEConfig
+from engine.simcse.step import encode_views
+from engine.simcse.train import summarize, train_simcse
 from engine.training.data import load_eval
 from engine.training.encoder import build_encoder
 from engine.training.towers import Towers

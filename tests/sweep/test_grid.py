@@ -14,7 +14,7 @@ from engine import cli
 from engine.core.errors import ConfigError
 from engine.groups.format import grid_members
 from engine.probe.config import ProbeConfig
-from engine.simcse.train import SimCSEConfig
+from engine.simcse.config import SimCSEConfig
 from engine.sweep.grid import parse_grid
 
 

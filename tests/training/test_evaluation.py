@@ -14,7 +14,7 @@ import torch
 from engine import metrics, runlog
 from engine.runlog.runner import run_experiment
 from engine.training.config import GEOMETRY_COLUMNS
-from engine.training.data import load_eval, load_probe
+from engine.training.data import load_eval, load_labelled_set
 from engine.training.encoder import build_encoder
 from engine.training.evaluation import Evaluator, geometry
 
@@ -48,13 +48,13 @@ def test_geometry_equals_the_single_metric_functions() -> None:
 def test_each_evaluation_logs_the_family_on_the_eval_sentences_and_the_probe(tiny_config) -> None:
     config = tiny_config(eval_limit=None, probe="demo", probe_limit=60)
     encoder, _ = build_encoder(config, CPU)
-    evalset, probe = load_eval(config), load_probe(config)
+    evalset, probe = load_eval(config), load_labelled_set(config)
     got = Evaluator(encoder, evalset, probe)(threading.Event())
     emb = encoder.encode(evalset.sentences, batch_size=128)  # the plain path, sentence by sentence
-    probe_emb = encoder.encode(list(probe.texts))
+    labelled_emb = encoder.encode(list(probe.texts))
     for name, want in _family(emb).items():
         assert got[name] == pytest.approx(want, rel=1e-4, abs=1e-5), name
-    for name, want in _family(probe_emb).items():
+    for name, want in _family(labelled_emb).items():
         assert got[f"probe_{name}"] == pytest.approx(want, rel=1e-4, abs=1e-5), name
     np.testing.assert_allclose(got["_spectrum"], metrics.spectrum(emb), rtol=1e-3, atol=1e-7)
     without = Evaluator(encoder, evalset, probe, geometry=False)(threading.Event())
@@ -104,7 +104,7 @@ def test_evaluation_forwards_run_in_the_runs_precision(tiny_config, monkeypatch:
     monkeypatch.setattr(device, "autocast", recording)
     config = tiny_config(probe="demo", probe_limit=40)
     encoder, _ = build_encoder(config, CPU)
-    evalset, probe = load_eval(config), load_probe(config)
+    evalset, probe = load_eval(config), load_labelled_set(config)
     fp32 = Evaluator(encoder, evalset, probe, precision="fp32")(threading.Event())
     assert entered == ["fp32", "fp32"]  # the evaluation sentences, then the probe's
     mixed = Evaluator(encoder, evalset, probe, precision="auto")(threading.Event())
@@ -123,7 +123,7 @@ def test_evaluator_equals_encoding_the_sentences_each_time(tiny_config) -> None:
     config = tiny_config(eval_limit=None, probe="demo", probe_limit=60)
     encoder, _ = build_encoder(config, CPU)
     evalset = load_eval(config)
-    probe = load_probe(config)
+    probe = load_labelled_set(config)
     evaluator = Evaluator(encoder, evalset, probe)
     got = evaluator(threading.Event())
     emb = encoder.encode(evalset.sentences, batch_size=128)

@@ -65,7 +65,7 @@ def test_no_experiment_imports_another_and_the_training_core_imports_none() -> N
 def test_a_function_level_import_of_another_experiment_is_found() -> None:
     """The walk is not vacuous: a lazy import inside a function, and a relative one, are imports."""
     path = REPO / "engine" / "jepa" / "step.py"
-    lazy = imported(path, "def f():\n    from engine.simcse.views import VIEWS\n    return VIEWS\n")
-    assert "engine.simcse.views" in lazy
-    relative = imported(path, "from ..simcse import views\n")
-    assert "engine.simcse" in relative and "engine.simcse.views" in relative
+    lazy = imported(path, "def f():\n    from engine.simcse.augmentations import VIEWS\n    return VIEWS\n")
+    assert "engine.simcse.augmentations" in lazy
+    relative = imported(path, "from ..simcse import augmentations\n")
+    assert "engine.simcse" in relative and "engine.simcse.augmentations" in relative

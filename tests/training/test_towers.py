@@ -12,8 +12,8 @@ import torch
 import torch.nn.functional as F
 
 import engine.training.towers as step_mod
+from engine.simcse.augmentations import plan_of
 from engine.simcse.step import contrastive_loss, encode_views
-from engine.simcse.views import plan_of
 from engine.training.data import load_training
 from engine.training.encoder import build_encoder
 from engine.training.towers import (

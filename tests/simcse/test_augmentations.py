@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.simcse.views import FIGURE2_RUNS, PAPER_ROWS, VIEWS, ViewPlan
+from engine.simcse.augmentations import FIGURE2_RUNS, PAPER_ROWS, VIEWS, ViewPlan
 from engine.training.augment import step_rng
 
 SENTENCE = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "today"]
@@ -16,7 +16,7 @@ def test_second_view_only_is_augmented() -> None:
 
 
 def test_registry_entries_are_documented_and_map_to_config_fields() -> None:
-    from engine.simcse.train import SimCSEConfig
+    from engine.simcse.config import SimCSEConfig
 
     for name, switch in VIEWS.items():
         assert switch.name == name and switch.explanation and "\n" not in switch.explanation
@@ -26,7 +26,7 @@ def test_registry_entries_are_documented_and_map_to_config_fields() -> None:
 
 
 def test_paper_rows_are_expressible() -> None:
-    from engine.simcse.train import SimCSEConfig
+    from engine.simcse.config import SimCSEConfig
 
     assert list(FIGURE2_RUNS) == ["unsup-simcse", "no-dropout", "fixed-0.1", "delete-one-word"]
     for name, row in PAPER_ROWS.items():

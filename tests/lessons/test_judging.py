@@ -1,9 +1,10 @@
-"""A comparison judged on one seed (engine/core/lesson_claims.py): its sd is 0, so the 2-pooled-sd margin
+"""A comparison judged on one seed (engine/lessons/judging.py): its sd is 0, so the 2-pooled-sd margin
 cannot apply, and its verdict says "one seed: no margin", never "holds"."""
 
 from __future__ import annotations
 
-from engine.core.lesson_claims import ONE_SEED, PAPER, PASS, Claim, Trace, judge
+from engine.core.lesson_claims import Claim
+from engine.lessons.judging import ONE_SEED, PAPER, PASS, Trace, judge
 
 
 def trace(*values: float) -> Trace:

@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.jepa.augmentations import MAX_SPANS, context_view, describe, span_mask
 from engine.jepa.config import JEPAConfig
-from engine.jepa.views import MAX_SPANS, context_view, describe, span_mask
 
 
 def _spans(masked: list[bool]) -> int:

@@ -66,7 +66,7 @@ class Param:
 
 @dataclass(frozen=True)
 class ViewSwitch:
-    """One ablation switch: what it sets in :class:`~engine.simcse.train.SimCSEConfig` and why."""
+    """One ablation switch: what it sets in :class:`~engine.simcse.config.SimCSEConfig` and why."""
 
     name: str
     explanation: str  # one line, shown by the UI and the CLI help
