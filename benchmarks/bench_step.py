@@ -231,7 +231,7 @@ def cli_config(
     checks, :mod:`engine.core.flags`; not the whole parser, which imports every experiment)."""
     import importlib
 
-    from engine.core.experiments import EXPERIMENTS
+    from engine.experiments import EXPERIMENTS
 
     cli = importlib.import_module(EXPERIMENTS[kind].cli)
     parser = argparse.ArgumentParser()

@@ -13,7 +13,7 @@ Its parts, bottom to top (a part imports only parts above it in this list; check
 - ``groups``    runs over seeds or a grid, and the run plumbing every experiment's command line shares
 - ``training``  the training core SimCSE and JEPA share (set-up, loop, command line, summary)
 - ``probe``, ``simcse``, ``jepa``
-                the three experiments, one package each, registered in ``core.experiments``
+                the three experiments, one package each, registered in ``engine.experiments``
 - ``lessons``   the lessons' texts and numbers, the presets, ``lessons check``
 - ``sweep``     grids of runs, locally or on Ray
 - ``claims``    the isotropy paper's claims table, and ``python -m engine results`` (the docs' tables)

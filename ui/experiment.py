@@ -13,7 +13,7 @@ import streamlit as st
 
 from engine import charts
 from engine.core.errors import EmbedlabError
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from engine.jobs import Job
 from engine.jobs.job import config_dict
 from engine.lessons import texts as lessons

@@ -19,8 +19,8 @@ from typing import Any
 
 import streamlit as st
 
-from engine.core.experiments import EXPERIMENTS
 from engine.core.knobs import Knob, knob_of, knobs
+from engine.experiments import EXPERIMENTS
 
 KEEP = {"persist_state": "session"}  # widget values survive page switches
 SLIDER_FORMAT = "%.2f"  # a rate shown with two decimals (0.10, not 0.1)
@@ -56,7 +56,7 @@ COMPOSED: dict[str, dict[str, Callable[[Any], Any]]] = {
 
 def config_class(kind: str) -> type:
     experiment = EXPERIMENTS[kind]
-    return experiment.load(experiment.config_class)
+    return experiment.config_class
 
 
 def key(kind: str, name: str) -> str:

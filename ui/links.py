@@ -18,8 +18,8 @@ from urllib.parse import quote, urlencode
 import streamlit as st
 
 from engine.core import knob_text
-from engine.core.experiments import EXPERIMENTS
 from engine.core.knobs import Knob, knobs
+from engine.experiments import EXPERIMENTS
 from ui import fields
 
 PRESET = "preset"

@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.core import experiments, paths
+from engine import experiments
+from engine.core import paths
 from engine.core.lesson_claims import Claim, Points, Trace, Verdict, finite, judge
 from engine.groups.cli_run import reports_stop
 from engine.lessons.presets import default_data_dir, presets, queue

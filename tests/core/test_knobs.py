@@ -15,8 +15,8 @@ from engine import cli
 from engine.core import flags
 from engine.core.errors import ConfigError
 from engine.core.knobs import Knob, knob, knobs
+from engine.experiments import EXPERIMENTS
 from engine.lessons.presets import presets
-from engine.runlog.runner import EXPERIMENTS
 from ui import fields
 
 KINDS = list(EXPERIMENTS)

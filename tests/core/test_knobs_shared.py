@@ -13,11 +13,11 @@ from collections import defaultdict
 import pytest
 
 from engine.core import shared_knobs
-from engine.core.experiments import EXPERIMENTS
 from engine.core.knobs import Knob, knob_of, knobs
 from engine.core.shared_knobs import NAMES, Shared, declaration, shared
+from engine.experiments import EXPERIMENTS
 
-CONFIGS = {kind: e.load(e.config_class) for kind, e in EXPERIMENTS.items()}
+CONFIGS = {kind: e.config_class for kind, e in EXPERIMENTS.items()}
 COPIES = [(kind, item) for kind, config in CONFIGS.items() for item in knobs(config) if item.name in NAMES]
 
 

@@ -14,9 +14,9 @@ import pytest
 from waiting import wait_for
 
 from engine import runlog
+from engine.experiments import EXPERIMENTS
 from engine.groups.cli_run import engine_command
 from engine.probe.measure import GEOMETRY
-from engine.runlog.runner import EXPERIMENTS
 
 REPO = Path(__file__).resolve().parents[2]
 

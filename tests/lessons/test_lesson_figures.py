@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.core import experiments
+from engine import experiments
 from engine.core.lesson_claims import PASS, Claim, Trace, judge
 from engine.lessons import numbers as lesson_figures
 from engine.lessons import texts as lessons

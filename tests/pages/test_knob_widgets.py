@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine.core.knobs import knobs
-from engine.runlog.runner import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from ui import fields
 
 PAGES = {kind: experiment.section.page for kind, experiment in EXPERIMENTS.items()}

@@ -10,7 +10,7 @@ import pytest
 
 from engine import runlog
 from engine.core.errors import EmbedlabError
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from engine.runlog.side_by_side import CpuShare, PlannedRun, run_side_by_side
 
 TINY = {"data": "demo", "limit": 60, "steps": 5, "metric_every": 1, "seed": 0}

@@ -1,13 +1,13 @@
 """No experiment imports another experiment's package, and the training core imports none: read from the
 source with ast (module-level and function-level imports, relative ones resolved), so that a lazy import
-inside a function is caught too. The experiments are the registry's (engine.core.experiments.ENTRIES)."""
+inside a function is caught too. The experiments are the registry's (engine.experiments.ENTRIES)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from engine.core import experiments
+from engine import experiments
 
 REPO = Path(__file__).resolve().parents[2]
 #: packages whose code more than one experiment runs: they import no experiment

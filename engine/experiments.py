@@ -1,39 +1,64 @@
 """The experiment registry: every experiment of the lab, registered in one place.
 
-Each entry names the :class:`~engine.core.declaration.Experiment` an experiment package declares (its config
-class, run generator, columns, summary, presets, lesson and page section). The CLI, the job server, the pages,
-Compare, the replay and the downloads enumerate :data:`EXPERIMENTS`; none of them names an experiment.
+It sits above the experiments it lists (engine's floors: docs/architecture.md) and below the CLI and the job
+server: each entry is an :class:`~engine.core.declaration.Experiment` object an experiment's ``entry``
+module declares (:func:`~engine.core.declaration.declare`: its config class, run generator, presets,
+lesson, command line and page section, all objects). The CLI, the job server, the pages, Compare, the
+replay and the downloads enumerate :data:`EXPERIMENTS`; none of them names an experiment. Importing it
+reads the entries only (their loops are imported on a run), never torch.
 
 Adding an experiment: a package ``engine/<kind>/`` whose ``entry`` module declares ``EXPERIMENT``, and one
-line in :data:`ENTRIES`. Reading the registry imports the entries only (plain data and ``module:function``
-references), never torch.
+line in :data:`EXPERIMENTS` below (or :func:`register`, as the tests' toy experiment does).
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
+from engine.core import measures
 from engine.core.declaration import Experiment, Lesson, Preset
+from engine.core.errors import ConfigError
+from engine.jepa.entry import EXPERIMENT as JEPA
+from engine.probe.entry import EXPERIMENT as PROBE
+from engine.simcse.entry import EXPERIMENT as SIMCSE
 
-#: kind -> "module:attribute" of its Experiment, in the order the CLI and the pages list them
-ENTRIES: dict[str, str] = {
-    "probe": "engine.probe.entry:EXPERIMENT",
-    "simcse": "engine.simcse.entry:EXPERIMENT",
-    "jepa": "engine.jepa.entry:EXPERIMENT",
-}
+#: kind -> its Experiment, in the order the CLI and the pages list them
+EXPERIMENTS: dict[str, Experiment] = {}
 
 
-def _load(kind: str, ref: str) -> Experiment:
-    module, _, name = ref.partition(":")
-    experiment = getattr(importlib.import_module(module), name)
-    if not isinstance(experiment, Experiment) or experiment.kind != kind:
-        raise TypeError(f"{ref} is not the Experiment of {kind!r}")
+def register(experiment: Experiment) -> Experiment:
+    """List ``experiment`` (after those registered before it) and add the measures it declares itself to the
+    measure registry; a second experiment of the same kind is one ConfigError line."""
+    known = EXPERIMENTS.get(experiment.kind)
+    if known is not None and known is not experiment:
+        raise ConfigError(f"an experiment of kind {experiment.kind!r} is registered already")
+    for measure in experiment.own_measures:
+        measures.add(measure)
+    EXPERIMENTS[experiment.kind] = experiment
     return experiment
 
 
-EXPERIMENTS: dict[str, Experiment] = {kind: _load(kind, ref) for kind, ref in ENTRIES.items()}
+def unregister(kind: str) -> None:
+    """Take the experiment ``kind`` (and the measures it declared itself) off the registry."""
+    experiment = EXPERIMENTS.pop(kind, None)
+    for measure in experiment.own_measures if experiment is not None else ():
+        measures.remove(measure.name)
+
+
+@contextmanager
+def registered(experiment: Experiment) -> Iterator[Experiment]:
+    """``experiment`` registered for the length of a ``with`` block (a test's toy experiment)."""
+    register(experiment)
+    try:
+        yield experiment
+    finally:
+        unregister(experiment.kind)
+
+
+for _experiment in (PROBE, SIMCSE, JEPA):
+    register(_experiment)
 
 
 def get(kind: str) -> Experiment | None:
@@ -77,7 +102,7 @@ def all_presets(settings: Mapping[str, Any] | None = None) -> list[Preset]:
     found: list[Preset] = []
     for experiment in EXPERIMENTS.values():
         if experiment.presets:
-            found += experiment.load(experiment.presets)(dict(settings) if settings is not None else None)
+            found += experiment.presets(dict(settings) if settings is not None else None)
     return found
 
 
@@ -88,7 +113,7 @@ def measured_on(
     experiment = EXPERIMENTS.get(kind)
     if experiment is None or not experiment.measured_on:
         return None if metric is not None else kind
-    return experiment.load(experiment.measured_on)(config, summary, metric)
+    return experiment.measured_on(config, summary, metric)
 
 
 def describe(kind: str, config: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> list:
@@ -96,4 +121,4 @@ def describe(kind: str, config: Mapping[str, Any], summary: Mapping[str, Any] | 
     experiment = EXPERIMENTS.get(kind)
     if experiment is None or not experiment.describe:
         return []
-    return list(experiment.load(experiment.describe)(config, summary))
+    return list(experiment.describe(config, summary))
