@@ -54,7 +54,7 @@ def ablations(supervised: bool) -> dict:
     off = "Off while “Same mask” is on: that ablation fixes the rate at 0.1."
     fixed = lessons.SAME_MASK_DROPOUT if same else None
     rate = fields.draw(P, "dropout", disabled=same, help=off if same else None, fixed=fixed)
-    settings: dict = {"dropout": lessons.SAME_MASK_DROPOUT if same else rate}
+    settings: dict = {"dropout": rate}  # with the same mask the config fixes it at 0.1 (SimCSEConfig)
     if not same:
         sb.caption(readable_references(VIEWS["dropout"].explanation))
     if supervised:
@@ -71,15 +71,12 @@ def ablations(supervised: bool) -> dict:
 
 
 def check(config: dict) -> None:
-    """Before Start: the encoder's save name is free (or may be replaced) and usable."""
+    """Before Start: the encoder's save name is free (or may be replaced) and usable (the knobs' ranges are
+    their declarations' checks, the same mask's rate the config's rule)."""
     if config.get("save_encoder"):
         from engine.encoders.store import check_save_name
 
         check_save_name(config["save_encoder"], overwrite=bool(config.get("replace_encoder")))
-    if config.get("eval_limit") == 1:
-        from engine.core.errors import ConfigError
-
-        raise ConfigError("“STS pairs evaluated” must be 0 (all) or at least 2.")
 
 
 experiment.experiment_page(P, sidebar, check=check)

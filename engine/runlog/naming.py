@@ -4,7 +4,7 @@ A generated name says what sets a run apart: its data set, each knob whose value
 experiment's default (each knob's label, :mod:`engine.core.knobs`), and its steps: ``rt-polarity · dropout 0.1
 · 300 steps``. A preset's run is ``<preset title> · <what differs between the preset's runs>``
 (``SimCSE Figure 2 · same mask``); a preset of one run is its title. Knobs that only say where or how often a
-run is measured or saved (:data:`UNNAMED`) never enter a name.
+run is measured or saved (declared ``named=False``, :func:`engine.core.knobs.knob`) never enter a name.
 
 A name from a user is any text: trimmed, control and format characters removed (each run of them and of
 white space becomes one space), at most :data:`MAX_NAME` characters; one with nothing visible left is one
@@ -31,24 +31,6 @@ MAX_NAME = 80
 #: the key of ``config.json`` that holds the name
 NAME_KEY = "name"
 SEPARATOR = " · "
-#: knobs that say where or how often a run is measured, kept or saved, not what it learns
-UNNAMED = frozenset(
-    {
-        "data_dir",
-        "device",
-        "metric_every",
-        "geometry_every",
-        "eval_every",
-        "snapshot_every",
-        "snapshot_limit",
-        "eval_limit",
-        "probe",  # the silhouette's labelled set beside SimCSE and JEPA: an evaluation, not the run
-        "probe_limit",
-        "save_encoder",
-        "replace_encoder",
-        "precision",
-    }
-)
 #: the knobs that name a run's data (shown first), and its length (shown last)
 DATA_KNOBS = ("data", "train")
 STEPS = "steps"
@@ -136,10 +118,10 @@ def differences(
     kind: Experiment | str, config: Mapping[str, Any], base: Mapping[str, Any] | None = None
 ) -> list[str]:
     """What sets ``config`` apart from ``base`` (default: the experiment's defaults), knob by knob in
-    declaration order; the data, the steps and the knobs of :data:`UNNAMED` left out."""
+    declaration order; the data, the steps and the knobs declared ``named=False`` left out."""
     found = []
     for item in _knobs(kind):
-        if item.name in UNNAMED or item.name in DATA_KNOBS or item.name == STEPS:
+        if not item.named or item.name in DATA_KNOBS or item.name == STEPS:
             continue
         value = config.get(item.name, item.default)
         reference = item.default if base is None else base.get(item.name, item.default)

@@ -105,7 +105,7 @@ def test_the_composed_widgets_are_the_page_knobs(app) -> None:
         item.widget == "page"
         for kind in PAGES
         for item in knobs(fields.config_class(kind))
-        if item.name in fields.COMPOSED.get(kind, {})
+        if item.name in fields.composed(kind)
     )
 
 
