@@ -11,11 +11,12 @@ from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.data.builtin import DEMO_LABELS
 from engine.data.registry import known_classes, labelled_sets
+from engine.probe.entry import EXPERIMENT
 from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, encoder_dims, sources
 from ui.live import capped_note
 
-P = "probe"
+P = EXPERIMENT.kind
 
 
 def data_choice() -> dict:
@@ -139,4 +140,4 @@ def check(config: dict) -> None:
         )
 
 
-experiment.experiment_page(P, sidebar, check=check)
+experiment.experiment_page(EXPERIMENT, sidebar, check=check)

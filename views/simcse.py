@@ -6,12 +6,13 @@ import streamlit as st
 
 from engine.lessons import texts as lessons
 from engine.lessons.presets import sts_evaluation
+from engine.simcse.entry import EXPERIMENT
 from ui import experiment, fields
 from ui.controls import encoder_dims, probe_snapshots_device, sources, training_choice
 from ui.live import capped_note
 from ui.text import readable_references
 
-P = "simcse"
+P = EXPERIMENT.kind
 
 
 def sidebar() -> dict:
@@ -79,4 +80,4 @@ def check(config: dict) -> None:
         check_save_name(config["save_encoder"], overwrite=bool(config.get("replace_encoder")))
 
 
-experiment.experiment_page(P, sidebar, check=check)
+experiment.experiment_page(EXPERIMENT, sidebar, check=check)

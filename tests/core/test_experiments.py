@@ -60,7 +60,7 @@ def test_an_entry_agrees_with_the_measure_registry_and_its_page(kind) -> None:
     assert experiment.lesson.title and experiment.lesson.intro and experiment.lesson.watch
     section = experiment.section
     assert section.empty
-    assert "experiment.experiment_page(P" in (REPO / section.page).read_text(encoding="utf-8")
+    assert "experiment.experiment_page(EXPERIMENT" in (REPO / section.page).read_text(encoding="utf-8")
 
 
 def test_presets_belong_to_their_experiment_and_one_is_the_demo() -> None:

@@ -109,7 +109,7 @@ def test_every_flag_reaches_the_config() -> None:
 
 def test_the_same_mask_fixes_the_dropout_at_the_papers_rate_on_the_cli_as_on_the_page() -> None:
     """One rule in the config (SimCSEConfig.__post_init__): the same mask is the paper's "fixed 0.1", so
-    ``--same-mask --dropout 0.3`` trains at 0.1, as the page's switch does; without it the rate is the flag's."""
+    ``--same-mask --dropout 0.3`` trains at 0.1, as the page's switch does; without it, the flag's rate."""
     from engine.simcse.config import SAME_MASK_DROPOUT, SimCSEConfig
 
     assert config_from_args(_parse("--same-mask", "--dropout", "0.3")).dropout == SAME_MASK_DROPOUT == 0.1
