@@ -7,8 +7,8 @@ lesson, command line and page section, all objects). The CLI, the job server, th
 replay and the downloads enumerate :data:`EXPERIMENTS`; none of them names an experiment. Importing it
 reads the entries only (their loops are imported on a run), never torch.
 
-Adding an experiment: a package ``engine/<kind>/`` whose ``entry`` module declares ``EXPERIMENT``, and one
-line in :data:`EXPERIMENTS` below (or :func:`register`, as the tests' toy experiment does).
+Adding an experiment: a package ``engine/<kind>/`` whose ``entry`` module declares ``EXPERIMENT``, and its
+entry in :data:`LAB` below (a test's experiment: :func:`register` or :func:`registered`, the same call).
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ from engine.jepa.entry import EXPERIMENT as JEPA
 from engine.probe.entry import EXPERIMENT as PROBE
 from engine.simcse.entry import EXPERIMENT as SIMCSE
 
-#: kind -> its Experiment, in the order the CLI and the pages list them
+#: the lab's experiments, in the order the CLI and the pages list them
+LAB: tuple[Experiment, ...] = (PROBE, SIMCSE, JEPA)
+#: kind -> its Experiment: the lab's, then any registered later
 EXPERIMENTS: dict[str, Experiment] = {}
 
 
@@ -57,7 +59,7 @@ def registered(experiment: Experiment) -> Iterator[Experiment]:
         unregister(experiment.kind)
 
 
-for _experiment in (PROBE, SIMCSE, JEPA):
+for _experiment in LAB:
     register(_experiment)
 
 
