@@ -179,8 +179,9 @@ def execute(kind: str, args: argparse.Namespace) -> int:
         from engine.groups.cli_run import run_seed_group
 
         return run_seed_group(kind, config, args.out, args.seeds, getattr(args, "threads", None))
-    if hasattr(cli, "run_cli") and not events:
-        return int(cli.run_cli(args, config))
+    own_run = getattr(cli, "run_cli", None)
+    if own_run is not None and not events:
+        return int(own_run(args, config))
     out_dir = prepare_out_dir(args.out, args.force)
     stop = threading.Event()
     stop_on_sigterm(stop)

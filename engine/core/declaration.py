@@ -121,9 +121,10 @@ class Experiment:
     """One kind of experiment, its parts named as objects (:func:`declare` makes one):
 
     - ``config_class`` the config dataclass (its knobs); ``generator`` ``(config, stop) -> Iterator[Event]``;
-      ``summarize`` ``(rows, config) -> dict``; ``cli`` its own command line (an object with
-      ``add_arguments(parser)``, ``config_from_args(args)`` [, ``run_cli(args, config)``]: SimCSE's torchrun
-      launch), None for one flag per knob (:class:`~engine.core.flags.KnobFlags`, :attr:`command_line`);
+      ``summarize`` ``(rows, config) -> dict``; ``cli`` its own command line
+      (:class:`~engine.core.flags.OwnCommandLine`: ``add_arguments(parser)``, ``config_from_args(args)``
+      [, ``run_cli(args, config)``]: SimCSE's torchrun launch), None for one flag per knob
+      (:class:`~engine.core.flags.KnobFlags`, :attr:`command_line`);
     - ``columns`` the ``metrics.csv`` header (the fallback of a config without ``metric_columns()``): the
       step, the measures of :data:`engine.core.measures.MEASURES` and bookkeeping columns; ``charted_as``
       renames a column for the charts (the probe's ``alignment`` is its class alignment); ``vectors`` the
@@ -218,6 +219,8 @@ def declare(
     entry makes, a real one and the tests' toy alike; :func:`engine.experiments.register` then lists it."""
     if kind in _DECLARED and _DECLARED[kind].config_class is not config_class:
         raise ConfigError(f"two experiments declare the kind {kind!r}")
+    if "smoke" in fields:  # plain data: an Experiment travels to a worker process pickled
+        fields["smoke"] = dict(fields["smoke"])
     experiment = Experiment(
         kind=kind,
         title=title,

@@ -11,6 +11,8 @@ command line and 0 becomes None in the config (``--eval-limit 0``: all pairs).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.core.knobs import Knob, knobs, number_text
@@ -98,6 +100,16 @@ class CommandLine(Protocol):
     def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
 
     def config_from_args(self, args: argparse.Namespace) -> Any: ...
+
+
+@dataclass(frozen=True)
+class OwnCommandLine:
+    """The command line an experiment declares itself (its flags, its config from them, and its own run, e.g.
+    SimCSE's torchrun launch), as functions: plain data that a worker process receives pickled."""
+
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    config_from_args: Callable[[argparse.Namespace], Any]
+    run_cli: Callable[[argparse.Namespace, Any], int] | None = None
 
 
 class KnobFlags:

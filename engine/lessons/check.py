@@ -96,7 +96,8 @@ def run_presets(
         seeded = {**(settings or {}), "seed": seed} if seeds > 1 else settings
         for name in names:
             for run in queue(known[name], seeded, short=short):
-                config = experiments.EXPERIMENTS[run.kind].make_config(**run.fields)
+                experiment = experiments.EXPERIMENTS[run.kind]
+                config = experiment.make_config(**run.fields)
                 settled = {"kind": run.kind, **config_to_dict(config)}
                 key = json.dumps(settled, sort_keys=True, default=str)
                 if key not in done:
@@ -106,7 +107,7 @@ def run_presets(
                         say(f"  kept {run.kind} / {label} (finished, same config) in {folder}")
                     else:
                         line = f"  running {run.kind} / {label} → {folder}"
-                        planned.append(PlannedRun(run.kind, config, folder, line))
+                        planned.append(PlannedRun(experiment, config, folder, line))
                 folders.setdefault((name, run.name), []).append(done[key])
     _run_all(planned, workers, say)
     return folders

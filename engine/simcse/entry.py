@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from engine.core.declaration import Preset, Section
+from engine.core.flags import OwnCommandLine
 from engine.core.measures import GEOMETRY, PROBE_SET, SPECTRUM
 from engine.simcse import cli, facts
 from engine.simcse.config import SimCSEConfig
@@ -61,7 +62,7 @@ EXPERIMENT = training_experiment(
     generator=train,
     summarize=summarize,
     load_code=load_code,
-    cli=cli,
+    cli=OwnCommandLine(cli.add_arguments, cli.config_from_args, cli.run_cli),
     presets=presets,
     measured_on=facts.measured_on,
     describe=facts.describe,

@@ -18,7 +18,7 @@ TINY = {"data": "demo", "limit": 60, "steps": 5, "metric_every": 1, "seed": 0}
 
 def _probe(out: Path, **fields) -> PlannedRun:
     config = EXPERIMENTS["probe"].make_config(**{**TINY, **fields})
-    return PlannedRun("probe", config, out, f"[test] {out.name}")
+    return PlannedRun(EXPERIMENTS["probe"], config, out, f"[test] {out.name}")
 
 
 def test_a_run_takes_the_cpus_the_others_leave(monkeypatch: pytest.MonkeyPatch) -> None:
