@@ -38,7 +38,8 @@ SECTION = Section(
 
 
 def load_code() -> ModuleType:
-    """The probe's loop and summary (:mod:`engine.probe`'s torch modules), imported on a run."""
+    """The probe's package with its loop and summary imported (torch), on a run; its names are read from the
+    package on each run (:data:`engine.probe.run_probe`, :func:`engine.probe.summarize`)."""
     import engine.probe.loop
     import engine.probe.summary
 
@@ -47,12 +48,12 @@ def load_code() -> ModuleType:
 
 def train(config: ProbeConfig, stop: threading.Event | None = None) -> Iterator[Event]:
     """A probe run (:func:`engine.probe.loop.run_probe`)."""
-    return load_code().loop.run_probe(config, stop)
+    return load_code().run_probe(config, stop)
 
 
 def summarize(rows: list[dict[str, Any]], config: ProbeConfig) -> dict[str, Any]:
     """A probe run's summary (:func:`engine.probe.summary.summarize`)."""
-    return load_code().summary.summarize(rows, config)
+    return load_code().summarize(rows, config)
 
 
 EXPERIMENT = declare(
