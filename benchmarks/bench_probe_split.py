@@ -70,7 +70,9 @@ def setup_config(args: argparse.Namespace, steps: int) -> Any:
         else:
             argv += [flag, str(value)]
     parsed = cli.build_parser().parse_args(argv)
-    return cli._cli_module("probe").config_from_args(parsed)
+    from engine.experiments import EXPERIMENTS
+
+    return EXPERIMENTS["probe"].command_line.config_from_args(parsed)
 
 
 def use_embeddings(path: Path, config: Any) -> None:

@@ -43,7 +43,7 @@ def make_run(run_dir: Path, points: int, frames: int, steps: int) -> Path:
     ones, and a 384-value spectrum, every :data:`GEOMETRY_EVERY` steps), and ``frames`` UMAP frames of
     ``points``."""
     from engine import runlog
-    from engine.core.experiments import EXPERIMENTS
+    from engine.experiments import EXPERIMENTS
 
     rng = np.random.default_rng(0)
     labels = ("sport", "food", "music", "travel", "science", "politics")

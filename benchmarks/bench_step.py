@@ -221,11 +221,9 @@ def cli_config(
 ) -> Any:
     """The config ``python -m engine KIND ...`` builds from these flags (the experiment's own flags and
     checks, :mod:`engine.core.flags`; not the whole parser, which imports every experiment)."""
-    import importlib
+    from engine.experiments import EXPERIMENTS
 
-    from engine.core.experiments import EXPERIMENTS
-
-    cli = importlib.import_module(EXPERIMENTS[kind].cli)
+    cli = EXPERIMENTS[kind].command_line
     parser = argparse.ArgumentParser()
     cli.add_arguments(parser)
     argv = ["--encoder", encoder, "--device", args.device]

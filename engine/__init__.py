@@ -3,8 +3,8 @@
 Its parts, bottom to top (a part imports only parts above it in this list; checked by
 ``tests/architecture/test_architecture.py``, imports inside functions included):
 
-- ``core``      the shared vocabulary: settings, knobs and flags, measures, what an experiment declares and
-                the registry of experiments, paths, errors
+- ``core``      the shared vocabulary: settings, knobs and flags, measures, what an experiment declares
+                (``declare()``), paths, errors; it loads no experiment
 - ``compute``   device, mixed precision, seeding; the allocator; CPU lanes and thread priority
 - ``runlog``    a run on disk: its events, the runner that writes them, reading, export, disk use
 - ``metrics``   IsoScore, silhouette, alignment, uniformity, RankMe, α-ReQ, STS Spearman
@@ -13,7 +13,8 @@ Its parts, bottom to top (a part imports only parts above it in this list; check
 - ``groups``    runs over seeds or a grid, and the run plumbing every experiment's command line shares
 - ``training``  the training core SimCSE and JEPA share (set-up, loop, command line, summary)
 - ``probe``, ``simcse``, ``jepa``
-                the three experiments, one package each, registered in ``core.experiments``
+                the three experiments, one package each
+- ``experiments`` the experiment registry, the one place they are registered (entries as objects)
 - ``lessons``   the lessons' texts and numbers, the presets, ``lessons check``
 - ``sweep``     grids of runs, locally or on Ray
 - ``claims``    the isotropy paper's claims table, and ``python -m engine results`` (the docs' tables)

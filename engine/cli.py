@@ -1,5 +1,5 @@
 """Command line: ``python -m engine KIND ... --out DIR``, one subcommand per registered experiment
-(:mod:`engine.core.experiments`); ``settings`` lists the settings (``--knobs``: every experiment's knobs),
+(:mod:`engine.experiments`); ``settings`` lists the settings (``--knobs``: every experiment's knobs),
 ``replay RUN --out lesson.html`` makes a lesson to take home (:mod:`engine.replay`), ``lessons check`` runs
 the lessons' presets and checks their claims (:mod:`engine.lessons.check`). The run plumbing is
 shared: the run folder (:mod:`engine.runlog.out_dir`), ``--events`` (:mod:`engine.runlog.event_stream`),
@@ -17,7 +17,6 @@ fields in JSON, and ``--events`` prints the run's liveness on stdout (see
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
@@ -31,11 +30,11 @@ from engine.command.progress import ProgressBar
 from engine.command.signals import stop_on_sigterm
 from engine.command.threads import set_threads
 from engine.compute.allocator import keep_freed_memory
-from engine.core import flags, knobs, settings
+from engine.core import knobs, settings
 from engine.core.errors import ConfigError, EmbedlabError, RunFailed, one_line
-from engine.core.experiments import EXPERIMENTS
 from engine.core.flags import add_seeds_flag
 from engine.core.setting_checks import check_all
+from engine.experiments import EXPERIMENTS
 from engine.runlog import naming
 from engine.runlog.event_stream import EventStream
 from engine.runlog.events import Event, Finished
@@ -71,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="N",
             help="CPU threads of torch (default: torch's choice, one per physical core)",
         )
-        _cli_module(kind).add_arguments(sub)
+        EXPERIMENTS[kind].command_line.add_arguments(sub)
         add_seeds_flag(sub)
     listing = commands.add_parser(
         "settings",
@@ -126,7 +125,7 @@ def print_settings(markdown: bool, with_knobs: bool = False) -> int:
         print(settings.markdown_table() if markdown else _columns(settings.table(), "meaning"))
         return 0
     for kind, experiment in EXPERIMENTS.items():
-        config_class = experiment.load(experiment.config_class)
+        config_class = experiment.config_class
         if markdown:
             print(
                 f"### `python -m engine {kind}`: {experiment.title}\n\n{knobs.markdown_table(config_class)}\n"
@@ -144,28 +143,6 @@ def _columns(rows: list[dict[str, str]], last: str) -> str:
     return "\n".join(
         "  ".join(row[key].ljust(widths[key]) for key in keys) + "  " + row[last] for row in lines
     )
-
-
-class KnobFlags:
-    """The CLI of an experiment that declares no module of its own: one flag per knob of its config
-    (:mod:`engine.core.flags`), the run as :func:`execute` runs it."""
-
-    def __init__(self, config_class: type) -> None:
-        self.config_class = config_class
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        flags.add_flags(parser, self.config_class)
-
-    def config_from_args(self, args: argparse.Namespace) -> Any:
-        return flags.config_from_args(self.config_class, args)
-
-
-def _cli_module(kind: str) -> Any:
-    """``kind``'s CLI: the module it declares (its own run, e.g. under torchrun), else :class:`KnobFlags`."""
-    experiment = EXPERIMENTS[kind]
-    if experiment.cli:
-        return importlib.import_module(experiment.cli)
-    return KnobFlags(experiment.load(experiment.config_class))
 
 
 def load_config_json(kind: str, text: str) -> Any:
@@ -191,7 +168,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     if getattr(args, "name", None) is not None:
         naming.clean_name(args.name)  # a name with nothing visible: one line, before any folder is made
     set_threads(getattr(args, "threads", None))
-    cli = _cli_module(kind)
+    cli = EXPERIMENTS[kind].command_line
     config_json = getattr(args, "config_json", None)
     config = load_config_json(kind, config_json) if config_json else cli.config_from_args(args)
     events = bool(getattr(args, "events", False))
@@ -199,8 +176,9 @@ def execute(kind: str, args: argparse.Namespace) -> int:
         from engine.groups.seeds import run_seed_group
 
         return run_seed_group(kind, config, args.out, args.seeds, getattr(args, "threads", None))
-    if hasattr(cli, "run_cli") and not events:
-        return int(cli.run_cli(args, config))
+    own_run = getattr(cli, "run_cli", None)
+    if own_run is not None and not events:
+        return int(own_run(args, config))
     out_dir = prepare_out_dir(args.out, args.force)
     stop = threading.Event()
     stop_on_sigterm(stop)
@@ -214,7 +192,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
 
     try:
         summary = run_experiment(
-            kind, config, out_dir, stop=stop, on_event=on_event, name=getattr(args, "name", None)
+            EXPERIMENTS[kind], config, out_dir, stop=stop, on_event=on_event, name=getattr(args, "name", None)
         )
     finally:
         progress.close()
@@ -306,3 +284,11 @@ def _main(args: argparse.Namespace) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def serve_spare(ready_fd: int | None = None) -> None:
+    """The program of a warm spare child (:class:`engine.jobs.spare.SparePool`): warm up, then run the job
+    that arrives on stdin with :func:`main` (:func:`engine.jobs.spare_entry.serve_one`)."""
+    from engine.jobs.spare_entry import serve_one
+
+    serve_one(main, ready_fd)

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from engine.runlog import runner
+from engine import experiments
+from engine.core.declaration import declare
 
 
 def register(monkeypatch: pytest.MonkeyPatch, kind: str, module: str, columns: tuple[str, ...]) -> str:
     """Register experiment ``kind`` of ``module`` (its ``<Kind>Config`` and ``<kind>_generator``), logging
     ``columns``, until the test ends; returns ``kind``."""
-    experiment = runner.Experiment(
-        kind=kind,
-        title=kind,
-        config_class=f"{module}:{kind.title()}Config",
-        generator=f"{module}:{kind}_generator",
+    found = sys.modules[module]
+    experiment = declare(
+        kind,
+        kind,
+        config_class=getattr(found, f"{kind.title()}Config"),
+        generator=getattr(found, f"{kind}_generator"),
         columns=columns,
+        vectors=(),
     )
-    monkeypatch.setitem(runner.EXPERIMENTS, kind, experiment)
+    monkeypatch.setitem(experiments.EXPERIMENTS, kind, experiment)
     return kind

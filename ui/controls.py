@@ -10,8 +10,8 @@ from typing import Any
 
 import streamlit as st
 
-from engine.core.experiments import EXPERIMENTS
 from engine.core.setting_checks import get_or_default
+from engine.experiments import EXPERIMENTS
 from engine.jobs import Job
 from ui import fields
 from ui.fields import BUNDLED, KEEP, show_settings

@@ -12,8 +12,8 @@ from typing import Any
 import streamlit as st
 
 from engine import charts
+from engine.core.declaration import Experiment
 from engine.core.errors import EmbedlabError
-from engine.core.experiments import EXPERIMENTS
 from engine.jobs import Job
 from engine.jobs.job import config_dict
 from engine.lessons import texts as lessons
@@ -64,27 +64,30 @@ def page_header(title: str, intro: str) -> None:
 
 
 def start_blockers(
-    kind: str, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None
+    experiment: Experiment, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None
 ) -> list[str]:
     """Why Start is off, in the pages' words: the fields out of their range (their knobs' declared checks,
     :func:`ui.fields.problems`), the page's own check, then the config's cross-field checks (its
     ``__post_init__``); empty when the run can start."""
-    found = fields.problems(kind)  # already in the pages' words (the fields' labels)
+    found = fields.problems(experiment.kind)  # already in the pages' words (the fields' labels)
     if found:
         return [plain(line) for line in found]
     try:
         if check is not None:
             check(config)
-        EXPERIMENTS[kind].make_config(**config)
+        experiment.make_config(**config)
     except EmbedlabError as err:
         return [message("", err)]
     return []
 
 
-def start_button(kind: str, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None) -> None:
+def start_button(
+    experiment: Experiment, config: dict[str, Any], check: Callable[[dict[str, Any]], None] | None
+) -> None:
     """▶ Start: off, with the reason under it, while a setting is impossible (Steps = 0, a missing data
     folder, a Limit under the number of classes, ...); else it queues the run."""
-    blockers = start_blockers(kind, config, check)
+    kind = experiment.kind
+    blockers = start_blockers(experiment, config, check)
     pressed = st.sidebar.button(
         "Start",
         type="primary",
@@ -109,11 +112,11 @@ def figure_of(jobs: list[Job], kind: str, pair: tuple[str, str]) -> Any:
     return charts.relation_figure(shown, x, y)
 
 
-def charts_order(kind: str, measures: tuple[str, ...]) -> list[str]:
+def charts_order(experiment: Experiment, measures: tuple[str, ...]) -> list[str]:
     """The page's charts, its lesson's measures first (:func:`engine.core.lesson_claims.lesson_first`)."""
     from engine.core.lesson_claims import lesson_first
 
-    lesson = EXPERIMENTS[kind].lesson
+    lesson = experiment.lesson
     return lesson_first(lesson.claims if lesson else (), measures)
 
 
@@ -154,29 +157,32 @@ def callable_with(fn: Any, role: str, count: int) -> None:
         raise TypeError(f"the page's {role} hook {name} must take {count} argument(s): {err}") from None
 
 
-def every_knob(kind: str) -> Callable[[], dict[str, Any]]:
+def every_knob(experiment: Experiment) -> Callable[[], dict[str, Any]]:
     """The sidebar of an experiment page that composes nothing itself: every knob its config declares a
     widget for, in declaration order, under a header."""
+    kind = experiment.kind
 
     def sidebar() -> dict[str, Any]:
-        st.sidebar.header(f"{EXPERIMENTS[kind].section.title or EXPERIMENTS[kind].title} settings")
+        st.sidebar.header(f"{experiment.section.title or experiment.title} settings")
         return fields.draw_all(kind, [item.name for item in fields.drawn_knobs(kind)])
 
     return sidebar
 
 
 def experiment_page(
-    kind: str,
+    experiment: Experiment,
     sidebar: Callable[[], dict[str, Any]] | None = None,
     *,
     check: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:
-    """An experiment's whole page: its title and introduction (its section's title, its lesson's intro),
-    then :func:`run_panel` with ``sidebar`` (default :func:`every_knob`) and ``check``. A page script is its
-    sidebar and this one call."""
-    experiment = EXPERIMENTS[kind]
+    """The whole page of the registered ``experiment``: its title and introduction (its section's title, its
+    lesson's intro), then :func:`run_panel` with ``sidebar`` (default :func:`every_knob`) and ``check``. A
+    page script is its sidebar and this one call."""
+    if not isinstance(experiment, Experiment):
+        raise TypeError(f"experiment_page takes the registered Experiment, got {experiment!r}")
+    kind = experiment.kind
     header = st.container()  # drawn once the runs shown are known: the lesson prints their version's figures
-    shown = run_panel(kind, sidebar or every_knob(kind), check=check)
+    shown = run_panel(experiment, sidebar or every_knob(experiment), check=check)
     with header:
         intro = experiment.title
         if kind in lessons.LESSONS:  # its numbers filled from measured runs, those of the runs shown
@@ -185,7 +191,7 @@ def experiment_page(
 
 
 def run_panel(
-    kind: str,
+    experiment: Experiment,
     sidebar: Callable[[], dict[str, Any]],
     *,
     check: Callable[[dict[str, Any]], None] | None = None,
@@ -193,11 +199,12 @@ def run_panel(
     """An experiment page below its header, from its :class:`~engine.core.declaration.Section` (the measures,
     those drawn at first, the relation pair, the run figures, the empty-page line): the page's sidebar
     settings (``sidebar()`` draws them and returns the run's config), then ▶ Start and the presets of
-    ``kind``; the live panel of the shown runs and their downloads, or the section's ``empty`` line when there
-    is no run yet; last the sidebar's Stop button and progress. ``kind`` is also the run name and the prefix
-    of the widget keys. ``check(config)`` runs before a run is queued. Returns the runs shown."""
+    ``experiment``; the live panel of the shown runs and their downloads, or the section's ``empty`` line
+    when there is no run yet; last the sidebar's Stop button and progress. Its kind is also the run name and
+    the prefix of the widget keys. ``check(config)`` runs before a run is queued. Returns the runs shown."""
     hooks = PageHooks(sidebar, check)
-    section = EXPERIMENTS[kind].section
+    kind = experiment.kind
+    section = experiment.section
     if section is None:
         raise TypeError(f"experiment {kind!r} declares no page section")
     unknown = [name for name in section.figures if name not in charts.RUN_FIGURES]
@@ -211,7 +218,7 @@ def run_panel(
         links.link_notes(kind)
         config = hooks.sidebar()
         run_name.name_field(kind, config)  # the name Start gives the next run, made from these settings
-        start_button(kind, config, hooks.check)
+        start_button(experiment, config, hooks.check)
         links.copy_link(kind, config)
         controls.preset_buttons(kind, config)
 
@@ -222,10 +229,10 @@ def run_panel(
         if jobs:
             refreshing = live.live_panel(
                 jobs,
-                charts_order(kind, section.metrics),
+                charts_order(experiment, section.metrics),
                 kind,
                 section.figures,
-                drawn=charts_order(kind, section.drawn),
+                drawn=charts_order(experiment, section.drawn),
                 pair=section.pair,
             )
             damaged_rows_note(jobs)

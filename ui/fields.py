@@ -6,8 +6,9 @@ config's value. A number field states its range at the end of its help and takes
 outside the range (or an empty field) is shown as a message under the field and keeps the run from starting
 (:func:`problems`) instead of being silently refused by the browser; where 0 means None (``zero=``) the field
 shows 0. A preset, or the Overview's demo, shows its settings in the sidebar: :func:`show_settings` queues a
-config's values for the page's widgets (the generated ones, and the data choices a page draws itself,
-:data:`COMPOSED`), which :func:`apply_shown` writes into their keys before the page draws them.
+config's values for the page's widgets (the generated ones, and the data choices a page draws itself: the
+knobs declared ``composed=``, :func:`composed`), which :func:`apply_shown` writes into their keys before the
+page draws them.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from typing import Any
 
 import streamlit as st
 
-from engine.core.experiments import EXPERIMENTS
 from engine.core.knobs import Knob, knob_of, knobs
+from engine.experiments import EXPERIMENTS
 
 KEEP = {"persist_state": "session"}  # widget values survive page switches
 SLIDER_FORMAT = "%.2f"  # a rate shown with two decimals (0.10, not 0.1)
@@ -45,18 +46,32 @@ def encoder_shown(value: Any) -> str:
     return start.name
 
 
-#: the data choices a page draws itself (``widget="page"`` knobs that a preset may set): field -> the
-#: widget's value for a config value, per experiment
-COMPOSED: dict[str, dict[str, Callable[[Any], Any]]] = {
-    "probe": {"data": str, "label_col": lambda v: "sentiment" if v == "sentiment" else "topic"},
-    "simcse": {"probe": bool, "encoder": encoder_shown},
-    "jepa": {"probe": bool, "encoder": encoder_shown},
+def demo_label_shown(value: Any) -> str:
+    """The demo label switch's value for a config's ``label_col`` (:func:`ui.controls.demo_label_choice`)."""
+    from engine.data.builtin import DEMO_LABELS
+
+    return value if value in DEMO_LABELS else DEMO_LABELS[0]
+
+
+#: a composed widget's value for a config value, by the knob's ``composed`` (the widget its page draws:
+#: :data:`engine.core.knobs.COMPOSED_WIDGETS`)
+SHOWN_AS: dict[str, Callable[[Any], Any]] = {
+    "text": str,
+    "switch": bool,
+    "encoder": encoder_shown,
+    "demo-label": demo_label_shown,
 }
+
+
+def composed(kind: str) -> dict[str, Callable[[Any], Any]]:
+    """The data choices the page of ``kind`` draws itself that a preset may set (the knobs declared
+    ``composed=``): field -> its widget's value for a config value."""
+    return {item.name: SHOWN_AS[item.composed] for item in knobs(config_class(kind)) if item.composed}
 
 
 def config_class(kind: str) -> type:
     experiment = EXPERIMENTS[kind]
-    return experiment.load(experiment.config_class)
+    return experiment.config_class
 
 
 def key(kind: str, name: str) -> str:
@@ -239,7 +254,7 @@ def shown_values(kind: str, config: dict[str, Any]) -> dict[str, Any]:
         if item.name in config:
             with contextlib.suppress(TypeError, ValueError):
                 values[key(kind, item.name)] = widget_value(item, config[item.name])
-    for name, convert in COMPOSED.get(kind, {}).items():
+    for name, convert in composed(kind).items():
         if name in config:
             with contextlib.suppress(TypeError, ValueError):
                 values[key(kind, name)] = convert(config[name])

@@ -18,15 +18,15 @@ from urllib.parse import quote, urlencode
 import streamlit as st
 
 from engine.core import knob_text
-from engine.core.experiments import EXPERIMENTS
 from engine.core.knobs import Knob, knobs
+from engine.experiments import EXPERIMENTS
 from ui import fields
 
 PRESET = "preset"
 RUNS = "runs"  # the picked runs (ui.runs), not a setting
 #: query parameters that are no setting: the preset, the picked runs, Streamlit's own
 RESERVED = (PRESET, RUNS, "embed", "embed_options")
-#: page-drawn knobs a link may set beside the composed ones (ui.fields.COMPOSED): field -> widget value
+#: page-drawn knobs a link may set beside the composed ones (ui.fields.composed): field -> widget value
 PAGE_FIELDS = {"data_dir": lambda value: value or ""}
 _APPLIED = "_links.applied"  # session key: {kind: the link's settings last applied}
 _NOTES = "_links.notes"  # session key: {kind: (what the link set, what it ignored)}
@@ -34,8 +34,8 @@ _NOTES = "_links.notes"  # session key: {kind: (what the link set, what it ignor
 
 def linked_knobs(kind: str) -> list[Knob]:
     """The knobs of ``kind`` that a link may set: those drawn from their declaration and the page's own
-    data choices that a preset may show (:data:`ui.fields.COMPOSED`, the data folder)."""
-    composed = {*fields.COMPOSED.get(kind, {}), *PAGE_FIELDS}
+    data choices that a preset may show (:func:`ui.fields.composed`, the data folder)."""
+    composed = {*fields.composed(kind), *PAGE_FIELDS}
     return [
         item
         for item in knobs(fields.config_class(kind))

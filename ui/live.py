@@ -27,9 +27,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import charts
+from engine import charts, experiments
 from engine.charts import description
-from engine.core import experiments
 from engine.core.setting_checks import get_or_default
 from engine.jobs import Job
 from ui import feed, lens, live_state, live_view, projector
@@ -315,7 +314,7 @@ RUN_FIGURE = live_state.RUN_FIGURE
 
 
 def lesson_measure(jobs: list[Job], metrics: list[str]) -> str | None:
-    """The measure the lesson of the shown runs' experiment is about (:mod:`engine.core.experiments`): its
+    """The measure the lesson of the shown runs' experiment is about (:mod:`engine.experiments`): its
     ``measure`` where the lesson names one, else the first measure its text explains that the page offers,
     the loss excepted; None without a lesson."""
     kinds = [job.kind for job in jobs]

@@ -30,7 +30,7 @@ def page_list() -> list[tuple[str, str, str]]:
     """Every page (script, title, icon): the overview, each registered experiment's page in the registry's
     order (its :class:`~engine.core.declaration.Section`), then Compare, Data and the Glossary. Read at every
     run: an experiment registered later has its page with no edit here."""
-    from engine.core.experiments import EXPERIMENTS
+    from engine.experiments import EXPERIMENTS
 
     experiments = [
         (e.section.page, e.section.title or e.title, e.section.icon)

@@ -50,10 +50,10 @@ def short_label(label: str) -> str:
 
 def _knobs() -> list[Any]:
     """The knobs of every registered experiment (:mod:`engine.core.knobs`)."""
-    from engine.core.experiments import EXPERIMENTS
     from engine.core.knobs import knobs
+    from engine.experiments import EXPERIMENTS
 
-    return [item for e in EXPERIMENTS.values() for item in knobs(e.load(e.config_class))]
+    return [item for e in EXPERIMENTS.values() for item in knobs(e.config_class)]
 
 
 @functools.cache

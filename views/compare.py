@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine import charts
-from engine.core import experiments, measures
+from engine import charts, experiments
+from engine.core import measures
 from engine.runlog import export
 from ui import lens, live, live_state, projector, run_admin, runs
 from ui.downloads import download, downloads
 from ui.experiment import glossary_link
 from ui.groups import groups_section
 
-#: every measure the experiments' pages offer (engine.core.experiments), each experiment's in its order
+#: every measure the experiments' pages offer (engine.experiments), each experiment's in its order
 METRICS = experiments.all_metrics()
 #: drawn at first (the measure picker), and the relation figure's first pair
 DRAWN = [

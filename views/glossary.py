@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.core import experiments
+from engine import experiments
 from engine.lessons import texts as lessons
 from ui.text import plain
 

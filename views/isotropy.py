@@ -9,12 +9,14 @@ import streamlit as st
 
 from engine.core import paths
 from engine.core.errors import ConfigError
+from engine.data.builtin import DEMO_LABELS
+from engine.data.registry import known_classes, labelled_sets
+from engine.probe.entry import EXPERIMENT
 from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, encoder_dims, sources
 from ui.live import capped_note
 
-P = "probe"
-CLASSES = {"rt-polarity": 2, "snli": 3}  # the real sets' classes (counted without loading them)
+P = EXPERIMENT.kind
 
 
 def data_choice() -> dict:
@@ -23,14 +25,7 @@ def data_choice() -> dict:
     uploads = sorted(
         p.name for p in paths.uploads_dir().glob("*") if p.is_file() and not p.name.startswith(".")
     )
-    data_options = [
-        "demo",
-        "rt-polarity",
-        "snli",
-        "wordnet-pos",
-        "wordnet-supersenses",
-        *[f"upload: {name}" for name in uploads],
-    ]
+    data_options = [*labelled_sets(), *[f"upload: {name}" for name in uploads]]
     data_key = fields.key(P, "data")
     if st.session_state.get(data_key) not in (None, *data_options):
         st.session_state.pop(data_key)  # a deleted upload
@@ -53,9 +48,10 @@ def data_choice() -> dict:
     else:
         settings["data"] = data
     if data == "demo":
-        labels = ["topic", "sentiment"]
-        label_col = sb.radio("Demo labels", labels, horizontal=True, key=fields.key(P, "label_col"), **KEEP)
-        settings["label_col"] = None if label_col == "topic" else "sentiment"
+        label_col = sb.radio(
+            "Demo labels", DEMO_LABELS, horizontal=True, key=fields.key(P, "label_col"), **KEEP
+        )
+        settings["label_col"] = None if label_col == DEMO_LABELS[0] else label_col
     return settings
 
 
@@ -113,8 +109,8 @@ def classes_of(config: dict) -> tuple[int, str] | None:
     """(number of classes, what they are) of the run's data, where it is known without the network; a
     file with no labels (an upload whose label column is "(none)") is a one-line error naming the fix."""
     data = config["data"]
-    if data in CLASSES:
-        return CLASSES[data], f"{data}'s labels"
+    if known_classes(data) is not None:
+        return known_classes(data), f"{data}'s labels"
     found = Path(data)
     stamp = (found.stat().st_mtime_ns, found.stat().st_size) if found.is_file() else ()
     labels = labels_in(data, config.get("text_col"), config.get("label_col"), stamp)
@@ -130,9 +126,9 @@ def classes_of(config: dict) -> tuple[int, str] | None:
 
 def check(config: dict) -> None:
     """Before Start: an upload with no labels, or a Limit that leaves no more items than classes (the
-    silhouette is then impossible), keeps Start off."""
+    silhouette is then impossible), keeps Start off (the knobs' own ranges: their declarations)."""
     limit = config.get("limit")
-    upload = config["data"] not in CLASSES and Path(config["data"]).is_file()
+    upload = known_classes(config["data"]) is None and Path(config["data"]).is_file()
     if upload and marked_unlabelled(Path(config["data"]).name):
         raise ConfigError(NO_LABELS.format(name=Path(config["data"]).name))
     found = classes_of(config) if limit or upload else None
@@ -142,9 +138,6 @@ def check(config: dict) -> None:
             f"silhouette needs more items than classes. Set “Limit” to at least {found[0] + 1}, or to "
             "0 for all items."
         )
-    sample = config.get("sample_size")
-    if sample is not None and sample < 2:
-        raise ConfigError("“Geometry sample size” must be 0 (all items) or at least 2.")
 
 
-experiment.experiment_page(P, sidebar, check=check)
+experiment.experiment_page(EXPERIMENT, sidebar, check=check)

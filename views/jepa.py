@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine.jepa.entry import EXPERIMENT
 from engine.training.presets import sts_evaluation
 from ui import experiment, fields
 from ui.controls import labelled_set_snapshots_device, sources, training_choice
 from ui.text import readable_references
 
-P = "jepa"
+P = EXPERIMENT.kind
 
 
 def sidebar() -> dict:
@@ -55,4 +56,4 @@ def switches() -> dict:
     return settings
 
 
-experiment.experiment_page(P, sidebar)
+experiment.experiment_page(EXPERIMENT, sidebar)

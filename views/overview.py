@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine import experiments
 from engine.claims import latest as claims_latest
-from engine.core import experiments, paths
+from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.lessons import texts as lessons
 from ui import controls, runs

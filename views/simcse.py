@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.simcse.lesson import SAME_MASK, SAME_MASK_DROPOUT, SAME_MASK_LINK
+from engine.simcse.config import SAME_MASK_DROPOUT
+from engine.simcse.entry import EXPERIMENT
+from engine.simcse.lesson import SAME_MASK, SAME_MASK_LINK
 from engine.training.presets import sts_evaluation
 from ui import experiment, fields
 from ui.controls import encoder_dims, labelled_set_snapshots_device, sources, training_choice
 from ui.live import capped_note
 from ui.text import readable_references
 
-P = "simcse"
+P = EXPERIMENT.kind
 
 
 def sidebar() -> dict:
@@ -51,10 +53,10 @@ def ablations(supervised: bool) -> dict:
             if same
             else readable_references(VIEWS["same-mask"].explanation)
         )
-    off = "Off while “Same mask” is on: that ablation fixes the rate at 0.1."
+    off = f"Off while “Same mask” is on: that ablation fixes the rate at {SAME_MASK_DROPOUT:g}."
     fixed = SAME_MASK_DROPOUT if same else None
     rate = fields.draw(P, "dropout", disabled=same, help=off if same else None, fixed=fixed)
-    settings: dict = {"dropout": SAME_MASK_DROPOUT if same else rate}
+    settings: dict = {"dropout": rate}  # with the same mask the config fixes it at 0.1 (SimCSEConfig)
     if not same:
         sb.caption(readable_references(VIEWS["dropout"].explanation))
     if supervised:
@@ -71,15 +73,12 @@ def ablations(supervised: bool) -> dict:
 
 
 def check(config: dict) -> None:
-    """Before Start: the encoder's save name is free (or may be replaced) and usable."""
+    """Before Start: the encoder's save name is free (or may be replaced) and usable (the knobs' ranges are
+    their declarations' checks, the same mask's rate the config's rule)."""
     if config.get("save_encoder"):
         from engine.encoders.store import check_save_name
 
         check_save_name(config["save_encoder"], overwrite=bool(config.get("replace_encoder")))
-    if config.get("eval_limit") == 1:
-        from engine.core.errors import ConfigError
-
-        raise ConfigError("“STS pairs evaluated” must be 0 (all) or at least 2.")
 
 
-experiment.experiment_page(P, sidebar, check=check)
+experiment.experiment_page(EXPERIMENT, sidebar, check=check)

@@ -29,6 +29,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
+from engine import experiments
 from engine.charts.figures import (
     TITLED,
     ChartStyle,
@@ -41,7 +42,6 @@ from engine.charts.figures import (
 )
 from engine.charts.legend import legend_room
 from engine.charts.log_axis import log_axis
-from engine.core import experiments
 from engine.core.measures import SPECTRUM, get
 
 #: at most this many spectra drawn for one run (evenly spaced over its logged steps)

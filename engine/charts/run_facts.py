@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from engine import experiments
 from engine.charts.figures import label
-from engine.core import experiments
 
 
 def measured_on(kind: str, config: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -> str:

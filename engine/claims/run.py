@@ -77,7 +77,7 @@ def count_items(fields: dict[str, Any]) -> int:
     embeddings (no encoder runs; word sets look their words up in the vector table as the run does)."""
     import numpy as np
 
-    from engine.core.experiments import EXPERIMENTS
+    from engine.experiments import EXPERIMENTS
     from engine.probe.problem import build_problem
 
     config = EXPERIMENTS["probe"].make_config(**fields)

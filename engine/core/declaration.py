@@ -2,22 +2,25 @@
 :class:`Preset`, :class:`Section`).
 
 Each experiment is one package (``engine/probe``, ``engine/simcse``) whose ``entry`` module holds one
-:class:`Experiment`; :mod:`engine.core.experiments` registers them in one place. Code is named by
-``module:function`` references, loaded on use, so that reading the registry imports neither torch nor plotly.
-Nothing here imports streamlit: a page reads its :class:`Section` and draws it.
+:class:`Experiment` made by :func:`declare`; :mod:`engine.experiments` (above every experiment) registers
+them in one place. An entry names its parts as objects (its config class, its run generator, its presets),
+never as module paths: an experiment whose run needs torch names a function of its entry that imports its
+loop on call, so that reading the registry imports neither torch nor plotly. Nothing here imports
+streamlit: a page reads its :class:`Section` and draws it.
 """
 
 from __future__ import annotations
 
-import importlib
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core.errors import ConfigError, one_line
+from engine.core.flags import CommandLine, KnobFlags
 from engine.core.lesson_claims import Claim
+from engine.core.measure_spec import Measure
 from engine.core.measures import MEASURES, SPECTRUM
 
 #: the ``smoke`` settings of an experiment that trains a sentence encoder on the demo corpus (SimCSE, JEPA):
@@ -115,20 +118,26 @@ class Section:
 
 @dataclass(frozen=True)
 class Experiment:
-    """One kind of experiment. ``module:function`` references keep imports lazy:
+    """One kind of experiment, its parts named as objects (:func:`declare` makes one):
 
-    - ``config_class`` the config dataclass; ``generator`` ``(config, stop) -> Iterator[Event]``;
-      ``summarize`` ``(rows, config) -> dict``; ``cli`` a module with ``add_arguments(parser)``,
-      ``config_from_args(args)`` [, ``run_cli(args, config)``];
+    - ``config_class`` the config dataclass (its knobs); ``generator`` ``(config, stop) -> Iterator[Event]``;
+      ``summarize`` ``(rows, config) -> dict``; ``cli`` its own command line
+      (:class:`~engine.core.flags.OwnCommandLine`: ``add_arguments(parser)``, ``config_from_args(args)``
+      [, ``run_cli(args, config)``]: SimCSE's torchrun launch), None for one flag per knob
+      (:class:`~engine.core.flags.KnobFlags`, :attr:`command_line`);
     - ``columns`` the ``metrics.csv`` header (the fallback of a config without ``metric_columns()``): the
       step, the measures of :data:`engine.core.measures.MEASURES` and bookkeeping columns; ``charted_as``
       renames a column for the charts (the probe's ``alignment`` is its class alignment); ``vectors`` the
-      vector measures it logs beside (the spectrum, in ``spectrum.csv``);
+      vector measures it logs beside (the spectrum, in ``spectrum.csv``); ``own_measures`` the measures
+      it declares itself (added to the measure registry when it is registered);
     - ``measured_on`` ``(config, summary, metric=None) -> str | None``: the data a measure (None: the run's
       measures) was measured on, in words; ``describe`` ``(config, summary) -> [(label, text)]``: the data
       a run used (the replay's settings block); ``warm_up`` ``(encode) -> None``: what a spare child
       encodes ahead (through the embedding cache) so that the experiment's first run starts warm;
-    - ``presets`` ``(settings) -> list[Preset]``; ``lesson`` and ``section``: plain data;
+      ``load_code`` ``() -> module``: imports its run's code (torch, the loop) ahead, in a spare child or a
+      Ray worker;
+    - ``presets`` ``(settings) -> list[Preset]``; ``lesson`` and ``section`` (its page: the script and its
+      sidebar's measures): plain data;
     - ``task_parallel``: its loop parallelises by whole tasks, not by op threads
       (``engine.metrics._parallel.tasks_not_ops``), so in the app it may use every core;
     - ``smoke``: the config fields of a run of a few steps on the bundled demo data, on a CPU, in seconds:
@@ -137,33 +146,35 @@ class Experiment:
 
     kind: str
     title: str
-    config_class: str
-    generator: str
+    config_class: type
+    generator: Callable[..., Any]
     columns: tuple[str, ...]
-    summarize: str | None = None
-    cli: str | None = None
+    summarize: Callable[..., dict[str, Any]] | None = None
+    cli: CommandLine | None = None
     task_parallel: bool = False
     charted_as: Mapping[str, str] = field(default_factory=dict)
     vectors: tuple[str, ...] = ()
+    own_measures: tuple[Measure, ...] = ()
     lesson: Lesson | None = None
     section: Section | None = None
-    presets: str | None = None
-    measured_on: str | None = None
-    describe: str | None = None
-    warm_up: str | None = None
+    presets: Callable[..., list[Preset]] | None = None
+    measured_on: Callable[..., str | None] | None = None
+    describe: Callable[..., Any] | None = None
+    warm_up: Callable[..., None] | None = None
+    load_code: Callable[[], Any] | None = None
     smoke: Mapping[str, Any] = field(default_factory=dict)
 
-    def load(self, ref: str) -> Any:
-        module, _, name = ref.partition(":")
-        return getattr(importlib.import_module(module), name)
+    @property
+    def command_line(self) -> CommandLine:
+        """Its command line: the one it declares, else one flag per knob of its config."""
+        return self.cli if self.cli is not None else KnobFlags(self.config_class)
 
     def make_config(self, **values: Any) -> Any:
         """The config dataclass from its fields; unknown or missing fields, or a value of the wrong type (a
         list where text is due, ``--config-json`` from a hand-edited file), raise a one-line ConfigError."""
-        config_class = self.load(self.config_class)
-        check_types(config_class, values, what=f"{self.kind} settings")
+        check_types(self.config_class, values, what=f"{self.kind} settings")
         try:
-            return config_class(**values)
+            return self.config_class(**values)
         except TypeError as err:
             raise ConfigError(f"{self.kind} settings: {one_line(err)}") from err
 
@@ -180,24 +191,64 @@ class Experiment:
 
     def measures(self) -> tuple[str, ...]:
         """The measures it logs: its columns' (by their charted names, in column order), then its vectors."""
-        return tuple(self.charted(c) for c in self.columns if self.charted(c) in MEASURES) + self.vectors
+        own = {measure.name for measure in self.own_measures}
+        logged = tuple(c for c in map(self.charted, self.columns) if c in MEASURES or c in own)
+        return logged + self.vectors
 
     def column_of(self, measure: str) -> str | None:
         """The ``metrics.csv`` column that holds ``measure`` (None: not a column, e.g. the spectrum)."""
         return next((c for c in self.columns if self.charted(c) == measure), None)
 
 
-def declare(kind: str, package: str, **fields: Any) -> Experiment:
-    """The :class:`Experiment` ``kind`` whose code lives in ``package`` (``"engine.probe"``): its presets and
-    its run facts by convention (``<package>.presets:presets``, ``<package>.facts:measured_on`` and
-    ``:describe``), the spectrum logged beside its columns, and the other ``fields`` as given."""
-    conventions: dict[str, Any] = {
-        "presets": f"{package}.presets:presets",
-        "measured_on": f"{package}.facts:measured_on",
-        "describe": f"{package}.facts:describe",
-        "vectors": (SPECTRUM,),
-    }
-    return Experiment(kind=kind, **{**conventions, **fields})
+#: every experiment declared in this process, by kind (:func:`declared`)
+_DECLARED: dict[str, Experiment] = {}
+
+
+def declare(
+    kind: str,
+    title: str,
+    *,
+    config_class: type,
+    generator: Callable[..., Any],
+    columns: tuple[str, ...],
+    vectors: tuple[str, ...] = (SPECTRUM,),
+    **fields: Any,
+) -> Experiment:
+    """The :class:`Experiment` ``kind``, every part an object (``fields``: the other attributes of
+    :class:`Experiment`); by default it logs the spectrum beside its columns. The one call an experiment's
+    entry makes, a real one and the tests' toy alike; :func:`engine.experiments.register` then lists it."""
+    if kind in _DECLARED and _DECLARED[kind].config_class is not config_class:
+        raise ConfigError(f"two experiments declare the kind {kind!r}")
+    if "smoke" in fields:  # plain data: an Experiment travels to a worker process pickled
+        fields["smoke"] = dict(fields["smoke"])
+    experiment = Experiment(
+        kind=kind,
+        title=title,
+        config_class=config_class,
+        generator=generator,
+        columns=columns,
+        vectors=vectors,
+        **fields,
+    )
+    _DECLARED[kind] = experiment
+    return experiment
+
+
+def declared(kind: str) -> Experiment | None:
+    """The experiment ``kind`` if one was declared in this process (None otherwise): how the parts below the
+    registry read a kind written in a run folder or handed to a worker as plain text (the registry,
+    :mod:`engine.experiments`, declares the lab's; a run's process imports it first)."""
+    return _DECLARED.get(kind)
+
+
+def experiment_of(kind: Experiment | str) -> Experiment:
+    """``kind`` itself, or the experiment declared under that kind; an unknown kind: one ConfigError line."""
+    if isinstance(kind, Experiment):
+        return kind
+    found = _DECLARED.get(kind)
+    if found is None:
+        raise ConfigError(f"unknown experiment {kind!r} (known: {', '.join(_DECLARED) or 'none declared'})")
+    return found
 
 
 _TYPE_WORDS = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}

@@ -11,7 +11,9 @@ command line and 0 becomes None in the config (``--eval-limit 0``: all pairs).
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from engine.core.knobs import Knob, knobs, number_text
 
@@ -90,6 +92,40 @@ MAX_SEEDS = 1000
 #: through the experiment's config before any run starts)
 MAX_SEED = 2**63 - 1
 DIGITS = frozenset("0123456789")
+
+
+class CommandLine(Protocol):
+    """An experiment's command line: its flags on a parser, its config from the parsed flags."""
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def config_from_args(self, args: argparse.Namespace) -> Any: ...
+
+
+@dataclass(frozen=True)
+class OwnCommandLine:
+    """The command line an experiment declares itself (its flags, its config from them, and its own run, e.g.
+    SimCSE's torchrun launch), as functions: plain data that a worker process receives pickled."""
+
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    config_from_args: Callable[[argparse.Namespace], Any]
+    run_cli: Callable[[argparse.Namespace, Any], int] | None = None
+
+
+class KnobFlags:
+    """The command line of an experiment that declares none of its own: one flag per knob of its config
+    (:func:`add_flags`), its config from them (:func:`config_from_args`)."""
+
+    def __init__(self, config_class: type) -> None:
+        self.config_class = config_class
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """One flag per knob of the config."""
+        add_flags(parser, self.config_class)
+
+    def config_from_args(self, args: argparse.Namespace) -> Any:
+        """The config of the parsed flags; a bad value raises one ConfigError line."""
+        return config_from_args(self.config_class, args)
 
 
 def parse_seeds(text: str, flag: str = "--seeds") -> list[int]:

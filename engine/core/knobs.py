@@ -32,6 +32,8 @@ from engine.core.validate import require_choice, require_int, require_number
 
 #: the widgets a declaration may ask for; "page": the page draws it itself (a data choice), None: no widget
 WIDGETS = ("number", "checkbox", "toggle", "select", "radio", "slider", "text", "page")
+#: how a page shows a config's value in a choice it composes itself (``composed=``)
+COMPOSED_WIDGETS = ("text", "switch", "encoder", "demo-label")
 _KEY = "knob"
 _DERIVE = "derive"  # flag=_DERIVE: ``--field-name``
 
@@ -64,6 +66,10 @@ class Knob:
     options: tuple[str, ...] | None = None
     placeholder: str | None = None
     override: str = ""
+    named: bool = True
+    recorded: bool = False
+    data_file: bool = False
+    composed: str | None = None
 
     @property
     def ranged(self) -> bool:
@@ -153,6 +159,10 @@ def knob(
     options: Sequence[str] | None = None,
     placeholder: str | None = None,
     override: str = "",
+    named: bool = True,
+    recorded: bool = False,
+    data_file: bool = False,
+    composed: str | None = None,
 ) -> Any:
     """A config field with its metadata (a :func:`dataclasses.field`).
 
@@ -169,9 +179,20 @@ def knob(
     for a free-text field (the device); ``placeholder``: a text field's hint; ``override``: why this
     experiment's copy of a shared knob differs from its declaration in :mod:`engine.core.shared_knobs` (empty:
     it does not differ).
+
+    What the other parts read of it: ``named`` (False: it says where or how often a run is measured, kept or
+    saved, not what it learns, and never enters a generated run name, :mod:`engine.runlog.naming`);
+    ``recorded``: recorded with a lesson claim's figures (:mod:`engine.lessons.numbers`); ``data_file``: its
+    value names a data file or a built-in set, which must exist before a sweep runs
+    (:mod:`engine.sweep.grid`); ``composed``: a ``widget="page"`` choice that the page composes itself and a
+    preset may set, and how its widget shows a config's value (one of :data:`COMPOSED_WIDGETS`: the text,
+    an on/off switch, the encoder picker, the demo's label switch; ``ui.fields``).
     """
     if widget is not None and widget not in WIDGETS:
         raise ValueError(f"unknown widget {widget!r}: use one of {', '.join(WIDGETS)}")
+    if composed is not None and (composed not in COMPOSED_WIDGETS or widget != "page"):
+        shown = ", ".join(COMPOSED_WIDGETS)
+        raise ValueError(f"composed={composed!r}: needs widget='page' and one of {shown}")
     spec = {
         "default": default,
         "help": help,
@@ -194,6 +215,10 @@ def knob(
         "options": None if options is None else tuple(options),
         "placeholder": placeholder,
         "override": override,
+        "named": named,
+        "recorded": recorded,
+        "data_file": data_file,
+        "composed": composed,
     }
     return dataclasses.field(default=default, metadata={_KEY: spec})
 

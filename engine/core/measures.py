@@ -6,10 +6,10 @@ formula (LaTeX, as KaTeX renders it) with the paper it comes from, its glossary 
 linear or log axis; one number per step, or a vector per step such as the spectrum). The charts
 (:mod:`engine.charts`), the glossary (:func:`engine.lessons.texts.glossary`, the Glossary page), the replay,
 Compare and the lessons read it from here. Which experiments log a measure is not declared here but read from
-the experiments' columns (:func:`engine.core.experiments.logging`), so that it cannot drift.
+the experiments' columns (:func:`engine.experiments.logging`), so that it cannot drift.
 
 Adding a measure: one entry in :data:`MEASURES`, its function in :mod:`engine.metrics` and its test; an
-experiment that logs it lists its column (:mod:`engine.core.experiments`) through the name's constant here
+experiment that logs it lists its column (:mod:`engine.experiments`) through the name's constant here
 (:data:`RANKME`, …) or a group (:data:`GEOMETRY`, :data:`COLLAPSE`, :data:`ON_LABELLED_SET`): a measure's name
 is written in its declaration, its function and its tests only. Renaming one keeps the old name in its
 ``aliases``: older run folders read under the new name (:mod:`engine.runlog.reading`).
@@ -363,6 +363,23 @@ BOOKKEEPING: dict[str, Column] = {
         Column("eval_seconds", "Evaluation seconds", "s"),
     )
 }
+
+
+def add(measure: Measure) -> None:
+    """Add a measure an experiment declares itself (:attr:`engine.core.declaration.Experiment.own_measures`);
+    another measure of the same name is one ValueError line."""
+    known = MEASURES.get(measure.name)
+    if known is not None and known != measure:
+        raise ValueError(f"a measure named {measure.name!r} is declared already")
+    MEASURES[measure.name] = measure
+    ALIASES.update({alias: measure.name for alias in measure.aliases})
+
+
+def remove(name: str) -> None:
+    """Take the measure ``name`` (and its older names) off the registry."""
+    measure = MEASURES.pop(name, None)
+    for alias in measure.aliases if measure is not None else ():
+        ALIASES.pop(alias, None)
 
 
 def get(name: str) -> Measure:

@@ -51,6 +51,7 @@ class Shared:
         label="Data folder (real data sets)",
         preset=False,
         widget="page",
+        named=False,
     )
     encoder: str | None = knob(
         None,
@@ -58,6 +59,7 @@ class Shared:
         "[CLS] start minilm-cls (engine.encoders.starts), a saved or cached name, a folder or a hub id",
         label="Encoder",
         widget="page",  # a preset may set it: SimCSE Figure 2 starts from minilm-cls
+        composed="encoder",
     )
     device: str = knob(
         "auto",
@@ -67,6 +69,7 @@ class Shared:
         widget="select",
         options=DEVICE_OPTIONS,
         preset=False,
+        named=False,
     )
     #: at most 2**32 − 1: the seeds made from it (a step's, seed × 1,000,003 + step) stay in torch's 64 bits
     seed: int = knob(
@@ -90,6 +93,7 @@ class Shared:
         label="Steps",
         widget="number",
         step=50,
+        recorded=True,
     )
     lr: float = knob(
         3e-5,
@@ -100,6 +104,7 @@ class Shared:
         label="Learning rate",
         widget="number",
         fmt="%.0e",
+        recorded=True,
     )
     snapshot_every: int = knob(
         0,
@@ -111,6 +116,7 @@ class Shared:
         label="UMAP frame every k steps (0 = off)",
         widget="number",
         step=1,
+        named=False,
     )
 
     # ----------------------------------------------------------- training an encoder (SimCSE, JEPA)
@@ -118,6 +124,8 @@ class Shared:
         None,
         help="training set: wiki1m, snli, demo, demo-nli or a file (default: wiki1m/snli if present)",
         widget="page",
+        recorded=True,
+        data_file=True,
     )
     dropout: float = knob(
         DROPOUT_P[0],
@@ -128,6 +136,7 @@ class Shared:
         label="Dropout p (0 = off)",
         widget="slider",
         step=0.01,
+        recorded=True,
     )
     augment_rate: float = knob(
         AUGMENT_RATE[0],
@@ -143,6 +152,7 @@ class Shared:
         choices=(NATIVE, *POOLER_CHOICES),
         help="native: the encoder's own pooling (its sentence-transformers config; cls when it has none, "
         "engine.training.encoder); cls: [CLS] + MLP in training only; cls-mlp: MLP kept; avg: mean of tokens",
+        recorded=True,
     )
     batch_size: int = knob(
         64,
@@ -152,9 +162,15 @@ class Shared:
         help="Sentences per step, whatever the number of processes.",
         label="Batch size",
         widget="number",
+        recorded=True,
     )
     max_len: int = knob(32, low=4, high=8192, unit="tokens", help="max tokens per sentence")
-    eval: str | None = knob(None, help="evaluation pairs (default: stsb dev if present, else demo-pairs)")
+    eval: str | None = knob(
+        None,
+        help="evaluation pairs (default: stsb dev if present, else demo-pairs)",
+        recorded=True,
+        data_file=True,
+    )
     eval_limit: int | None = knob(
         250,
         low=2,
@@ -165,6 +181,8 @@ class Shared:
         label="STS pairs evaluated (0 = all)",
         widget="number",
         step=50,
+        named=False,
+        recorded=True,
     )
     eval_every: int = knob(
         10,
@@ -174,12 +192,25 @@ class Shared:
         help="Evaluate every k steps (and at the first and last).",
         label="Evaluate every k steps",
         widget="number",
+        named=False,
+        recorded=True,
     )
     probe: str | None = knob(
-        None, help="labelled set (e.g. demo) for the labelled-set silhouette / IsoScore", widget="page"
+        None,
+        help="labelled set (e.g. demo) for the labelled-set silhouette / IsoScore",
+        widget="page",
+        named=False,
+        data_file=True,
+        composed="switch",
     )
     probe_limit: int | None = knob(
-        600, low=2, high=100_000_000, zero="all", unit="items", help="stratified subset of the labelled set"
+        600,
+        low=2,
+        high=100_000_000,
+        zero="all",
+        unit="items",
+        help="stratified subset of the labelled set",
+        named=False,
     )
     train_limit: int | None = knob(
         None, low=2, high=100_000_000, zero="all", unit="items", help="seeded subset of the training data"
@@ -189,6 +220,7 @@ class Shared:
         choices=PRECISIONS,
         help="auto: the forward in bf16 autocast on CUDA and on CPUs with native bf16 (AVX512-BF16/AMX), "
         "evaluation in float32; fp32: float32 everywhere",
+        named=False,
     )
 
 

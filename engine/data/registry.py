@@ -29,6 +29,12 @@ class DatasetSpec:
     default_split: str | None = None
     needs_data_dir: bool = False
     expected: str = ""
+    classes: int | None = None  # its number of classes where it is fixed (known without loading the set)
+
+    @property
+    def labelled(self) -> bool:
+        """Whether it holds a class per item (the probe's data: a labelled set, or NLI pairs' relations)."""
+        return self.kind in ("labelled", "nli-pairs")
 
 
 DATASETS: dict[str, DatasetSpec] = {
@@ -60,6 +66,7 @@ DATASETS: dict[str, DatasetSpec] = {
             builtin.load_rt_polarity,
             needs_data_dir=True,
             expected="rt-polarity/rt-polarity.{pos,neg}",
+            classes=2,
         ),
         DatasetSpec(
             "snli",
@@ -70,6 +77,7 @@ DATASETS: dict[str, DatasetSpec] = {
             default_split="validation",
             needs_data_dir=True,
             expected="snli/validation.tsv, snli/test.tsv or snli/dev.jsonl",
+            classes=3,
         ),
         DatasetSpec(
             "stsb",
@@ -118,6 +126,17 @@ DATASETS: dict[str, DatasetSpec] = {
         ),
     )
 }
+
+
+def labelled_sets() -> list[str]:
+    """The built-in sets that hold a class per item, in the registry's order (the probe's data choices)."""
+    return [name for name, spec in DATASETS.items() if spec.labelled]
+
+
+def known_classes(name: str) -> int | None:
+    """The number of classes of built-in set ``name`` where it is fixed (None: unknown without loading)."""
+    spec = DATASETS.get(name)
+    return None if spec is None else spec.classes
 
 
 def load_dataset(

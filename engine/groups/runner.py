@@ -46,7 +46,7 @@ def execute_member(
     """Run one member into ``<group_path>/runs/<member_id>/`` (an existing run there is replaced whole).
     Returns None when it finished, else its one-line error (bad settings included). A plain function of
     plain values, so that a Ray worker can run it."""
-    from engine.core.experiments import EXPERIMENTS
+    from engine.core.declaration import experiment_of
     from engine.runlog.runner import run_experiment
 
     try:
@@ -54,7 +54,7 @@ def execute_member(
             import torch
 
             torch.set_num_threads(threads)
-        config = EXPERIMENTS[kind].make_config(**fields)
+        config = experiment_of(kind).make_config(**fields)
         summary = run_experiment(kind, config, Path(group_path) / RUNS / member_id, stop=stop)
     except Exception as err:  # noqa: BLE001 - every failure is the member's one line
         return one_line(err)
@@ -99,7 +99,7 @@ def finished_run(folder: Path, kind: str, fields: dict[str, Any] | None = None) 
     """None when ``folder`` holds a finished run (made with ``fields``, when given); else why not, one line
     (no run, a damaged ``status.json`` or ``summary.json``, another state, other settings)."""
     from engine import runlog
-    from engine.core.experiments import EXPERIMENTS
+    from engine.core.declaration import experiment_of
     from engine.runlog.runner import config_to_dict
 
     read = {}
@@ -118,7 +118,7 @@ def finished_run(folder: Path, kind: str, fields: dict[str, Any] | None = None) 
     if fields is None:
         return None
     try:
-        wanted = config_to_dict(EXPERIMENTS[kind].make_config(**fields))
+        wanted = config_to_dict(experiment_of(kind).make_config(**fields))
     except Exception as err:  # noqa: BLE001 - settings that no longer make a config: not that run
         return f"its settings make no config ({one_line(err)[:120]})"
     recorded = read[runlog.CONFIG]

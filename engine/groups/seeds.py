@@ -16,8 +16,8 @@ def run_seed_group(kind: str, config: object, out: str, seeds_text: str, threads
     from dataclasses import asdict
 
     from engine import groups
+    from engine.core.declaration import experiment_of
     from engine.core.errors import one_line
-    from engine.core.experiments import EXPERIMENTS
     from engine.core.flags import parse_seeds
 
     seeds = parse_seeds(seeds_text)
@@ -26,7 +26,7 @@ def run_seed_group(kind: str, config: object, out: str, seeds_text: str, threads
     base = asdict(config)
     for seed in seeds:  # every seed within the experiment's own range before anything runs
         try:
-            EXPERIMENTS[kind].make_config(**{**base, "seed": seed})
+            experiment_of(kind).make_config(**{**base, "seed": seed})
         except ConfigError as err:
             raise ConfigError(f"--seeds: {one_line(err)}") from None
     folder = groups.group_path(out)

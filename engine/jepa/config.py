@@ -49,6 +49,7 @@ class _Objective:
         "delete-one-word, crop, word-deletion: SimCSE's augmentations.",
         label="Context view",
         widget="radio",
+        recorded=True,
     )
     mask_min: float = _mask_share(
         0.15, "the smallest share of the words masked (at most --mask-max)", "Mask from"

@@ -14,7 +14,7 @@ One concern a module:
 - :mod:`~engine.jobs.spare`: the warm spare child; :mod:`~engine.jobs.spare_entry`: the code it runs;
 - :mod:`~engine.jobs.projection_worker`: :class:`ProjectionWorker`, the low-priority UMAP thread.
 
-The spare is started as ``python -c "from engine.jobs import serve_one; serve_one(ready_fd=N)"`` (N: its
+The spare is started as ``python -c "from engine.cli import serve_spare; serve_spare(ready_fd=N)"`` (N: its
 ready pipe, :func:`engine.jobs.spare.spare_command`).
 """
 

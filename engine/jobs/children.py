@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from engine import runlog
 from engine.compute.lanes import usable_cpus
 from engine.core import paths, settings
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from engine.runlog import events
 
 if TYPE_CHECKING:

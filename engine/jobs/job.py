@@ -23,7 +23,7 @@ import pandas as pd
 from engine import runlog
 from engine.core import settings
 from engine.core.errors import DataError
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from engine.jobs.film import Film
 from engine.runlog.events import Event, Finished, Points, Progress, Row, Tick, WireEvent
 

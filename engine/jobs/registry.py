@@ -24,7 +24,7 @@ from engine import runlog
 from engine.compute.lanes import plan_workers, usable_cpus
 from engine.core import paths, settings
 from engine.core.errors import ConfigError, EmbedlabError, one_line
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from engine.jobs.children import ChildRun, child_argv, default_child_threads
 from engine.jobs.job import Job
 from engine.jobs.projection_worker import ProjectionWorker

@@ -27,12 +27,13 @@ log = logging.getLogger(__name__)
 
 
 def spare_command(ready_fd: int) -> str:
-    """The spare's ``python -c`` program: :func:`~engine.jobs.spare_entry.serve_one`, told its ready pipe."""
-    return f"from engine.jobs import serve_one; serve_one(ready_fd={int(ready_fd)})"
+    """The spare's ``python -c`` program: :func:`engine.cli.serve_spare` (the command line in a warm child,
+    :func:`~engine.jobs.spare_entry.serve_one`), told its ready pipe."""
+    return f"from engine.cli import serve_spare; serve_spare(ready_fd={int(ready_fd)})"
 
 
 class SparePool:
-    """At most one warm child, ``python -c 'from engine.jobs import serve_one; serve_one(ready_fd=N)'``.
+    """At most one warm child, ``python -c 'from engine.cli import serve_spare; serve_spare(ready_fd=N)'``.
 
     Only prepared while the registry is idle (it would take CPU from a running job); discarded when the
     environment changed since it started (modules read some variables when imported); without one, a job

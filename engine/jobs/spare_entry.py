@@ -1,5 +1,6 @@
 """What runs inside a warm spare child (:class:`engine.jobs.spare.SparePool`): import, warm up, then run the
-job that arrives on stdin exactly as ``python -m engine`` would.
+job that arrives on stdin exactly as ``python -m engine`` would (the child's program,
+:func:`engine.cli.serve_spare`, hands this part the command line's ``main``: the CLI is above the jobs).
 
 Kept apart from the pool: this code runs in the child, the pool in the server.
 """
@@ -12,16 +13,16 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 
 from engine.compute.allocator import keep_freed_memory
 from engine.core import settings
 from engine.core.errors import one_line
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 
 log = logging.getLogger(__name__)
 
 PRELOAD_MODULES = (
-    "engine.cli",
     "engine.encoders",
     "engine.metrics",
     "engine.data",
@@ -33,10 +34,9 @@ PRELOAD_MODULES = (
 def preload() -> None:
     """Import what a run needs (torch, transformers, every registered experiment): a spare's warm-up."""
     for experiment in EXPERIMENTS.values():
-        for ref in (experiment.generator, experiment.config_class, experiment.summarize):
-            if ref:
-                with contextlib.suppress(Exception):
-                    experiment.load(ref)
+        if experiment.load_code is not None:
+            with contextlib.suppress(Exception):
+                experiment.load_code()
     for module in PRELOAD_MODULES:
         with contextlib.suppress(Exception):
             importlib.import_module(module)
@@ -54,15 +54,15 @@ def warm_default_encoder() -> None:
     encoder = load_encoder()
     for experiment in EXPERIMENTS.values():
         if experiment.warm_up:
-            experiment.load(experiment.warm_up)(lambda texts: encode_cached(encoder, texts))
+            experiment.warm_up(lambda texts: encode_cached(encoder, texts))
     known.remember(known.identity(None, None), encoder)  # later runs find these embeddings unloaded
     hand_over(encoder)
 
 
-def serve_one(ready_fd: int | None = None) -> None:
+def serve_one(run: Callable[[list[str]], int], ready_fd: int | None = None) -> None:
     """Entry of a spare child: preload, say so on ``ready_fd`` (one byte, then closed), read its job
-    (``{"argv": CLI argv, "env": environment}``, one JSON line) from stdin, run it as ``python -m engine
-    *argv`` would, exit."""
+    (``{"argv": CLI argv, "env": environment}``, one JSON line) from stdin, run it with ``run`` (the CLI's
+    ``main``: as ``python -m engine *argv`` would), exit."""
     keep_freed_memory()  # before the warm-up: its frees must not set the run's allocator policy
     preload()
     try:
@@ -79,6 +79,4 @@ def serve_one(ready_fd: int | None = None) -> None:
         return
     job = json.loads(line)
     os.environ.update(job.get("env") or {})
-    from engine.cli import main
-
-    sys.exit(main(job["argv"]))
+    sys.exit(run(job["argv"]))

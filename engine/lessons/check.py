@@ -26,8 +26,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine import experiments
 from engine.command.signals import reports_stop
-from engine.core import experiments, paths
+from engine.core import paths
 from engine.core.lesson_claims import Claim
 from engine.lessons.judging import Points, Trace, Verdict, finite, judge
 from engine.lessons.presets import default_data_dir, presets, queue
@@ -96,7 +97,8 @@ def run_presets(
         seeded = {**(settings or {}), "seed": seed} if seeds > 1 else settings
         for name in names:
             for run in queue(known[name], seeded, short=short):
-                config = experiments.EXPERIMENTS[run.kind].make_config(**run.fields)
+                experiment = experiments.EXPERIMENTS[run.kind]
+                config = experiment.make_config(**run.fields)
                 settled = {"kind": run.kind, **config_to_dict(config)}
                 key = json.dumps(settled, sort_keys=True, default=str)
                 if key not in done:
@@ -106,7 +108,7 @@ def run_presets(
                         say(f"  kept {run.kind} / {label} (finished, same config) in {folder}")
                     else:
                         line = f"  running {run.kind} / {label} → {folder}"
-                        planned.append(PlannedRun(run.kind, config, folder, line))
+                        planned.append(PlannedRun(experiment, config, folder, line))
                 folders.setdefault((name, run.name), []).append(done[key])
     _run_all(planned, workers, say)
     return folders

@@ -37,23 +37,9 @@ LECTURE_SUFFIX = " · lecture"
 
 RESULTS = Path(__file__).with_name("results.json")
 PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\.([a-z_]+(?:\.[A-Za-z0-9_]+)?)(?::([^{}]*))?\}")
-#: the config fields recorded for each claim's run (printed by ``{key.steps}`` and the like)
-SETTINGS = (
-    "steps",
-    "lr",
-    "batch_size",
-    "eval_every",
-    "metric_every",
-    "train",
-    "eval",
-    "eval_limit",
-    "pooler",
-    "view",
-    "data",
-    "dropout",
-)
 #: a preset's ``settings`` mark in the results file: its claims record every field the preset queues besides
-#: :data:`SETTINGS` (presets recorded before 2026-11-29 lack the mark and record :data:`SETTINGS` only)
+#: the recorded knobs (:func:`recorded_settings`; presets recorded before 2026-11-29 lack the mark and record
+#: those only). The text is a mark kept in results.json: it names the knobs' old list, SETTINGS.
 QUEUED = "the preset's queued fields and SETTINGS"
 #: digits a lesson may write that are no measurement (a citation year, a name, a definition); each with why
 NOT_MEASURED: Mapping[str, str] = {
@@ -84,15 +70,30 @@ def load(path: Path = RESULTS) -> dict[str, Any]:
     return load_checked(Path(path))
 
 
+def recorded_settings(kind: str | None = None) -> tuple[str, ...]:
+    """The knobs recorded with a claim's figures (declared ``recorded=True``): experiment ``kind``'s, or (no
+    kind, or one not registered) every registered experiment's, each name once, in declaration order."""
+    from engine import experiments
+    from engine.core.knobs import knobs
+
+    known = experiments.EXPERIMENTS.get(kind) if kind is not None else None
+    chosen = [known] if known is not None else list(experiments.EXPERIMENTS.values())
+    found = dict.fromkeys(item.name for e in chosen for item in knobs(e.config_class) if item.recorded)
+    return tuple(found)
+
+
 def _settings(folders: Iterable[Path], queued: Iterable[str] = ()) -> dict[str, Any]:
-    """The run's :data:`SETTINGS` and the fields its preset ``queued``, read from its config.json, and the
-    training and evaluation sets it resolved to (``train_set``, ``eval_set``, from its summary.json)."""
-    names = dict.fromkeys([*SETTINGS, *queued])
+    """The run's recorded knobs (:func:`recorded_settings`) and the fields its preset ``queued``, read from
+    its config.json, and the training and evaluation sets it resolved to (``train_set``, ``eval_set``, from
+    its summary.json)."""
     for folder in folders:
         try:
             config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
+        names = dict.fromkeys(
+            [*recorded_settings(config.get("kind") if isinstance(config.get("kind"), str) else None), *queued]
+        )
         found = {name: config[name] for name in names if name in config}
         try:
             summary = json.loads((Path(folder) / "summary.json").read_text(encoding="utf-8"))
@@ -117,8 +118,8 @@ def record(
     today: str | None = None,
     queued: Mapping[tuple[str, str], Iterable[str]] | None = None,
 ) -> Path:
-    """Write the figures of every keyed claim judged, with its run's settings (:data:`SETTINGS` and the
-    fields ``queued[(preset, run)]`` its preset sets, so that a preset changed since is seen), and each
+    """Write the figures of every keyed claim judged, with its run's settings (:func:`recorded_settings` and
+    the fields ``queued[(preset, run)]`` its preset sets, so that a preset changed since is seen), and each
     preset's length, seeds and date, over those already in ``path`` (the other presets' stay; a recorded
     preset's claims that were not judged now, a claim since removed, are dropped)."""
     queued = queued or {}

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from engine.core import experiments, paths
+from engine import experiments
+from engine.core import paths
 from engine.core.declaration import Preset
 from engine.lessons.numbers import LECTURE_SUFFIX
 
@@ -46,7 +47,7 @@ def queue(preset: Preset, settings: dict[str, Any] | None = None, *, short: bool
 
 def _field_names(kind: str) -> set[str]:
     experiment = experiments.EXPERIMENTS[kind]
-    return {field.name for field in dataclasses.fields(experiment.load(experiment.config_class))}
+    return {field.name for field in dataclasses.fields(experiment.config_class)}
 
 
 #: the measured wall times of the lecture versions, written by ``python benchmarks/bench_lecture_presets.py

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import experiments
+from engine import experiments
 from engine.core.declaration import Lesson
 from engine.core.measures import MEASURES, range_text
 from engine.lessons.numbers import fill_lesson

@@ -19,7 +19,7 @@ parameters after s Adam updates.
 
 The package: :mod:`~engine.probe.config` (settings), :mod:`~engine.probe.problem` (data → what is optimised),
 :mod:`~engine.probe.model` (embeddings + classifier, losses), :mod:`~engine.probe.loop` (the optimisation),
-:mod:`~engine.probe.measure` (a step's measures), :mod:`~engine.probe.summary`, :mod:`~engine.probe.cli`;
+:mod:`~engine.probe.measure` (a step's measures), :mod:`~engine.probe.summary`;
 its registry entry :mod:`~engine.probe.entry` (with :mod:`~engine.probe.presets` and
 :mod:`~engine.probe.facts`).
 
@@ -34,8 +34,6 @@ from typing import Any
 
 #: public name -> the module that defines it
 _LAZY = {
-    "add_arguments": "engine.probe.cli",
-    "config_from_args": "engine.probe.cli",
     "MAX_STEPS": "engine.probe.config",
     "ProbeConfig": "engine.probe.config",
     "run_probe": "engine.probe.loop",

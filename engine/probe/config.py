@@ -23,14 +23,25 @@ class ProbeConfig:
         help="built-in name (demo, rt-polarity, snli, wordnet-pos, wordnet-supersenses, ...), a file, "
         "or an .npz of embeddings and labels",
         widget="page",
+        recorded=True,
+        data_file=True,
+        composed="text",
     )
     data_dir: str | None = shared("data_dir")
     text_col: str | None = knob(None, help="text column of a user file", label="Text column", widget="page")
     label_col: str | None = knob(
-        None, help="label column (demo: 'sentiment' for polarity labels)", label="Label column", widget="page"
+        None,
+        help="label column (demo: 'sentiment' for polarity labels)",
+        label="Label column",
+        widget="page",
+        composed="demo-label",
     )
     split: str | None = knob(None, help="split of the data set where it has several (e.g. snli: validation)")
-    encoder: str | None = shared("encoder")
+    encoder: str | None = shared(
+        "encoder",
+        composed=None,
+        override="the Isotropy page's encoder picker is neither a preset's nor a link's",
+    )
     pooling: str | None = knob(None, help="override the encoder's pooling (cls, cls_before_pooler, avg, ...)")
     steps: int = shared(
         "steps",
@@ -59,6 +70,8 @@ class ProbeConfig:
         help="Measure every k steps (and at the first and last).",
         label="Metrics every k steps",
         widget="number",
+        named=False,
+        recorded=True,
     )
     sample_size: int | None = knob(
         None,
@@ -97,11 +110,13 @@ class ProbeConfig:
         label="Points projected",
         widget="number",
         step=500,
+        named=False,
     )
     vectors: str | None = knob(
         None,
         help="word2vec/GloVe text file of word vectors for word-level data (default: the encoder's input "
         "embedding table, one-piece words)",
+        data_file=True,
     )
     objective: str = knob(
         "classifier",
@@ -132,6 +147,7 @@ class ProbeConfig:
         "last); 0: never; 1: at every logged step, at a cost.",
         label="Spectrum every k logged steps (0 = never)",
         widget="number",
+        named=False,
     )
     fixed_sample: bool = knob(
         False,

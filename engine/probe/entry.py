@@ -1,11 +1,23 @@
-"""The probe's entry in the experiment registry (:mod:`engine.core.experiments`): plain data and lazy
-references only, so that reading it imports neither torch nor the probe's loop."""
+"""The probe's entry in the experiment registry (:mod:`engine.experiments`): its parts as objects; the loop
+imported on call, so that reading it imports no torch. Its command line is one flag per knob."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
 from engine.core.declaration import Section, declare
 from engine.core.measures import GEOMETRY, RANKME, SPECTRUM
+from engine.probe import facts
+from engine.probe.config import ProbeConfig
 from engine.probe.lesson import LESSON
+from engine.probe.presets import presets
+from engine.probe.warm import warm_demo
+
+if TYPE_CHECKING:
+    from engine.runlog.events import Event
 
 #: the ``metrics.csv`` header: the measures of engine.probe.measure.COLUMNS; the spectrum goes to
 #: spectrum.csv (Row.spectrum)
@@ -24,19 +36,41 @@ SECTION = Section(
     icon=":material/scatter_plot:",
 )
 
+
+def load_code() -> ModuleType:
+    """The probe's package with its loop and summary imported (torch), on a run; its names are read from the
+    package on each run (:data:`engine.probe.run_probe`, :func:`engine.probe.summarize`)."""
+    import engine.probe.loop
+    import engine.probe.summary
+
+    return engine.probe
+
+
+def train(config: ProbeConfig, stop: threading.Event | None = None) -> Iterator[Event]:
+    """A probe run (:func:`engine.probe.loop.run_probe`)."""
+    return load_code().run_probe(config, stop)
+
+
+def summarize(rows: list[dict[str, Any]], config: ProbeConfig) -> dict[str, Any]:
+    """A probe run's summary (:func:`engine.probe.summary.summarize`)."""
+    return load_code().summarize(rows, config)
+
+
 EXPERIMENT = declare(
     "probe",
-    "engine.probe",
-    title="Isotropy vs clusters (linear-classifier embedding optimisation)",
-    config_class="engine.probe:ProbeConfig",
-    generator="engine.probe:run_probe",
+    "Isotropy vs clusters (linear-classifier embedding optimisation)",
+    config_class=ProbeConfig,
+    generator=train,
     columns=(*COLUMNS, "alignment", "seconds"),
-    summarize="engine.probe:summarize",
-    cli="engine.probe",
+    summarize=summarize,
+    load_code=load_code,
     task_parallel=True,
     charted_as=CHARTED_AS,
+    presets=presets,
+    measured_on=facts.measured_on,
+    describe=facts.describe,
     lesson=LESSON,
     section=SECTION,
-    warm_up="engine.probe.warm:warm_demo",
+    warm_up=warm_demo,
     smoke={"data": "demo", "steps": 4, "snapshot_every": 0, "device": "cpu"},
 )

@@ -1,5 +1,5 @@
 """What the probe's figures and replay say about a run: the data its measures come from, and the data and
-labels it used (read through :mod:`engine.core.experiments`)."""
+labels it used (read through :mod:`engine.experiments`)."""
 
 from __future__ import annotations
 

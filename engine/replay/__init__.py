@@ -27,20 +27,20 @@ if TYPE_CHECKING:
 #: public names and their modules, imported on first use: ``engine.cli`` imports :mod:`engine.replay.cli`
 #: for every command, and must not pay for pandas and plotly
 _LAZY = {
-    "FilmFrames": "frames",
-    "evenly_spaced": "frames",
-    "film": "frames",
-    "film_gif": "gif",
-    "lesson_html": "page",
-    "RunData": "source",
-    "load_run": "source",
-    "resolve_run": "source",
+    "FilmFrames": "engine.replay.frames",
+    "evenly_spaced": "engine.replay.frames",
+    "film": "engine.replay.frames",
+    "film_gif": "engine.replay.gif",
+    "lesson_html": "engine.replay.page",
+    "RunData": "engine.replay.source",
+    "load_run": "engine.replay.source",
+    "resolve_run": "engine.replay.source",
 }
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(importlib.import_module(f"engine.replay.{_LAZY[name]}"), name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'engine.replay' has no attribute {name!r}")
 
 

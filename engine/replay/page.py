@@ -23,8 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from engine import charts
-from engine.core import experiments
+from engine import charts, experiments
 from engine.lessons import texts as lessons
 from engine.replay.frames import FilmFrames
 from engine.replay.panels import lesson_charts

@@ -4,7 +4,7 @@ A generated name says what sets a run apart: its data set, each knob whose value
 experiment's default (each knob's label, :mod:`engine.core.knobs`), and its steps: ``rt-polarity · dropout 0.1
 · 300 steps``. A preset's run is ``<preset title> · <what differs between the preset's runs>``
 (``SimCSE Figure 2 · same mask``); a preset of one run is its title. Knobs that only say where or how often a
-run is measured or saved (:data:`UNNAMED`) never enter a name.
+run is measured or saved (declared ``named=False``, :func:`engine.core.knobs.knob`) never enter a name.
 
 A name from a user is any text: trimmed, control and format characters removed (each run of them and of
 white space becomes one space), at most :data:`MAX_NAME` characters; one with nothing visible left is one
@@ -21,7 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.core.declaration import Experiment, declared
 from engine.core.errors import ConfigError
+from engine.core.knobs import knobs
 from engine.runlog.files import CONFIG, read_json, write_json_atomic
 
 #: the longest name kept (characters); a longer one is cut, a generated one ends with "…"
@@ -29,24 +31,6 @@ MAX_NAME = 80
 #: the key of ``config.json`` that holds the name
 NAME_KEY = "name"
 SEPARATOR = " · "
-#: knobs that say where or how often a run is measured, kept or saved, not what it learns
-UNNAMED = frozenset(
-    {
-        "data_dir",
-        "device",
-        "metric_every",
-        "geometry_every",
-        "eval_every",
-        "snapshot_every",
-        "snapshot_limit",
-        "eval_limit",
-        "probe",  # the silhouette's labelled set beside SimCSE and JEPA: an evaluation, not the run
-        "probe_limit",
-        "save_encoder",
-        "replace_encoder",
-        "precision",
-    }
-)
 #: the knobs that name a run's data (shown first), and its length (shown last)
 DATA_KNOBS = ("data", "train")
 STEPS = "steps"
@@ -80,15 +64,21 @@ def read_name(value: object) -> str | None:
         return None
 
 
-def _knobs(kind: str) -> tuple:
-    from engine.core import experiments
-    from engine.core.knobs import knobs
+def _experiment(kind: Experiment | str) -> Experiment | None:
+    """``kind`` itself, or the experiment declared under that kind (None: unknown here)."""
+    return kind if isinstance(kind, Experiment) else declared(kind)
 
-    experiment = experiments.get(kind)
+
+def _knobs(kind: Experiment | str) -> tuple:
+    experiment = _experiment(kind)
     try:
-        return () if experiment is None else knobs(experiment.load(experiment.config_class))
-    except (TypeError, ImportError, AttributeError):  # not a config of knobs (a test's stand-in): no knobs
+        return () if experiment is None else knobs(experiment.config_class)
+    except (TypeError, AttributeError):  # not a config of knobs (a test's stand-in): no knobs
         return ()
+
+
+def _kind_word(kind: Experiment | str) -> str:
+    return kind.kind if isinstance(kind, Experiment) else kind
 
 
 def _short_label(item: Any) -> str:
@@ -124,12 +114,14 @@ def phrase(item: Any, value: Any) -> str:
     return f"{_short_label(item)} {_value_text(value)}"
 
 
-def differences(kind: str, config: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> list[str]:
+def differences(
+    kind: Experiment | str, config: Mapping[str, Any], base: Mapping[str, Any] | None = None
+) -> list[str]:
     """What sets ``config`` apart from ``base`` (default: the experiment's defaults), knob by knob in
-    declaration order; the data, the steps and the knobs of :data:`UNNAMED` left out."""
+    declaration order; the data, the steps and the knobs declared ``named=False`` left out."""
     found = []
     for item in _knobs(kind):
-        if item.name in UNNAMED or item.name in DATA_KNOBS or item.name == STEPS:
+        if not item.named or item.name in DATA_KNOBS or item.name == STEPS:
             continue
         value = config.get(item.name, item.default)
         reference = item.default if base is None else base.get(item.name, item.default)
@@ -151,36 +143,38 @@ def _capped(parts: list[str]) -> str:
     return text if len(text) <= MAX_NAME else text[: MAX_NAME - 1].rstrip(" ·") + "…"
 
 
-def generated_name(kind: str, config: Any) -> str:
-    """The name of a run from what differs: data set (else its kind), the knobs off their defaults, steps
-    (``rt-polarity · dropout 0.1 · 300 steps``, ``jepa · 100 steps``)."""
+def generated_name(kind: Experiment | str, config: Any) -> str:
+    """The name of a run of experiment ``kind`` (or a declared kind) from what differs: data set (else its
+    kind), the knobs off their defaults, steps (``rt-polarity · dropout 0.1 · 300 steps``, ``jepa · 100
+    steps``)."""
     values = _as_dict(config)
-    parts = [_data_text(values) or kind, *differences(kind, values)]  # never another experiment's word
+    word = _kind_word(kind)
+    parts = [_data_text(values) or word, *differences(kind, values)]  # never another experiment's word
     steps = values.get(STEPS)
     if isinstance(steps, int) and not isinstance(steps, bool):
         parts.append(f"{steps:,} steps")
-    return read_name(_capped(parts)) or kind
+    return read_name(_capped(parts)) or word
 
 
 def preset_run_names(
-    title: str, kind: str, base: Mapping[str, Any], runs: Mapping[str, Mapping[str, Any]]
+    title: str, kind: Experiment | str, base: Mapping[str, Any], runs: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, str]:
     """Each run of a preset by its key: ``<title> · <what differs between its runs>`` (the knobs its runs
     set differently, against the preset's ``base``), the key's words where nothing differs; a preset of one
     run is its title."""
     if len(runs) <= 1:
-        return {key: read_name(title) or kind for key in runs}
+        return {key: read_name(title) or _kind_word(kind) for key in runs}
     varying = {name for overrides in runs.values() for name in overrides}
     names = {}
     for key, overrides in runs.items():
         inside = {name: base.get(name) for name in varying if name in base}
         mine = {**inside, **{name: overrides[name] for name in varying if name in overrides}}
         said = differences(kind, mine, {**_defaults(kind), **inside})
-        names[key] = read_name(_capped([title, *(said or [key.replace("-", " ")])])) or kind
+        names[key] = read_name(_capped([title, *(said or [key.replace("-", " ")])])) or _kind_word(kind)
     return names
 
 
-def _defaults(kind: str) -> dict[str, Any]:
+def _defaults(kind: Experiment | str) -> dict[str, Any]:
     return {item.name: item.default for item in _knobs(kind)}
 
 
@@ -224,10 +218,11 @@ def _old_preset_name(kind: str, folder: str) -> str | None:
     key = _FOLDER_STAMP.sub("", folder)
     if not key or key in (folder, kind):
         return None
+    experiment = declared(kind)
+    if experiment is None or experiment.presets is None:
+        return None
     try:
-        from engine.core import experiments
-
-        for preset in (found for found in experiments.all_presets() if found.kind == kind):
+        for preset in (found for found in experiment.presets(None) if found.kind == kind):
             for run_key, name in preset_run_names(preset.name, kind, preset.base, preset.runs).items():
                 if run_key == key:
                     return name

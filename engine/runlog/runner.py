@@ -1,8 +1,10 @@
 """Execute an experiment (a generator of :mod:`engine.runlog.events`) into a run folder. Shared by the CLI and
 the jobs.
 
-An experiment is registered once in :data:`engine.core.experiments.EXPERIMENTS` and is then available to the
-CLI, the job registry and the UI. Its generator yields :class:`~engine.runlog.events.Progress`,
+An experiment is registered once in :data:`engine.experiments.EXPERIMENTS` (above this part, which is handed
+the :class:`~engine.core.declaration.Experiment` itself, or a kind declared in this process) and is then
+available to the CLI, the job registry and the UI. Its generator yields
+:class:`~engine.runlog.events.Progress`,
 :class:`~engine.runlog.events.Points` and :class:`~engine.runlog.events.Row` events; the runner writes every
 row (and its snapshot and spectrum) and the points to the run folder before it passes the event on, so a
 reader of the folder never sees an event before its data.
@@ -24,13 +26,12 @@ from typing import Any
 import numpy as np
 
 from engine import runlog
-from engine.core.declaration import Experiment
+from engine.core.declaration import Experiment, experiment_of
 from engine.core.errors import EmbedlabError, RunFailed, one_line
-from engine.core.experiments import EXPERIMENTS
 from engine.runlog import RunWriter, current, naming
 from engine.runlog.events import Event, Points, Row
 
-__all__ = ["EXPERIMENTS", "Experiment", "config_to_dict", "failure_message", "final_values", "run_experiment"]
+__all__ = ["Experiment", "config_to_dict", "failure_message", "final_values", "run_experiment"]
 
 log = logging.getLogger(__name__)
 
@@ -56,30 +57,33 @@ def final_values(rows: list[Mapping[str, Any]], columns: tuple[str, ...]) -> dic
 
 
 def run_experiment(
-    kind: str,
+    kind: Experiment | str,
     config: Any,
     run_dir: Path,
     stop: threading.Event | None = None,
     on_event: EventCallback | None = None,
     name: str | None = None,
 ) -> dict[str, Any]:
-    """Run ``kind`` with ``config`` into ``run_dir``; return the summary.
+    """Run the experiment ``kind`` (an :class:`Experiment`, or a declared kind) with ``config`` into
+    ``run_dir``; return the summary.
 
     Every metrics row is on disk before the next step starts. User errors (``EmbedlabError``) and any
     other failure (out of memory, CUDA errors) end the run as ``failed`` with a one-line message in
     ``status.json`` and are re-raised; a set ``stop`` ends it as ``stopped``. ``name``: the run's name
     (:func:`engine.runlog.naming.clean_name`; default: one made from what differs), kept in ``config.json``.
     """
-    experiment = EXPERIMENTS[kind]
+    experiment = experiment_of(kind)
     stop = stop or threading.Event()
-    settings = {"kind": kind, **config_to_dict(config)}
-    settings["name"] = naming.clean_name(name) if name is not None else naming.generated_name(kind, config)
+    settings = {"kind": experiment.kind, **config_to_dict(config)}
+    settings["name"] = (
+        naming.clean_name(name) if name is not None else naming.generated_name(experiment, config)
+    )
     columns = experiment.columns_for(config)
     writer = RunWriter(run_dir, columns, settings)
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     try:
-        generator: Iterator[Event] = experiment.load(experiment.generator)(config, stop)
+        generator: Iterator[Event] = experiment.generator(config, stop)
         for event in current.drive(generator, run_dir, settings["name"]):
             if isinstance(event, Points):
                 writer.save_points(event.texts, event.labels)
@@ -139,7 +143,7 @@ def _summary(
     summary["final"] = final_values(rows, columns)
     if experiment.summarize and rows:
         try:
-            summary.update(experiment.load(experiment.summarize)(rows, config))
+            summary.update(experiment.summarize(rows, config))
         except Exception as err:  # noqa: BLE001 - a summary must never lose the run
             summary["summary_error"] = one_line(err)
     return summary

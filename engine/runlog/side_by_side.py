@@ -32,13 +32,16 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from engine.core.declaration import Experiment
+
 
 @dataclass(frozen=True)
 class PlannedRun:
-    """One run to train: experiment ``kind``, its validated ``config``, its folder ``out``; ``line``, when
-    given, is printed on stderr as the run starts."""
+    """One run to train: its ``experiment`` (sent to a worker process pickled: its parts by reference, so
+    that the worker imports the experiment's entry), its validated ``config``, its folder ``out``; ``line``,
+    when given, is printed on stderr as the run starts."""
 
-    kind: str
+    experiment: Experiment
     config: Any
     out: Path
     line: str = ""
@@ -93,11 +96,11 @@ def run_one(run: PlannedRun, cpus: int | None = None) -> dict[str, Any] | None:
     if run.line:
         print(run.line, file=sys.stderr, flush=True)
     if cpus is None or _running is None:
-        return run_experiment(run.kind, run.config, run.out)
+        return run_experiment(run.experiment, run.config, run.out)
     _in_run = True
     try:
         with CpuShare(_running, cpus) as share:
-            return run_experiment(run.kind, run.config, run.out, on_event=share.update)
+            return run_experiment(run.experiment, run.config, run.out, on_event=share.update)
     except KeyboardInterrupt:
         return None
     finally:

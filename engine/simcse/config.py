@@ -18,6 +18,10 @@ from engine.core.shared_knobs import shared
 from engine.simcse.augmentations import AUGMENTATIONS, VIEWS
 from engine.training.config import BASE_COLUMNS, metric_columns
 
+#: the dropout rate of the same-mask ablation: the paper's "fixed 0.1" (Table 3); ``same_mask`` implies it,
+#: on the command line and on the page alike (:meth:`SimCSEConfig.__post_init__`)
+SAME_MASK_DROPOUT = 0.1
+
 MODES = ("unsup", "sup")
 
 
@@ -86,6 +90,7 @@ class SimCSEConfig:
         label="Save the trained encoder as",
         widget="text",
         placeholder="a name (optional)",
+        named=False,
     )
     replace_encoder: bool = knob(
         False,
@@ -93,6 +98,7 @@ class SimCSEConfig:
         help="Allow overwriting a saved encoder of that name.",
         label="Replace an existing one",
         widget="checkbox",
+        named=False,
     )
     snapshot_every: int = shared("snapshot_every")
     train_limit: int | None = shared("train_limit")
@@ -100,6 +106,8 @@ class SimCSEConfig:
 
     def __post_init__(self) -> None:
         validate(self)
+        if self.same_mask:  # the ablation fixes the rate, whatever --dropout or a preset says
+            self.dropout = SAME_MASK_DROPOUT
         if self.same_mask and self.augment != "none":
             raise ConfigError("same_mask (z2 = z1) cannot be combined with an augmentation: pick one")
         if self.mode == "sup" and (self.same_mask or self.augment != "none"):

@@ -1,12 +1,23 @@
-"""SimCSE's entry in the experiment registry (:mod:`engine.core.experiments`): plain data and lazy references
-only, so that reading it imports neither torch nor the training loop."""
+"""SimCSE's entry in the experiment registry (:mod:`engine.experiments`): its parts as objects; the training
+loop and the presets (which read the encoders) imported on call, so that reading it imports no torch."""
 
 from __future__ import annotations
 
-from engine.core.declaration import Section
+import threading
+from collections.abc import Iterator
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from engine.core.declaration import Preset, Section
+from engine.core.flags import OwnCommandLine
 from engine.core.measures import GEOMETRY, LABELLED_SET_COLUMNS, SPECTRUM
+from engine.simcse import cli, facts
+from engine.simcse.config import SimCSEConfig
 from engine.simcse.lesson import LESSON
 from engine.training.experiment import FIRST_MEASURES, training_experiment
+
+if TYPE_CHECKING:
+    from engine.runlog.events import Event
 
 SECTION = Section(
     page="views/simcse.py",
@@ -19,10 +30,42 @@ SECTION = Section(
     icon=":material/model_training:",
 )
 
+
+def load_code() -> ModuleType:
+    """SimCSE's training loop (:mod:`engine.simcse.train`: torch and the training core), imported on a run."""
+    import engine.simcse.train
+
+    return engine.simcse.train
+
+
+def train(config: SimCSEConfig, stop: threading.Event | None = None) -> Iterator[Event]:
+    """A SimCSE run (:func:`engine.simcse.train.train_simcse`)."""
+    return load_code().train_simcse(config, stop)
+
+
+def summarize(rows: list[dict[str, Any]], config: SimCSEConfig) -> dict[str, Any]:
+    """A SimCSE run's summary (:func:`engine.simcse.train.summarize`)."""
+    return load_code().summarize(rows, config)
+
+
+def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
+    """SimCSE's presets (:func:`engine.simcse.presets.presets`)."""
+    from engine.simcse.presets import presets as made
+
+    return made(settings)
+
+
 EXPERIMENT = training_experiment(
     "simcse",
     "SimCSE training",
-    config_class="engine.simcse.config:SimCSEConfig",
+    config_class=SimCSEConfig,
+    generator=train,
+    summarize=summarize,
+    load_code=load_code,
+    cli=OwnCommandLine(cli.add_arguments, cli.config_from_args, cli.run_cli),
+    presets=presets,
+    measured_on=facts.measured_on,
+    describe=facts.describe,
     lesson=LESSON,
     section=SECTION,
 )

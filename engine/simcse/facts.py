@@ -1,6 +1,6 @@
 """What SimCSE's figures and replay say about a run: the pairs and sets its measures come from
 (:func:`engine.training.facts.measured_on`), its mode and the data it trained and evaluated on (read through
-:mod:`engine.core.experiments`)."""
+:mod:`engine.experiments`)."""
 
 from __future__ import annotations
 

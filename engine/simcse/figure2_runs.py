@@ -41,6 +41,7 @@ from engine.core.setting_checks import check_all  # noqa: E402
 from engine.runlog.side_by_side import PlannedRun, run_side_by_side  # noqa: E402
 from engine.simcse.augmentations import FIGURE2_RUNS  # noqa: E402
 from engine.simcse.config import SimCSEConfig  # noqa: E402
+from engine.simcse.entry import EXPERIMENT  # noqa: E402
 
 #: the knobs this command takes as flags (made from their declarations: type, range, choices, help)
 KNOBS = (
@@ -108,7 +109,7 @@ def run_all(configs: dict[str, SimCSEConfig], out: Path, workers: int, cpus: int
     """Every run, ``workers`` at a time (1: in this process, one after another; the longest first:
     :func:`engine.runlog.side_by_side.run_side_by_side`); their summaries' main keys in ``configs`` order."""
     order = longest_first(configs)
-    planned = [PlannedRun("simcse", configs[name], out / name, _started(name)) for name in order]
+    planned = [PlannedRun(EXPERIMENT, configs[name], out / name, _started(name)) for name in order]
     summaries = dict(zip(order, run_side_by_side(planned, workers, cpus), strict=True))
     return {name: {key: summaries[name].get(key) for key in SUMMARY_KEYS} for name in configs}
 

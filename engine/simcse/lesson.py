@@ -8,6 +8,7 @@ from __future__ import annotations
 from engine.core.declaration import Lesson
 from engine.core.lesson_claims import Claim
 from engine.core.measures import PARTITION_ISOTROPY, RANKME
+from engine.simcse.config import SAME_MASK_DROPOUT as SAME_MASK_DROPOUT
 
 FIGURE2 = "SimCSE Figure 2"  # engine.simcse.presets.FIGURE2: from the [CLS] start
 TRAINED = "SimCSE on a trained encoder"  # engine.simcse.presets.TRAINED: at the bundled encoder's own pooling
@@ -141,7 +142,6 @@ SAME_MASK = (
     "on. This is how the SimCSE authors said to reproduce the ablation, in their answer to GitHub issue 36."
 )
 SAME_MASK_LINK = "https://github.com/princeton-nlp/SimCSE/issues/36"
-SAME_MASK_DROPOUT = 0.1  # the paper's "fixed 0.1"
 
 LESSON = Lesson(
     title="SimCSE training",

@@ -13,7 +13,6 @@ is refused in one line naming the first's pid. Exit 0 when every member is done,
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from dataclasses import asdict
 from typing import Any
@@ -22,7 +21,7 @@ from engine import groups
 from engine.command.signals import interrupting
 from engine.core import flags
 from engine.core.errors import ConfigError, one_line
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from engine.groups.format import grid_members
 from engine.groups.lock import refusal
 from engine.sweep.grid import check_files, parse_grid
@@ -40,10 +39,8 @@ def add_parser(commands: Any) -> None:
     )
     kinds = sweep.add_subparsers(dest="experiment", required=True, metavar="EXPERIMENT")
     for kind, experiment in EXPERIMENTS.items():
-        if not experiment.cli:
-            continue
         sub = kinds.add_parser(kind, help=experiment.title, description=f"A sweep of {experiment.title}")
-        importlib.import_module(experiment.cli).add_arguments(sub)
+        experiment.command_line.add_arguments(sub)
         _add_sweep_flags(sub)
 
 
@@ -99,8 +96,8 @@ def plan_group(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, list
     """The new group's base (the experiment's settings) and grid (and seeds) from the flags, every member's
     settings checked (its data files included) before any folder is made."""
     experiment = EXPERIMENTS[args.experiment]
-    config_class = experiment.load(experiment.config_class)
-    config = importlib.import_module(experiment.cli).config_from_args(args)
+    config_class = experiment.config_class
+    config = experiment.command_line.config_from_args(args)
     if getattr(config, "save_encoder", None):
         raise ConfigError("--save-encoder: the runs of a sweep would overwrite one encoder; sweep without it")
     grid = parse_grid(config_class, args.grid)

@@ -14,8 +14,6 @@ from engine.core.knobs import Knob, knobs
 TRUE, FALSE = ("true", "on", "yes", "1"), ("false", "off", "no", "0")
 NONE = ("none", "null")
 MAX_TRIALS = 10_000
-#: knobs that name a data file (or a built-in set): a file among their values must exist before a sweep runs
-FILE_KNOBS = ("data", "train", "eval", "probe", "vectors")
 
 
 def find_knob(config_class: type, name: str, option: str) -> Knob:
@@ -79,15 +77,16 @@ def parse_grid(config_class: type, options: list[str]) -> dict[str, list[Any]]:
 
 
 def check_files(config_class: type, fields: dict[str, Any], option: str | None = None) -> None:
-    """A value of a data knob (:data:`FILE_KNOBS`) that names a missing file is one ConfigError line naming
-    ``option`` (default: the knob's flag), before any run starts. The probe's ``data`` is a built-in set's
-    name or a file; for the others a bare word (no folder, no extension) is left to the run (``wiki1m``)."""
+    """A value of a data knob (declared ``data_file=True``) that names a missing file is one ConfigError line
+    naming ``option`` (default: the knob's flag), before any run starts. The probe's ``data`` is a built-in
+    set's name or a file; for the others a bare word (no folder, no extension) is left to the run
+    (``wiki1m``)."""
     from engine.data.registry import DATASETS
 
     declared = {item.name: item for item in knobs(config_class)}
-    for name in FILE_KNOBS:
+    for name in (item.name for item in declared.values() if item.data_file):
         value = fields.get(name)
-        if name not in declared or not isinstance(value, str) or not value.strip():
+        if not isinstance(value, str) or not value.strip():
             continue
         text = value.strip()
         if text.lower() in DATASETS:

@@ -105,11 +105,12 @@ class TrialWorker:
     def __init__(self, kind: str, threads: int):
         import torch
 
-        from engine.core.experiments import EXPERIMENTS
+        from engine.experiments import EXPERIMENTS
 
         torch.set_num_threads(threads)
         experiment = EXPERIMENTS[kind]
-        experiment.load(experiment.generator)  # the experiment's modules, once per worker
+        if experiment.load_code is not None:
+            experiment.load_code()  # the experiment's modules, once per worker
         self.threads = threads
 
     def run(self, group_path: str, kind: str, fields: dict[str, Any], member_id: str) -> Outcome:

@@ -1,6 +1,7 @@
 """The registry entry of an experiment built on the training core (SimCSE, JEPA): its columns, the first
-measures its page offers, and its code by convention in ``engine/<kind>/`` (``train``, ``cli``, ``presets``,
-``facts``). Plain data and lazy references only: reading it imports neither torch nor the training loop."""
+measures its page offers, the encoder smoke settings, and its parts as the experiment's entry names them
+(objects: the entry's own functions import the training loop on call, so that reading it imports neither
+torch nor the loop)."""
 
 from __future__ import annotations
 
@@ -23,22 +24,17 @@ FIRST_MEASURES = (
 
 
 def training_experiment(
-    kind: str, title: str, *, config_class: str, own: Sequence[str] = (), **fields: Any
+    kind: str, title: str, *, config_class: type, own: Sequence[str] = (), **fields: Any
 ) -> Experiment:
     """The entry of experiment ``kind`` trained by the core: its ``metrics.csv`` header (the fallback of a
     config without ``metric_columns()``: the base columns, its ``own``, the labelled set's, the time split;
-    the spectrum goes to ``spectrum.csv``), ``engine.<kind>.train:train_<kind>`` and ``:summarize``, its CLI
-    ``engine.<kind>.cli``, the encoder smoke settings, and the other ``fields`` (lesson, section) as given."""
-    package = f"engine.{kind}"
+    the spectrum goes to ``spectrum.csv``), the encoder smoke settings, and its parts (``generator``,
+    ``summarize``, ``cli``, ``presets``, ``measured_on``, ``describe``, lesson, section) as given."""
     return declare(
         kind,
-        package,
-        title=title,
+        title,
         config_class=config_class,
-        generator=f"{package}.train:train_{kind}",
         columns=(*BASE_COLUMNS, *own, *LABELLED_SET_COLUMNS, *TIME_COLUMNS),
-        summarize=f"{package}.train:summarize",
-        cli=f"{package}.cli",
         smoke=ENCODER_SMOKE,
         **fields,
     )

@@ -1,5 +1,5 @@
 """What the figures and the replay say about a run that trains an encoder (SimCSE, JEPA): the data its
-measures come from and the data it trained and evaluated on (read through :mod:`engine.core.experiments`)."""
+measures come from and the data it trained and evaluated on (read through :mod:`engine.experiments`)."""
 
 from __future__ import annotations
 

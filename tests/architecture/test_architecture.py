@@ -1,16 +1,18 @@
 """The import graph of engine/, ui/ and the page scripts (views/), read from the source (module-level and
-function-level imports, ``TYPE_CHECKING`` ones too): no import circles, engine never imports streamlit, no
-experiment imports the job server, page scripts only compose and draw, and reading the registries imports
-neither torch nor plotly."""
+function-level imports, ``TYPE_CHECKING`` ones too, and ``importlib.import_module("...")`` calls of a
+literal name): no import circles, engine's parts import only the floors below them as docs/architecture.md
+lists them, engine never imports streamlit, no experiment imports the job server, page scripts only compose
+and draw, and reading the registries imports neither torch nor plotly."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from engine.core import experiments
+from engine import experiments
 from ui.navigation import FOLDER, PAGES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,13 +41,29 @@ def _resolve(name: str, known: dict[str, Path]) -> str | None:
     return name or None
 
 
+def _imported_by_name(node: ast.AST) -> list[str] | None:
+    """The module an ``import_module("name")`` (or ``importlib.import_module``) call names, when it is a
+    literal; None for any other node."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    first = node.args[0]
+    if name == "import_module" and isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return [first.value]
+    return None
+
+
 def imports(module: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The modules of ours and the top-level names of others (``streamlit``, ``torch``) that ``module``
-    imports anywhere in its source."""
+    imports anywhere in its source (an ``import_module`` call of a literal name included)."""
     found: set[str] = set()
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
+        by_name = _imported_by_name(node)
+        if by_name is not None:
+            names = by_name
+        elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
@@ -124,8 +142,14 @@ def test_engine_never_imports_streamlit() -> None:
     assert offenders == []
 
 
+def test_the_import_finder_follows_import_module_calls(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("import importlib\ndef f():\n    importlib.import_module('engine.jobs')\n")
+    assert "engine.jobs" in imports("engine.x", source, modules())
+
+
 def test_no_experiment_imports_the_job_server() -> None:
-    packages = {ref.partition(":")[0].rpartition(".")[0] for ref in experiments.ENTRIES.values()}
+    packages = {e.config_class.__module__.rpartition(".")[0] for e in experiments.EXPERIMENTS.values()}
     assert packages == {"engine.probe", "engine.simcse", "engine.jepa"}
     offenders = {
         module: sorted(dep for dep in deps if dep == "engine.jobs" or dep.startswith("engine.jobs."))
@@ -138,7 +162,7 @@ def test_no_experiment_imports_the_job_server() -> None:
 def test_the_registries_import_neither_torch_nor_plotly() -> None:
     """The CLI's --help, the replay and the pages read the registries: they stay light."""
     code = (
-        "import sys; import engine.core.experiments, engine.core.measures, engine.lessons.texts, "
+        "import sys; import engine.experiments, engine.core.measures, engine.lessons.texts, "
         "engine.lessons.presets; "
         "print(sorted(m for m in ('torch', 'plotly', 'streamlit') if m in sys.modules))"
     )
@@ -195,6 +219,32 @@ def test_engines_parts_form_layers_with_no_upward_import() -> None:
         and ".".join(dep.split(".")[:2]) != ".".join(module.split(".")[:2])
     )
     assert loops == [], closing
+
+
+def documented_floors() -> list[str]:
+    """engine's parts in the order docs/architecture.md's tree lists them, bottom to top (``  core/``,
+    ``  cli.py``: the lines indented by two spaces under ``engine/``)."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    tree = text.split("\nengine/", 1)[1].split("\nbenchmarks/", 1)[0]
+    names = re.findall(r"^  ([A-Za-z_]+)(?:/|\.py)\s", tree, flags=re.M)
+    return [f"engine.{name}" for name in names]
+
+
+def test_the_documented_floors_match_the_import_graph() -> None:
+    """Every part of engine is on a floor of docs/architecture.md and imports only the floors listed before
+    it (function-level imports and ``import_module`` calls included): the picture is the graph."""
+    floors = documented_floors()
+    parts = package_graph(graph())
+    assert sorted(set(parts) - set(floors)) == [], "parts missing from docs/architecture.md"
+    gone = [f for f in floors if not (REPO / f.replace(".", "/")).exists() and f not in parts]
+    assert gone == [], "docs/architecture.md lists parts that do not exist"
+    upward = sorted(
+        f"{part} -> {dep}"
+        for part, deps in parts.items()
+        for dep in deps
+        if floors.index(dep) > floors.index(part)
+    )
+    assert upward == [], upward
 
 
 def test_the_layer_check_sees_a_loop_closed_inside_a_function() -> None:

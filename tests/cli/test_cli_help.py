@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine.cli import build_parser, main
-from engine.runlog.runner import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 
-COMMANDS = [*[kind for kind, experiment in EXPERIMENTS.items() if experiment.cli], "settings"]
+COMMANDS = [*EXPERIMENTS, "settings"]
 
 
 @pytest.mark.parametrize("command", [None, *COMMANDS])

@@ -1,15 +1,17 @@
-"""The experiment registry (engine/core/experiments.py): each experiment one package whose entry declares its
-config, run, columns, presets, lesson and page section; every reference resolves, and what the entries say
-agrees with the measure registry, the pages and each other."""
+"""The experiment registry (engine/experiments.py): each experiment one package whose entry declares its
+config, run, columns, presets, lesson and page section as objects; importing engine.core loads no
+experiment, and what the entries say agrees with the measure registry, the pages and each other."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import is_dataclass
 from pathlib import Path
 
 import pytest
 
-from engine.core import experiments
+from engine import experiments
 from engine.core.declaration import Experiment
 from engine.core.measures import BOOKKEEPING, MEASURES
 from engine.lessons import presets
@@ -19,22 +21,33 @@ KINDS = list(experiments.EXPERIMENTS)
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_every_reference_of_an_entry_resolves(kind) -> None:
+def test_every_part_of_an_entry_is_an_object(kind) -> None:
     experiment = experiments.EXPERIMENTS[kind]
     assert isinstance(experiment, Experiment) and experiment.kind == kind
-    refs = (
-        experiment.config_class,
+    assert is_dataclass(experiment.config_class)
+    parts = (
         experiment.generator,
         experiment.summarize,
         experiment.presets,
         experiment.measured_on,
         experiment.describe,
         experiment.warm_up,
+        experiment.load_code,
     )
-    for ref in filter(None, refs):
-        assert callable(experiment.load(ref)), ref
-    module = __import__(experiment.cli, fromlist=["add_arguments"])
-    assert callable(module.add_arguments) and callable(module.config_from_args)
+    assert all(part is None or callable(part) for part in parts)
+    cli = experiment.command_line
+    assert callable(cli.add_arguments) and callable(cli.config_from_args)
+
+
+def test_importing_the_core_loads_no_experiment() -> None:
+    """The ground floor depends on no experiment: in a fresh interpreter, ``import engine.core`` imports no
+    module of an experiment or of the training core (the registry lives above them, engine/experiments.py)."""
+    code = (
+        "import engine.core, sys; print(sorted(m for m in sys.modules if m.startswith("
+        "('engine.probe','engine.simcse','engine.jepa','engine.training'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -47,7 +60,7 @@ def test_an_entry_agrees_with_the_measure_registry_and_its_page(kind) -> None:
     assert experiment.lesson.title and experiment.lesson.intro and experiment.lesson.watch
     section = experiment.section
     assert section.empty
-    assert "experiment.experiment_page(P" in (REPO / section.page).read_text(encoding="utf-8")
+    assert "experiment.experiment_page(EXPERIMENT" in (REPO / section.page).read_text(encoding="utf-8")
 
 
 def test_presets_belong_to_their_experiment_and_one_is_the_demo() -> None:

@@ -7,19 +7,15 @@ import pytest
 
 from engine.core import knob_text
 from engine.core.errors import ConfigError
-from engine.core.experiments import EXPERIMENTS
 from engine.core.knobs import knob_of, knobs
+from engine.experiments import EXPERIMENTS
 
-ALL = [
-    (kind, item)
-    for kind, experiment in EXPERIMENTS.items()
-    for item in knobs(experiment.load(experiment.config_class))
-]
+ALL = [(kind, item) for kind, experiment in EXPERIMENTS.items() for item in knobs(experiment.config_class)]
 
 
 def simcse(name: str):
     experiment = EXPERIMENTS["simcse"]
-    return knob_of(experiment.load(experiment.config_class), name)
+    return knob_of(experiment.config_class, name)
 
 
 @pytest.mark.parametrize(("kind", "item"), ALL, ids=[f"{k}.{i.name}" for k, i in ALL])

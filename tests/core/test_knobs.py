@@ -15,8 +15,8 @@ from engine import cli
 from engine.core import flags
 from engine.core.errors import ConfigError
 from engine.core.knobs import Knob, knob, knobs
+from engine.experiments import EXPERIMENTS
 from engine.lessons.presets import presets
-from engine.runlog.runner import EXPERIMENTS
 from ui import fields
 
 KINDS = list(EXPERIMENTS)
@@ -126,7 +126,7 @@ def test_the_cli_flags_are_the_declared_knobs(kind: str) -> None:
 def test_the_cli_defaults_make_the_declared_defaults(kind: str) -> None:
     config_class = fields.config_class(kind)
     args = parser_of(kind).parse_args(["--out", "x"])
-    made = cli._cli_module(kind).config_from_args(args)
+    made = EXPERIMENTS[kind].command_line.config_from_args(args)
     assert dataclasses.asdict(made) == dataclasses.asdict(config_class())
 
 
@@ -149,7 +149,7 @@ def test_a_drifted_flag_is_found() -> None:
 def test_the_cli_accepts_the_bounds_and_refuses_just_outside(case: tuple[str, Knob]) -> None:
     kind, item = case
     parser = parser_of(kind)
-    make = cli._cli_module(kind).config_from_args
+    make = EXPERIMENTS[kind].command_line.config_from_args
     partner = [
         f"--{name.replace('_', '-')}={value!r}"
         for name, value in PARTNERS.get((fields.config_class(kind).__name__, item.name), {}).items()
@@ -168,7 +168,7 @@ def test_the_cli_accepts_the_bounds_and_refuses_just_outside(case: tuple[str, Kn
 def test_the_cli_offers_exactly_the_declared_choices(case: tuple[str, Knob]) -> None:
     kind, item = case
     parser = parser_of(kind)
-    make = cli._cli_module(kind).config_from_args
+    make = EXPERIMENTS[kind].command_line.config_from_args
     for choice in item.choices:
         assert getattr(make(parser.parse_args(["--out", "x", item.flag, choice])), item.name) == choice
     with pytest.raises(SystemExit):
@@ -230,7 +230,7 @@ def test_every_page_widget_is_drawn_or_composed(kind: str) -> None:
     not in the app; the composed ones that a preset may set are shown in the sidebar after a preset."""
     config_class = fields.config_class(kind)
     composed = {item.name for item in knobs(config_class) if item.widget == "page"}
-    assert set(fields.COMPOSED.get(kind, {})) <= composed
+    assert set(fields.composed(kind)) <= composed
 
 
 # ---------------------------------------------------------------------------------- presets, the table
@@ -253,7 +253,7 @@ def test_presets_set_only_preset_knobs_and_the_sidebar_shows_them() -> None:
         shown = fields.shown_values(preset.kind, {**preset.base})
         for field in set_by_preset & set(preset.base):
             item = declared[field]
-            if item.widget not in (None, "page") or field in fields.COMPOSED.get(preset.kind, {}):
+            if item.widget not in (None, "page") or field in fields.composed(preset.kind):
                 assert fields.key(preset.kind, field) in shown, f"{name}: {field} is not shown"
 
 

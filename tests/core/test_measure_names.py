@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import charts, runlog
-from engine.core import experiments, measures
+from engine import charts, experiments, runlog
+from engine.core import measures
 from engine.core.lesson_claims import Claim
 from engine.core.measures import RANKME
 from engine.lessons import check as lessons_check

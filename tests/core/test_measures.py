@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import charts, runlog
-from engine.core import experiments, measures
+from engine import charts, experiments, runlog
+from engine.core import measures
 from engine.core.knobs import knobs
 from engine.core.measures import BOOKKEEPING, MEASURES
 from engine.lessons import texts as lessons
@@ -93,7 +93,7 @@ def _tiny_run(run_dir: Path, kind: str) -> Path:
     """A finished run of ``kind`` as its runner writes it: the header from the experiment's config (with every
     optional measure switched on), three rows with a number in every column, and a spectrum per row."""
     experiment = experiments.EXPERIMENTS[kind]
-    knob_names = {item.name for item in knobs(experiment.load(experiment.config_class))}
+    knob_names = {item.name for item in knobs(experiment.config_class)}
     config = experiment.make_config(**({"probe": "demo"} if "probe" in knob_names else {}))
     columns = experiment.columns_for(config)
     writer = runlog.RunWriter(run_dir, columns, {"kind": kind})

@@ -52,7 +52,7 @@ def test_the_real_noun_set_has_26_labels(shared_data: Path) -> None:
 def test_the_nouns_preset_is_a_seeded_sample_of_2275_words(shared_data: Path) -> None:
     if not (shared_data / "wordnet" / "wordnet-words.tsv").is_file():
         pytest.skip(f"{shared_data}/wordnet/wordnet-words.tsv absent")
-    from engine.core.experiments import EXPERIMENTS
+    from engine.experiments import EXPERIMENTS
     from engine.lessons import presets
     from engine.probe import build_problem
 

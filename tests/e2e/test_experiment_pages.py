@@ -3,7 +3,7 @@ each page (its ``smoke`` settings typed into the page's number fields, the rest 
 until its first rows are drawn, with no exception box, no error alert, no console error and no traceback or
 Streamlit warning in the server log.
 
-The experiments come from :data:`engine.core.experiments.EXPERIMENTS`: a page added later is covered with no
+The experiments come from :data:`engine.experiments.EXPERIMENTS`: a page added later is covered with no
 edit here. Screenshots: ``test-artifacts/screenshots/page-<kind>.png`` and ``page-compare-all.png``.
 """
 
@@ -16,7 +16,7 @@ from browser_flow import SHOTS, START, explain, idle, open_overview, set_number
 from waiting import wait_for
 
 from engine import runlog
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from ui import fields
 from ui.navigation import PAGES
 

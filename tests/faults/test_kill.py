@@ -15,8 +15,8 @@ from waiting import wait_for
 
 from engine import runlog
 from engine.command.exits import engine_command
+from engine.experiments import EXPERIMENTS
 from engine.probe.measure import GEOMETRY
-from engine.runlog.runner import EXPERIMENTS
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ import argparse
 
 import pytest
 
-from engine.core import experiments
+from engine import experiments
 from engine.core.errors import ConfigError
 from engine.jepa import cli
 from engine.jepa.config import JEPAConfig

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.core import experiments
+from engine import experiments
 from engine.core.lesson_claims import Claim
 from engine.lessons import numbers as lesson_figures
 from engine.lessons import texts as lessons
@@ -49,7 +49,7 @@ def test_every_placeholder_names_a_claim_of_its_lesson_and_a_figure_it_has(kind:
             if figure.startswith("reported."):
                 assert figure.partition(".")[2] in claims[key].reported, (key, figure)
             else:
-                assert figure in FIGURES | set(lesson_figures.SETTINGS), (key, figure)
+                assert figure in FIGURES | set(lesson_figures.recorded_settings()), (key, figure)
 
 
 @pytest.mark.parametrize("kind", sorted(RAW))
@@ -96,7 +96,7 @@ def test_record_then_fill_prints_the_measured_figures_and_settings(tmp_path: Pat
         "command": 'python -m engine lessons check --seeds 3 --preset "P" --record',
         "settings": lesson_figures.QUEUED,
     }
-    # SETTINGS found in the config, then the fields the preset queued; not the seed
+    # the recorded knobs found in the config, then the fields the preset queued; not the seed
     assert results["claims"]["P / fall"]["settings"] == {"steps": 40, "lr": 0.001, "view": "crop", "ema": 0.9}
     find = lookup({"fall": claim}, results)
     text = "in {fall.steps} steps at lr {fall.lr}: {fall.start} → {fall.end} ({fall.change:+.2f}); "

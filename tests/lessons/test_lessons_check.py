@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import experiments
 from engine.cli import main
-from engine.core import experiments
 from engine.core.lesson_claims import Claim
 from engine.lessons import check as lessons_check
 from engine.lessons import presets

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from engine.experiments import EXPERIMENTS
 from engine.lessons import presets
 from engine.lessons.numbers import LECTURE_SUFFIX
-from engine.runlog.runner import EXPERIMENTS
 
 
 def test_every_preset_makes_valid_configs() -> None:

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import cli
-from engine.core import experiments
+from engine import cli, experiments
 from engine.lessons import check, numbers, results_file
 
 REAL = json.loads(numbers.RESULTS.read_text(encoding="utf-8"))

@@ -1,7 +1,7 @@
 """Real runs for the page contract tests, made by the engine from each registered experiment's ``smoke``
 settings (a few steps on the demo data, on a CPU; the suite's tiny random BERT wherever a config takes an
 encoder): finished, stopped, failed, live (rows still being written, its writer alive) and a group of seeds.
-Nothing here names an experiment: every entry of :data:`engine.core.experiments.EXPERIMENTS` gets the same
+Nothing here names an experiment: every entry of :data:`engine.experiments.EXPERIMENTS` gets the same
 runs.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import ConfigError
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from engine.runlog.events import Row
 from engine.runlog.runner import run_experiment
 
@@ -27,7 +27,7 @@ FAILURE = "the contract test's failure after the first row"
 def fields_of(kind: str) -> set[str]:
     """The config fields of ``kind``."""
     experiment = EXPERIMENTS[kind]
-    return {f.name for f in dataclasses.fields(experiment.load(experiment.config_class))}
+    return {f.name for f in dataclasses.fields(experiment.config_class)}
 
 
 def smoke_config(kind: str, encoder: Path, **overrides: Any) -> Any:

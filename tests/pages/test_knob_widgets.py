@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine.core.knobs import knobs
-from engine.runlog.runner import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from ui import fields
 
 PAGES = {kind: experiment.section.page for kind, experiment in EXPERIMENTS.items()}
@@ -105,7 +105,7 @@ def test_the_composed_widgets_are_the_page_knobs(app) -> None:
         item.widget == "page"
         for kind in PAGES
         for item in knobs(fields.config_class(kind))
-        if item.name in fields.COMPOSED.get(kind, {})
+        if item.name in fields.composed(kind)
     )
 
 

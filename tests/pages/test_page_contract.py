@@ -1,7 +1,7 @@
 """The page contract: every registered experiment's page (and Compare) renders every kind of run it can show,
 with no exception and no error element but a failed run's own line.
 
-The experiments come from :data:`engine.core.experiments.EXPERIMENTS` (an experiment added later is covered
+The experiments come from :data:`engine.experiments.EXPERIMENTS` (an experiment added later is covered
 with no edit here); the runs are made for real by the engine from each experiment's ``smoke`` settings
 (:mod:`contract`), once per module, and copied into each test's cache. States: no run; one finished run; a
 live run (rows still being written, its writer alive); a stopped run; a failed run; two runs of its kind; a
@@ -18,7 +18,7 @@ from contract import FAILURE, copy_runs, live_run, make_group, make_run
 from streamlit.testing.v1 import AppTest
 
 from engine.core import paths
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from ui import projector
 
 KINDS = [kind for kind, experiment in EXPERIMENTS.items() if experiment.section is not None]

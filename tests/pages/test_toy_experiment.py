@@ -1,7 +1,8 @@
 """The proof that an experiment is one package and one registration: a toy experiment (``tests/toy/``: a
-config of two knobs, a generator of one measure, its entry and a page script of one call), registered here
-in the registry alone, is drawn by the app's navigation, passes the page contract in every state, and runs
-from the CLI, with no other file edited."""
+config of two knobs, a generator of the loss and a measure of its own, its entry declared with the
+``declare()`` call a real one makes, and a page script of one call), registered here with the registry's own
+:func:`engine.experiments.register` (no monkeypatch), is drawn by the app's navigation, passes the page
+contract in every state, and runs from the CLI, with no other file edited."""
 
 from __future__ import annotations
 
@@ -11,20 +12,19 @@ import pandas as pd
 import pytest
 from test_page_contract import STATES, check_state, make_all
 
-from engine.core import experiments
+from engine import experiments
 
 #: every file the toy needed (the test reports it: nothing outside them was edited for it)
 TOY_FILES = ("tests/toy/__init__.py", "tests/toy/entry.py", "tests/toy/page.py")
 
 
 @pytest.fixture
-def toy(monkeypatch: pytest.MonkeyPatch):
-    """The toy registered as an experiment (:data:`engine.core.experiments.ENTRIES` and ``EXPERIMENTS``)."""
+def toy():
+    """The toy registered as an experiment, as the registry registers a real one, for one test."""
     from tests.toy.entry import EXPERIMENT
 
-    monkeypatch.setitem(experiments.ENTRIES, "toy", "tests.toy.entry:EXPERIMENT")
-    monkeypatch.setitem(experiments.EXPERIMENTS, "toy", EXPERIMENT)
-    return EXPERIMENT
+    with experiments.registered(EXPERIMENT):
+        yield EXPERIMENT
 
 
 def test_the_toy_is_files_of_its_own() -> None:
@@ -52,5 +52,17 @@ def test_the_toy_is_in_the_navigation_and_the_cli(toy, tmp_path: Path, capsys) -
     rows = pd.read_csv(tmp_path / "toy-run" / "metrics.csv")
     assert rows["step"].tolist() == [0, 1, 2, 3]
     assert rows["loss"].tolist() == pytest.approx([1.0, 0.25, 0.0625, 0.015625])  # x ← x/2: x² ← x²/4
+    assert rows["toy_distance"].tolist() == pytest.approx([1.0, 0.5, 0.25, 0.125])  # its own measure, |x|
     assert main(["toy", "--steps", "0", "--out", str(tmp_path / "bad")]) == 2  # the knob's range, one line
     assert "steps" in capsys.readouterr().err.lower()
+
+
+def test_the_toys_measure_is_registered_with_it_only() -> None:
+    from engine.core.measures import MEASURES
+    from tests.toy.entry import DISTANCE, EXPERIMENT
+
+    assert DISTANCE.name not in MEASURES and "toy" not in experiments.EXPERIMENTS
+    with experiments.registered(EXPERIMENT):
+        assert MEASURES[DISTANCE.name] is DISTANCE and DISTANCE.name in EXPERIMENT.measures()
+        assert experiments.logging(DISTANCE.name) == ["toy"]
+    assert DISTANCE.name not in MEASURES and "toy" not in experiments.EXPERIMENTS

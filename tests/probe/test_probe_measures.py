@@ -19,7 +19,9 @@ import pytest
 import torch
 
 from engine import cli, probe, runlog
+from engine.core import flags
 from engine.core.errors import ConfigError
+from engine.experiments import EXPERIMENTS
 from engine.metrics import (
     average_cosine,
     class_alignment,
@@ -90,7 +92,7 @@ def test_demo_run_logs_every_measure_and_the_spectrum_of_the_classifier_inputs(t
     config = snapshotted(steps=4, seed=0, geometry_every=1)
     summary = runner.run_experiment("probe", config, tmp_path / "run")
     frame = _check_run(tmp_path / "run", [0, 1, 2, 3, 4])
-    assert frame.columns.tolist() == list(runner.EXPERIMENTS["probe"].columns)
+    assert frame.columns.tolist() == list(EXPERIMENTS["probe"].columns)
     assert frame.columns.tolist()[4:-1] == list(COLUMNS)  # after step, loss, accuracy, micro_f1
     spectra = runlog.read_spectrum(tmp_path / "run")
     header = (tmp_path / "run" / "spectrum.csv").read_text().splitlines()[0].split(",")
@@ -209,9 +211,9 @@ def test_cli_flags_set_sampling_and_geometry() -> None:
     args = parser.parse_args(
         ["probe", "--out", "x", "--sample-size", "1000", "--fixed-sample", "--geometry-every", "3"]
     )
-    config = probe.config_from_args(args)
+    config = flags.config_from_args(probe.ProbeConfig, args)
     assert (config.sample_size, config.fixed_sample, config.geometry_every) == (1000, True, 3)
-    config = probe.config_from_args(parser.parse_args(["probe", "--out", "x"]))
+    config = flags.config_from_args(probe.ProbeConfig, parser.parse_args(["probe", "--out", "x"]))
     assert (config.sample_size, config.fixed_sample, config.geometry_every) == (None, False, 10)
 
 

@@ -137,13 +137,9 @@ def test_a_full_disk_fails_the_run_cleanly(tmp_path: Path, monkeypatch: pytest.M
                 monkeypatch.setattr(atomic.tempfile, "mkstemp", no_new_files)  # every whole-file write
             yield Row(step, {"loss": 1.0 / (step + 1)}, np.zeros((3, 2), dtype=np.float32))
 
-    kind = "full-disk"
-    monkeypatch.setitem(
-        runner.EXPERIMENTS, kind, runner.Experiment(kind, "t", "builtins:dict", "x:y", ("step", "loss"))
-    )
-    monkeypatch.setattr(runner.Experiment, "load", lambda self, ref: experiment if ref == "x:y" else dict)
+    made = runner.Experiment("full-disk", "t", dict, experiment, ("step", "loss"))
     with pytest.raises(RunFailed, match=r"^disk full: no space left on the device writing metrics\.csv"):
-        runner.run_experiment(kind, {}, tmp_path / "run")
+        runner.run_experiment(made, {}, tmp_path / "run")
     status = json.loads((tmp_path / "run" / runlog.STATUS).read_text())
     assert status["state"] == "failed" and status["error"].startswith("disk full")
     assert [w.split(":")[0] for w in status["warnings"]] == ["disk full"]

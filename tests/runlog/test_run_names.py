@@ -72,7 +72,7 @@ def test_a_generated_name_says_the_data_what_differs_and_the_steps() -> None:
 def test_a_default_page_run_is_named_after_its_own_experiment(kind: str) -> None:
     """The pages' default (train "auto", the silhouette on the demo topics): no other experiment's word
     ("probe demo · 100 steps" read as a probe run)."""
-    from engine.core.experiments import EXPERIMENTS
+    from engine.experiments import EXPERIMENTS
 
     config = {**vars(EXPERIMENTS[kind].make_config()), "probe": "demo"}
     assert naming.generated_name(kind, config) == f"{kind} · 100 steps"

@@ -92,12 +92,8 @@ def _run_rows(tmp_path: Path, monkeypatch, snapshots: int, size: tuple[int, int]
         for step in range(snapshots):
             yield Row(step, {"loss": 1.0}, np.ones(size, dtype=np.float32))
 
-    kind = "snapshots"
-    monkeypatch.setitem(
-        runner.EXPERIMENTS, kind, runner.Experiment(kind, "t", "builtins:dict", "x:y", ("step", "loss"))
-    )
-    monkeypatch.setattr(runner.Experiment, "load", lambda self, ref: experiment if ref == "x:y" else dict)
-    runner.run_experiment(kind, {}, tmp_path / "run")
+    made = runner.Experiment("snapshots", "t", dict, experiment, ("step", "loss"))
+    runner.run_experiment(made, {}, tmp_path / "run")
     return tmp_path / "run"
 
 

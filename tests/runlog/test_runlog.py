@@ -235,7 +235,7 @@ def test_a_run_that_ended_leaves_no_lock_file_and_a_killed_one_a_free_lock(tmp_p
 
 
 def test_ctrl_c_in_a_run_leaves_it_stopped_with_no_lock_file(tmp_path: Path) -> None:
-    from engine.core.experiments import EXPERIMENTS
+    from engine.experiments import EXPERIMENTS
     from engine.runlog.events import Row
     from engine.runlog.runner import run_experiment
 

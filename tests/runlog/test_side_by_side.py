@@ -10,7 +10,7 @@ import pytest
 
 from engine import runlog
 from engine.core.errors import EmbedlabError
-from engine.core.experiments import EXPERIMENTS
+from engine.experiments import EXPERIMENTS
 from engine.runlog.side_by_side import CpuShare, PlannedRun, run_side_by_side
 
 TINY = {"data": "demo", "limit": 60, "steps": 5, "metric_every": 1, "seed": 0}
@@ -18,7 +18,7 @@ TINY = {"data": "demo", "limit": 60, "steps": 5, "metric_every": 1, "seed": 0}
 
 def _probe(out: Path, **fields) -> PlannedRun:
     config = EXPERIMENTS["probe"].make_config(**{**TINY, **fields})
-    return PlannedRun("probe", config, out, f"[test] {out.name}")
+    return PlannedRun(EXPERIMENTS["probe"], config, out, f"[test] {out.name}")
 
 
 def test_a_run_takes_the_cpus_the_others_leave(monkeypatch: pytest.MonkeyPatch) -> None:

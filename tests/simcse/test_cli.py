@@ -107,6 +107,16 @@ def test_every_flag_reaches_the_config() -> None:
     assert (crop.augment, crop.augment_rate) == ("crop", 0.3)
 
 
+def test_the_same_mask_fixes_the_dropout_at_the_papers_rate_on_the_cli_as_on_the_page() -> None:
+    """One rule in the config (SimCSEConfig.__post_init__): the same mask is the paper's "fixed 0.1", so
+    ``--same-mask --dropout 0.3`` trains at 0.1, as the page's switch does; without it, the flag's rate."""
+    from engine.simcse.config import SAME_MASK_DROPOUT, SimCSEConfig
+
+    assert config_from_args(_parse("--same-mask", "--dropout", "0.3")).dropout == SAME_MASK_DROPOUT == 0.1
+    assert SimCSEConfig(same_mask=True, dropout=0.3).dropout == 0.1
+    assert config_from_args(_parse("--dropout", "0.3")).dropout == 0.3
+
+
 def test_bad_values_are_config_errors() -> None:
     with pytest.raises(ConfigError):
         config_from_args(_parse("--steps", "-1"))

@@ -1,4 +1,6 @@
-"""The toy experiment: gradient descent on f(x) = x², logging the loss x² of every step."""
+"""The toy experiment: gradient descent on f(x) = x², logging the loss x² and a measure of its own, the
+distance |x| to the minimum, at every step. Declared with the one call a real experiment's entry makes
+(:func:`engine.core.declaration.declare`); ``tests/pages/test_toy_experiment.py`` registers it."""
 
 from __future__ import annotations
 
@@ -6,8 +8,9 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine.core.declaration import Experiment, Section
+from engine.core.declaration import Section, declare
 from engine.core.knobs import knob, validate
+from engine.core.measure_spec import Measure
 from engine.runlog.events import Row
 
 
@@ -32,21 +35,35 @@ def train_toy(config: ToyConfig, stop: threading.Event) -> Iterator[Row]:
     for step in range(config.steps + 1):
         if stop.is_set():
             return
-        yield Row(step, {"loss": x * x})
+        yield Row(step, {"loss": x * x, DISTANCE.name: abs(x)})
         x -= config.lr * 2 * x
 
 
-EXPERIMENT = Experiment(
-    kind="toy",
-    title="Toy",
-    config_class="tests.toy.entry:ToyConfig",
-    generator="tests.toy.entry:train_toy",
-    columns=("step", "loss"),
+#: the toy's own measure, added to the measure registry while the toy is registered
+DISTANCE = Measure(
+    "toy_distance",
+    "Distance to the minimum",
+    "How far the toy's x is from the minimum of x², at 0.",
+    r"|x|",
+    "the toy experiment (tests/toy)",
+    "lower",
+    "x is further from the minimum",
+    (0.0, None),
+)
+
+EXPERIMENT = declare(
+    "toy",
+    "Toy",
+    config_class=ToyConfig,
+    generator=train_toy,
+    columns=("step", "loss", DISTANCE.name),
+    vectors=(),
+    own_measures=(DISTANCE,),
     section=Section(
         page="tests/toy/page.py",
-        metrics=("loss",),
-        drawn=("loss",),
-        pair=("loss", "loss"),
+        metrics=("loss", DISTANCE.name),
+        drawn=("loss", DISTANCE.name),
+        pair=("loss", DISTANCE.name),
         empty="No toy runs yet.",
         title="Toy experiment",
     ),

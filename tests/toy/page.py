@@ -1,5 +1,6 @@
 """The toy experiment's page: its sidebar is every knob it declares."""
 
+from tests.toy.entry import EXPERIMENT
 from ui import experiment
 
-experiment.experiment_page("toy")
+experiment.experiment_page(EXPERIMENT)

@@ -1,13 +1,13 @@
 """No experiment imports another experiment's package, and the training core imports none: read from the
 source with ast (module-level and function-level imports, relative ones resolved), so that a lazy import
-inside a function is caught too. The experiments are the registry's (engine.core.experiments.ENTRIES)."""
+inside a function is caught too. The experiments are the registry's (engine.experiments.EXPERIMENTS)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from engine.core import experiments
+from engine import experiments
 
 REPO = Path(__file__).resolve().parents[2]
 #: packages whose code more than one experiment runs: they import no experiment
@@ -16,7 +16,7 @@ SHARED = ("engine.training",)
 
 def experiment_packages() -> set[str]:
     """``engine.probe``, ``engine.simcse``, ``engine.jepa``: the packages of the registered experiments."""
-    return {ref.partition(":")[0].rpartition(".")[0] for ref in experiments.ENTRIES.values()}
+    return {e.config_class.__module__.rpartition(".")[0] for e in experiments.EXPERIMENTS.values()}
 
 
 def imported(path: Path, source: str | None = None) -> set[str]:
