@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.core import flags
 from engine.core.errors import ConfigError
-from engine.simcse.config import SimCSEConfig
+from engine.simcse.config import SAME_MASK_DROPOUT, SimCSEConfig
 from engine.training import cli
 
 
@@ -27,7 +27,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def config_from_args(args: argparse.Namespace) -> SimCSEConfig:
     """Build (and validate) the config; bad values raise ConfigError with one line. ``--force`` also allows
-    replacing a saved encoder of the ``--save-encoder`` name."""
+    replacing a saved encoder of the ``--save-encoder`` name. ``--same-mask`` with another ``--dropout`` than
+    the ablation's fixed rate is refused (the config would train at the fixed rate, not at the one typed)."""
+    if getattr(args, "same_mask", False) and getattr(args, "dropout", None) not in (None, SAME_MASK_DROPOUT):
+        raise ConfigError(
+            f"--same-mask fixes the dropout rate at {SAME_MASK_DROPOUT:g} (the paper's 'fixed 0.1'); "
+            f"drop --dropout {args.dropout:g} or --same-mask"
+        )
     return flags.config_from_args(SimCSEConfig, args, replace_encoder=bool(getattr(args, "force", False)))
 
 

@@ -108,12 +108,15 @@ def test_every_flag_reaches_the_config() -> None:
 
 
 def test_the_same_mask_fixes_the_dropout_at_the_papers_rate_on_the_cli_as_on_the_page() -> None:
-    """One rule in the config (SimCSEConfig.__post_init__): the same mask is the paper's "fixed 0.1", so
-    ``--same-mask --dropout 0.3`` trains at 0.1, as the page's switch does; without it, the flag's rate."""
+    """One rule in the config (SimCSEConfig.__post_init__): the same mask is the paper's "fixed 0.1", as the
+    page's switch (which disables the rate) does; the CLI refuses ``--same-mask --dropout 0.3`` in one line
+    rather than train at another rate than the one typed; without the switch, the flag's rate."""
     from engine.simcse.config import SAME_MASK_DROPOUT, SimCSEConfig
 
-    assert config_from_args(_parse("--same-mask", "--dropout", "0.3")).dropout == SAME_MASK_DROPOUT == 0.1
+    assert config_from_args(_parse("--same-mask")).dropout == SAME_MASK_DROPOUT == 0.1
     assert SimCSEConfig(same_mask=True, dropout=0.3).dropout == 0.1
+    with pytest.raises(ConfigError, match=r"^--same-mask fixes the dropout rate at 0.1 .*drop --dropout 0.3"):
+        config_from_args(_parse("--same-mask", "--dropout", "0.3"))
     assert config_from_args(_parse("--dropout", "0.3")).dropout == 0.3
 
 
