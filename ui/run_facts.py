@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from engine.jobs import Job, JobRegistry
+from engine.runlog.events import duration_text
 
 
 def run_label(job: Job) -> str:
@@ -33,22 +34,11 @@ def progress_text(job: Job) -> tuple[float, str]:
     parts = [f"{run_label(job)} — {phase}" if job.state != "queued" else f"{run_label(job)} — queued"]
     started = getattr(job, "started", None)
     if phase == "starting" and started:  # the run's process loads PyTorch and the encoder: no count yet
-        waited = format_seconds(time.time() - started)
+        waited = duration_text(time.time() - started)
         parts = [f"{run_label(job)} — starting (loading PyTorch and the encoder) · {waited}"]
     rate, eta = job.steps_per_second(), job.eta_seconds()
     if rate:
         parts.append(f"{rate:.1f} steps/s")
     if eta is not None:
-        parts.append(f"{format_seconds(eta)} left")
+        parts.append(f"{duration_text(eta)} left")
     return fraction, " · ".join(parts)
-
-
-def format_seconds(seconds: float) -> str:
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {seconds:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"

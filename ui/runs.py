@@ -18,7 +18,6 @@ from engine.core import paths
 from engine.core.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
 from ui import projector, run_facts, run_name
-from ui.run_facts import format_seconds as format_seconds
 from ui.run_facts import progress_text as progress_text
 from ui.run_facts import run_label as run_label
 from ui.text import message, plain
