@@ -5,8 +5,8 @@ What a user can set (:mod:`~engine.core.settings` for the environment, :mod:`~en
 command-line flags, :mod:`~engine.core.validate` for their checks), what the lab measures
 (:mod:`~engine.core.measures`), what an experiment declares (:mod:`~engine.core.declaration`, with its
 lessons' claims in :mod:`~engine.core.lesson_claims`) and the registry of experiments
-(:mod:`~engine.core.experiments`), where files live (:mod:`~engine.core.paths`,
-:mod:`~engine.core.safe_open`), the hub's reachability (:mod:`~engine.core.hub`), one-line errors
-(:mod:`~engine.core.errors`), a run's stop inside long set-ups (:mod:`~engine.core.stopping`) and a lecture's
-pace (:mod:`~engine.core.pace`).
+(:mod:`~engine.core.experiments`), a config as a dict (:mod:`~engine.core.config_dict`), where files live
+(:mod:`~engine.core.paths`, :mod:`~engine.core.safe_open`), the hub's reachability (:mod:`~engine.core.hub`),
+one-line errors (:mod:`~engine.core.errors`), a run's stop inside long set-ups (:mod:`~engine.core.stopping`)
+and a lecture's pace (:mod:`~engine.core.pace`).
 """

@@ -99,8 +99,8 @@ def finished_run(folder: Path, kind: str, fields: dict[str, Any] | None = None) 
     """None when ``folder`` holds a finished run (made with ``fields``, when given); else why not, one line
     (no run, a damaged ``status.json`` or ``summary.json``, another state, other settings)."""
     from engine import runlog
+    from engine.core.config_dict import config_dict
     from engine.core.experiments import EXPERIMENTS
-    from engine.runlog.runner import config_to_dict
 
     read = {}
     for name in (runlog.STATUS, runlog.SUMMARY, runlog.CONFIG):
@@ -118,7 +118,7 @@ def finished_run(folder: Path, kind: str, fields: dict[str, Any] | None = None) 
     if fields is None:
         return None
     try:
-        wanted = config_to_dict(EXPERIMENTS[kind].make_config(**fields))
+        wanted = config_dict(EXPERIMENTS[kind].make_config(**fields))
     except Exception as err:  # noqa: BLE001 - settings that no longer make a config: not that run
         return f"its settings make no config ({one_line(err)[:120]})"
     recorded = read[runlog.CONFIG]

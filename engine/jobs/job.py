@@ -13,7 +13,6 @@ import logging
 import threading
 import time
 from collections import OrderedDict, deque
-from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import pandas as pd
 
 from engine import runlog
 from engine.core import settings
+from engine.core.config_dict import config_dict
 from engine.core.errors import DataError
 from engine.core.experiments import EXPERIMENTS
 from engine.jobs.film import Film
@@ -30,13 +30,6 @@ from engine.runlog.events import Event, Finished, Points, Progress, Row, Tick, W
 log = logging.getLogger(__name__)
 
 ACTIVE_STATES = ("queued", "running")
-
-
-def config_dict(config: Any) -> dict[str, Any]:
-    """A run's settings as a dict (a config dataclass, or the dict of a run read from disk)."""
-    if is_dataclass(config):
-        return asdict(config)
-    return dict(config) if isinstance(config, dict) else {}
 
 
 def declared_columns(kind: str, config: Any) -> tuple[str, ...]:

@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.core import experiments, paths
+from engine.core.config_dict import config_dict
 from engine.core.lesson_claims import Claim, Points, Trace, Verdict, finite, judge
 from engine.groups.cli_run import reports_stop
 from engine.lessons.presets import default_data_dir, presets, queue
 from engine.runlog.reading import read_metrics, read_summary
-from engine.runlog.runner import config_to_dict
 from engine.runlog.side_by_side import PlannedRun, run_side_by_side
 
 Say = Callable[[str], None]
@@ -96,7 +96,7 @@ def run_presets(
         for name in names:
             for run in queue(known[name], seeded, short=short):
                 config = experiments.EXPERIMENTS[run.kind].make_config(**run.fields)
-                settled = {"kind": run.kind, **config_to_dict(config)}
+                settled = {"kind": run.kind, **config_dict(config)}
                 key = json.dumps(settled, sort_keys=True, default=str)
                 if key not in done:
                     label = run.name if seed == 0 else f"{run.name}-seed-{seed}"

@@ -17,28 +17,24 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from engine import runlog
+from engine.core.config_dict import config_dict
 from engine.core.declaration import Experiment
 from engine.core.errors import EmbedlabError, RunFailed, one_line
 from engine.core.experiments import EXPERIMENTS
 from engine.runlog import RunWriter, current, naming
 from engine.runlog.events import Event, Points, Row
 
-__all__ = ["EXPERIMENTS", "Experiment", "config_to_dict", "failure_message", "final_values", "run_experiment"]
+__all__ = ["EXPERIMENTS", "Experiment", "failure_message", "final_values", "run_experiment"]
 
 log = logging.getLogger(__name__)
 
 EventCallback = Callable[[Event], None]
-
-
-def config_to_dict(config: Any) -> dict[str, Any]:
-    return asdict(config) if is_dataclass(config) else dict(config)
 
 
 def final_values(rows: list[Mapping[str, Any]], columns: tuple[str, ...]) -> dict[str, Any]:
@@ -72,7 +68,7 @@ def run_experiment(
     """
     experiment = EXPERIMENTS[kind]
     stop = stop or threading.Event()
-    settings = {"kind": kind, **config_to_dict(config)}
+    settings = {"kind": kind, **config_dict(config)}
     settings["name"] = naming.clean_name(name) if name is not None else naming.generated_name(kind, config)
     columns = experiment.columns_for(config)
     writer = RunWriter(run_dir, columns, settings)
