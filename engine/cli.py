@@ -44,6 +44,7 @@ from engine.groups.cli_run import (
 from engine.runlog import naming
 from engine.runlog.events import Event, Finished
 from engine.runlog.runner import run_experiment
+from engine.runlog.states import RunState
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,7 +227,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     else:
         print(json.dumps({"out": str(out_dir), **summary}, indent=2, default=str))
         say_where(out_dir)
-    return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0
+    return EXIT_INTERRUPTED if summary.get("state") == RunState.STOPPED else 0
 
 
 def one_line_warnings() -> None:

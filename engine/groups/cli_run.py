@@ -18,6 +18,7 @@ from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.runlog import events
 from engine.runlog.events import Event, Progress, Row
+from engine.runlog.states import RunState
 
 EXIT_USER_ERROR, EXIT_FAILURE, EXIT_INTERRUPTED = 2, 1, 130
 
@@ -73,7 +74,7 @@ def ended_before_a_step(path: Path) -> bool:
 
     try:
         state, status = run_state(path), read_json(path / STATUS)
-        if state in ("running", "finished") or status.get("last_step") is not None:
+        if state in (RunState.RUNNING, RunState.FINISHED) or status.get("last_step") is not None:
             return False
         return read_metrics(path).empty
     except (OSError, ValueError):  # a damaged folder is kept for --force to replace

@@ -22,6 +22,7 @@ from engine.core.errors import one_line
 from engine.groups.format import RUNS, Group, Member, member_dirs, write_group
 from engine.groups.lock import holding, runner_alive
 from engine.groups.summary import summarise
+from engine.runlog.states import RunState
 
 #: a finished member as an executor reports it: (member id, None when it succeeded else its one line)
 Outcome = tuple[str, str | None]
@@ -58,7 +59,7 @@ def execute_member(
         summary = run_experiment(kind, config, Path(group_path) / RUNS / member_id, stop=stop)
     except Exception as err:  # noqa: BLE001 - every failure is the member's one line
         return one_line(err)
-    if summary.get("state") != "finished":
+    if summary.get("state") != RunState.FINISHED:
         return STOPPED
     return None
 
@@ -113,7 +114,7 @@ def finished_run(folder: Path, kind: str, fields: dict[str, Any] | None = None) 
         if not isinstance(read[name], dict):
             return f"{name} is damaged (not an object)"
     state = read[runlog.STATUS].get("state")
-    if state != "finished" or read[runlog.SUMMARY].get("state") != "finished":
+    if state != RunState.FINISHED or read[runlog.SUMMARY].get("state") != RunState.FINISHED:
         return f"the run there is {state}, not finished"
     if fields is None:
         return None

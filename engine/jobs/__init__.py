@@ -20,14 +20,13 @@ ready pipe, :func:`engine.jobs.spare.spare_command`).
 
 from engine.compute.lanes import usable_cpus
 from engine.jobs.children import ChildRun, default_child_threads, popen_child
-from engine.jobs.job import ACTIVE_STATES, Job
+from engine.jobs.job import Job
 from engine.jobs.projection_worker import ProjectionWorker
 from engine.jobs.registry import ISOLATIONS, JobRegistry
 from engine.jobs.spare import SparePool
 from engine.jobs.spare_entry import preload, serve_one, warm_default_encoder
 
 __all__ = [
-    "ACTIVE_STATES",
     "ISOLATIONS",
     "ChildRun",
     "Job",

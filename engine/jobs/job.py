@@ -26,10 +26,9 @@ from engine.core.errors import DataError
 from engine.core.experiments import EXPERIMENTS
 from engine.jobs.film import Film
 from engine.runlog.events import Event, Finished, Points, Progress, Row, Tick, WireEvent
+from engine.runlog.states import RunState
 
 log = logging.getLogger(__name__)
-
-ACTIVE_STATES = ("queued", "running")
 
 
 def declared_columns(kind: str, config: Any) -> tuple[str, ...]:
@@ -46,7 +45,9 @@ class Job:
     Thread-safe: the job worker feeds it events while page threads read it.
     """
 
-    def __init__(self, kind: str, config: Any, run_dir: Path, name: str, *, state: str = "queued"):
+    def __init__(
+        self, kind: str, config: Any, run_dir: Path, name: str, *, state: RunState | str = RunState.QUEUED
+    ):
         self.id = Path(run_dir).name
         self.name = name  # the run's readable name (engine.runlog.naming)
         self.label = name  # the name, made unique among the registry's runs (JobRegistry: "name (2)")
@@ -59,7 +60,7 @@ class Job:
         self.created = time.time()
         self.started: float | None = None
         self.ended: float | None = None
-        self.phase = "queued" if state == "queued" else ""
+        self.phase = "queued" if self.state == RunState.QUEUED else ""
         self.setup_progress = 0.0
         self.total_steps: int | None = config_dict(config).get("steps")
         self.from_disk = False
@@ -81,8 +82,17 @@ class Job:
     # ------------------------------------------------------------------------------------- state
 
     @property
+    def state(self) -> RunState:
+        """The run's state (set from a :class:`RunState` or its string)."""
+        return self._state
+
+    @state.setter
+    def state(self, value: RunState | str) -> None:
+        self._state = RunState(value)
+
+    @property
     def active(self) -> bool:
-        return self.state in ACTIVE_STATES
+        return self.state.active
 
     @property
     def config_dict(self) -> dict[str, Any]:
@@ -101,33 +111,34 @@ class Job:
     def stop(self) -> None:
         """Cancel a queued job; ask a running one to end after its current step (a run attached from disk,
         written by another process, through :func:`engine.runlog.request_stop`)."""
-        if self.from_disk and self.state == "running":
+        if self.from_disk and self.state == RunState.RUNNING:
             if runlog.request_stop(self.run_dir):
                 self.phase = "stopping"
             return
         self._stop.set()
         with self._lock:
-            if self.state == "queued":
-                self.state = "stopped"
+            if self.state == RunState.QUEUED:
+                self.state = RunState.STOPPED
                 self.phase = "cancelled"
                 self.ended = time.time()
 
     def begin(self) -> bool:
         """queued → running (the worker takes it); False when it was cancelled meanwhile."""
         with self._lock:
-            if self.state != "queued":
+            if self.state != RunState.QUEUED:
                 return False
-            self.state, self.phase, self.started = "running", "starting", time.time()
+            self.state, self.phase, self.started = RunState.RUNNING, "starting", time.time()
             return True
 
-    def end(self, state: str, error: str | None = None) -> None:
+    def end(self, state: RunState, error: str | None = None) -> None:
         """Record the end of the run (its writer is done): the last rows are read before the state changes."""
         self._sync()
         if self.summary is None:
             self.summary = runlog.read_summary(self.run_dir)
         with self._lock:
             self.error = error
-            self.state = self.phase = state
+            self.state = state
+            self.phase = str(self.state)
             self.ended = time.time()
 
     def __repr__(self) -> str:
@@ -203,7 +214,7 @@ class Job:
 
     def progress(self) -> tuple[float, str]:
         """``(fraction 0..1, phase text)``: set-up progress before the first step, then steps done."""
-        if self.state == "finished":
+        if self.state == RunState.FINISHED:
             return 1.0, "finished"
         step = self.last_step
         if step is None or not self.total_steps:
@@ -221,7 +232,7 @@ class Job:
 
     def eta_seconds(self) -> float | None:
         rate, step = self.steps_per_second(), self.last_step
-        if not rate or step is None or not self.total_steps or self.state != "running":
+        if not rate or step is None or not self.total_steps or self.state != RunState.RUNNING:
             return None
         return max(int(self.total_steps) - step, 0) / rate
 
@@ -366,7 +377,7 @@ class Job:
         job.from_disk = True
         job.error = info.error
         job.started = info.started
-        job.phase = info.state
+        job.phase = str(info.state)
         job.summary = runlog.read_summary(info.path)
         return job
 

@@ -33,6 +33,7 @@ from engine.groups.cli_run import reports_stop
 from engine.lessons.presets import default_data_dir, presets, queue
 from engine.runlog.reading import read_metrics, read_summary
 from engine.runlog.side_by_side import PlannedRun, run_side_by_side
+from engine.runlog.states import RunState
 
 Say = Callable[[str], None]
 
@@ -126,7 +127,7 @@ def _run_all(planned: list[PlannedRun], requested: int, say: Say) -> None:
     for run in planned:
         prepare_out_dir(str(run.out), force=True)
     for run, summary in zip(planned, run_side_by_side(planned, workers, cpus), strict=True):
-        if summary.get("state") != "finished":
+        if summary.get("state") != RunState.FINISHED:
             raise RuntimeError(f"{run.out.name}: the run ended {summary.get('state')}")
 
 
@@ -135,7 +136,7 @@ def _finished_with(folder: Path, settled: dict[str, Any]) -> bool:
     from engine.runlog import CONFIG, read_json, run_state
 
     try:
-        if not (folder / CONFIG).is_file() or run_state(folder) != "finished":
+        if not (folder / CONFIG).is_file() or run_state(folder) != RunState.FINISHED:
             return False
         wanted, found = json.loads(json.dumps(settled, default=str)), read_json(folder / CONFIG)
         if wanted.get("name") is None:  # a run names itself (its label) when its config names it not

@@ -23,6 +23,7 @@ from engine import charts
 from engine.core import measures, settings
 from engine.replay.frames import FilmFrames
 from engine.replay.source import RunData
+from engine.runlog.states import RunState
 
 #: the relation figures: (x column, y column, title, x title, y title); the alignment–uniformity plane takes a
 #: class alignment (a probe run's) where a run has no alignment (:data:`engine.charts.ALIGNMENT_COLUMNS`)
@@ -172,7 +173,7 @@ def film_note(run: RunData, film: FilmFrames | None) -> str | None:
     """Why a run's film is missing or partial (plain text), None when it is whole."""
     if film is None:
         every = run.config.get("snapshot_every")
-        if isinstance(every, int) and every > 0 and run.state in ("stopped", "failed", "interrupted"):
+        if isinstance(every, int) and every > 0 and RunState(run.state).cut_short:
             return (
                 f"{run.name} was {run.state} before its first embedding snapshot (one every {every} steps), "
                 "so it has no UMAP film."

@@ -26,8 +26,6 @@ CONFIG, STATUS, METRICS, SUMMARY, POINTS, SNAPSHOTS, FRAMES, ERROR_LOG = (
 #: the covariance spectrum of each measured step: ``step,lambda_1,...,lambda_d`` (eigenvalues, descending)
 SPECTRUM = "spectrum.csv"
 
-FINAL_STATES = ("finished", "stopped", "failed")
-
 
 def write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
     """Write JSON whole or not at all (:func:`engine.core.atomic.write_text_atomic`: a temporary file beside

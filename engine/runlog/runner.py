@@ -29,6 +29,7 @@ from engine.core.errors import EmbedlabError, RunFailed, one_line
 from engine.core.experiments import EXPERIMENTS
 from engine.runlog import RunWriter, current, naming
 from engine.runlog.events import Event, Points, Row
+from engine.runlog.states import RunState
 
 __all__ = ["EXPERIMENTS", "Experiment", "failure_message", "final_values", "run_experiment"]
 
@@ -90,14 +91,14 @@ def run_experiment(
             if on_event is not None:
                 on_event(event)
     except BaseException as err:  # noqa: BLE001 - every failure must end as a recorded state
-        state = "stopped" if isinstance(err, KeyboardInterrupt) else "failed"
-        message = None if state == "stopped" else failure_message(err, run_dir)
+        state = RunState.STOPPED if isinstance(err, KeyboardInterrupt) else RunState.FAILED
+        message = None if state == RunState.STOPPED else failure_message(err, run_dir)
         summary = _summary(experiment, columns, rows, config, started, state)
         writer.finish(state, summary=summary, error=message)
         if message is not None and not isinstance(err, EmbedlabError):
             raise RunFailed(message) from err
         raise
-    state = "stopped" if stop.is_set() else "finished"
+    state = RunState.STOPPED if stop.is_set() else RunState.FINISHED
     summary = _summary(experiment, columns, rows, config, started, state)
     writer.finish(state, summary=summary)
     return summary

@@ -20,6 +20,7 @@ from typing import Any
 from engine.core import settings
 from engine.groups.cli_run import EXIT_INTERRUPTED, ProgressBar, prepare_out_dir, say_where, stop_on_sigterm
 from engine.runlog.events import Event
+from engine.runlog.states import RunState
 
 #: ``before()`` runs on rank 0 before the run folder is made and returns what to do with the run's summary
 #: once the folder is named (or None)
@@ -58,4 +59,4 @@ def run_cli(
     say_where(out_dir)
     if after is not None:
         after(summary)
-    return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0
+    return EXIT_INTERRUPTED if summary.get("state") == RunState.STOPPED else 0
