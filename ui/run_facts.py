@@ -7,7 +7,7 @@ import time
 
 from engine.jobs import Job, JobRegistry
 from engine.runlog.events import duration_text
-from engine.runlog.states import RunState
+from engine.runlog.states import CUT_SHORT, RunState
 
 
 def run_label(job: Job) -> str:
@@ -30,7 +30,7 @@ def changing(job: Job, reg: JobRegistry) -> bool:
 
 def progress_text(job: Job) -> tuple[float, str]:
     fraction, phase = job.progress()
-    if job.state.cut_short:  # an ended run says how it ended, where
+    if job.state in CUT_SHORT:  # an ended run says how it ended, where
         phase = f"{job.state} at {phase}" if phase.startswith("step ") else job.state
     parts = [f"{run_label(job)} — {phase}" if job.state != RunState.QUEUED else f"{run_label(job)} — queued"]
     started = getattr(job, "started", None)

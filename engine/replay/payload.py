@@ -23,7 +23,7 @@ from engine import charts
 from engine.core import experiments, measures, settings
 from engine.replay.frames import FilmFrames
 from engine.replay.source import RunData
-from engine.runlog.states import RunState
+from engine.runlog.states import CUT_SHORT
 
 FRAME_MS = 400  # a film frame's time at 1× speed
 #: points of a film in the page: more make the file large and each frame slow to draw (SVG); a seeded sample
@@ -175,7 +175,7 @@ def film_note(run: RunData, film: FilmFrames | None) -> str | None:
     """Why a run's film is missing or partial (plain text), None when it is whole."""
     if film is None:
         every = run.config.get("snapshot_every")
-        if isinstance(every, int) and every > 0 and RunState(run.state).cut_short:
+        if isinstance(every, int) and every > 0 and run.state in CUT_SHORT:
             return (
                 f"{run.name} was {run.state} before its first embedding snapshot (one every {every} steps), "
                 "so it has no UMAP film."

@@ -31,11 +31,6 @@ class RunState(StrEnum):
         """Queued or running: the run may still change."""
         return self in ACTIVE_STATES
 
-    @property
-    def cut_short(self) -> bool:
-        """Ended before its last step: stopped, failed or interrupted."""
-        return self in CUT_SHORT
-
 
 #: queued or running: the run may still change
 ACTIVE_STATES = (RunState.QUEUED, RunState.RUNNING)
