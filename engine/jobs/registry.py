@@ -216,7 +216,7 @@ class JobRegistry:
         back-filling)."""
         if self.projection_worker is None or not self.projection_worker.alive:
             return False
-        return job.pending_snapshot() is not None or job.missing_film_step() is not None
+        return job.pictures.pending_snapshot() is not None or job.missing_film_step() is not None
 
     def stop_all(self) -> None:
         for job in self.active():
@@ -282,7 +282,7 @@ class JobRegistry:
                     self._run(job)
             except Exception as err:  # noqa: BLE001 - the worker must survive every failure
                 log.exception("job %s: the worker failed", job.id)
-                if job.state.active:
+                if job.active:
                     job.end(RunState.FAILED, f"the run could not start: {one_line(err)}")
             finally:
                 self._current = None
