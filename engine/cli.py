@@ -40,6 +40,7 @@ from engine.runlog.event_stream import EventStream
 from engine.runlog.events import Event, Finished
 from engine.runlog.out_dir import prepare_out_dir, say_where
 from engine.runlog.runner import run_experiment
+from engine.runlog.states import RunState
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -201,7 +202,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     else:
         print(json.dumps({"out": str(out_dir), **summary}, indent=2, default=str))
         say_where(out_dir)
-    return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0
+    return EXIT_INTERRUPTED if summary.get("state") == RunState.STOPPED else 0
 
 
 def one_line_warnings() -> None:

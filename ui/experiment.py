@@ -12,10 +12,10 @@ from typing import Any
 import streamlit as st
 
 from engine import charts
+from engine.core.config_dict import config_dict
 from engine.core.declaration import Experiment
 from engine.core.errors import EmbedlabError
 from engine.jobs import Job
-from engine.jobs.job import config_dict
 from engine.lessons import texts as lessons
 from ui import controls, downloads, fields, lens, links, live, projector, run_name, runs
 from ui.text import message, plain

@@ -31,6 +31,7 @@ from engine import charts, experiments
 from engine.charts import description
 from engine.core.setting_checks import get_or_default
 from engine.jobs import Job
+from engine.runlog.states import RunState
 from ui import feed, lens, live_state, live_view, projector
 from ui.chart_bar import chart_bar
 from ui.controls import KEEP
@@ -157,7 +158,7 @@ def live_panel(
     ids = [job.id for job in jobs]
     if nothing_to_draw(jobs):
         failed_lines(jobs)
-        if not any(job.state == "failed" for job in jobs):
+        if not any(job.state == RunState.FAILED for job in jobs):
             st.info(
                 f"{', '.join(run_label(job) for job in jobs)}: cancelled before its first step; "
                 "nothing to show."

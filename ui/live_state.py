@@ -25,6 +25,7 @@ from engine import charts, runlog
 from engine.charts import description, legend
 from engine.core import settings
 from engine.jobs import Job, JobRegistry
+from engine.runlog.states import RunState
 from ui import lens_figures as lens
 from ui.run_facts import changing, progress_text, run_label
 
@@ -235,7 +236,7 @@ def message(look: Look, choices: Choices, found: Figures) -> str | None:
     """Why nothing is drawn, where nothing is: no row logged yet (unless a run failed: its error says why),
     or no measure picked; None where there is something to draw."""
     if not look.logged:
-        return None if any(job.state == "failed" for job in look.jobs) else NO_METRICS
+        return None if any(job.state == RunState.FAILED for job in look.jobs) else NO_METRICS
     if choices.projector:
         return NO_METRICS if found.chosen is None else None
     if not look.present(choices) and found.spectrum is None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 
 from engine.jobs import Job, JobRegistry
+from engine.runlog.events import duration_text
+from engine.runlog.states import CUT_SHORT, RunState
 
 
 def run_label(job: Job) -> str:
@@ -28,27 +30,16 @@ def changing(job: Job, reg: JobRegistry) -> bool:
 
 def progress_text(job: Job) -> tuple[float, str]:
     fraction, phase = job.progress()
-    if job.state in ("stopped", "failed", "interrupted"):  # an ended run says how it ended, where
+    if job.state in CUT_SHORT:  # an ended run says how it ended, where
         phase = f"{job.state} at {phase}" if phase.startswith("step ") else job.state
-    parts = [f"{run_label(job)} — {phase}" if job.state != "queued" else f"{run_label(job)} — queued"]
+    parts = [f"{run_label(job)} — {phase}" if job.state != RunState.QUEUED else f"{run_label(job)} — queued"]
     started = getattr(job, "started", None)
     if phase == "starting" and started:  # the run's process loads PyTorch and the encoder: no count yet
-        waited = format_seconds(time.time() - started)
+        waited = duration_text(time.time() - started)
         parts = [f"{run_label(job)} — starting (loading PyTorch and the encoder) · {waited}"]
     rate, eta = job.steps_per_second(), job.eta_seconds()
     if rate:
         parts.append(f"{rate:.1f} steps/s")
     if eta is not None:
-        parts.append(f"{format_seconds(eta)} left")
+        parts.append(f"{duration_text(eta)} left")
     return fraction, " · ".join(parts)
-
-
-def format_seconds(seconds: float) -> str:
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {seconds:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"

@@ -17,8 +17,8 @@ from engine.compute import priority
 from engine.core import paths
 from engine.core.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
+from engine.runlog.states import RunState
 from ui import projector, run_facts, run_name
-from ui.run_facts import format_seconds as format_seconds
 from ui.run_facts import progress_text as progress_text
 from ui.run_facts import run_label as run_label
 from ui.text import message, plain
@@ -26,12 +26,12 @@ from ui.text import message, plain
 log = logging.getLogger("embedlab.ui")
 STARTED_HERE = "_runs.started_here"  # session key: ids of the runs this browser session queued
 STATE_ICONS = {
-    "queued": "…",
-    "running": "▶",
-    "finished": "✓",
-    "stopped": "■",
-    "failed": "✗",
-    "interrupted": "!",
+    RunState.QUEUED: "…",
+    RunState.RUNNING: "▶",
+    RunState.FINISHED: "✓",
+    RunState.STOPPED: "■",
+    RunState.FAILED: "✗",
+    RunState.INTERRUPTED: "!",
 }
 
 
@@ -134,7 +134,7 @@ def started_here(job: Job) -> bool:
 def cancelled(job: Job) -> bool:
     """A run that ended without a single row and without an error: cancelled while queued, or stopped during
     its set-up. It has nothing to show ("No metrics yet" forever), so no picker chooses it by itself."""
-    return not job.active and job.state != "failed" and job.last_step is None
+    return not job.active and job.state != RunState.FAILED and job.last_step is None
 
 
 def default_shown(pool: list[Job]) -> list[str]:
@@ -258,12 +258,12 @@ FIX_HINT = "Change the setting it names, then press ▶ Start again."
 def failed_lines(jobs: list[Job]) -> None:
     """Each failed run's error in the pages' words (with how to fix it), each interrupted run's note."""
     for job in jobs:
-        if job.state == "failed":
+        if job.state == RunState.FAILED:
             st.error(
                 message(f"{run_label(job)} failed: ", job.error or "unknown error") + " " + FIX_HINT,
                 icon=":material/error:",
             )
-        elif job.state == "interrupted":
+        elif job.state == RunState.INTERRUPTED:
             st.warning(
                 plain(
                     f"{run_label(job)} was interrupted (its process ended); its rows up to the last step "

@@ -28,9 +28,9 @@ DRAWN = [
     measures.RANKME,
     charts.SPECTRUM,
 ]
-PAIR = ("isoscore", "silhouette")
-#: the run figures under the curves (engine.charts.RUN_FIGURES): SimCSE and JEPA runs (alignment of positive
-#: pairs) beside probe runs (class alignment) on the alignment–uniformity plane
+PAIR = (charts.RELATION_FIGURES["iso_sil"].x, charts.RELATION_FIGURES["iso_sil"].y[0])
+#: the run figures under the curves (engine.charts.RELATION_FIGURES): SimCSE and JEPA runs (alignment of
+#: positive pairs) beside probe runs (class alignment) on the alignment–uniformity plane
 FIGURES = ("align_uniform",)
 
 

@@ -8,6 +8,7 @@ validation) and made a styled ``go.Figure`` from that (``*_figure``: static view
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -36,8 +37,36 @@ from engine.core import measures
 ALIGNMENT_COLUMNS = ("alignment", "class_alignment")
 #: the plane's y title when a run on it draws its class alignment
 CLASS_ALIGN_TITLE = f"{measures.get('alignment').symbol} (probe runs: class alignment)"
-#: the relation figures that reproduce a paper's figure, and their captions
-PAPER_PAIRS = {("isoscore", "silhouette"): "Mickus et al. 2024, Fig. 3"}
+#: a run figure's builder: ``(runs, where) -> plain Plotly JSON or None`` (``runs`` the shown runs' charted
+#: metrics by label, ``where(measure)`` the data a measure was measured on, in words)
+Panel = Callable[[Mapping[str, pd.DataFrame], Callable[[str], str | None]], dict[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class RelationFigure:
+    """A relation figure: the measure ``y`` against ``x`` per logged step, one colour per run. ``y`` lists the
+    columns a run may log for it, first found first (the plane's alignment, else a probe's class alignment);
+    ``title`` names it, ``cite`` the paper figure it reproduces; ``path``: each run's points joined in step
+    order, its last step starred (else points, each run's r and ρ in its legend); ``picker``: its name in a
+    figure picker; ``panel``: its builder as a run figure (``Section.figures``), None for the figure of a
+    pair (drawn by :func:`relation_figure`)."""
+
+    x: str
+    y: tuple[str, ...]
+    title: str
+    cite: str
+    picker: str
+    path: bool = False
+    panel: Panel | None = None
+
+    @property
+    def caption(self) -> str:
+        """The title with its citation: "Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)"."""
+        return f"{self.title} ({self.cite})"
+
+    def y_column(self, logged: Sequence[str]) -> str:
+        """The y column a run that logged ``logged`` draws (the first of :attr:`y` it has, else the first)."""
+        return next((column for column in self.y if column in logged), self.y[0])
 
 
 def align_uniform_json(
@@ -92,7 +121,7 @@ def align_uniform_json(
         )
     layout = titled_layout(
         TITLED,
-        titled("Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)", measured_on),
+        titled(RELATION_FIGURES["align_uniform"].caption, measured_on),
         measures.get("uniformity").symbol,
         CLASS_ALIGN_TITLE if classes else measures.get("alignment").symbol,
     )
@@ -135,19 +164,61 @@ def align_uniform_panel(
     return align_uniform_json(runs, measured_on=where("uniformity"))
 
 
-#: the run figures an experiment's page section names (``Section.figures``), each ``(runs, where) -> plain
-#: Plotly JSON or None``: ``runs`` the shown runs' charted metrics by label, ``where(measure)`` the data a
-#: measure was measured on, in words. The live view, the finished view, Compare and the downloads build
-#: them from these names alone.
-RUN_FIGURES: dict[str, Callable[..., dict[str, Any] | None]] = {
-    "align_uniform": align_uniform_panel,
-    "align_uniform_path": align_uniform_path_panel,
+#: the relation figures, declared once: the live view, the finished view, Compare, the downloads and the
+#: replay draw them from these entries (the replay: the figures of its runs' page sections,
+#: :func:`section_relations`)
+RELATION_FIGURES: dict[str, RelationFigure] = {
+    "iso_sil": RelationFigure(
+        "isoscore",
+        ("silhouette",),
+        "IsoScore vs silhouette",
+        "Mickus et al. 2024, Fig. 3",
+        "IsoScore vs silhouette",
+    ),
+    "align_uniform": RelationFigure(
+        "uniformity",
+        ALIGNMENT_COLUMNS,
+        "Alignment vs uniformity",
+        "SimCSE Fig. 2; lower-left is better",
+        "Alignment vs uniformity (every step)",
+        path=True,
+        panel=align_uniform_panel,
+    ),
+    "align_uniform_path": RelationFigure(
+        "uniformity",
+        ALIGNMENT_COLUMNS,
+        "Alignment vs uniformity: each run's path",
+        "SimCSE Fig. 2",
+        "Alignment vs uniformity: each run's path (SimCSE Fig. 2)",
+        path=True,
+        panel=align_uniform_path_panel,
+    ),
+}
+#: the run figures an experiment's page section names (``Section.figures``), by name: their builders
+RUN_FIGURES: dict[str, Panel] = {
+    name: figure.panel for name, figure in RELATION_FIGURES.items() if figure.panel is not None
 }
 #: the run figures by name, as a picker offers them
-FIGURE_NAMES = {
-    "align_uniform": "Alignment vs uniformity (every step)",
-    "align_uniform_path": "Alignment vs uniformity: each run's path (SimCSE Fig. 2)",
+FIGURE_NAMES = {name: RELATION_FIGURES[name].picker for name in RUN_FIGURES}
+#: the relation figures that reproduce a paper's figure by their pair of measures, and their captions
+PAPER_PAIRS = {
+    (figure.x, figure.y[0]): figure.cite for figure in RELATION_FIGURES.values() if figure.panel is None
 }
+
+
+def figure_of_pair(x: str, y: str) -> str | None:
+    """The name of the relation figure of the pair ``(x, y)``: y against x (None when none is declared)."""
+    return next((name for name, f in RELATION_FIGURES.items() if f.x == x and y in f.y), None)
+
+
+def section_relations(pair: tuple[str, str] | None, figures: Sequence[str]) -> list[str]:
+    """The relation figures a page section shows (its ``pair``'s when one is declared, then its run
+    ``figures``), by name, each once; a run's path figure counts as its plane (the replay draws one)."""
+    named = [figure_of_pair(*pair) if pair else None, *figures]
+    planes = ["align_uniform" if name == "align_uniform_path" else name for name in named]
+    return list(dict.fromkeys(name for name in planes if name in RELATION_FIGURES))
+
+
 #: what projector mode offers for a page's run figure: the figure and its versions for a room's screen
 PROJECTOR_FIGURES = {"align_uniform": ("align_uniform_path", "align_uniform")}
 

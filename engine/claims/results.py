@@ -44,6 +44,7 @@ from engine.command.signals import reports_stop
 from engine.core.atomic import line_ending, write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError
 from engine.core.setting_checks import check_all
+from engine.runlog.states import RunState
 
 OPEN = re.compile(r"^<!-- results:(?P<kind>[a-z][a-z-]*)(?P<args>(?: [^\n]*?)?) -->$", re.M)
 CLOSE = "<!-- /results:{kind} -->"
@@ -135,7 +136,7 @@ def ended_at(folder: Path) -> float:
         raise Missing(f"run folder {folder} is missing (no status.json)") from None
     except (OSError, ValueError) as err:
         raise Missing(f"run folder {folder}: status.json is unreadable ({err})") from None
-    if not isinstance(status, dict) or status.get("state") != "finished":
+    if not isinstance(status, dict) or status.get("state") != RunState.FINISHED:
         state = status.get("state") if isinstance(status, dict) else "damaged"
         raise Missing(f"run folder {folder} holds no finished run (state {state})")
     ended = status.get("ended")

@@ -20,6 +20,7 @@ from engine.claims.setups import SHORT, ClaimSetup
 from engine.claims.table import ClaimRow, claim_row
 from engine.core.atomic import write_text_atomic
 from engine.core.errors import EmbedlabError
+from engine.runlog.states import RunState
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ def _finished_with(folder: Path, fields: dict[str, Any]) -> bool:
         config = read_json(folder / CONFIG)
     except (OSError, ValueError, EmbedlabError):
         return False
-    if not summary or summary.get("state") != "finished":
+    if not summary or summary.get("state") != RunState.FINISHED:
         return False
     return all(config.get(key) == value for key, value in _identity(fields).items())
 

@@ -22,6 +22,7 @@ from engine.core.errors import one_line
 from engine.groups.format import RUNS, Group, Member, member_dirs, write_group
 from engine.groups.lock import holding, runner_alive
 from engine.groups.summary import summarise
+from engine.runlog.states import RunState
 
 #: a finished member as an executor reports it: (member id, None when it succeeded else its one line)
 Outcome = tuple[str, str | None]
@@ -58,7 +59,7 @@ def execute_member(
         summary = run_experiment(kind, config, Path(group_path) / RUNS / member_id, stop=stop)
     except Exception as err:  # noqa: BLE001 - every failure is the member's one line
         return one_line(err)
-    if summary.get("state") != "finished":
+    if summary.get("state") != RunState.FINISHED:
         return STOPPED
     return None
 
@@ -99,8 +100,8 @@ def finished_run(folder: Path, kind: str, fields: dict[str, Any] | None = None) 
     """None when ``folder`` holds a finished run (made with ``fields``, when given); else why not, one line
     (no run, a damaged ``status.json`` or ``summary.json``, another state, other settings)."""
     from engine import runlog
+    from engine.core.config_dict import config_dict
     from engine.core.declaration import experiment_of
-    from engine.runlog.runner import config_to_dict
 
     read = {}
     for name in (runlog.STATUS, runlog.SUMMARY, runlog.CONFIG):
@@ -113,12 +114,12 @@ def finished_run(folder: Path, kind: str, fields: dict[str, Any] | None = None) 
         if not isinstance(read[name], dict):
             return f"{name} is damaged (not an object)"
     state = read[runlog.STATUS].get("state")
-    if state != "finished" or read[runlog.SUMMARY].get("state") != "finished":
+    if state != RunState.FINISHED or read[runlog.SUMMARY].get("state") != RunState.FINISHED:
         return f"the run there is {state}, not finished"
     if fields is None:
         return None
     try:
-        wanted = config_to_dict(experiment_of(kind).make_config(**fields))
+        wanted = config_dict(experiment_of(kind).make_config(**fields))
     except Exception as err:  # noqa: BLE001 - settings that no longer make a config: not that run
         return f"its settings make no config ({one_line(err)[:120]})"
     recorded = read[runlog.CONFIG]

@@ -43,8 +43,7 @@ from engine.training import distributed
 from engine.training.augment import step_rng
 from engine.training.distributed import unwrapped
 from engine.training.towers import Towers, tokenize
-from engine.training.trainer import EncoderTrainer
-from engine.training.trainer import make_trainer as make_parts
+from engine.training.trainer import EncoderTrainer, build_trainer
 
 
 class Online(nn.Module):
@@ -191,5 +190,5 @@ class Trainer(EncoderTrainer):
 
 #: ``make_trainer(config, data, world=None, device=None)``: online encoder (the training core's build),
 #: predictor, target copy, DDP wrapper, AdamW with linear decay (the predictor at ``predictor_lr_scale`` × lr)
-#: (:func:`engine.training.trainer.make_trainer`, :meth:`Trainer.build`)
-make_trainer = partial(make_parts, Trainer)
+#: (:func:`engine.training.trainer.build_trainer`, :meth:`Trainer.build`)
+make_trainer = partial(build_trainer, Trainer)

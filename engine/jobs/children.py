@@ -24,6 +24,7 @@ from engine.compute.lanes import usable_cpus
 from engine.core import paths, settings
 from engine.experiments import EXPERIMENTS
 from engine.runlog import events
+from engine.runlog.states import FINAL_STATES, RunState
 
 if TYPE_CHECKING:
     from engine.jobs.job import Job
@@ -184,15 +185,15 @@ class ChildRun:
                 return line[len("error: ") :].strip()
         return self.stderr[-1].strip() if self.stderr else None
 
-    def outcome(self) -> tuple[str, str | None]:
+    def outcome(self) -> tuple[RunState, str | None]:
         """``(state, error)`` of the ended child; a run folder left ``running`` gets its real end recorded."""
         try:
             status = runlog.read_json(self.job.run_dir / runlog.STATUS)
         except (OSError, ValueError):
             status = None
         recorded = status.get("state") if status else None
-        if recorded in runlog.FINAL_STATES:  # the child recorded its end (even if it was slow to exit)
-            return recorded, status.get("error") if recorded == "failed" else None
+        if recorded in FINAL_STATES:  # the child recorded its end (even if it was slow to exit)
+            return RunState(recorded), status.get("error") if recorded == RunState.FAILED else None
         state, error = self._unrecorded_outcome()
         if status is not None:
             status.update(state=state, ended=time.time(), error=error)
@@ -200,14 +201,14 @@ class ChildRun:
                 runlog.write_json_atomic(self.job.run_dir / runlog.STATUS, status)
         return state, error
 
-    def _unrecorded_outcome(self) -> tuple[str, str | None]:
+    def _unrecorded_outcome(self) -> tuple[RunState, str | None]:
         """Why a child ended without recording it: stopped by us, killed by a signal, or an error exit."""
         code = self.proc.returncode
         if self.job.stop_event.is_set():
-            return "stopped", None
+            return RunState.STOPPED, None
         if code is not None and code < 0:
             why = " (most likely out of memory)" if -code == signal.SIGKILL else ""
-            return "failed", f"the run's process was killed by {_signal_name(-code)}{why}"
+            return RunState.FAILED, f"the run's process was killed by {_signal_name(-code)}{why}"
         if code:
-            return "failed", self.error_line() or f"the run's process exited with code {code}"
-        return "failed", "the run's process ended without recording its result"
+            return RunState.FAILED, self.error_line() or f"the run's process exited with code {code}"
+        return RunState.FAILED, "the run's process ended without recording its result"

@@ -21,6 +21,7 @@ from engine.compute import priority
 from engine.compute.lanes import usable_cpus
 from engine.core import settings
 from engine.core.errors import one_line
+from engine.runlog.states import RunState
 
 if TYPE_CHECKING:
     from engine.jobs.job import Job
@@ -123,16 +124,16 @@ class ProjectionWorker:
     def _next_task(self) -> tuple[Job, int, np.ndarray | None, np.ndarray | None] | None:
         """``(job, step, snapshot or None to read from disk, warm start)``: the newest snapshot of a running
         job first, else the first missing frame of a finished run's film; None when nothing is pending."""
-        jobs = sorted(self.registry.jobs(), key=lambda job: job.state != "running")
+        jobs = sorted(self.registry.jobs(), key=lambda job: job.state != RunState.RUNNING)
         for job in jobs:
-            pending = job.pending_snapshot()
+            pending = job.pictures.pending_snapshot()
             if pending is not None:
-                previous = job.last_frame()
+                previous = job.pictures.last_frame(job.from_disk)
                 return job, pending[0], pending[1], None if previous is None else previous[1]
         for job in jobs:
             step = job.missing_film_step()
             if step is not None:
-                return job, step, None, job.nearest_frame(step)
+                return job, step, None, job.film.nearest(step)
             job.compact()  # its film is made: the snapshots it no longer needs go (engine.runlog.compaction)
         return None
 
@@ -147,11 +148,11 @@ class ProjectionWorker:
         try:
             if snapshot is None:
                 snapshot = runlog.load_snapshot(runlog.snapshot_path(job.run_dir, step))
-            job.add_frame(step, self._project(job, snapshot, warm))
+            job.film.add(step, self._project(job, snapshot, warm))
         except Exception as err:  # noqa: BLE001 - a bad frame must not stop the projection worker
-            job.skip_frame(step, one_line(err))
+            job.film.skip(step, one_line(err))
             log.warning("UMAP frame of %s at step %s failed: %s", job.id, step, job.frame_error)
-        if live and job.state == "running":
+        if live and job.state == RunState.RUNNING:
             self._rest(rest_seconds(time.thread_time() - cpu, time.monotonic() - wall, self.live_share))
         return True
 

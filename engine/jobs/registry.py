@@ -31,6 +31,7 @@ from engine.jobs.projection_worker import ProjectionWorker
 from engine.jobs.spare import SparePool
 from engine.runlog import events
 from engine.runlog.runner import run_experiment
+from engine.runlog.states import RunState
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +216,7 @@ class JobRegistry:
         back-filling)."""
         if self.projection_worker is None or not self.projection_worker.alive:
             return False
-        return job.pending_snapshot() is not None or job.missing_film_step() is not None
+        return job.pictures.pending_snapshot() is not None or job.missing_film_step() is not None
 
     def stop_all(self) -> None:
         for job in self.active():
@@ -255,7 +256,7 @@ class JobRegistry:
             with self._lock:
                 while self._queue:
                     job = self._queue.popleft()
-                    if job.state == "queued":
+                    if job.state == RunState.QUEUED:
                         return job
                 if self._closed:
                     return None
@@ -281,8 +282,8 @@ class JobRegistry:
                     self._run(job)
             except Exception as err:  # noqa: BLE001 - the worker must survive every failure
                 log.exception("job %s: the worker failed", job.id)
-                if job.state in ("queued", "running"):
-                    job.end("failed", f"the run could not start: {one_line(err)}")
+                if job.active:
+                    job.end(RunState.FAILED, f"the run could not start: {one_line(err)}")
             finally:
                 self._current = None
 
@@ -304,7 +305,7 @@ class JobRegistry:
         """The next queued run of ``group``, taken off the queue (None when there is none)."""
         with self._lock:
             for other in self._queue:
-                if other.group == group and other.state == "queued":
+                if other.group == group and other.state == RunState.QUEUED:
                     self._queue.remove(other)
                     return other
         return None
@@ -314,7 +315,9 @@ class JobRegistry:
         ``group_width`` at most, one per run), each child with its share of the CPUs: a lane takes the group's
         next run as soon as its own ends. Returns when every lane is done."""
         with self._lock:
-            runs = 1 + sum(other.group == first.group and other.state == "queued" for other in self._queue)
+            runs = 1 + sum(
+                other.group == first.group and other.state == RunState.QUEUED for other in self._queue
+            )
         width, threads = plan_workers(runs, self.group_width(), usable_cpus())
 
         def lane(job: Job | None) -> None:
@@ -350,7 +353,8 @@ class JobRegistry:
             else:
                 log.exception("job %s: the worker failed", job.id)
             job.end(
-                "failed", f"the run could not start: {one_line(err)}" if job.pid is None else one_line(err)
+                RunState.FAILED,
+                f"the run could not start: {one_line(err)}" if job.pid is None else one_line(err),
             )
         finally:
             if self.projection_worker is not None:
@@ -372,12 +376,14 @@ class JobRegistry:
             )
         except BaseException as err:  # noqa: BLE001 - the worker must survive every failure
             interrupted = isinstance(err, KeyboardInterrupt)
-            job.end("stopped" if interrupted else "failed", None if interrupted else one_line(err))
+            job.end(
+                RunState.STOPPED if interrupted else RunState.FAILED, None if interrupted else one_line(err)
+            )
             if not interrupted:
                 log.warning("job %s failed: %s", job.id, job.error)
             return
         job.summary = summary
-        job.end("stopped" if job.stop_event.is_set() else "finished")
+        job.end(RunState.STOPPED if job.stop_event.is_set() else RunState.FINISHED)
 
     def _run_process(self, job: Job, threads: int | None = None) -> None:
         """Run ``job`` in a child process (``threads`` torch threads: a side-by-side share; else the
@@ -388,12 +394,12 @@ class JobRegistry:
         try:
             proc = self._spares.launch(argv)
         except OSError as err:
-            job.end("failed", f"could not start the run's process: {one_line(err)}")
+            job.end(RunState.FAILED, f"could not start the run's process: {one_line(err)}")
             return
         job.pid = proc.pid
         child = ChildRun(proc, job, self.stop_grace)
         child.follow(lambda event: self._feed(job, event))
         state, error = child.outcome()
         job.end(state, error)
-        if state == "failed":
+        if state == RunState.FAILED:
             log.warning("job %s failed: %s", job.id, error)

@@ -29,12 +29,13 @@ from typing import Any
 from engine import experiments
 from engine.command.signals import reports_stop
 from engine.core import paths
+from engine.core.config_dict import config_dict
 from engine.core.lesson_claims import Claim
 from engine.lessons.judging import Points, Trace, Verdict, finite, judge
 from engine.lessons.presets import default_data_dir, presets, queue
 from engine.runlog.reading import read_metrics, read_summary
-from engine.runlog.runner import config_to_dict
 from engine.runlog.side_by_side import PlannedRun, run_side_by_side
+from engine.runlog.states import RunState
 
 Say = Callable[[str], None]
 
@@ -99,7 +100,7 @@ def run_presets(
             for run in queue(known[name], seeded, short=short):
                 experiment = experiments.EXPERIMENTS[run.kind]
                 config = experiment.make_config(**run.fields)
-                settled = {"kind": run.kind, **config_to_dict(config)}
+                settled = {"kind": run.kind, **config_dict(config)}
                 key = json.dumps(settled, sort_keys=True, default=str)
                 if key not in done:
                     label = run.name if seed == 0 else f"{run.name}-seed-{seed}"
@@ -129,7 +130,7 @@ def _run_all(planned: list[PlannedRun], requested: int, say: Say) -> None:
     for run in planned:
         prepare_out_dir(str(run.out), force=True)
     for run, summary in zip(planned, run_side_by_side(planned, workers, cpus), strict=True):
-        if summary.get("state") != "finished":
+        if summary.get("state") != RunState.FINISHED:
             raise RuntimeError(f"{run.out.name}: the run ended {summary.get('state')}")
 
 
@@ -138,7 +139,7 @@ def _finished_with(folder: Path, settled: dict[str, Any]) -> bool:
     from engine.runlog import CONFIG, read_json, run_state
 
     try:
-        if not (folder / CONFIG).is_file() or run_state(folder) != "finished":
+        if not (folder / CONFIG).is_file() or run_state(folder) != RunState.FINISHED:
             return False
         wanted, found = json.loads(json.dumps(settled, default=str)), read_json(folder / CONFIG)
         if wanted.get("name") is None:  # a run names itself (its label) when its config names it not

@@ -10,8 +10,10 @@ For points X (n samples x d dims):
 For a covariance (symmetric PSD) sigma = eigenvalues, so sum(sigma) = tr C and ||sigma|| = ||C||_F, and
 the steps above collapse to an affine map of the participation ratio PR = (tr C)^2 / ||C||_F^2 in [1, d]:
     IsoScore = (PR - 1) / (d - 1)
-(expand ||sigma_hat - 1||^2 = 2d - 2 sqrt(d) sum(sigma) / ||sigma||). ``isoscore`` computes it this way:
-no d x d eigendecomposition (15 ms of the 19 ms per call at d = 384, measured), same value to rounding.
+(expand ||sigma_hat - 1||^2 = 2d - 2 sqrt(d) sum(sigma) / ||sigma||). ``isoscore_of_covariance`` is the
+one kernel that computes it (every IsoScore of the lab calls it: ``isoscore``, ``isoscore_star``, the
+isotropy profile, the probe): no d x d eigendecomposition (15 ms of the 19 ms per call at d = 384,
+measured), same value to rounding; a spectrum that is not a PSD covariance's goes in as diag(sigma).
 k equal-variance dimensions (and d - k empty ones) score exactly (k - 1)/(d - 1). With n <= d samples
 the covariance has rank <= n - 1, so the score is capped at (n - 2)/(d - 1): use IsoScore* (shrinkage)
 or more samples. The covariance is summed in float64 on the input's device from products in the input
@@ -22,16 +24,14 @@ Constant points (all variances 0) give NaN, as in 2.0.1.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import warnings
-from collections.abc import Iterator
 
 import torch
 
 from engine.core.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, Checks, as_matrix, check_finite_or_defer
-from engine.metrics._parallel import column_mean, row_chunks, run_tasks
+from engine.metrics._parallel import column_mean, one_lapack_thread, row_chunks, run_tasks
 
 #: Column strips of the covariance product (only the upper block triangle is multiplied).
 COV_STRIPS = 4
@@ -44,7 +44,7 @@ class FewSamplesWarning(UserWarning):
 def isoscore(X: ArrayLike) -> float:
     """IsoScore of the rows of ``X`` (n_samples, d); see the module docstring for the formula."""
     x = _checked(X, "IsoScore")
-    return _score_from_cov(_covariance(x), symmetric=True, psd=True)
+    return float(isoscore_of_covariance(_covariance(x)).item())
 
 
 def isoscore_star(X: ArrayLike, zeta: float, C0: ArrayLike | None = None) -> float:
@@ -62,7 +62,8 @@ def isoscore_star(X: ArrayLike, zeta: float, C0: ArrayLike | None = None) -> flo
         if tuple(c0.shape) != (d, d):
             raise ConfigError(f"IsoScore* C0 must be a ({d}, {d}) matrix; got shape {tuple(c0.shape)}")
     shrunk = (1.0 - zeta) * cov + zeta * c0
-    return _score_from_cov(shrunk, symmetric=bool(torch.equal(c0, c0.T)), psd=C0 is None)
+    spectrum = _spectrum_matrix(shrunk, symmetric=bool(torch.equal(c0, c0.T)), psd=C0 is None)
+    return float(isoscore_of_covariance(spectrum).item())
 
 
 def isoscore_cap(n: int, d: int) -> float:
@@ -75,14 +76,20 @@ def _checked(X: ArrayLike, what: str) -> torch.Tensor:
     n, d = x.shape
     if n < 2 or d < 2:
         raise ConfigError(f"{what} needs at least 2 samples and 2 dimensions; got X of shape ({n}, {d})")
-    if n <= d:
+    warn_if_few_samples(n, d, what, stacklevel=3)
+    return x
+
+
+def warn_if_few_samples(n: int, d: int, what: str = "IsoScore", stacklevel: int = 2) -> None:
+    """Warn ``FewSamplesWarning`` when n <= d: the score is then capped at :func:`isoscore_cap`.
+    ``stacklevel`` as for ``warnings.warn`` called where this function is called."""
+    if n <= d and d > 1:
         warnings.warn(
             f"{what} of {n} samples in {d} dimensions is capped at (n-2)/(d-1) = {isoscore_cap(n, d):.4f}; "
             "use more samples than dimensions (or IsoScore* shrinkage)",
             FewSamplesWarning,
-            stacklevel=3,
+            stacklevel=stacklevel + 1,
         )
-    return x
 
 
 def _covariance(x: torch.Tensor) -> torch.Tensor:
@@ -130,54 +137,35 @@ def mean_and_covariance(
     return mean, cov
 
 
-def _score_from_cov(cov: torch.Tensor, symmetric: bool, psd: bool = False) -> float:
-    """IsoScore of the spectrum of ``cov``. PSD (a covariance, or one shrunk towards the identity): from
-    the participation ratio, no decomposition. Otherwise the singular values: for a symmetric matrix
+def _spectrum_matrix(cov: torch.Tensor, symmetric: bool, psd: bool) -> torch.Tensor:
+    """A symmetric PSD matrix with the singular values of ``cov`` as its spectrum, for
+    :func:`isoscore_of_covariance`. PSD (a covariance, or one shrunk towards the identity): ``cov`` itself,
+    no decomposition. Otherwise ``diag(sigma)`` of the singular values: for a symmetric matrix
     |eigenvalues| (``eigvalsh`` is faster and more accurate than ``svdvals``), else ``svdvals``."""
     if psd:
-        return _score_from_participation_ratio(cov)
-    with _small_lapack(cov.device):
+        return cov
+    with one_lapack_thread(cov.device):
         if not symmetric:
-            return _score_from_spectrum(torch.linalg.svdvals(cov))
+            return torch.diag(torch.linalg.svdvals(cov))
         eig = torch.linalg.eigvalsh((cov + cov.T) * 0.5)  # exactly symmetric for eigvalsh
-    return _score_from_spectrum(eig.abs())
+    return torch.diag(eig.abs())
 
 
-def _score_from_participation_ratio(cov: torch.Tensor) -> float:
-    """``(PR - 1) / (d - 1)`` with ``PR = (tr C)^2 / ||C||_F^2`` (module docstring); ``cov`` is first scaled
-    by its largest entry (PR is scale-free) so that squares cannot overflow. All-zero ``cov``: NaN."""
-    return float(isoscore_of_covariance(cov).item())
+def isoscore_of_covariance(cov: torch.Tensor, d: int | None = None) -> torch.Tensor:
+    """The IsoScore kernel, which every IsoScore of the lab calls: ``(PR - 1) / (d - 1)`` with the
+    participation ratio ``PR = (tr C)^2 / ||C||_F^2 = (sum sigma)^2 / sum sigma^2`` of the spectrum sigma
+    of ``cov`` (Rudman et al. 2022, Alg. 1, rewritten: module docstring), as a 0-dim float64 tensor on
+    ``cov``'s device, no host sync.
 
-
-def isoscore_of_covariance(cov: torch.Tensor) -> torch.Tensor:
-    """IsoScore of a covariance (symmetric PSD) as a 0-dim float64 tensor on its device, no host sync:
-    ``(PR - 1) / (d - 1)``, ``PR = (tr C)^2 / ||C||_F^2`` of ``C / max |C_ij|`` (module docstring)."""
-    d = cov.shape[0]
-    scaled = cov / cov.abs().max()
+    ``cov``: any symmetric PSD matrix whose non-zero eigenvalues are the spectrum: the d x d covariance,
+    the N x N centred Gram matrix / (N - 1) (same non-zero eigenvalues), or ``diag(sigma)``. ``d``: the
+    dimension of the points (default: ``cov``'s side). ``cov`` is scaled by its largest entry (PR is
+    scale-free) so that squares cannot overflow. Guards: d < 2 and an all-zero ``cov`` give NaN."""
+    d = cov.shape[0] if d is None else d
+    if d < 2:
+        return torch.full((), math.nan, dtype=torch.float64, device=cov.device)
+    cov = cov.to(torch.float64)
+    top = cov.abs().max()
+    scaled = cov / top
     ratio = torch.trace(scaled) ** 2 / torch.linalg.matrix_norm(scaled) ** 2
-    return (ratio - 1.0) / (d - 1)
-
-
-@contextlib.contextmanager
-def _small_lapack(device: torch.device) -> Iterator[None]:
-    """Run a d x d decomposition on one CPU thread: threaded LAPACK on a busy machine spends up to
-    seconds in thread synchronisation for d = 384 (measured: 5 s vs 15 ms single-threaded)."""
-    threads = torch.get_num_threads()
-    if device.type != "cpu" or threads == 1:
-        yield
-        return
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _score_from_spectrum(sigma: torch.Tensor) -> float:
-    """IsoScore from the covariance spectrum (normalise, defect, rescale; Rudman et al. Alg. 1)."""
-    d = sigma.shape[0]
-    root = math.sqrt(d)
-    normed = sigma * (root / torch.linalg.vector_norm(sigma))
-    defect = torch.linalg.vector_norm(normed - 1.0) / math.sqrt(2.0 * (d - root))
-    score = ((d - defect**2 * (d - root)) ** 2 - d) / (d * (d - 1))
-    return float(score.item())
+    return torch.where(top > 0, (ratio - 1.0) / (d - 1), math.nan)

@@ -45,7 +45,6 @@ covariance pass.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -54,9 +53,9 @@ import torch
 from engine.core import measures
 from engine.core.errors import ConfigError
 from engine.metrics._inputs import ArrayLike, as_matrix, encode_labels, require_finite
-from engine.metrics._parallel import row_chunks, run_tasks
+from engine.metrics._parallel import one_lapack_thread, row_chunks, run_tasks
 from engine.metrics.align_uniform import class_alignment_tensor, class_unit_sums
-from engine.metrics.isoscore import FewSamplesWarning, _small_lapack, isoscore_cap, mean_and_covariance
+from engine.metrics.isoscore import isoscore_of_covariance, mean_and_covariance, warn_if_few_samples
 
 #: RankMe's epsilon (Garrido et al. 2023, as in their code).
 RANKME_EPS = 1e-7
@@ -103,13 +102,7 @@ def isotropy_profile(X: ArrayLike, labels: ArrayLike | None = None, partition: b
     x = _checked(X, "isotropy_profile")
     n, d = x.shape
     codes, k = (None, 1) if labels is None else encode_labels(labels, n, x.device)
-    if n <= d and d > 1:
-        warnings.warn(
-            f"IsoScore of {n} samples in {d} dimensions is capped at (n-2)/(d-1) = {isoscore_cap(n, d):.4f}; "
-            "use more samples than dimensions (or IsoScore* shrinkage)",
-            FewSamplesWarning,
-            stacklevel=2,
-        )
+    warn_if_few_samples(n, d)
     if codes is not None and not 0 < k < n:
         raise ConfigError("class_alignment needs a class with at least 2 items (same-label pairs)")
     found = profile_tensors(x, codes, k, partition=partition)
@@ -138,10 +131,10 @@ def profile_tensors(
     eig = moments.spectrum()
     sums, nonzero, counts = class_unit_sums(x, codes, k, counts)
     out: dict[str, torch.Tensor] = {
-        measures.ISOSCORE: _isoscore_tensor(eig, x.shape[1]),
+        measures.ISOSCORE: isoscore_of_covariance(moments.centred_gram, x.shape[1]),
         measures.SPECTRUM: eig,
         measures.RANKME: _rankme_tensor(moments.singular_values()),
-        measures.AVERAGE_COSINE: _average_cosine_tensor(sums.sum(dim=0), nonzero.sum(), n),
+        measures.AVERAGE_COSINE: average_cosine_tensor(sums.sum(dim=0), nonzero.sum(), n),
     }
     if partition:
         out[measures.PARTITION_ISOTROPY] = moments.partition_isotropy_tensor()
@@ -186,7 +179,7 @@ class _Moments:
 
     def spectrum(self) -> torch.Tensor:
         """Covariance eigenvalues, descending, clipped at 0, padded with zeros to length d."""
-        with _small_lapack(self.x.device):
+        with one_lapack_thread(self.x.device):
             eig = torch.linalg.eigvalsh(_symmetric(self.centred_gram))
         eig = eig.flip(0).clamp_min(0.0)
         d = self.x.shape[1]
@@ -196,7 +189,7 @@ class _Moments:
 
     def _raw_eigh(self) -> tuple[torch.Tensor, torch.Tensor]:
         if self._raw_eig is None:
-            with _small_lapack(self.x.device):
+            with one_lapack_thread(self.x.device):
                 self._raw_eig = torch.linalg.eigh(_symmetric(self.raw_gram))
         return self._raw_eig
 
@@ -208,7 +201,7 @@ class _Moments:
         if self._raw_eig is not None:
             values = self._raw_eig[0]
         else:
-            with _small_lapack(self.x.device):
+            with one_lapack_thread(self.x.device):
                 values = torch.linalg.eigvalsh(_symmetric(self.raw_gram))
         small = values <= REFINE * values.max().clamp_min(0.0)
         if not bool(small.any()):
@@ -321,25 +314,10 @@ def _rankme_tensor(sigma: torch.Tensor) -> torch.Tensor:
 
 
 def _average_cosine(total: torch.Tensor, nonzero: float, n: int) -> float:
-    return float(_average_cosine_tensor(total, nonzero, n).item())
+    return float(average_cosine_tensor(total, nonzero, n).item())
 
 
-def _average_cosine_tensor(total: torch.Tensor, nonzero: float | torch.Tensor, n: int) -> torch.Tensor:
-    """(|sum u|^2 - m) / (N (N - 1)) (module docstring), 0-dim."""
+def average_cosine_tensor(total: torch.Tensor, nonzero: float | torch.Tensor, n: int) -> torch.Tensor:
+    """The average cosine (|sum u|^2 - m) / (N (N - 1)) (module docstring) from the sum ``total`` of the
+    unit rows, ``nonzero`` = m rows not zero, N = ``n`` rows; 0-dim."""
     return (total @ total - nonzero) / (n * (n - 1))
-
-
-def _isoscore_from_eigenvalues(eig: torch.Tensor, d: int) -> float:
-    """(PR - 1)/(d - 1), PR = (sum lambda)^2 / sum lambda^2 (= ``isoscore``'s participation-ratio form).
-    All-zero covariance or d = 1: NaN."""
-    return float(_isoscore_tensor(eig, d).item())
-
-
-def _isoscore_tensor(eig: torch.Tensor, d: int) -> torch.Tensor:
-    """``_isoscore_from_eigenvalues`` as a 0-dim tensor (no host sync)."""
-    if d < 2:
-        return torch.full((), math.nan, dtype=torch.float64, device=eig.device)
-    top = eig.max()
-    scaled = eig / top
-    ratio = scaled.sum() ** 2 / (scaled @ scaled)
-    return torch.where(top > 0, (ratio - 1.0) / (d - 1), math.nan)

@@ -32,7 +32,6 @@ rt-polarity, 3,000 sentences, went from 18.8 to 23.0 steps/s on two cores with I
 
 from __future__ import annotations
 
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -157,8 +156,8 @@ def measure_tensors(
     (encoded once by the caller; re-encoded for a sample). ``defer``: the finiteness checks go into
     ``checks`` instead of being read now; on the every-step path nothing is then read from the device
     (geometry steps: the eigensolvers and the covariance check still read, once per geometry step)."""
-    from engine.metrics import FewSamplesWarning, isoscore_cap
     from engine.metrics._inputs import as_matrix
+    from engine.metrics.isoscore import warn_if_few_samples
     from engine.metrics.silhouette import silhouette_tensors
 
     points = as_matrix(points, check_finite=False)  # float32/float64 as they are (no copy)
@@ -168,14 +167,7 @@ def measure_tensors(
         index = torch.from_numpy(rows).to(points.device)
         points, raw = points[index], raw[index]
     encoded = clusters if isinstance(clusters, Clusters) and rows is None else encode_clusters(raw)
-    n, d = points.shape
-    if n <= d:
-        warnings.warn(
-            f"IsoScore of {n} samples in {d} dimensions is capped at (n-2)/(d-1) = {isoscore_cap(n, d):.4f}; "
-            "use more samples than dimensions (or IsoScore* shrinkage)",
-            FewSamplesWarning,
-            stacklevel=2,
-        )
+    warn_if_few_samples(*points.shape)
     geometry = is_geometry_step(step, config)
     checks: list | None = [] if defer else None
     side_checks: list | None = [] if defer else None
@@ -198,7 +190,7 @@ def _beside(
     alignment from one O(N d) pass)."""
     from engine.metrics.align_uniform import class_alignment_tensor, class_unit_sums
     from engine.metrics.isoscore import isoscore_of_covariance, mean_and_covariance
-    from engine.metrics.isotropy import _average_cosine_tensor, profile_tensors
+    from engine.metrics.isotropy import average_cosine_tensor, profile_tensors
 
     if geometry:  # the eigensolvers read from the device anyway: the covariance check is not deferred
         profile = profile_tensors(points, clusters.codes, clusters.k, clusters.counts)
@@ -209,6 +201,6 @@ def _beside(
     sums, nonzero, counts = class_unit_sums(points, clusters.codes, clusters.k, clusters.counts, checks)
     return {
         measures.ISOSCORE: isoscore_of_covariance(cov),
-        measures.AVERAGE_COSINE: _average_cosine_tensor(sums.sum(dim=0), nonzero.sum(), points.shape[0]),
+        measures.AVERAGE_COSINE: average_cosine_tensor(sums.sum(dim=0), nonzero.sum(), points.shape[0]),
         measures.ALIGNMENT: class_alignment_tensor(sums, nonzero, counts),
     }

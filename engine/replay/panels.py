@@ -106,7 +106,7 @@ def relations(data: dict[str, Any]) -> description.Description:
             if found["r"] is not None:
                 rho = "n/a" if found["rho"] is None else f"{found['rho']:.3f}"
                 name += f": r = {found['r']:.3f}, ρ = {rho}"
-            path = kind == "align_uniform"
+            path = charts.RELATION_FIGURES[kind].path
             traces.append(
                 {
                     "type": "scatter",

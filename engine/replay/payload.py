@@ -19,29 +19,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from engine import charts
+from engine import charts, experiments
 from engine.core import measures, settings
 from engine.replay.frames import FilmFrames
 from engine.replay.source import RunData
+from engine.runlog.states import CUT_SHORT
 
-#: the relation figures: (x column, y column, title, x title, y title); the alignment–uniformity plane takes a
-#: class alignment (a probe run's) where a run has no alignment (:data:`engine.charts.ALIGNMENT_COLUMNS`)
-RELATIONS: dict[str, tuple[str, str, str, str, str]] = {
-    "iso_sil": (
-        "isoscore",
-        "silhouette",
-        "IsoScore vs silhouette (Mickus et al. 2024, Fig. 3)",
-        measures.get("isoscore").label,
-        measures.get("silhouette").label,
-    ),
-    "align_uniform": (
-        "uniformity",
-        "alignment",
-        "Alignment vs uniformity (SimCSE Fig. 2; lower-left is better)",
-        str(measures.get("uniformity").symbol),
-        str(measures.get("alignment").symbol),
-    ),
-}
 FRAME_MS = 400  # a film frame's time at 1× speed
 #: points of a film in the page: more make the file large and each frame slow to draw (SVG); a seeded sample
 #: of this many is shown instead, and the page says so
@@ -69,18 +52,37 @@ def plotly_text(value: object) -> str:
 
 
 def y_column(run: RunData, kind: str) -> str:
-    """The y column of relation ``kind`` in ``run`` (a class alignment on the alignment–uniformity plane where
-    the run has no alignment)."""
-    y = RELATIONS[kind][1]
-    if kind == "align_uniform" and y not in run.metrics:
-        return next((c for c in charts.ALIGNMENT_COLUMNS if c in run.metrics), y)
-    return y
+    """The y column of relation figure ``kind`` in ``run`` (a class alignment on the alignment–uniformity
+    plane where the run has no alignment)."""
+    return charts.RELATION_FIGURES[kind].y_column(list(run.metrics))
+
+
+def shown_relations(run: RunData) -> list[str]:
+    """The relation figures of the run's page section (:func:`engine.charts.section_relations`: its pair's
+    figure and its run figures); every relation figure for a run of an unknown kind."""
+    experiment = experiments.get(run.kind)
+    section = experiment.section if experiment is not None else None
+    if section is None:
+        return charts.section_relations(None, list(charts.RELATION_FIGURES))
+    return charts.section_relations(section.pair, section.figures)
 
 
 def relations_of(run: RunData) -> list[str]:
-    """The relation figures a run has points on: IsoScore vs silhouette, the alignment–uniformity plane."""
+    """The relation figures of the run's page section it has points on (IsoScore vs silhouette for a probe
+    run, the alignment–uniformity plane)."""
     logged = set(run.curves)
-    return [kind for kind, (x, *_) in RELATIONS.items() if {x, y_column(run, kind)} <= logged]
+    return [
+        kind
+        for kind in shown_relations(run)
+        if {charts.RELATION_FIGURES[kind].x, y_column(run, kind)} <= logged
+    ]
+
+
+def axis_title(kind: str, column: str) -> str:
+    """An axis title of relation figure ``kind``: a path figure names a measure by its symbol (as the live
+    plane does), a scatter by its label."""
+    measure = measures.get(column)
+    return str(measure.symbol) if charts.RELATION_FIGURES[kind].path else measure.label
 
 
 def _finite(value: Any) -> float | None:
@@ -100,14 +102,15 @@ def relation_payload(run: RunData, kind: str) -> dict[str, Any] | None:
     """The run's points of the relation figure (steps where both are logged); for IsoScore vs silhouette,
     Pearson r and Spearman ρ of the two series (:func:`engine.charts.correlations`), as the paper reports
     them. ``legend`` names the run, and a class alignment as such."""
-    x, y = RELATIONS[kind][0], y_column(run, kind)
+    figure = charts.RELATION_FIGURES[kind]
+    x, y = figure.x, y_column(run, kind)
     if x not in run.metrics or y not in run.metrics:
         return None
     both = run.metrics[["step", x, y]].dropna()
     if both.empty:
         return None
     both = charts.downsample(both, 2000)
-    corr = charts.correlations(run.metrics, x, y) if kind == "iso_sil" else None  # the paper's r and ρ
+    corr = None if figure.path else charts.correlations(run.metrics, x, y)  # the paper's r and ρ
     r, rho = (None, None) if corr is None else (_finite(corr[0]), _finite(corr[1]))
     legend = run.name + (" (class alignment)" if y == "class_alignment" else "")
     return {
@@ -172,7 +175,7 @@ def film_note(run: RunData, film: FilmFrames | None) -> str | None:
     """Why a run's film is missing or partial (plain text), None when it is whole."""
     if film is None:
         every = run.config.get("snapshot_every")
-        if isinstance(every, int) and every > 0 and run.state in ("stopped", "failed", "interrupted"):
+        if isinstance(every, int) and every > 0 and run.state in CUT_SHORT:
             return (
                 f"{run.name} was {run.state} before its first embedding snapshot (one every {every} steps), "
                 "so it has no UMAP film."
@@ -229,11 +232,11 @@ def payload(runs: Sequence[RunData], films: Sequence[FilmFrames | None]) -> dict
         "relations": [
             {
                 "kind": kind,
-                "title": plotly_text(RELATIONS[kind][2]),
-                "x": RELATIONS[kind][3],
+                "title": plotly_text(charts.RELATION_FIGURES[kind].caption),
+                "x": axis_title(kind, charts.RELATION_FIGURES[kind].x),
                 "y": charts.CLASS_ALIGN_TITLE
                 if any(y_column(run, kind) == "class_alignment" for run in runs if kind in relations_of(run))
-                else RELATIONS[kind][4],
+                else axis_title(kind, charts.RELATION_FIGURES[kind].y[0]),
             }
             for kind in sorted(relations)
         ],

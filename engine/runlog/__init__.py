@@ -40,7 +40,6 @@ from engine.runlog import naming
 from engine.runlog.files import (
     CONFIG,
     ERROR_LOG,
-    FINAL_STATES,
     FRAMES,
     METRICS,
     POINTS,
@@ -80,12 +79,15 @@ from engine.runlog.reading import (
     snapshot_path,
 )
 from engine.runlog.spectrum import Spectra, SpectrumTail, read_spectrum
+from engine.runlog.states import ACTIVE_STATES, FINAL_STATES, RunState
 from engine.runlog.writer import RunWriter
 
 __all__ = [
     "CONFIG",
     "ERROR_LOG",
+    "ACTIVE_STATES",
     "FINAL_STATES",
+    "RunState",
     "FRAMES",
     "METRICS",
     "POINTS",

@@ -28,8 +28,6 @@ SPECTRUM = "spectrum.csv"
 #: files and folders whose presence means a folder holds a run (that a new run must replace whole)
 RUN_ENTRIES = (CONFIG, STATUS, METRICS, SPECTRUM, SUMMARY, POINTS, SNAPSHOTS, FRAMES)
 
-FINAL_STATES = ("finished", "stopped", "failed")
-
 
 def write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
     """Write JSON whole or not at all (:func:`engine.core.atomic.write_text_atomic`: a temporary file beside

@@ -29,9 +29,10 @@ from typing import Any
 
 from engine.core.errors import EmbedlabError
 from engine.runlog import naming
-from engine.runlog.files import CONFIG, FINAL_STATES, METRICS, STATUS, read_json
+from engine.runlog.files import CONFIG, METRICS, STATUS, read_json
 from engine.runlog.liveness import writer_alive
 from engine.runlog.reading import read_metrics
+from engine.runlog.states import FINAL_STATES, RunState
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ class RunInfo:
     path: Path
     name: str
     kind: str
-    state: str
+    state: RunState
     started: float | None
     last_step: int | None
     config: dict[str, Any] = field(default_factory=dict)
@@ -62,17 +63,17 @@ class DamagedRun:
     path: Path | None = None
 
 
-def run_state(run_dir: Path) -> str:
+def run_state(run_dir: Path) -> RunState:
     """``running``, ``finished``, ``stopped``, ``failed`` or ``interrupted`` (the writer died, or the status
     is not one the lab writes)."""
     return _state(Path(run_dir), read_json(Path(run_dir) / STATUS))
 
 
-def _state(run_dir: Path, status: dict[str, Any]) -> str:
-    state = status.get("state", "interrupted")
-    if state == "running" and not writer_alive(run_dir, status):
-        return "interrupted"
-    return state if state in (*FINAL_STATES, "running") else "interrupted"
+def _state(run_dir: Path, status: dict[str, Any]) -> RunState:
+    state = status.get("state", RunState.INTERRUPTED)
+    if state == RunState.RUNNING and not writer_alive(run_dir, status):
+        return RunState.INTERRUPTED
+    return RunState(state) if state in (*FINAL_STATES, RunState.RUNNING) else RunState.INTERRUPTED
 
 
 class FileMemo:
@@ -150,7 +151,7 @@ def load_run_info(run_dir: Path, memo: FileMemo | None = None) -> RunInfo:
         status = memo.get(run_dir / STATUS, "json", read_json)
         state = _state(run_dir, status)
     except FileNotFoundError:
-        status, state = {"state": "interrupted"}, "interrupted"
+        status, state = {"state": RunState.INTERRUPTED}, RunState.INTERRUPTED
     last_step, bad_rows = memo.get(run_dir / METRICS, "last step", _last_step_and_bad_rows)
     return RunInfo(
         path=run_dir,

@@ -18,6 +18,8 @@ import os
 import signal
 from pathlib import Path
 
+from engine.runlog.states import RunState
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -146,7 +148,10 @@ def writer_alive(run_dir: Path, status: dict) -> bool:
     held = lock_held(Path(run_dir))
     if held is not None:
         return held
-    if status.get("state") not in (None, "running"):  # ended: its writer removed the lock as it let go, and
+    if status.get("state") not in (
+        None,
+        RunState.RUNNING,
+    ):  # ended: its writer removed the lock as it let go, and
         return False  # the process that wrote it may live on (a sweep, a test, the CLI that ran it)
     return pid_alive(status.get("pid"), status.get("proc_start"))
 
@@ -161,7 +166,7 @@ def request_stop(run_dir: Path) -> bool:
     except (OSError, ValueError):
         return False
     pid = status.get("pid")
-    if status.get("state") != "running" or not writer_alive(run_dir, status):
+    if status.get("state") != RunState.RUNNING or not writer_alive(run_dir, status):
         return False
     if not pid_alive(pid, status.get("proc_start")) or pid == os.getpid():
         return False

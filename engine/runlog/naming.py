@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.core.config_dict import config_dict
 from engine.core.declaration import Experiment, declared
 from engine.core.errors import ConfigError
 from engine.core.knobs import knobs
@@ -147,7 +148,7 @@ def generated_name(kind: Experiment | str, config: Any) -> str:
     """The name of a run of experiment ``kind`` (or a declared kind) from what differs: data set (else its
     kind), the knobs off their defaults, steps (``rt-polarity · dropout 0.1 · 300 steps``, ``jepa · 100
     steps``)."""
-    values = _as_dict(config)
+    values = config_dict(config)
     word = _kind_word(kind)
     parts = [_data_text(values) or word, *differences(kind, values)]  # never another experiment's word
     steps = values.get(STEPS)
@@ -178,20 +179,12 @@ def _defaults(kind: Experiment | str) -> dict[str, Any]:
     return {item.name: item.default for item in _knobs(kind)}
 
 
-def _as_dict(config: Any) -> dict[str, Any]:
-    from dataclasses import asdict, is_dataclass
-
-    if is_dataclass(config) and not isinstance(config, type):
-        return asdict(config)
-    return dict(config) if isinstance(config, Mapping) else {}
-
-
 def settings_line(kind: str, config: Mapping[str, Any]) -> str:
     """A compact line of a run's main settings: kind, data, steps, learning rate, seed
     (``probe · demo · 150 steps · lr 0.001 · seed 0``)."""
     from engine.core.knobs import number_text
 
-    values = _as_dict(config)
+    values = config_dict(config)
     parts = [kind, _data_text(values) or ""]
     if isinstance(values.get(STEPS), int):
         parts.append(f"{values[STEPS]:,} steps")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engine.core import paths
 from engine.core.errors import ConfigError
+from engine.runlog.states import RunState
 
 
 def prepare_out_dir(out: str, force: bool) -> Path:
@@ -56,7 +57,7 @@ def ended_before_a_step(path: Path) -> bool:
 
     try:
         state, status = run_state(path), read_json(path / STATUS)
-        if state in ("running", "finished") or status.get("last_step") is not None:
+        if state in (RunState.RUNNING, RunState.FINISHED) or status.get("last_step") is not None:
             return False
         return read_metrics(path).empty
     except (OSError, ValueError):  # a damaged folder is kept for --force to replace

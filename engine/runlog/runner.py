@@ -19,27 +19,24 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from engine import runlog
+from engine.core.config_dict import config_dict
 from engine.core.declaration import Experiment, experiment_of
 from engine.core.errors import EmbedlabError, RunFailed, one_line
 from engine.runlog import RunWriter, current, naming
 from engine.runlog.events import Event, Points, Row
+from engine.runlog.states import RunState
 
-__all__ = ["Experiment", "config_to_dict", "failure_message", "final_values", "run_experiment"]
+__all__ = ["Experiment", "failure_message", "final_values", "run_experiment"]
 
 log = logging.getLogger(__name__)
 
 EventCallback = Callable[[Event], None]
-
-
-def config_to_dict(config: Any) -> dict[str, Any]:
-    return asdict(config) if is_dataclass(config) else dict(config)
 
 
 def final_values(rows: list[Mapping[str, Any]], columns: tuple[str, ...]) -> dict[str, Any]:
@@ -74,7 +71,7 @@ def run_experiment(
     """
     experiment = experiment_of(kind)
     stop = stop or threading.Event()
-    settings = {"kind": experiment.kind, **config_to_dict(config)}
+    settings = {"kind": experiment.kind, **config_dict(config)}
     settings["name"] = (
         naming.clean_name(name) if name is not None else naming.generated_name(experiment, config)
     )
@@ -98,14 +95,14 @@ def run_experiment(
             if on_event is not None:
                 on_event(event)
     except BaseException as err:  # noqa: BLE001 - every failure must end as a recorded state
-        state = "stopped" if isinstance(err, KeyboardInterrupt) else "failed"
-        message = None if state == "stopped" else failure_message(err, run_dir)
+        state = RunState.STOPPED if isinstance(err, KeyboardInterrupt) else RunState.FAILED
+        message = None if state == RunState.STOPPED else failure_message(err, run_dir)
         summary = _summary(experiment, columns, rows, config, started, state)
         writer.finish(state, summary=summary, error=message)
         if message is not None and not isinstance(err, EmbedlabError):
             raise RunFailed(message) from err
         raise
-    state = "stopped" if stop.is_set() else "finished"
+    state = RunState.STOPPED if stop.is_set() else RunState.FINISHED
     summary = _summary(experiment, columns, rows, config, started, state)
     writer.finish(state, summary=summary)
     return summary

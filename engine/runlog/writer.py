@@ -29,7 +29,6 @@ from engine.core.atomic import write_text_atomic
 from engine.core.errors import ConfigError
 from engine.runlog.files import (
     CONFIG,
-    FINAL_STATES,
     METRICS,
     POINTS,
     SPECTRUM,
@@ -43,6 +42,7 @@ from engine.runlog.files import (
 from engine.runlog.liveness import WriterLock, process_start
 from engine.runlog.ownership import foreign_entries
 from engine.runlog.reading import snapshot_path
+from engine.runlog.states import FINAL_STATES, RunState
 from engine.runlog.swap import exchange, holds_run, remove_tree, sweep_aside
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ class RunWriter:
         self._snapshots_stopped = False
         self.warnings: list[str] = []
         self._status: dict[str, Any] = {
-            "state": "running",
+            "state": RunState.RUNNING,
             "pid": os.getpid(),
             "proc_start": process_start(os.getpid()),
             "started": time.time(),
@@ -193,7 +193,9 @@ class RunWriter:
         with contextlib.suppress(OSError):  # on a full disk the warning reaches the status at the end
             write_json_atomic(self.run_dir / STATUS, self._status)
 
-    def finish(self, state: str, summary: Mapping[str, Any] | None = None, error: str | None = None) -> None:
+    def finish(
+        self, state: RunState, summary: Mapping[str, Any] | None = None, error: str | None = None
+    ) -> None:
         """Close the metrics file and record the final state (``finished``, ``stopped`` or ``failed``).
 
         On a full disk the summary may be lost, but the state is still recorded: ``status.json`` is then

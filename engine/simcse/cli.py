@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.core import flags
 from engine.core.errors import ConfigError
+from engine.runlog.states import RunState
 from engine.simcse.config import SAME_MASK_DROPOUT, SimCSEConfig
 from engine.training import cli
 
@@ -61,7 +62,7 @@ def _check_save_name(config: SimCSEConfig) -> Callable[[dict[str, Any]], None] |
         print(f"--save-encoder {config.save_encoder!r}: saved as cache/encoders/{saved_as}", file=sys.stderr)
 
     def said(summary: dict[str, Any]) -> None:
-        if summary.get("state") == "finished":
+        if summary.get("state") == RunState.FINISHED:
             from engine.core import paths
 
             print(f"encoder saved to {paths.encoders_dir() / saved_as}", file=sys.stderr)

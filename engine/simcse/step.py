@@ -30,8 +30,7 @@ from engine.simcse.losses import sup_loss, unsup_loss
 from engine.training import distributed
 from engine.training.augment import step_rng
 from engine.training.towers import Towers, tokenize
-from engine.training.trainer import EncoderTrainer
-from engine.training.trainer import make_trainer as make_parts
+from engine.training.trainer import EncoderTrainer, build_trainer
 
 
 def view_groups(
@@ -107,6 +106,6 @@ class Trainer(EncoderTrainer):
 
 
 #: ``make_trainer(config, data, world=None, device=None)``: encoder (pooler, MLP, dropout), DDP wrapper, AdamW
-#: (no weight decay) with linear decay, sampler (:func:`engine.training.trainer.make_trainer`); the trained
+#: (no weight decay) with linear decay, sampler (:func:`engine.training.trainer.build_trainer`); the trained
 #: modules are the encoder's towers (:meth:`Trainer.build`)
-make_trainer = partial(make_parts, Trainer)
+make_trainer = partial(build_trainer, Trainer)

@@ -23,6 +23,7 @@ from engine.command.signals import stop_on_sigterm
 from engine.core import settings
 from engine.runlog.events import Event
 from engine.runlog.out_dir import prepare_out_dir, say_where
+from engine.runlog.states import RunState
 
 #: ``before()`` runs on rank 0 before the run folder is made and returns what to do with the run's summary
 #: once the folder is named (or None)
@@ -61,4 +62,4 @@ def run_cli(
     say_where(out_dir)
     if after is not None:
         after(summary)
-    return EXIT_INTERRUPTED if summary.get("state") == "stopped" else 0
+    return EXIT_INTERRUPTED if summary.get("state") == RunState.STOPPED else 0

@@ -2,9 +2,10 @@
 (no weight decay; fused on CUDA, for-each on a CPU: :func:`adamw_options`) with a linear decay to 0 without
 warm-up (Hugging Face Trainer defaults), the gradient scaler of the precision and the seeded batch sampler.
 
-An experiment's trainer is a subclass of :class:`EncoderTrainer` with its ``step``; :func:`make_trainer`
+An experiment's trainer is a subclass of :class:`EncoderTrainer` with its ``step``; :func:`build_trainer`
 builds it, the experiment passing what differs (its modules, their parameter groups, its own fields) as
-``build``.
+``build``. Each experiment binds its class once: its ``make_trainer(config, data, world, device)`` is
+``partial(build_trainer, Trainer)`` (:data:`engine.training.loop.MakeTrainer`).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class EncoderTrainer:
         cls, config: Any, encoder: Any, use_mlp: bool, device: torch.device
     ) -> tuple[nn.Module, list[dict[str, Any]] | None, dict[str, Any]]:
         """The trained modules made of ``encoder`` for ``config``, their AdamW parameter groups (None: all of
-        them at the config's lr), and the subclass's own fields (:func:`make_trainer`)."""
+        them at the config's lr), and the subclass's own fields (:func:`build_trainer`)."""
         raise NotImplementedError
 
     def step(self, step: int) -> float:
@@ -74,7 +75,7 @@ class EncoderTrainer:
         self.schedule.step()
 
 
-def make_trainer(
+def build_trainer(
     trainer_class: type[T],
     config: TrainingConfig,
     data: Any,

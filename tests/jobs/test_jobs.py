@@ -191,11 +191,12 @@ def test_speed_eta_and_progress_while_running(registry, slow_kind) -> None:
 def test_snapshots_are_bounded_and_pca_view_is_instant(registry, slow_kind) -> None:
     job = registry.submit(slow_kind, {"steps": 8, "points": 30})
     assert registry.wait_idle(120)
-    assert len(job._snapshots) == settings.get("keep_snapshots") and max(job._snapshots) == 8
+    kept = job.pictures._snapshots
+    assert len(kept) == settings.get("keep_snapshots") and max(kept) == 8
     method, step, coords = job.view()
     assert (method, step, coords.shape) == ("pca", 8, (30, 2))
     assert list(job.points()["label"][:2]) == ["0", "1"]
-    job.add_frame(8, np.ones((30, 2)))
+    job.film.add(8, np.ones((30, 2)))
     assert job.view()[0] == "umap"
     assert runlog.list_frames(job.run_dir) == [(8, runlog.frame_path(job.run_dir, 8))]
 
@@ -204,7 +205,7 @@ def test_attach_finished_lists_runs_on_disk_including_interrupted(tmp_path: Path
     first = jobs.JobRegistry(tmp_path / "runs", project=False, isolation="thread")
     job = first.submit(slow_kind, {"steps": 3, "points": 10})
     assert first.wait_idle(120)
-    job.add_frame(3, np.zeros((10, 2)))
+    job.film.add(3, np.zeros((10, 2)))
     first.shutdown()
     # a run whose writer died: status "running", its lock released (as the kernel does at the writer's death)
     dead = tmp_path / "runs" / "dead-run"

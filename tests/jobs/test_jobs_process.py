@@ -56,9 +56,9 @@ def test_cold_child_streams_rows_snapshots_and_points(tmp_path: Path) -> None:
         assert job.pid is not None and job.pid != os.getpid()
         assert [row["step"] for row in job.rows()] == [0, 1, 2, 3, 4, 5]
         pd.testing.assert_frame_equal(job.metrics(), runlog.read_metrics(job.run_dir))
-        step, snapshot = job.latest_snapshot()
+        step, snapshot = job.pictures.latest_snapshot()
         assert step == 5 and snapshot.shape == (30, 384)
-        assert sorted(job._snapshots) == [2, 4, 5]
+        assert sorted(job.pictures._snapshots) == [2, 4, 5]
         assert len(job.points()) == 30 and job.points()["text"].str.len().min() > 0
         assert job.summary["state"] == "finished" and job.summary["final"]["step"] == 5
         assert job.view()[0] == "pca"

@@ -19,6 +19,7 @@ from scipy.stats import special_ortho_group
 
 from engine.core.errors import ConfigError
 from engine.metrics import FewSamplesWarning, isoscore, isoscore_cap, isoscore_star
+from engine.metrics.isoscore import isoscore_of_covariance
 
 ATOL = 1e-6
 pytestmark = pytest.mark.filterwarnings("ignore:__array_wrap__:DeprecationWarning")  # inside IsoScore 2.0.1
@@ -110,6 +111,30 @@ def test_participation_ratio_form_equals_the_spectral_recipe(seed: int) -> None:
         @ special_ortho_group.rvs(d, random_state=seed)
     )
     assert _quiet(isoscore, x) == pytest.approx(_spectral(x), abs=1e-12)
+
+
+@pytest.mark.parametrize(("n", "d"), [(30, 64), (200, 12)])
+def test_the_kernel_reads_any_matrix_of_the_same_spectrum(n: int, d: int) -> None:
+    """The one kernel against the paper's recipe (``_spectral``): from the d x d covariance, from the
+    N x N centred Gram matrix / (N - 1) (same non-zero eigenvalues) with d given, and from diag(sigma)."""
+    x = np.random.default_rng(n).normal(size=(n, d)) * np.linspace(0.3, 3.0, d)
+    expected = _spectral(x)
+    centred = torch.from_numpy(x - x.mean(axis=0))
+    gram = centred @ centred.T / (n - 1)
+    cov = centred.T @ centred / (n - 1)
+    diag = torch.diag(torch.from_numpy(np.abs(np.linalg.eigvalsh(cov.numpy()))))
+    assert isoscore_of_covariance(cov).dtype == torch.float64
+    assert float(isoscore_of_covariance(cov)) == pytest.approx(expected, abs=1e-12)
+    assert float(isoscore_of_covariance(gram, d)) == pytest.approx(expected, abs=1e-12)
+    assert float(isoscore_of_covariance(diag)) == pytest.approx(expected, abs=1e-12)
+    assert float(isoscore_of_covariance(cov.float())) == pytest.approx(expected, abs=1e-6)
+
+
+def test_the_kernels_guards_give_nan() -> None:
+    """d < 2 (no (d - 1) to divide by) and an all-zero covariance (no spectrum) are NaN, not an error."""
+    assert np.isnan(float(isoscore_of_covariance(torch.ones(1, 1, dtype=torch.float64))))
+    assert np.isnan(float(isoscore_of_covariance(torch.ones(5, 5, dtype=torch.float64), d=1)))
+    assert np.isnan(float(isoscore_of_covariance(torch.zeros(3, 3, dtype=torch.float64))))
 
 
 def test_float32_products_keep_float64_accuracy_far_from_the_origin() -> None:
