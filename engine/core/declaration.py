@@ -117,6 +117,26 @@ class Section:
 
 
 @dataclass(frozen=True)
+class CodeOnRun:
+    """An experiment's run generator and summary, read on each run from the module that ``load()`` imports
+    (torch, the loop), so that an entry naming them imports neither: ``generator`` and ``summary`` are their
+    names in that module (read on each call, so a test's replacement of one is the one that runs). Plain
+    data: it travels pickled to a worker process, ``load`` by reference."""
+
+    load: Callable[[], types.ModuleType]
+    generator: str
+    summary: str = "summarize"
+
+    def train(self, config: Any, stop: Any = None) -> Any:
+        """The run: ``generator(config, stop)`` of the loaded module (an iterator of events)."""
+        return getattr(self.load(), self.generator)(config, stop)
+
+    def summarize(self, rows: list[dict[str, Any]], config: Any) -> dict[str, Any]:
+        """The run's summary: ``summary(rows, config)`` of the loaded module."""
+        return getattr(self.load(), self.summary)(rows, config)
+
+
+@dataclass(frozen=True)
 class Experiment:
     """One kind of experiment, its parts named as objects (:func:`declare` makes one):
 
@@ -209,14 +229,22 @@ def declare(
     title: str,
     *,
     config_class: type,
-    generator: Callable[..., Any],
     columns: tuple[str, ...],
+    generator: Callable[..., Any] | None = None,
+    code: CodeOnRun | None = None,
     vectors: tuple[str, ...] = (SPECTRUM,),
     **fields: Any,
 ) -> Experiment:
     """The :class:`Experiment` ``kind``, every part an object (``fields``: the other attributes of
-    :class:`Experiment`); by default it logs the spectrum beside its columns. The one call an experiment's
-    entry makes, a real one and the tests' toy alike; :func:`engine.experiments.register` then lists it."""
+    :class:`Experiment`); by default it logs the spectrum beside its columns. Its run is ``generator``, or
+    ``code``'s (:class:`CodeOnRun`: generator, summary and ``load_code`` from the loop imported on a run).
+    The one call an experiment's entry makes, a real one and the tests' toy alike;
+    :func:`engine.experiments.register` then lists it."""
+    if code is not None:
+        generator = code.train
+        fields = {"summarize": code.summarize, "load_code": code.load, **fields}
+    if generator is None:
+        raise ConfigError(f"experiment {kind!r} declares no run: give generator or code")
     if kind in _DECLARED and _DECLARED[kind].config_class is not config_class:
         raise ConfigError(f"two experiments declare the kind {kind!r}")
     if "smoke" in fields:  # plain data: an Experiment travels to a worker process pickled

@@ -3,12 +3,9 @@ loop imported on call, so that reading it imports no torch. The lesson is :mod:`
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
-from engine.core.declaration import Section
+from engine.core.declaration import CodeOnRun, Section
 from engine.core.flags import OwnCommandLine
 from engine.core.measures import COLLAPSE, COLLAPSE_PROFILE, GEOMETRY, LABELLED_SET_COLUMNS, RANKME, SPECTRUM
 from engine.jepa import cli, facts
@@ -16,9 +13,6 @@ from engine.jepa.config import JEPAConfig
 from engine.jepa.lesson import LESSON
 from engine.jepa.presets import presets
 from engine.training.experiment import FIRST_MEASURES, training_experiment
-
-if TYPE_CHECKING:
-    from engine.runlog.events import Event
 
 #: the rest of the isotropy family beside the collapse lens (which has RankMe)
 _FAMILY = tuple(name for name in GEOMETRY if name != RANKME)
@@ -42,23 +36,11 @@ def load_code() -> ModuleType:
     return engine.jepa.train
 
 
-def train(config: JEPAConfig, stop: threading.Event | None = None) -> Iterator[Event]:
-    """A JEPA run (:func:`engine.jepa.train.train_jepa`)."""
-    return load_code().train_jepa(config, stop)
-
-
-def summarize(rows: list[dict[str, Any]], config: JEPAConfig) -> dict[str, Any]:
-    """A JEPA run's summary (:func:`engine.jepa.train.summarize`)."""
-    return load_code().summarize(rows, config)
-
-
 EXPERIMENT = training_experiment(
     "jepa",
     "JEPA (non-contrastive)",
     config_class=JEPAConfig,
-    generator=train,
-    summarize=summarize,
-    load_code=load_code,
+    code=CodeOnRun(load_code, "train_jepa"),
     cli=OwnCommandLine(cli.add_arguments, cli.config_from_args, cli.run_cli),
     presets=presets,
     measured_on=facts.measured_on,

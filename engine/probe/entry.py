@@ -3,21 +3,15 @@ imported on call, so that reading it imports no torch. Its command line is one f
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
-from engine.core.declaration import Section, declare
+from engine.core.declaration import CodeOnRun, Section, declare
 from engine.core.measures import GEOMETRY, RANKME, SPECTRUM
 from engine.probe import facts
 from engine.probe.config import ProbeConfig
 from engine.probe.lesson import LESSON
 from engine.probe.presets import presets
 from engine.probe.warm import warm_demo
-
-if TYPE_CHECKING:
-    from engine.runlog.events import Event
 
 #: the ``metrics.csv`` header: the measures of engine.probe.measure.COLUMNS; the spectrum goes to
 #: spectrum.csv (Row.spectrum)
@@ -46,24 +40,12 @@ def load_code() -> ModuleType:
     return engine.probe
 
 
-def train(config: ProbeConfig, stop: threading.Event | None = None) -> Iterator[Event]:
-    """A probe run (:func:`engine.probe.loop.run_probe`)."""
-    return load_code().run_probe(config, stop)
-
-
-def summarize(rows: list[dict[str, Any]], config: ProbeConfig) -> dict[str, Any]:
-    """A probe run's summary (:func:`engine.probe.summary.summarize`)."""
-    return load_code().summarize(rows, config)
-
-
 EXPERIMENT = declare(
     "probe",
     "Isotropy vs clusters (linear-classifier embedding optimisation)",
     config_class=ProbeConfig,
-    generator=train,
     columns=(*COLUMNS, "alignment", "seconds"),
-    summarize=summarize,
-    load_code=load_code,
+    code=CodeOnRun(load_code, "run_probe"),
     task_parallel=True,
     charted_as=CHARTED_AS,
     presets=presets,

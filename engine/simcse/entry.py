@@ -3,21 +3,16 @@ loop and the presets (which read the encoders) imported on call, so that reading
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engine.core.declaration import Preset, Section
+from engine.core.declaration import CodeOnRun, Preset, Section
 from engine.core.flags import OwnCommandLine
 from engine.core.measures import GEOMETRY, LABELLED_SET_COLUMNS, SPECTRUM
 from engine.simcse import cli, facts
 from engine.simcse.config import SimCSEConfig
 from engine.simcse.lesson import LESSON
 from engine.training.experiment import FIRST_MEASURES, training_experiment
-
-if TYPE_CHECKING:
-    from engine.runlog.events import Event
 
 SECTION = Section(
     page="views/simcse.py",
@@ -38,16 +33,6 @@ def load_code() -> ModuleType:
     return engine.simcse.train
 
 
-def train(config: SimCSEConfig, stop: threading.Event | None = None) -> Iterator[Event]:
-    """A SimCSE run (:func:`engine.simcse.train.train_simcse`)."""
-    return load_code().train_simcse(config, stop)
-
-
-def summarize(rows: list[dict[str, Any]], config: SimCSEConfig) -> dict[str, Any]:
-    """A SimCSE run's summary (:func:`engine.simcse.train.summarize`)."""
-    return load_code().summarize(rows, config)
-
-
 def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
     """SimCSE's presets (:func:`engine.simcse.presets.presets`)."""
     from engine.simcse.presets import presets as made
@@ -59,9 +44,7 @@ EXPERIMENT = training_experiment(
     "simcse",
     "SimCSE training",
     config_class=SimCSEConfig,
-    generator=train,
-    summarize=summarize,
-    load_code=load_code,
+    code=CodeOnRun(load_code, "train_simcse"),
     cli=OwnCommandLine(cli.add_arguments, cli.config_from_args, cli.run_cli),
     presets=presets,
     measured_on=facts.measured_on,
