@@ -96,22 +96,6 @@ def silhouette_and_uniformity(
     return float(values.mean().item()), float(uniform.item())
 
 
-def silhouette_tensors(
-    x: torch.Tensor,
-    codes: torch.Tensor,
-    k: int,
-    counts: torch.Tensor,
-    uniformity_t: float | None = None,
-    checks: Checks | None = None,
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """(mean silhouette, uniformity or None) of the rows of ``x`` as 0-dim tensors on its device, for
-    clusters already encoded (``codes`` 0..k-1 on x's device, ``counts`` their float64 sizes, 1 < k < n):
-    the very computation of ``silhouette`` / ``silhouette_and_uniformity``, without a host sync on CUDA
-    when ``checks`` (a list) takes the finiteness check (``_inputs.check_finite_or_defer``)."""
-    values, uniform = _values(x, codes, k, counts, uniformity_t, checks)
-    return values.mean(), uniform
-
-
 def _samples(X: ArrayLike, labels: ArrayLike, sample_size: int | None, seed: int, uniformity_t=None):
     """s(i) of every point; with ``uniformity_t``, the pair (s, uniformity) from the same blocks."""
     x = as_matrix(X, check_finite=False)  # checked by _augmented at no cost
@@ -125,7 +109,7 @@ def _samples(X: ArrayLike, labels: ArrayLike, sample_size: int | None, seed: int
             f"silhouette needs 2 to n_samples - 1 distinct labels; got {k} label(s) for {n} samples"
         )
     counts = torch.bincount(codes, minlength=k).to(torch.float64)
-    values, uniform = _values(x, codes, k, counts, uniformity_t)
+    values, uniform = silhouette_values(x, codes, k, counts, uniformity_t)
     return values if uniformity_t is None else (values, uniform)
 
 
@@ -158,7 +142,7 @@ def block_size(x: torch.Tensor) -> int:
     return 8192 if x.device.type == "cuda" else 1024
 
 
-def _values(
+def silhouette_values(
     x: torch.Tensor,
     codes: torch.Tensor,
     k: int,
@@ -166,8 +150,12 @@ def _values(
     uniformity_t: float | None = None,
     checks: Checks | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """s(i) for all points, computed in cluster-sorted order and returned in the original order; and the
-    uniformity of the points (0-dim float64 tensor) when ``uniformity_t`` is given (else None)."""
+    """s(i) for all points (Rousseeuw 1987), computed in cluster-sorted order and returned in the original
+    order, and the uniformity of the points (0-dim float64 tensor) when ``uniformity_t`` is given (else
+    None), as tensors on x's device, for clusters already encoded (``codes`` 0..k-1 on x's device,
+    ``counts`` their float64 sizes, 1 < k < n): the computation behind ``silhouette`` /
+    ``silhouette_and_uniformity``, without a host sync on CUDA when ``checks`` (a list) takes the finiteness
+    check (``_inputs.check_finite_or_defer``); their mean is the silhouette score."""
     order = torch.argsort(codes, stable=True)
     cs = codes[order]
     norms = None if uniformity_t is None else torch.empty(x.shape[0], dtype=torch.float64, device=x.device)

@@ -158,7 +158,7 @@ def measure_tensors(
     (geometry steps: the eigensolvers and the covariance check still read, once per geometry step)."""
     from engine.metrics._inputs import as_matrix
     from engine.metrics.isoscore import warn_if_few_samples
-    from engine.metrics.silhouette import silhouette_tensors
+    from engine.metrics.silhouette import silhouette_values
 
     points = as_matrix(points, check_finite=False)  # float32/float64 as they are (no copy)
     rows = sample_rows(points.shape[0], config, step)
@@ -172,9 +172,10 @@ def measure_tensors(
     checks: list | None = [] if defer else None
     side_checks: list | None = [] if defer else None
     pending = side.submit(_beside, points, encoded, geometry, side_checks) if side is not None else None
-    sil, uniform = silhouette_tensors(
+    per_point, uniform = silhouette_values(
         points, encoded.codes, encoded.k, encoded.counts, 2.0 if geometry else None, checks
     )
+    sil = per_point.mean()
     found = pending.result() if pending is not None else _beside(points, encoded, geometry, side_checks)
     spectrum = found.pop(measures.SPECTRUM, None)
     values: dict[str, torch.Tensor | None] = dict.fromkeys(COLUMNS)
