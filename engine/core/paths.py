@@ -150,7 +150,8 @@ def inside(root: Path, name: str, *, what: str = "name") -> Path:
 
 
 def new_run_name(prefix: str) -> str:
-    """A unique, sortable run folder name: ``<prefix>-YYYYmmdd-HHMMSS-xxxx``."""
+    """A unique, sortable run folder name: ``<prefix>-YYYYmmdd-HHMMSS-xxxxxxxx`` (32 random bits: two names
+    of one second collide about once in 4·10⁹ pairs; folders of before 2026-12-02 end in 4 hex digits)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    suffix = os.urandom(2).hex()
+    suffix = os.urandom(4).hex()
     return f"{safe_name(prefix, what='run name')}-{stamp}-{suffix}"

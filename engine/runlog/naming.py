@@ -35,7 +35,7 @@ SEPARATOR = " · "
 #: the knobs that name a run's data (shown first), and its length (shown last)
 DATA_KNOBS = ("data", "train")
 STEPS = "steps"
-_FOLDER_STAMP = re.compile(r"-\d{8}-\d{6}-[0-9a-f]{4}$")
+_FOLDER_STAMP = re.compile(r"-\d{8}-\d{6}-[0-9a-f]{4}(?:[0-9a-f]{4})?$")
 
 
 def clean_name(text: object) -> str:

@@ -140,6 +140,7 @@ def test_an_old_folder_without_a_name_reads_with_a_generated_one(tmp_path: Path)
     old = {"kind": "probe", "data": "demo", "steps": 150, "lr": 0.001}
     assert naming.name_of(old, "probe-20261101-101010-ab12") == "demo · 150 steps"
     assert naming.name_of(old, "demo-clusters-20261101-101010-ab12") == "Demo: clusters form"
+    assert naming.name_of(old, "demo-clusters-20261202-101010-ab12cd34") == "Demo: clusters form"
     folder = tmp_path / "old"
     folder.mkdir()
     (folder / runlog.CONFIG).write_text(json.dumps(old))
