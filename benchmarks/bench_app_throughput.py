@@ -7,8 +7,9 @@
 One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chromium), then:
 
 0. (unless --no-demo) a new user's first click: on a fresh server, the Overview's "Start the demo" button;
-   seconds to the first chart points, the first metrics row on disk and the first UMAP frame (also when
-   the film is back-filled after the run ends), from a fresh cache folder;
+   seconds to the first chart points (and the demo's step then: the lecture pace counts from the first rows
+   shown, so it should be within the first steps), the first metrics row on disk and the first UMAP frame
+   (also when the film is back-filled after the run ends), from a fresh cache folder;
 1. ``--trials`` rounds of three conditions in a seeded random order per round, the same probe each time
    (rt-polarity, a stratified subset, metrics every step):
    - ``cli``: ``python -m engine probe ...`` (torch's default threads);
@@ -202,7 +203,7 @@ def watch_run(
     """Follow the run started at ``clicked`` until it finishes: first chart points, first row, first frame,
     and from the first row to the end, the cores used by the browser and by the web server's own process
     (its children, the training, apart)."""
-    first_points = first_row = first_frame = None
+    first_points = first_row = first_frame = first_step = None
     usage_start = None
     run_dir = None
     changes: list[float] = []  # when the first chart's curve grew (ms): the live refresh interval
@@ -213,8 +214,9 @@ def watch_run(
         now = time.monotonic() - clicked
         if first_points is None and run_dir is not None:
             label = run_name(run_dir)  # the legend's name (ui.run_facts.run_label): unique in this cache
-            if label is not None and page.evaluate(CHART_CURVE, label)[0] > 1:
-                first_points = now
+            drawn = page.evaluate(CHART_CURVE, label) if label is not None else [0, -1]
+            if drawn[0] > 1:
+                first_points, first_step = now, drawn[1]  # the newest step on screen then
                 page.evaluate(RECORD_CHANGES, label)  # from here on the page notes the refreshes itself
         if run_dir is not None:
             if first_row is None and has_row(run_dir):
@@ -247,6 +249,7 @@ def watch_run(
     return {
         "rate": rate(run_dir),
         "first_points": first_points,
+        "first_step": first_step,
         "first_row": first_row,
         "first_frame": first_frame,
         "refresh": statistics.median(gaps) if gaps else None,
@@ -314,7 +317,7 @@ def blank_run(page, runs: Path, before: set[Path]) -> dict:
         if time.monotonic() > deadline:
             raise SystemExit("the app run did not finish in 30 minutes")
         time.sleep(0.2)
-    unseen = ("first_points", "first_row", "first_frame", "refresh", "browser", "server")
+    unseen = ("first_points", "first_step", "first_row", "first_frame", "refresh", "browser", "server")
     return {"rate": rate(run_dir), **dict.fromkeys(unseen)}
 
 
@@ -438,7 +441,7 @@ def main() -> None:
                 demo = demo_click(page, url, runs, args.read_seconds)
                 print(
                     "new user, demo click on a fresh server: first chart points "
-                    f"{fmt(demo['first_points'])}, "
+                    f"{fmt(demo['first_points'])} (at step {demo['first_step']} of the demo), "
                     f"first row {fmt(demo['first_row'])}, first UMAP frame {fmt(demo['first_frame'])}",
                     flush=True,
                 )

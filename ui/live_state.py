@@ -267,8 +267,11 @@ def description_of(
 
 def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
     """The live feed's payload now (:data:`ui.feed.Payload`): the description as JSON, the signature,
-    whether the runs still change, and when its look was taken (:func:`taken`)."""
+    whether the runs still change, when its look was taken (:func:`taken`), and the running runs whose rows
+    no screen has shown yet (``unseen``: the live view says when it drew them, :func:`ui.live.mark_drawn`,
+    and their lecture pace counts from then)."""
     return {
+        "unseen": [job.id for job in look.jobs if job.awaits_screen],
         "description": description.versioned(description.plain(description_of(look, choices, found))),
         "signature": signature(look, choices, found),
         "live": look.changing,

@@ -279,8 +279,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 @reports_stop("lessons check", "the runs that finished are kept; --reuse judges them again without rerunning")
 def run_cli(args: argparse.Namespace) -> int:
     """``python -m engine lessons check``: exit 0 when every lab claim holds, else 1. The runs get the
-    settings the app's sidebar would give them: the data folder (``--data-dir``, else the app's)."""
-    settings: dict[str, Any] = {"data_dir": args.data_dir or default_data_dir()}
+    settings the app's sidebar would give them: the data folder (``--data-dir`` made absolute, so that
+    ``--reuse`` from another folder finds the same config; else the app's)."""
+    data_dir = str(Path(args.data_dir).resolve()) if args.data_dir else default_data_dir()
+    settings: dict[str, Any] = {"data_dir": data_dir}
     if args.device:
         settings["device"] = args.device
     if args.seeds < 1:

@@ -17,32 +17,34 @@ _RUNS = ("unsup-simcse", "no-dropout", "fixed-0.1", "delete-one-word")
 _KEYS = {"unsup-simcse": "unsup", "no-dropout": "nodrop", "fixed-0.1": "fixed", "delete-one-word": "delete"}
 
 
+def _paper_sts(preset: str, run: str, than: str, text: str, key: str, reported: dict[str, float]) -> Claim:
+    """One of the paper's STS-B dev comparisons (Gao et al. 2021, Table 3) on ``preset``'s runs: ``run``
+    ends above ``than``; ``reported``: the paper's figures."""
+    return Claim(
+        preset, run, "sts_spearman", "above", text, than=than, source="paper", key=key, reported=reported
+    )
+
+
 def _papers_order(preset: str, prefix: str) -> tuple[Claim, ...]:
     """The paper's findings on ``preset``'s runs, shown with what the lab measured (never failed): its STS
     order (Table 3: dropout 82.5, no dropout 71.1, fixed 0.1 43.6) and its Figure 2 (alignment worse
     without dropout noise)."""
     return (
-        Claim(
+        _paper_sts(
             preset,
             "unsup-simcse",
-            "sts_spearman",
-            "above",
+            "no-dropout",
             "Gao et al. (2021): dropout noise beats no dropout on STS-B dev.",
-            than="no-dropout",
-            source="paper",
-            key=f"{prefix}paper_sts",
-            reported={"dropout": 82.5, "no_dropout": 71.1},
+            f"{prefix}paper_sts",
+            {"dropout": 82.5, "no_dropout": 71.1},
         ),
-        Claim(
+        _paper_sts(
             preset,
             "no-dropout",
-            "sts_spearman",
-            "above",
+            "fixed-0.1",
             "Gao et al. (2021): no dropout beats the same mask (fixed 0.1) on STS-B dev.",
-            than="fixed-0.1",
-            source="paper",
-            key=f"{prefix}paper_mask",
-            reported={"no_dropout": 71.1, "fixed": 43.6},
+            f"{prefix}paper_mask",
+            {"no_dropout": 71.1, "fixed": 43.6},
         ),
         Claim(
             preset,

@@ -7,8 +7,9 @@ import threading
 from types import SimpleNamespace
 
 import pytest
+from waiting import wait_for
 
-from engine.core.pace import LECTURE_SECONDS, Pace, lecture_pace
+from engine.core.pace import LECTURE_SECONDS, SHOWN_WAIT, Pace, StopSignal, lecture_pace
 
 
 class FakeTime:
@@ -106,3 +107,74 @@ def test_a_paced_probe_run_logs_every_step_and_keeps_training_seconds(monkeypatc
     rows = [event for event in run_probe(config) if isinstance(event, Row)]
     assert asked == [0, 1, 2, 3] and [row.step for row in rows] == [0, 1, 2, 3]
     assert [row.values["seconds"] for row in rows] == [0.0] * 4  # 4000 s of waits, none of it training
+
+
+class ShownAt(FakeTime):
+    """A clock whose ``shown`` cue is set once it reaches ``at`` seconds (a screen drew the first rows)."""
+
+    def __init__(self, at: float, stop_at: float | None = None) -> None:
+        super().__init__(stop_at)
+        self.at, self.shown = at, threading.Event()
+
+    def wait(self, seconds: float) -> bool:
+        stopped = super().wait(seconds)
+        if self.now >= self.at:
+            self.shown.set()
+        return stopped
+
+
+def test_a_run_of_the_app_counts_its_pace_from_the_moment_its_first_rows_are_shown() -> None:
+    """Cold server (issue 48): step 0 at once, then a wait until the screen shows it (12 s here), then the
+    whole lecture from step 1: step 4 of 4 comes 20 s after the cue, not 20 s after step 0."""
+    time = ShownAt(12.0)
+    pace = Pace(steps=4, seconds=20.0, clock=time.clock, wait=time.wait, shown=time.shown)
+    due = []
+    for step in range(5):
+        assert pace.before(step) is False
+        due.append(round(time.now, 6))
+    assert due == [0.0, 17.0, 22.0, 27.0, 32.0] and pace.waited == pytest.approx(32.0)
+
+
+def test_a_run_nobody_shows_goes_on_after_the_longest_wait_and_a_stop_ends_the_wait() -> None:
+    unseen = ShownAt(at=float("inf"))
+    pace = Pace(steps=2, seconds=10.0, clock=unseen.clock, wait=unseen.wait, shown=unseen.shown)
+    assert [pace.before(step) for step in range(3)] == [False] * 3
+    assert unseen.now == pytest.approx(SHOWN_WAIT + 10.0)  # the hold, then the lecture from there
+    stopped = ShownAt(at=float("inf"), stop_at=3.0)
+    pace = Pace(steps=2, seconds=10.0, clock=stopped.clock, wait=stopped.wait, shown=stopped.shown)
+    assert pace.before(0) is False and pace.before(1) is True and stopped.now == 3.0
+
+
+def test_only_a_stop_signal_brings_the_cue_a_plain_event_starts_at_step_0() -> None:
+    cued, plain = StopSignal(), threading.Event()
+    assert lecture_pace(True, 150, cued).shown is cued.shown
+    assert lecture_pace(True, 150, plain).shown is None  # a CLI run: nobody to wait for
+
+
+def test_sigusr1_sets_the_cue_of_a_child_run(tmp_path) -> None:
+    """The server's child: ``python -m engine probe --events`` waits after step 0 until SIGUSR1 (sent by
+    Job.mark_shown), then paces; without the signal it would wait the whole hold."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time as clock
+
+    from engine.core import settings
+
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "engine", "probe", "--data", "demo", "--limit", "60", "--steps", "3"]
+    command += ["--lecture-pace", "--snapshot-every", "0", "--events", "--out", str(out)]
+    env = {**os.environ, settings.SETTINGS["no_progress"].env: "1"}
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    metrics = out / "metrics.csv"
+    try:
+        wait_for(lambda: metrics.is_file() and len(metrics.read_text().splitlines()) >= 2, 120, "step 0")
+        clock.sleep(1.0)
+        rows = metrics.read_text().splitlines()
+        assert len(rows) == 2, rows  # the header and step 0: the pace holds step 1 for the cue
+        child.send_signal(signal.SIGUSR1)
+        assert child.wait(timeout=120) == 0, child.stderr.read()
+    finally:
+        child.kill()
+    assert len(metrics.read_text().splitlines()) == 5

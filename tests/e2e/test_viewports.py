@@ -41,6 +41,14 @@ CHART_BOXES = (
     "() => [...document.querySelectorAll(\"[data-testid='stMain'] .js-plotly-plot\")].map(g => {"
     " const r = g.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
 )
+# The main area's elements (Streamlit's element containers) with text: [top px, first 80 characters], to
+# say what stands above a chart that is pushed off the screen.
+ELEMENTS = (
+    "() => [...document.querySelectorAll(\"[data-testid='stMain'] [data-testid='stElementContainer']\")]"
+    ".map(e => [Math.round(e.getBoundingClientRect().top), e.getBoundingClientRect().height > 0,"
+    " e.innerText.trim().replace(/\\s+/g, ' ').slice(0, 80)])"
+    ".filter(x => x[1] && x[2]).map(x => [x[0], x[2]])"
+)
 # Clipped text, one description each: a chart's title, tick label or slider label (Plotly's SVG text)
 # outside its chart's drawing or the window; an HTML title, widget label (slider labels included) or
 # caption whose text is wider than its box (cut or ellipsised).
@@ -88,6 +96,18 @@ def training(server, browser):
     page.close()
 
 
+def settled(page, tries: int = 20) -> None:
+    """Wait (up to ``tries`` seconds) until the charts' boxes are the same one second apart: a page between
+    two script runs may show an element of the last run beside the new run's for a moment."""
+    before = page.evaluate(CHART_BOXES)
+    for _ in range(tries):
+        page.wait_for_timeout(1000)
+        now = page.evaluate(CHART_BOXES)
+        if now == before:
+            return
+        before = now
+
+
 @pytest.fixture(scope="module")
 def looks(server, browser, training):
     """``looks(name)``: what a new session's Isotropy page measures at viewport ``name`` (projector mode on
@@ -101,9 +121,11 @@ def looks(server, browser, training):
             page = open_isotropy(browser, server, VIEWPORTS[name])
             if name == "projector":
                 projector_on(page, server)
+            settled(page)
             seen[name] = {
                 "first_chart_top": page.evaluate(FIRST_CHART_TOP),
                 "chart_boxes": page.evaluate(CHART_BOXES),
+                "elements": page.evaluate(ELEMENTS),
                 "font_sizes": page.evaluate(FONT_SIZES),
                 "clipped": page.evaluate(CLIPPED),
             }
@@ -125,7 +147,9 @@ def test_in_projector_mode_at_1280x720_every_chart_is_on_screen_in_large_type(lo
     boxes, fonts = seen["chart_boxes"], seen["font_sizes"]
     width, height = PROJECTOR
     off_screen = [box for box in boxes if box[0] < 0 or box[1] < 0 or box[2] > width or box[3] > height]
-    assert len(boxes) >= 2 and not off_screen, f"charts [left, top, right, bottom]: {boxes}"
+    assert len(boxes) >= 2 and not off_screen, (
+        f"charts [left, top, right, bottom]: {boxes}; the page's elements [top, text]: {seen['elements']}"
+    )
     small = sorted({(size, text) for size, text in fonts if size < SMALLEST_PROJECTED_FONT})
     assert not small, f"text under {SMALLEST_PROJECTED_FONT} px: {small[:12]}"
 

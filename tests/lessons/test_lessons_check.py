@@ -278,3 +278,21 @@ def test_reuse_keeps_only_a_finished_run_with_the_same_config(tmp_path: Path) ->
     (tmp_path / "config.json").write_text("{not json")
     assert not lessons_check._finished_with(tmp_path, settled)
     assert not lessons_check._finished_with(tmp_path / "absent", settled)
+
+
+def test_a_relative_data_dir_reaches_the_runs_absolute_so_reuse_finds_them_from_anywhere(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A check run with ``--data-dir ../shared/data`` and reused with ``/work/shared/data`` (or from another
+    folder) once found no config equal and trained every run again, over the finished ones."""
+    seen: list[dict] = []
+
+    def checked(out, **kwargs):
+        seen.append(kwargs["settings"])
+        return [], {}
+
+    monkeypatch.setattr(lessons_check, "checked", checked)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    main(["lessons", "check", "--short", "--data-dir", "data", "--preset", "Does JEPA collapse?"])
+    assert seen == [{"data_dir": str(tmp_path.resolve() / "data")}]
