@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.claims.shipped import run_folder, runs_named, ship
 from engine.command.signals import reports_stop
 from engine.core.atomic import line_ending, write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError
@@ -217,14 +218,14 @@ def render_runs(args: str, root: Path, today: str) -> str:
     words = shlex.split(args)
     measures = next((w.split("=", 1)[1].split(",") for w in words if w.startswith("measures=")), [])
     corr = "corr" in words
-    folders = [w for w in words if not w.startswith("measures=") and w != "corr"]
+    folders = runs_named(args)
     if not folders or not measures:
         raise ConfigError(f"results:runs needs measures=a,b and run folders, got {args!r}")
     header = ["run", "steps logged", *(f"{m} start → end" for m in measures)]
     header += ["Pearson r", "Spearman ρ"] if corr else []
     lines = ["| " + " | ".join([*header, "finished"]) + " |", "|" + "---|" * (len(header) + 1)]
     for name in folders:
-        folder = _resolve(name, root)
+        folder = run_folder(name, root)  # cache/..., else its copy shipped in docs/run-folders
         ended = ended_at(folder)
         if "alpha_req" in measures and ended < ALPHA_REQ_SINCE:
             raise Missing(
@@ -290,6 +291,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("files", nargs="*", help="Markdown files (default: docs/results.md)")
     sub.add_argument("--root", default=str(settings.REPO_ROOT), help="where relative paths start (the repo)")
     sub.add_argument("--check", action="store_true", help="write nothing; exit 1 when a table would change")
+    sub.add_argument(
+        "--ship",
+        action="store_true",
+        help="copy the files the runs tables read (config, status, summary, metrics) of the run folders they "
+        "name into docs/run-folders, where a fresh clone finds them; write no table",
+    )
 
 
 @reports_stop("results", "each document is as it was or rewritten whole; a script running was ended")
@@ -297,6 +304,8 @@ def run(args: argparse.Namespace) -> int:
     """Rewrite the files' tables; 0 when every table was written (or, with ``--check``, is up to date).
     Ctrl-C or SIGTERM ends a script block's script with the command (:mod:`engine.claims.script_block`)."""
     root = Path(args.root)
+    if getattr(args, "ship", False):
+        return _ship(args.files or DEFAULT_FILES, root)
     today = dt.date.today().isoformat()
     problems: list[str] = []
     changed: list[str] = []
@@ -321,6 +330,21 @@ def run(args: argparse.Namespace) -> int:
     verb = "would change" if args.check else "rewrote"
     print(f"{verb}: {', '.join(changed) or 'nothing'}; {len(problems)} table(s) left as they were")
     return 1 if problems or (args.check and changed) else 0
+
+
+def _ship(files: Sequence[str], root: Path) -> int:
+    """``--ship``: the run folders of the files' ``results:runs`` tables into docs/run-folders
+    (:mod:`engine.claims.shipped`); 0 when every one was shipped, else 1 with one line per folder left."""
+    named = []
+    for name in files:
+        text = _resolve(name, root).read_text(encoding="utf-8")
+        tables = [block for block in blocks(text) if block.kind == "runs"]
+        named += [folder for block in tables for folder in runs_named(block.args)]
+    shipped, skipped = ship(named, root)
+    for line in skipped:
+        print(f"not shipped: {line}", file=sys.stderr)
+    print(f"shipped {len(shipped)} run folder(s) into docs/run-folders; {len(skipped)} left out")
+    return 1 if skipped else 0
 
 
 def _write_whole(path: Path, text: str) -> None:

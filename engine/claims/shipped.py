@@ -1,0 +1,90 @@
+"""Run folders shipped with the repository (issue 48, item 7): the tables of docs/results.md are written
+from run folders under ``cache/``, which a fresh clone does not have. ``python -m engine results --ship``
+copies the few files a ``results:runs`` table reads (config.json, status.json, summary.json and
+metrics.csv: no snapshots, points or spectra) of every run folder such a table names and this machine holds
+into :data:`SHIPPED`, under the same relative path; ``python -m engine results`` reads a folder there when
+``cache/`` lacks it, so ``results --check`` regenerates those tables on a fresh clone.
+
+The copies are plain files, not compressed: a SimCSE run's four files are about 10 kB, and the whole
+folder is kept under :data:`BUDGET` (a ship that would pass it writes nothing and says so).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterable
+from pathlib import Path
+
+from engine.core.atomic import write_bytes_atomic
+from engine.core.errors import ConfigError
+from engine.runlog.states import RunState
+
+#: where the shipped run folders live, relative to the repository root
+SHIPPED = Path("docs") / "run-folders"
+#: the files of a run folder that a table reads
+FILES = ("config.json", "status.json", "summary.json", "metrics.csv")
+#: the most the shipped folders may hold in all (bytes)
+BUDGET = 10 * 1024 * 1024
+
+
+def run_folder(name: str, root: Path) -> Path:
+    """The run folder a table names: ``root / name`` (or ``name`` itself when absolute), else its shipped
+    copy where only that one exists."""
+    given = Path(name).expanduser()
+    if given.is_absolute():
+        return given
+    local = root / given
+    shipped = root / SHIPPED / given
+    if not (local / "status.json").is_file() and (shipped / "status.json").is_file():
+        return shipped
+    return local
+
+
+def runs_named(args: str) -> list[str]:
+    """The run folders of a ``results:runs`` block's arguments (its measures and ``corr`` left out)."""
+    return [w for w in shlex.split(args) if not w.startswith("measures=") and w != "corr"]
+
+
+def ship(names: Iterable[str], root: Path) -> tuple[list[str], list[str]]:
+    """Copy the :data:`FILES` of each finished run folder ``names`` (relative to ``root``, under ``cache/``)
+    holds here into :data:`SHIPPED`; (shipped, skipped with why). Nothing is written when the copies would
+    pass :data:`BUDGET`."""
+    chosen, skipped = [], []
+    for name in dict.fromkeys(names):
+        source = root / name
+        if Path(name).is_absolute() or ".." in Path(name).parts:
+            skipped.append(f"{name}: not a path inside the repository")
+        elif not _finished(source):
+            skipped.append(f"{name}: no finished run here")
+        else:
+            chosen.append(name)
+    target = root / SHIPPED
+    kept = (
+        {p.relative_to(target): p.stat().st_size for p in target.rglob("*") if p.is_file()}
+        if target.exists()
+        else {}
+    )
+    new = {
+        Path(name) / file: (root / name / file).stat().st_size
+        for name in chosen
+        for file in FILES
+        if (root / name / file).is_file()
+    }
+    total = sum({**kept, **new}.values())
+    if total > BUDGET:
+        raise ConfigError(
+            f"results --ship: the shipped run folders would hold {total:,} bytes, over {BUDGET:,}"
+        )
+    for relative in new:
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(target / relative, (root / relative).read_bytes())
+    return chosen, skipped
+
+
+def _finished(folder: Path) -> bool:
+    try:
+        status = json.loads((folder / "status.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(status, dict) and status.get("state") == RunState.FINISHED

@@ -1,0 +1,81 @@
+"""Run folders shipped with the repository (engine.claims.shipped): ``results --ship`` copies the four files a
+runs table reads of the folders its blocks name; ``results`` reads a shipped copy where ``cache/`` lacks the
+folder, so a fresh clone regenerates the table; over the size budget nothing is written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.claims import results, shipped
+from engine.cli import main
+
+
+def finished_run(folder: Path, sts: list[float]) -> Path:
+    """A finished run folder with the files a table reads, and a snapshot no table reads."""
+    (folder / "snapshots").mkdir(parents=True)
+    (folder / "snapshots" / "step_0.npy").write_bytes(b"x" * 100)
+    status = {"state": "finished", "ended": results.ALPHA_REQ_SINCE + 86_400}
+    (folder / "status.json").write_text(json.dumps(status), encoding="utf-8")
+    config = {"kind": "simcse", "steps": len(sts) - 1}
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (folder / "summary.json").write_text(json.dumps({"sts_spearman_end": sts[-1]}), encoding="utf-8")
+    rows = [f"{step},{value}" for step, value in enumerate(sts)]
+    (folder / "metrics.csv").write_text("\n".join(["step,sts_spearman", *rows]) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_a_fresh_clone_regenerates_a_runs_table_from_the_shipped_folders(tmp_path: Path, capsys) -> None:
+    finished_run(tmp_path / "cache" / "runs" / "a", [0.77, 0.8, 0.83])
+    doc = tmp_path / "docs" / "r.md"
+    doc.parent.mkdir()
+    doc.write_text("<!-- results:runs measures=sts_spearman cache/runs/a -->\n\n<!-- /results:runs -->\n")
+    assert main(["results", str(doc), "--root", str(tmp_path)]) == 0
+    table = doc.read_text()
+    assert "| `cache/runs/a` | 3 | 0.77 → 0.83 |" in table
+    assert main(["results", str(doc), "--root", str(tmp_path), "--ship"]) == 0
+    copy = tmp_path / shipped.SHIPPED / "cache" / "runs" / "a"
+    assert sorted(p.name for p in copy.iterdir()) == sorted(shipped.FILES)  # no snapshots
+    shutil.rmtree(tmp_path / "cache")  # a fresh clone: no cache/
+    assert main(["results", str(doc), "--root", str(tmp_path), "--check"]) == 0
+    assert doc.read_text() == table
+    assert "shipped 1 run folder(s)" in capsys.readouterr().out
+
+
+def test_the_local_folder_wins_and_an_absolute_path_is_taken_as_it_is(tmp_path: Path) -> None:
+    assert shipped.run_folder("cache/x", tmp_path) == tmp_path / "cache" / "x"  # neither: named as given
+    finished_run(tmp_path / shipped.SHIPPED / "cache" / "x", [0.1, 0.2])
+    assert shipped.run_folder("cache/x", tmp_path) == tmp_path / shipped.SHIPPED / "cache" / "x"
+    finished_run(tmp_path / "cache" / "x", [0.1, 0.3])
+    assert shipped.run_folder("cache/x", tmp_path) == tmp_path / "cache" / "x"
+    assert shipped.run_folder(str(tmp_path / "y"), tmp_path) == tmp_path / "y"
+
+
+def test_only_finished_folders_inside_the_repository_are_shipped(tmp_path: Path) -> None:
+    finished_run(tmp_path / "cache" / "done", [0.1, 0.2])
+    (tmp_path / "cache" / "going").mkdir()
+    (tmp_path / "cache" / "going" / "status.json").write_text('{"state": "running"}')
+    names = ["cache/done", "cache/going", "cache/absent", "../outside", str(tmp_path / "cache" / "done")]
+    done, left = shipped.ship(names, tmp_path)
+    assert done == ["cache/done"] and len(left) == 4
+    assert all(line.split(":")[0] in names for line in left)
+
+
+def test_a_ship_over_the_budget_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    finished_run(tmp_path / "cache" / "big", [0.1] * 50)
+    monkeypatch.setattr(shipped, "BUDGET", 100)
+    with pytest.raises(shipped.ConfigError, match="over 100"):
+        shipped.ship(["cache/big"], tmp_path)
+    assert not (tmp_path / shipped.SHIPPED).exists()
+
+
+@given(st.lists(st.text(alphabet="ab/=,.c -", min_size=1, max_size=12), max_size=6))
+def test_a_runs_block_names_its_folders_and_nothing_else(words: list[str]) -> None:
+    words = [w.strip() for w in words if w.strip() and " " not in w.strip()]
+    args = " ".join(["measures=a,b", *words, "corr"])
+    assert shipped.runs_named(args) == [w for w in words if not w.startswith("measures=") and w != "corr"]
