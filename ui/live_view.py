@@ -12,9 +12,6 @@ the repository. While a run trains, the component fetches its next descriptions 
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
@@ -23,12 +20,12 @@ from typing import Any
 import streamlit as st
 
 from engine.charts import description
-from ui import feed
+from ui import static_files
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE_WEB = ROOT / "engine" / "web"
 UI_WEB = Path(__file__).resolve().with_name("web")
-STATIC = feed.STATIC  # Streamlit serves it at app/static/ (enableStaticServing, .streamlit/config.toml)
+STATIC = static_files.STATIC  # served at app/static/ (enableStaticServing, .streamlit/config.toml)
 
 
 def _read(path: Path) -> str:
@@ -58,21 +55,8 @@ def plotly_name() -> str:
 
 
 def serve_plotly(static: Path = STATIC) -> str:
-    """Put Plotly.js into the static folder (a hard link, else a copy; written atomically, once) and return
-    its URL, relative to the app's pages."""
-    target = static / plotly_name()
-    source = plotly_source()
-    if not (target.exists() and target.stat().st_size == source.stat().st_size):
-        static.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=static, prefix=".plotly-", suffix=".tmp")
-        os.close(handle)
-        os.unlink(temporary)
-        try:
-            os.link(source, temporary)
-        except OSError:
-            shutil.copyfile(source, temporary)
-        os.replace(temporary, target)
-    return f"app/static/{target.name}"
+    """Put Plotly.js into the static folder (:func:`ui.static_files.serve`) and return its URL."""
+    return static_files.serve(plotly_source(), plotly_name(), static)
 
 
 def _stale() -> None:

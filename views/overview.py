@@ -9,7 +9,7 @@ from engine.claims import latest as claims_latest
 from engine.core import paths
 from engine.core.errors import ConfigError
 from engine.lessons import texts as lessons
-from ui import controls, runs
+from ui import controls, runs, static_files
 
 st.title("embedlab — watch sentence embeddings take shape")
 
@@ -110,5 +110,7 @@ uniformity, STS, spectrum"];
     """
 )
 shot = paths.REPO_ROOT / "docs" / "screenshots" / "isotropy.png"
-if shot.is_file():
-    st.image(str(shot), caption="The Isotropy page during a demo run.")
+if shot.is_file():  # a static file: its URL never goes stale as a media file's does (ui.static_files)
+    url = static_files.serve(shot, f"overview-{shot.stat().st_size}.png")
+    st.markdown(f"![The Isotropy page during a demo run.]({url})")
+    st.caption("The Isotropy page during a demo run.")

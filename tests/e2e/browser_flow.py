@@ -143,8 +143,8 @@ def open_overview(page, server: Server, describe=None) -> None:
 
 
 def images_loaded(page) -> bool:
-    """Whether the browser has loaded every image the page shows."""
-    return page.evaluate("() => Array.from(document.images).every(i => i.complete)")
+    """Whether the browser has loaded every image the page shows (a broken one never counts as loaded)."""
+    return page.evaluate("() => Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
 
 
 def sidebar_pages(page) -> list[str]:
