@@ -43,9 +43,10 @@ st.subheader("What the lab shows")
 st.markdown(
     "This lab trains sentence embeddings **live** and shows what the training does to their geometry.\n\n"
     "- **SimCSE training**: contrastive learning with dropout as the only noise (Gao et al. 2021). Flip an "
-    "ablation (no dropout, same mask, delete one word, …) and watch *alignment* and *uniformity* move; the "
-    "bundled encoder was already trained contrastively, so they need not move as in the paper's Figure 2 "
-    "(its lesson says how they do).\n"
+    "ablation (no dropout, same mask, delete one word, …) and watch *alignment* and *uniformity* move. The "
+    "bundled encoder was already trained contrastively at its mean pooling, so the preset *SimCSE Figure 2* "
+    "starts from its [CLS] token (`minilm-cls`), which that training never made a sentence vector (the "
+    "lesson gives what moves there and what does not).\n"
     "- **Isotropy vs clusters**: turn embeddings into parameters of a linear classifier and watch the "
     "classes form clusters while the space becomes *anisotropic* (Mickus et al. 2024).\n"
     "- Every run writes its metrics to `cache/runs/` as it goes; downloads give CSV, zip and figures. "
