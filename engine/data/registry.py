@@ -11,6 +11,7 @@ from engine.core import paths
 from engine.core.errors import ConfigError, DataError
 from engine.core.safe_open import check_regular
 from engine.data import builtin, wordnet
+from engine.data.by_name import by_name
 from engine.data.convert import convert, stratified_subset
 from engine.data.files import load_file, normalise_kind
 from engine.data.types import Dataset
@@ -37,95 +38,91 @@ class DatasetSpec:
         return self.kind in ("labelled", "nli-pairs")
 
 
-DATASETS: dict[str, DatasetSpec] = {
-    spec.name: spec
-    for spec in (
-        DatasetSpec(
-            "demo",
-            "labelled",
-            "Built-in demo corpus: short sentences on 6+ topics "
-            "(label_col 'sentiment' for positive/negative)",
-            builtin.load_demo,
-        ),
-        DatasetSpec(
-            "demo-pairs",
-            "pairs",
-            "Built-in sentence pairs with 0-5 similarity scores",
-            builtin.load_demo_pairs,
-        ),
-        DatasetSpec(
-            "demo-nli",
-            "triples",
-            "Built-in (premise, entailment, contradiction) triples",
-            builtin.load_demo_nli,
-        ),
-        DatasetSpec(
-            "rt-polarity",
-            "labelled",
-            "Pang & Lee sentence polarity: 10,662 movie-review snippets, positive/negative",
-            builtin.load_rt_polarity,
-            needs_data_dir=True,
-            expected="rt-polarity/rt-polarity.{pos,neg}",
-            classes=2,
-        ),
-        DatasetSpec(
-            "snli",
-            "nli-pairs",
-            "SNLI 1.0 premise/hypothesis pairs (validation: 9,842; test: 9,824)",
-            builtin.load_snli,
-            splits=("validation", "test", "train"),
-            default_split="validation",
-            needs_data_dir=True,
-            expected="snli/validation.tsv, snli/test.tsv or snli/dev.jsonl",
-            classes=3,
-        ),
-        DatasetSpec(
-            "stsb",
-            "pairs",
-            "STS Benchmark sentence pairs with gold 0-5 scores (dev: 1,500; train: 5,749)",
-            builtin.load_stsb,
-            splits=("dev", "train", "test"),
-            default_split="dev",
-            needs_data_dir=True,
-            expected="stsb/sts-dev.csv, stsb/sts-train.csv",
-        ),
-        DatasetSpec(
-            "wiki1m",
-            "sentences",
-            "SimCSE's unsupervised Wikipedia sentences (wiki/*.txt)",
-            builtin.load_wiki1m,
-            needs_data_dir=True,
-            expected="wiki/*.txt",
-        ),
-        DatasetSpec(
-            "wordnet-pos",
-            "labelled",
-            "WordNet 3.0 words (77,503) with their set of parts of speech "
-            "(multi-label; word-level: static word vectors)",
-            wordnet.load_wordnet_pos,
-            needs_data_dir=True,
-            expected=wordnet.WORDNET_FILE,
-        ),
-        DatasetSpec(
-            "wordnet-supersenses",
-            "labelled",
-            "WordNet 3.0 words (77,503) with their set of supersenses "
-            "(45 labels, multi-label; word-level: static word vectors)",
-            wordnet.load_wordnet_supersenses,
-            needs_data_dir=True,
-            expected=wordnet.WORDNET_FILE,
-        ),
-        DatasetSpec(
-            "wordnet-noun-supersenses",
-            "labelled",
-            "WordNet 3.0 nouns (55,191) with their set of noun supersenses "
-            "(26 labels, multi-label; word-level: static word vectors; the isotropy paper's setup (iv))",
-            wordnet.load_wordnet_noun_supersenses,
-            needs_data_dir=True,
-            expected=wordnet.WORDNET_FILE,
-        ),
-    )
-}
+DATASETS: dict[str, DatasetSpec] = by_name(
+    DatasetSpec(
+        "demo",
+        "labelled",
+        "Built-in demo corpus: short sentences on 6+ topics (label_col 'sentiment' for positive/negative)",
+        builtin.load_demo,
+    ),
+    DatasetSpec(
+        "demo-pairs",
+        "pairs",
+        "Built-in sentence pairs with 0-5 similarity scores",
+        builtin.load_demo_pairs,
+    ),
+    DatasetSpec(
+        "demo-nli",
+        "triples",
+        "Built-in (premise, entailment, contradiction) triples",
+        builtin.load_demo_nli,
+    ),
+    DatasetSpec(
+        "rt-polarity",
+        "labelled",
+        "Pang & Lee sentence polarity: 10,662 movie-review snippets, positive/negative",
+        builtin.load_rt_polarity,
+        needs_data_dir=True,
+        expected="rt-polarity/rt-polarity.{pos,neg}",
+        classes=2,
+    ),
+    DatasetSpec(
+        "snli",
+        "nli-pairs",
+        "SNLI 1.0 premise/hypothesis pairs (validation: 9,842; test: 9,824)",
+        builtin.load_snli,
+        splits=("validation", "test", "train"),
+        default_split="validation",
+        needs_data_dir=True,
+        expected="snli/validation.tsv, snli/test.tsv or snli/dev.jsonl",
+        classes=3,
+    ),
+    DatasetSpec(
+        "stsb",
+        "pairs",
+        "STS Benchmark sentence pairs with gold 0-5 scores (dev: 1,500; train: 5,749)",
+        builtin.load_stsb,
+        splits=("dev", "train", "test"),
+        default_split="dev",
+        needs_data_dir=True,
+        expected="stsb/sts-dev.csv, stsb/sts-train.csv",
+    ),
+    DatasetSpec(
+        "wiki1m",
+        "sentences",
+        "SimCSE's unsupervised Wikipedia sentences (wiki/*.txt)",
+        builtin.load_wiki1m,
+        needs_data_dir=True,
+        expected="wiki/*.txt",
+    ),
+    DatasetSpec(
+        "wordnet-pos",
+        "labelled",
+        "WordNet 3.0 words (77,503) with their set of parts of speech "
+        "(multi-label; word-level: static word vectors)",
+        wordnet.load_wordnet_pos,
+        needs_data_dir=True,
+        expected=wordnet.WORDNET_FILE,
+    ),
+    DatasetSpec(
+        "wordnet-supersenses",
+        "labelled",
+        "WordNet 3.0 words (77,503) with their set of supersenses "
+        "(45 labels, multi-label; word-level: static word vectors)",
+        wordnet.load_wordnet_supersenses,
+        needs_data_dir=True,
+        expected=wordnet.WORDNET_FILE,
+    ),
+    DatasetSpec(
+        "wordnet-noun-supersenses",
+        "labelled",
+        "WordNet 3.0 nouns (55,191) with their set of noun supersenses "
+        "(26 labels, multi-label; word-level: static word vectors; the isotropy paper's setup (iv))",
+        wordnet.load_wordnet_noun_supersenses,
+        needs_data_dir=True,
+        expected=wordnet.WORDNET_FILE,
+    ),
+)
 
 
 def labelled_sets() -> list[str]:
