@@ -182,10 +182,11 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     if own_run is not None and not events:
         return int(own_run(args, config))
     out_dir = prepare_out_dir(args.out, args.force)
-    stop = StopSignal() if events else threading.Event()  # a server's child: its pace waits to be shown
+    stop: threading.Event = threading.Event()
+    if events:  # a server's child: its lecture pace waits until the server says a screen shows it
+        cued = stop = StopSignal()
+        show_on_sigusr1(cued)
     stop_on_sigterm(stop)
-    if isinstance(stop, StopSignal):
-        show_on_sigusr1(stop)
     stream = EventStream(stop) if events else None
     progress = ProgressBar(getattr(config, "steps", None), enabled=not settings.get("no_progress"))
 

@@ -311,10 +311,7 @@ def run(args: argparse.Namespace) -> int:
     changed: list[str] = []
     for name in args.files or DEFAULT_FILES:
         path = _resolve(name, root)
-        try:  # as it is on disk: its line endings are kept (Path.read_text would turn CRLF into LF)
-            raw = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise ConfigError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
+        raw = _read_doc(path)
         ending = line_ending(raw)
         text = raw.replace("\r\n", "\n") if ending == "\r\n" else raw
         new, missing = replace_blocks(
@@ -332,12 +329,21 @@ def run(args: argparse.Namespace) -> int:
     return 1 if problems or (args.check and changed) else 0
 
 
+def _read_doc(path: Path) -> str:
+    """A document as it is on disk (its line endings kept: Path.read_text would turn CRLF into LF); one
+    line when it cannot be read."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
+
+
 def _ship(files: Sequence[str], root: Path) -> int:
     """``--ship``: the run folders of the files' ``results:runs`` tables into docs/run-folders
     (:mod:`engine.claims.shipped`); 0 when every one was shipped, else 1 with one line per folder left."""
     named = []
     for name in files:
-        text = _resolve(name, root).read_text(encoding="utf-8")
+        text = _read_doc(_resolve(name, root))
         tables = [block for block in blocks(text) if block.kind == "runs"]
         named += [folder for block in tables for folder in runs_named(block.args)]
     shipped, skipped = ship(named, root)

@@ -11,13 +11,13 @@ folder is kept under :data:`BUDGET` (a ship that would pass it writes nothing an
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
 from engine.core.atomic import write_bytes_atomic
 from engine.core.errors import ConfigError
+from engine.runlog import run_state
 from engine.runlog.states import RunState
 
 #: where the shipped run folders live, relative to the repository root
@@ -83,8 +83,8 @@ def ship(names: Iterable[str], root: Path) -> tuple[list[str], list[str]]:
 
 
 def _finished(folder: Path) -> bool:
+    """Whether ``folder`` holds a finished run (:func:`engine.runlog.run_state`; no status: no)."""
     try:
-        status = json.loads((folder / "status.json").read_text(encoding="utf-8"))
+        return run_state(folder) == RunState.FINISHED
     except (OSError, ValueError):
         return False
-    return isinstance(status, dict) and status.get("state") == RunState.FINISHED
