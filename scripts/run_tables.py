@@ -16,8 +16,10 @@
   max |sampled − exact| over the steps both logged, with the mean in brackets; and each run's r and ρ of
   IsoScore against the silhouette.
 
-Each table ends with the runs it read and the day each finished. A run folder that is missing or unfinished is
-named on stderr (exit 1), so ``python -m engine results`` keeps the table it had.
+Each table ends with the runs it read, named as given, and the day each finished. A relative RUN that only a
+shipped copy holds (``docs/run-folders/RUN``: ``python -m engine results --ship``) is read there, so a fresh
+clone writes the same table. A run folder that is missing or unfinished is named on stderr (exit 1), so
+``python -m engine results`` keeps the table it had.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.claims.results import Missing, day, ended_at, fmt  # noqa: E402
+from engine.claims.shipped import run_folder  # noqa: E402
 from engine.core import measures  # noqa: E402
 from engine.core.errors import EmbedlabError  # noqa: E402
 from engine.runlog.files import CONFIG, read_json  # noqa: E402
@@ -75,9 +78,11 @@ def correlation(summary: dict, name: str, kind: str) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
-def runs_line(folders: Sequence[Path], names: Sequence[str]) -> str:
+def runs_line(given: Sequence[Path], folders: Sequence[Path], names: Sequence[str]) -> str:
+    """Each run's label, its folder as the command named it, and the day the folder read finished."""
     read = ", ".join(
-        f"{name} `{folder}` ({finished(folder)})" for name, folder in zip(names, folders, strict=True)
+        f"{name} `{shown}` ({finished(folder)})"
+        for name, shown, folder in zip(names, given, folders, strict=True)
     )
     return f"Runs (finished): {read}."
 
@@ -184,16 +189,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--labels names {len(labels)} runs, {len(args.runs)} given")
     if args.table != "spectrum" and not names:
         parser.error(f"{args.table} needs --names")
+    folders = [run_folder(str(folder), Path.cwd()) for folder in args.runs]  # a shipped copy, else as given
     try:
-        for folder in args.runs:
+        for folder in folders:
             finished(folder)
         if args.table == "measures":
-            table = measures_table(args.runs, names, labels, args.corr)
+            table = measures_table(folders, names, labels, args.corr)
         elif args.table == "spectrum":
-            table = spectrum_table(args.runs, labels)
+            table = spectrum_table(folders, labels)
         else:
-            table = sampled_table(args.runs[0], args.runs[1:], names)
-        print(f"{table}\n\n{runs_line(args.runs, labels)}")
+            table = sampled_table(folders[0], folders[1:], names)
+        print(f"{table}\n\n{runs_line(args.runs, folders, labels)}")
     except (EmbedlabError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.claims.shipped import run_folder, runs_named, ship
+from engine.claims.shipped import folders_of, run_folder, runs_named, ship
 from engine.command.signals import reports_stop
 from engine.core.atomic import line_ending, write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError
@@ -339,13 +339,13 @@ def _read_doc(path: Path) -> str:
 
 
 def _ship(files: Sequence[str], root: Path) -> int:
-    """``--ship``: the run folders of the files' ``results:runs`` tables into docs/run-folders
-    (:mod:`engine.claims.shipped`); 0 when every one was shipped, else 1 with one line per folder left."""
+    """``--ship``: the run folders of the files' ``results:runs`` and ``results:script`` tables into
+    docs/run-folders (:mod:`engine.claims.shipped`); 0 when every one was shipped, else 1 with one line per
+    folder left."""
     named = []
     for name in files:
         text = _read_doc(_resolve(name, root))
-        tables = [block for block in blocks(text) if block.kind == "runs"]
-        named += [folder for block in tables for folder in runs_named(block.args)]
+        named += [folder for block in blocks(text) for folder in folders_of(block.kind, block.args)]
     shipped, skipped = ship(named, root)
     for line in skipped:
         print(f"not shipped: {line}", file=sys.stderr)

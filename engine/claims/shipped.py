@@ -1,9 +1,10 @@
 """Run folders shipped with the repository (issue 48, item 7): the tables of docs/results.md are written
 from run folders under ``cache/``, which a fresh clone does not have. ``python -m engine results --ship``
-copies the few files a ``results:runs`` table reads (config.json, status.json, summary.json and
-metrics.csv: no snapshots, points or spectra) of every run folder such a table names and this machine holds
-into :data:`SHIPPED`, under the same relative path; ``python -m engine results`` reads a folder there when
-``cache/`` lacks it, so ``results --check`` regenerates those tables on a fresh clone.
+copies the few files a table reads (config.json, status.json, summary.json, metrics.csv and, where the run
+has one, spectrum.csv: no snapshots or points) of every run folder a ``results:runs`` table or a
+``results:script`` block's arguments name (its words under ``cache/``) and this machine holds into
+:data:`SHIPPED`, under the same relative path; ``python -m engine results`` and scripts/run_tables.py read a
+folder there when ``cache/`` lacks it, so ``results --check`` regenerates those tables on a fresh clone.
 
 The copies are plain files, not compressed: a SimCSE run's four files are about 10 kB, and the whole
 folder is kept under :data:`BUDGET` (a ship that would pass it writes nothing and says so).
@@ -22,8 +23,10 @@ from engine.runlog.states import RunState
 
 #: where the shipped run folders live, relative to the repository root
 SHIPPED = Path("docs") / "run-folders"
-#: the files of a run folder that a table reads
-FILES = ("config.json", "status.json", "summary.json", "metrics.csv")
+#: the files of a run folder that a table reads (each copied where the run has it)
+FILES = ("config.json", "status.json", "summary.json", "metrics.csv", "spectrum.csv")
+#: the folder every shipped run folder's name starts with
+CACHE = "cache"
 #: the most the shipped folders may hold in all (bytes)
 BUDGET = 10 * 1024 * 1024
 
@@ -44,6 +47,18 @@ def run_folder(name: str, root: Path) -> Path:
 def runs_named(args: str) -> list[str]:
     """The run folders of a ``results:runs`` block's arguments (its measures and ``corr`` left out)."""
     return [w for w in shlex.split(args) if not w.startswith("measures=") and w != "corr"]
+
+
+def script_runs(args: str) -> list[str]:
+    """The run folders of a ``results:script`` block's arguments: its relative words under ``cache/``."""
+    return [w for w in shlex.split(args) if Path(w).parts[:1] == (CACHE,) and len(Path(w).parts) > 1]
+
+
+def folders_of(kind: str, args: str) -> list[str]:
+    """The run folders a block of ``kind`` ("runs" or "script"; none for another kind) names."""
+    if kind == "runs":
+        return runs_named(args)
+    return script_runs(args) if kind == "script" else []
 
 
 def ship(names: Iterable[str], root: Path) -> tuple[list[str], list[str]]:

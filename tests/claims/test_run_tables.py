@@ -135,3 +135,17 @@ def test_a_missing_or_unfinished_run_is_one_line_and_exit_1(tmp_path, capsys) ->
         assert run_tables.main(["measures", str(folder), "--names", "isoscore"]) == 1
         err = capsys.readouterr().err.strip()
         assert "\n" not in err and str(folder) in err
+
+
+def test_a_run_only_shipped_is_read_there_and_named_as_given(tmp_path, capsys, monkeypatch) -> None:
+    """A fresh clone: ``cache/runs/r`` exists only as its copy in docs/run-folders (results --ship)."""
+    from engine.claims.shipped import SHIPPED
+
+    flat = np.full(4, 0.25)
+    write_run(tmp_path / SHIPPED / "cache" / "runs" / "r", {"step": [0, 10]}, spectra={0: flat, 10: flat})
+    monkeypatch.chdir(tmp_path)  # python -m engine results runs the script in the repository's root
+    assert run_tables.main(["spectrum", "cache/runs/r"]) == 0
+    out = capsys.readouterr().out
+    assert "r `cache/runs/r` (2026-11-18)" in out and "run-folders" not in out
+    assert run_tables.main(["spectrum", "cache/runs/absent"]) == 1
+    assert "cache/runs/absent is missing" in capsys.readouterr().err

@@ -40,7 +40,8 @@ def test_a_fresh_clone_regenerates_a_runs_table_from_the_shipped_folders(tmp_pat
     assert "| `cache/runs/a` | 3 | 0.77 → 0.83 |" in table
     assert main(["results", str(doc), "--root", str(tmp_path), "--ship"]) == 0
     copy = tmp_path / shipped.SHIPPED / "cache" / "runs" / "a"
-    assert sorted(p.name for p in copy.iterdir()) == sorted(shipped.FILES)  # no snapshots
+    kept = set(shipped.FILES) - {"spectrum.csv"}  # no snapshots; no spectrum where the run has none
+    assert sorted(p.name for p in copy.iterdir()) == sorted(kept)
     shutil.rmtree(tmp_path / "cache")  # a fresh clone: no cache/
     assert main(["results", str(doc), "--root", str(tmp_path), "--check"]) == 0
     assert doc.read_text() == table
@@ -79,3 +80,32 @@ def test_a_runs_block_names_its_folders_and_nothing_else(words: list[str]) -> No
     words = [w.strip() for w in words if w.strip() and " " not in w.strip()]
     args = " ".join(["measures=a,b", *words, "corr"])
     assert shipped.runs_named(args) == [w for w in words if not w.startswith("measures=") and w != "corr"]
+
+
+def test_a_script_blocks_run_folders_ship_with_their_spectrum_and_regenerate(tmp_path: Path) -> None:
+    """A ``results:script`` block (scripts/run_tables.py spectrum RUN) on a fresh clone: its run folder's
+    spectrum.csv is shipped with the four files and the script reads the copy, so --check finds nothing."""
+    run = finished_run(tmp_path / "cache" / "runs" / "s", [0.1, 0.2])
+    (run / "spectrum.csv").write_text("step,lambda_1,lambda_2\n0,2.0,1.0\n1,3.0,0.5\n", encoding="utf-8")
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(Path(__file__).resolve().parents[2] / "scripts" / "run_tables.py", tmp_path / "scripts")
+    doc = tmp_path / "docs" / "r.md"
+    doc.parent.mkdir()
+    marker = "<!-- results:script scripts/run_tables.py spectrum cache/runs/s --labels S -->"
+    doc.write_text(f"{marker}\n\n<!-- /results:script -->\n", encoding="utf-8")
+    assert main(["results", str(doc), "--root", str(tmp_path)]) == 0
+    table = doc.read_text(encoding="utf-8")
+    assert "| S | 1 | 3 |" in table and "S `cache/runs/s`" in table
+    assert main(["results", str(doc), "--root", str(tmp_path), "--ship"]) == 0
+    copy = tmp_path / shipped.SHIPPED / "cache" / "runs" / "s"
+    assert sorted(p.name for p in copy.iterdir()) == sorted(shipped.FILES)
+    shutil.rmtree(tmp_path / "cache")
+    assert main(["results", str(doc), "--root", str(tmp_path), "--check"]) == 0
+    assert doc.read_text(encoding="utf-8") == table
+
+
+@given(st.lists(st.sampled_from(["cache/a", "cache", "docs/x", "/cache/b", "--labels", "x,y", "cache/r/s"])))
+def test_a_script_block_names_its_words_under_cache(words: list[str]) -> None:
+    args = " ".join(["scripts/run_tables.py", "measures", *words])
+    assert shipped.script_runs(args) == [w for w in words if w in ("cache/a", "cache/r/s")]
+    assert shipped.folders_of("claims", args) == []
