@@ -126,8 +126,10 @@ def open_group(folder: Path, base: dict[str, Any], seeds: Sequence[int], name: s
         group = groups.create_group(folder, "probe", base, grid, name=name)
     dirs = groups.member_dirs(group)
     for member in group.members:
-        if member.status != "done" and _finished_with(dirs[member.id], group.config_of(member)):
-            group = group.with_member(replace(member, status="done", error=None))
+        if member.status != groups.MemberStatus.DONE and _finished_with(
+            dirs[member.id], group.config_of(member)
+        ):
+            group = group.with_member(replace(member, status=groups.MemberStatus.DONE, error=None))
     groups.write_group(group)
     return group
 
@@ -218,7 +220,7 @@ def _row(setup: ClaimSetup, group: Any, base: dict[str, Any], report: Reporter) 
     dirs = groups.member_dirs(group)
     summaries, failed = [], []
     for member in group.members:
-        summary = read_summary(dirs[member.id]) if member.status == "done" else None
+        summary = read_summary(dirs[member.id]) if member.status == groups.MemberStatus.DONE else None
         if summary is None:
             failed.append(f"{member.id}: {member.error or member.status}")
             report(f"{setup.key} {member.id}: failed: {member.error or member.status}")

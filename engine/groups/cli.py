@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from engine.groups.format import GroupError, group_path, read_group
+from engine.groups.format import GroupError, MemberStatus, group_path, read_group
 from engine.groups.lock import holding, owner, runner_alive
 from engine.groups.runner import counts, reconcile
 from engine.groups.summary import format_summary, summarise
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     elif counts(group)["running"]:
         print("the runs marked running were left so by a runner that ended: --retry-failed runs them again")
     for member in group.members:
-        if member.status == "failed":
+        if member.status == MemberStatus.FAILED:
             print(f"failed: {member.id}: {member.error}")
     print(format_summary(summary))
     return 0

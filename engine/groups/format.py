@@ -17,6 +17,7 @@ import itertools
 import os
 import time
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,19 @@ FORMAT = 1
 GROUP_FILE = "group.json"
 SUMMARY_FILE = "summary.json"
 RUNS = "runs"
-STATUSES = ("queued", "running", "done", "failed")
+
+
+class MemberStatus(StrEnum):
+    """A member's status in ``group.json``; each member is the string written there (``DONE == "done"``)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+#: every status a member may have, in the order a group's counts list them
+STATUSES = tuple(MemberStatus)
 
 
 class GroupError(ConfigError):
@@ -41,7 +54,7 @@ class Member:
 
     id: str
     params: dict[str, Any]
-    status: str = "queued"
+    status: MemberStatus = MemberStatus.QUEUED
     error: str | None = None
     attempts: int = 0
 
@@ -256,8 +269,9 @@ def _member(item: Any) -> Member:
     if not plain:
         raise ValueError(f"member id {member[:40]!r} is not a plain folder name")
     status = item["status"]
-    if status not in STATUSES:
+    if not isinstance(status, str) or status not in STATUSES:
         raise ValueError(f"member {member}: status {status!r} is not one of {', '.join(STATUSES)}")
+    status = MemberStatus(status)
     error = item.get("error")
     if error is not None and not isinstance(error, str):
         raise TypeError(f"member {member}: error is not text")

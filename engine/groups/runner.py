@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.core.errors import one_line
-from engine.groups.format import RUNS, Group, Member, member_dirs, write_group
+from engine.groups.format import RUNS, STATUSES, Group, Member, MemberStatus, member_dirs, write_group
 from engine.groups.lock import holding, runner_alive
 from engine.groups.summary import summarise
 from engine.runlog.states import RunState
@@ -90,9 +90,9 @@ class LocalExecutor:
 def pending(group: Group, retry_failed: bool = False) -> list[Member]:
     """The members to run: queued ones, ``running`` ones left by a runner that ended (only while no live
     process holds the group's runner lock), and with ``retry_failed`` the failed ones."""
-    wanted = {"queued"} | ({"failed"} if retry_failed else set())
+    wanted = {MemberStatus.QUEUED} | ({MemberStatus.FAILED} if retry_failed else set())
     if not runner_alive(group.path):
-        wanted.add("running")
+        wanted.add(MemberStatus.RUNNING)
     return [m for m in group.members if m.status in wanted]
 
 
@@ -134,13 +134,13 @@ def reconcile(group: Group) -> Group:
     reason, so ``--retry-failed`` runs it again. Writes ``group.json`` when anything changed."""
     dirs, changed = member_dirs(group), group
     for member in group.members:
-        if member.status == "done":
+        if member.status == MemberStatus.DONE:
             why = finished_run(dirs[member.id], group.kind)
             if why is not None:
                 error = f"marked done, but its run folder holds no finished run: {why}"
-                changed = changed.with_member(replace(member, status="failed", error=error))
+                changed = changed.with_member(replace(member, status=MemberStatus.FAILED, error=error))
         elif finished_run(dirs[member.id], group.kind, group.config_of(member)) is None:
-            changed = changed.with_member(replace(member, status="done", error=None))
+            changed = changed.with_member(replace(member, status=MemberStatus.DONE, error=None))
     if changed != group:
         write_group(changed)
     return changed
@@ -169,13 +169,13 @@ def run_group(
 
         def started(member_id: str) -> None:
             member = state["group"].member(member_id)
-            save(replace(member, status="running", error=None, attempts=member.attempts + 1))
+            save(replace(member, status=MemberStatus.RUNNING, error=None, attempts=member.attempts + 1))
 
         todo = pending(state["group"], retry_failed)
         try:
             for member_id, error in executor.run(state["group"], todo, started):
                 member = state["group"].member(member_id)
-                save(replace(member, status="failed" if error else "done", error=error))
+                save(replace(member, status=MemberStatus.FAILED if error else MemberStatus.DONE, error=error))
                 summarise(state["group"])
         finally:
             summarise(state["group"])
@@ -184,7 +184,7 @@ def run_group(
 
 def counts(group: Group) -> dict[str, int]:
     """How many members are in each status."""
-    out = {"queued": 0, "running": 0, "done": 0, "failed": 0}
+    out = dict.fromkeys(STATUSES, 0)
     for member in group.members:
         out[member.status] += 1
     return out

@@ -35,7 +35,7 @@ def run_seed_group(kind: str, config: object, out: str, seeds_text: str, threads
         print(f"group {group.path}: {len(group.members)} runs", file=sys.stderr, flush=True)
         group = groups.run_group(group, groups.LocalExecutor(threads=threads))
     print(groups.format_summary(groups.summarise(group, write=False)))
-    failed = [m for m in group.members if m.status == "failed"]
+    failed = [m for m in group.members if m.status == groups.MemberStatus.FAILED]
     for member in failed:
         print(f"failed: {member.id}: {member.error}", file=sys.stderr)
     return EXIT_FAILURE if failed else 0

@@ -24,7 +24,7 @@ import pandas as pd
 
 from engine import runlog
 from engine.core import measures
-from engine.groups.format import SUMMARY_FILE, Group, Member, member_dirs
+from engine.groups.format import SUMMARY_FILE, Group, Member, MemberStatus, member_dirs
 
 SEED = "seed"
 STD_NOTE = "sample standard deviation (ddof=1)"
@@ -94,7 +94,7 @@ def summarise(group: Group, *, write: bool = True) -> dict[str, Any]:
     dirs = member_dirs(group)
     out_cells = []
     for params, members in cells(group):
-        read = [(m.id, _run_summary(dirs[m.id])) for m in members if m.status == "done"]
+        read = [(m.id, _run_summary(dirs[m.id])) for m in members if m.status == MemberStatus.DONE]
         summaries = [s for _, s in read if s is not None]
         figures = {}
         for key, _ in HEADLINES:
@@ -107,7 +107,7 @@ def summarise(group: Group, *, write: bool = True) -> dict[str, Any]:
                 "params": params,
                 "members": [m.id for m in members],
                 "done": len(summaries),
-                "failed": sum(m.status == "failed" for m in members),
+                "failed": sum(m.status == MemberStatus.FAILED for m in members),
                 "unreadable": [member for member, s in read if s is None],
                 "figures": figures,
             }

@@ -151,7 +151,11 @@ def expand_groups(specs: list[str]) -> tuple[list[str], str | None]:
             continue
         group = groups.read_group(folder)
         dirs = groups.member_dirs(group)
-        done = [str(dirs[m.id]) for m in group.members if m.status == "done" and dirs[m.id].is_dir()]
+        done = [
+            str(dirs[m.id])
+            for m in group.members
+            if m.status == groups.MemberStatus.DONE and dirs[m.id].is_dir()
+        ]
         if not done:
             raise ConfigError(f"group {group.name}: no finished run to replay yet")
         found.extend(done)

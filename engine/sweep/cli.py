@@ -22,7 +22,7 @@ from engine.command.signals import interrupting
 from engine.core import flags
 from engine.core.errors import ConfigError, one_line
 from engine.experiments import EXPERIMENTS
-from engine.groups.format import grid_members
+from engine.groups.format import MemberStatus, grid_members
 from engine.groups.lock import refusal
 from engine.sweep.grid import check_files, parse_grid
 
@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         if hasattr(executor, "close"):
             executor.close()
     print(groups.format_summary(groups.summarise(group, write=False)))
-    failed = [m for m in group.members if m.status == "failed"]
+    failed = [m for m in group.members if m.status == MemberStatus.FAILED]
     for member in failed:
         print(f"failed: {member.id}: {member.error}", file=sys.stderr)
     if failed:
