@@ -4,6 +4,7 @@ damaged or partial file with one GroupError line (hypothesis)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,14 @@ def test_a_member_id_that_is_not_a_folder_name_is_refused(tmp_path: Path, bad_id
     (tmp_path / "group.json").write_text(json.dumps(payload), encoding="utf-8")
     with pytest.raises(groups.GroupError, match="damaged"):
         groups.read_group(tmp_path)
+
+
+def test_a_members_status_reads_back_as_the_enum_and_is_written_as_its_string(tmp_path: Path) -> None:
+    made = _group(tmp_path)
+    done = replace(made.members[0], status=groups.MemberStatus.DONE)
+    groups.write_group(made.with_member(done))
+    written = json.loads((made.path / "group.json").read_text(encoding="utf-8"))
+    assert [m["status"] for m in written["members"]] == ["done", "queued", "queued", "queued"]
+    read = groups.read_group(made.path)
+    assert all(type(m.status) is groups.MemberStatus for m in read.members)
+    assert groups.counts(read) == {"queued": 3, "running": 0, "done": 1, "failed": 0}
