@@ -1,5 +1,7 @@
 """Sidebar controls shared by the experiment pages: the data folder, the encoder, device and seed, presets,
 Stop and the progress footer. The knobs' own widgets are drawn from their declarations by :mod:`ui.fields`.
+Each takes the registered experiment (:class:`~engine.core.declaration.Experiment`) of its page; its kind
+prefixes the widget keys.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from typing import Any
 
 import streamlit as st
 
+from engine import experiments
+from engine.core.declaration import Experiment
+from engine.core.errors import ConfigError
 from engine.core.setting_checks import get_or_default
-from engine.experiments import EXPERIMENTS
 from engine.jobs import Job
 from ui import fields
 from ui.fields import BUNDLED, KEEP, show_settings
@@ -27,10 +31,10 @@ DEVICE_NAMES = {"cpu": "the CPU", "cuda": "the CUDA GPU", "mps": "Apple's GPU (M
 # ------------------------------------------------------------------------------------------ inputs
 
 
-def labelled_set_snapshots_device(kind: str) -> dict[str, Any]:
+def labelled_set_snapshots_device(experiment: Experiment) -> dict[str, Any]:
     """The sidebar's tail on a page that trains an encoder (SimCSE, JEPA): the silhouette on the demo
     topics (on at first), the UMAP frames every k steps, then the seed and the device."""
-    labelled_key = fields.key(kind, "probe")
+    labelled_key = fields.key(experiment, "probe")
     probe = st.sidebar.toggle(
         "Silhouette on the demo topics",
         key=labelled_key,
@@ -39,35 +43,34 @@ def labelled_set_snapshots_device(kind: str) -> dict[str, Any]:
     )
     return {
         "probe": "demo" if probe else None,
-        "snapshot_every": fields.draw(kind, "snapshot_every"),
-        **device_and_seed(kind),
+        "snapshot_every": fields.draw(experiment, "snapshot_every"),
+        **device_and_seed(experiment),
     }
 
 
-def device_and_seed(kind: str) -> dict[str, Any]:
+def device_and_seed(experiment: Experiment) -> dict[str, Any]:
     """The seed and the device of a run, side by side; under them the device "auto" resolves to on this
     machine, or why the chosen one cannot run (Start is then off)."""
     cols = st.sidebar.columns(2)
     chosen = {
-        "seed": fields.draw(kind, "seed", box=cols[0]),
-        "device": fields.draw(kind, "device", box=cols[1]),
+        "seed": fields.draw(experiment, "seed", box=cols[0]),
+        "device": fields.draw(experiment, "device", box=cols[1]),
     }
     from engine.compute.device import resolve_device
-    from engine.core.errors import ConfigError
 
     try:
         device = resolve_device(chosen["device"])
     except ConfigError as err:
         found = f"“Device”: {ui_words(err)}"
         st.sidebar.error(plain(found), icon=":material/memory:")
-        fields.add_problem(kind, found)
+        fields.add_problem(experiment.kind, found)
     else:
         if chosen["device"] == "auto":
             st.sidebar.caption(f"Device auto: {DEVICE_NAMES.get(device.type, device.type)} on this machine.")
     return chosen
 
 
-def encoder_choice(prefix: str) -> str | None:
+def encoder_choice(experiment: Experiment) -> str | None:
     """Encoder picker: the bundled model, the starts derived from it (:mod:`engine.encoders.starts`),
     encoders saved in cache/encoders, or a hub id / folder. The widget holds the value a run gets
     (:data:`BUNDLED`: None), so that a preset can show its encoder (:func:`ui.fields.encoder_shown`)."""
@@ -83,7 +86,7 @@ def encoder_choice(prefix: str) -> str | None:
     choice = st.sidebar.selectbox(
         "Encoder",
         options,
-        key=f"{prefix}.encoder",
+        key=fields.key(experiment, "encoder"),
         format_func=lambda option: labels.get(option, option),
         **KEEP,
         help="The bundled model and its [CLS] start work offline. "
@@ -95,7 +98,7 @@ def encoder_choice(prefix: str) -> str | None:
     if choice == OTHER:
         text = st.sidebar.text_input(
             "Hub id or local folder",
-            key=f"{prefix}.encoder_text",
+            key=fields.key(experiment, "encoder_text"),
             **KEEP,
             placeholder="e.g. bert-base-uncased or /path/to/model",
         )
@@ -143,12 +146,12 @@ def folder_contents(text: str) -> str:
     return f"Holds: {', '.join(known)}." if known else "Holds none of the real data sets' folders."
 
 
-def data_dir_input(prefix: str) -> str | None:
+def data_dir_input(experiment: Experiment) -> str | None:
     """The data folder field, checked when entered: a missing folder is named under the field (and keeps Start
     off) until it is fixed; a readable one says which data sets it holds."""
     from engine.lessons.presets import default_data_dir
 
-    key_name = f"{prefix}.data_dir"
+    key_name = fields.key(experiment, "data_dir")
     value = st.sidebar.text_input(
         "Data folder (real data sets)",
         key=key_name,
@@ -160,16 +163,17 @@ def data_dir_input(prefix: str) -> str | None:
     found = folder_problem(value)  # at every run: when entered, and cleared once fixed
     if found is not None:
         st.sidebar.error(plain(found), icon=":material/folder_off:")
-        fields.add_problem(prefix, found)
+        fields.add_problem(experiment.kind, found)
     elif value.strip():
         with contextlib.suppress(OSError):
             st.sidebar.caption(folder_contents(value))
     return value.strip() or None
 
 
-def training_choice(prefix: str, supervised: bool, data_dir: str | None, key_name: str) -> str | None:
-    """The training data of a SimCSE or JEPA run: "auto" names the set it resolves to with this data folder
-    (:func:`engine.training.data.default_sets`: wiki1m / snli when the folder has them, else the demo)."""
+def training_choice(experiment: Experiment, supervised: bool, data_dir: str | None, name: str) -> str | None:
+    """The training data of a SimCSE or JEPA run, picked under the key ``<kind>.<name>``: "auto" names the
+    set it resolves to with this data folder (:func:`engine.training.data.default_sets`: wiki1m / snli when
+    the folder has them, else the demo)."""
     from engine.simcse.config import SimCSEConfig
     from engine.training.data import default_sets
 
@@ -180,7 +184,7 @@ def training_choice(prefix: str, supervised: bool, data_dir: str | None, key_nam
     train = st.sidebar.selectbox(
         "Training data",
         options,
-        key=key_name,
+        key=fields.key(experiment, name),
         format_func=lambda option: names.get(option, option),
         **KEEP,
         help="auto: wiki1m (unsupervised) or snli (supervised) when the data folder holds it, else the "
@@ -189,16 +193,18 @@ def training_choice(prefix: str, supervised: bool, data_dir: str | None, key_nam
     return None if train == AUTO else train
 
 
-def sources(prefix: str) -> dict[str, Any]:
-    """The data folder and the encoder of a run (in this order in the sidebar)."""
-    return {"data_dir": data_dir_input(prefix), "encoder": encoder_choice(prefix)}
+def sources(experiment: Experiment) -> dict[str, Any]:
+    """The data folder and the encoder of a run of ``experiment`` (in this order in the sidebar)."""
+    return {"data_dir": data_dir_input(experiment), "encoder": encoder_choice(experiment)}
 
 
-def preset_buttons(kind: str, current: dict[str, Any]) -> None:
-    """One button per preset of this kind: queues its runs on top of the ``current`` settings, and the
-    sidebar then shows the preset's settings (those of its run, or those its runs share)."""
+def preset_buttons(experiment: Experiment, current: dict[str, Any]) -> None:
+    """One button per preset of ``experiment``: queues its runs on top of the ``current`` settings (a run of
+    another experiment under that experiment), and the sidebar then shows the preset's settings (those of
+    its run, or those its runs share)."""
     from engine.lessons.presets import for_kind, queue
 
+    kind = experiment.kind
     found = for_kind(kind, current)
     if not found:
         return
@@ -209,21 +215,26 @@ def preset_buttons(kind: str, current: dict[str, Any]) -> None:
                 queued = queue(preset, current)
                 made = []
                 for run_kind in dict.fromkeys(run.kind for run in queued):  # a run of another experiment too
+                    of_run = experiments.get(run_kind)  # a queued run names its experiment by its kind
+                    if of_run is None:
+                        known = ", ".join(experiments.EXPERIMENTS)
+                        raise ConfigError(f"unknown experiment {run_kind!r} (known: {known})")
                     made += submit_runs(
-                        run_kind, [(run.name, run.fields) for run in queued if run.kind == run_kind], name
+                        of_run, [(run.name, run.fields) for run in queued if run.kind == run_kind], name
                     )
-                beside = EXPERIMENTS[kind].section.beside if EXPERIMENTS[kind].section else ()
+                beside = experiment.section.beside if experiment.section else ()
                 st.session_state[f"{kind}.shown"] = [job.id for job in made if job.kind in (kind, *beside)]
                 runs = preset.configs(current)
-                show_settings(kind, runs[0][1] if len(runs) == 1 else {**current, **preset.base})
+                show_settings(experiment, runs[0][1] if len(runs) == 1 else {**current, **preset.base})
                 st.rerun()
 
 
-def sidebar_controls_footer(kind: str, shown_live: list[Job] | None = None) -> None:
-    """■ Stop for the queued and running runs of this kind that this browser session started, a separate
+def sidebar_controls_footer(experiment: Experiment, shown_live: list[Job] | None = None) -> None:
+    """■ Stop for the queued and running runs of ``experiment`` that this browser session started, a separate
     confirmed action for those another tab or browser started, and a live progress bar in the sidebar,
     unless the running ones are among ``shown_live`` (runs whose progress the page's live view already
     shows, fed without a page rerun: a sidebar fragment would rerun every second, for nothing)."""
+    kind = experiment.kind
     active = [job for job in registry().jobs() if job.kind == kind and job.active]
     mine = [job for job in active if started_here(job)]
     if mine and st.sidebar.button(
@@ -236,9 +247,9 @@ def sidebar_controls_footer(kind: str, shown_live: list[Job] | None = None) -> N
         stop_runs(mine)
     others = [job for job in active if not started_here(job)]
     if others:
-        stop_others(kind, others)
+        stop_others(experiment, others)
     with st.sidebar:
-        progress_fragment(kind, shown_live or [])
+        progress_fragment(experiment, shown_live or [])
 
 
 def stop_runs(jobs: list[Job]) -> None:
@@ -247,8 +258,10 @@ def stop_runs(jobs: list[Job]) -> None:
     st.rerun()
 
 
-def stop_others(kind: str, others: list[Job]) -> None:
-    """Stopping runs that another tab or browser started: named, and only after a confirmation."""
+def stop_others(experiment: Experiment, others: list[Job]) -> None:
+    """Stopping runs of ``experiment`` that another tab or browser started: named, and only after a
+    confirmation."""
+    kind = experiment.kind
     names = ", ".join(run_label(job) for job in others)
     with st.sidebar.expander(f"Runs started elsewhere ({len(others)})"):
         st.caption(f"{names}: started in another tab or browser, perhaps by someone else.")
@@ -260,12 +273,13 @@ def stop_others(kind: str, others: list[Job]) -> None:
             stop_runs(others)
 
 
-def progress_fragment(kind: str, shown_live: list[Job]) -> None:
-    """The sidebar's progress of the runs of ``kind``: one fragment, registered at every run of the page
+def progress_fragment(experiment: Experiment, shown_live: list[Job]) -> None:
+    """The sidebar's progress of the runs of ``experiment``: one fragment, registered at every run of the page
     (refreshing every ``live_seconds`` while a run goes and the live view does not show its progress), so
     that a refresh the browser asked for just before a full rerun always finds it (Streamlit logs a warning
     for a fragment that a rerun no longer registers)."""
     reg = registry()
+    kind = experiment.kind
     going = [job for job in reg.jobs() if job.kind == kind and job.active]
     beside = bool(going) and {job.id for job in going} <= {job.id for job in shown_live}
     live = not beside and any(job.active for job in reg.jobs())

@@ -100,15 +100,16 @@ def start_button(
         st.sidebar.caption(f"Start is off: {' '.join(blockers)}")
     elif pressed:
         with runs.guard("Start: "):
-            runs.submit_runs(kind, [(kind, config)])
+            runs.submit_runs(experiment, [(kind, config)])
             st.rerun()
 
 
-def figure_of(jobs: list[Job], kind: str, pair: tuple[str, str]) -> Any:
-    """The figure the page's HTML download gives: the relation of the picked pair of measures."""
+def figure_of(jobs: list[Job], experiment: Experiment, pair: tuple[str, str]) -> Any:
+    """The figure the HTML download of the page of ``experiment`` gives: the relation of the picked pair of
+    measures (its picker's keys ``<kind>.relx`` and ``<kind>.rely``)."""
     shown = lens.chart_frames(jobs)
-    x = st.session_state.get(f"{kind}.relx", pair[0])
-    y = st.session_state.get(f"{kind}.rely", pair[1])
+    x = st.session_state.get(f"{experiment.kind}.relx", pair[0])
+    y = st.session_state.get(f"{experiment.kind}.rely", pair[1])
     return charts.relation_figure(shown, x, y)
 
 
@@ -160,11 +161,10 @@ def callable_with(fn: Any, role: str, count: int) -> None:
 def every_knob(experiment: Experiment) -> Callable[[], dict[str, Any]]:
     """The sidebar of an experiment page that composes nothing itself: every knob its config declares a
     widget for, in declaration order, under a header."""
-    kind = experiment.kind
 
     def sidebar() -> dict[str, Any]:
         st.sidebar.header(f"{experiment.section.title or experiment.title} settings")
-        return fields.draw_all(kind, [item.name for item in fields.drawn_knobs(kind)])
+        return fields.draw_all(experiment, [item.name for item in fields.drawn_knobs(experiment)])
 
     return sidebar
 
@@ -211,21 +211,22 @@ def run_panel(
     if unknown:
         raise TypeError(f"{kind}'s page section names unknown run figures: {', '.join(unknown)}")
     with runs.guard():
-        links.open_link(kind)  # a link's settings (?preset=NAME, ?KNOB=VALUE), once per session and link
-    fields.apply_shown(kind)  # a preset's or the demo's settings, shown in the sidebar
+        # a link's settings (?preset=NAME, ?KNOB=VALUE), once per session and link
+        links.open_link(experiment)
+    fields.apply_shown(experiment)  # a preset's or the demo's settings, shown in the sidebar
     fields.begin_fields(kind)
     with runs.guard():
-        links.link_notes(kind)
+        links.link_notes(experiment)
         config = hooks.sidebar()
-        run_name.name_field(kind, config)  # the name Start gives the next run, made from these settings
+        run_name.name_field(experiment, config)  # the name Start gives the next run, made from these settings
         start_button(experiment, config, hooks.check)
-        links.copy_link(kind, config)
-        controls.preset_buttons(kind, config)
+        links.copy_link(experiment, config)
+        controls.preset_buttons(experiment, config)
 
     refreshing: list[Job] = []  # runs whose progress the live panel refreshes (the sidebar then need not)
     jobs: list[Job] = []
     with runs.guard():
-        jobs = runs.shown_jobs(kind, beside=section.beside)
+        jobs = runs.shown_jobs(experiment, beside=section.beside)
         if jobs:
             refreshing = live.live_panel(
                 jobs,
@@ -237,10 +238,10 @@ def run_panel(
             )
             damaged_rows_note(jobs)
             if not projector.on() and not live.nothing_to_draw(jobs):
-                downloads.downloads(jobs, kind, figure=lambda: figure_of(jobs, kind, section.pair))
+                downloads.downloads(jobs, kind, figure=lambda: figure_of(jobs, experiment, section.pair))
         else:
             st.info(section.empty)
 
     with runs.guard():
-        controls.sidebar_controls_footer(kind, shown_live=refreshing)
+        controls.sidebar_controls_footer(experiment, shown_live=refreshing)
     return jobs

@@ -1,14 +1,15 @@
 """The sidebar widgets of an experiment's knobs, made from their declarations (:mod:`engine.core.knobs`).
 
-:func:`draw` draws one knob as the widget its declaration names (number, checkbox, toggle, select, radio,
-slider, text) with its label, help, default and range, under the key ``<kind>.<field>``, and returns the
-config's value. A number field states its range at the end of its help and takes any number typed: a value
-outside the range (or an empty field) is shown as a message under the field and keeps the run from starting
-(:func:`problems`) instead of being silently refused by the browser; where 0 means None (``zero=``) the field
-shows 0. A preset, or the Overview's demo, shows its settings in the sidebar: :func:`show_settings` queues a
-config's values for the page's widgets (the generated ones, and the data choices a page draws itself: the
-knobs declared ``composed=``, :func:`composed`), which :func:`apply_shown` writes into their keys before the
-page draws them.
+The functions of a page's knobs take the registered experiment (:class:`~engine.core.declaration.Experiment`)
+whose page draws them. :func:`draw` draws one knob as the widget its declaration names (number, checkbox,
+toggle, select, radio, slider, text) with its label, help, default and range, under the key ``<kind>.<field>``
+(:func:`key`), and returns the config's value. A number field states its range at the end of its help and
+takes any number typed: a value outside the range (or an empty field) is shown as a message under the field
+and keeps the run from starting (:func:`problems`) instead of being silently refused by the browser; where 0
+means None (``zero=``) the field shows 0. A preset, or the Overview's demo, shows its settings in the sidebar:
+:func:`show_settings` queues a config's values for the page's widgets (the generated ones, and the data
+choices a page draws itself: the knobs declared ``composed=``, :func:`composed`), which :func:`apply_shown`
+writes into their keys before the page draws them.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Any
 
 import streamlit as st
 
+from engine.core.declaration import Experiment
 from engine.core.knobs import Knob, knob_of, knobs
-from engine.experiments import EXPERIMENTS
 
 KEEP = {"persist_state": "session"}  # widget values survive page switches
 SLIDER_FORMAT = "%.2f"  # a rate shown with two decimals (0.10, not 0.1)
@@ -63,25 +64,20 @@ SHOWN_AS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def composed(kind: str) -> dict[str, Callable[[Any], Any]]:
-    """The data choices the page of ``kind`` draws itself that a preset may set (the knobs declared
+def composed(experiment: Experiment) -> dict[str, Callable[[Any], Any]]:
+    """The data choices the page of ``experiment`` draws itself that a preset may set (the knobs declared
     ``composed=``): field -> its widget's value for a config value."""
-    return {item.name: SHOWN_AS[item.composed] for item in knobs(config_class(kind)) if item.composed}
+    return {item.name: SHOWN_AS[item.composed] for item in knobs(experiment.config_class) if item.composed}
 
 
-def config_class(kind: str) -> type:
-    experiment = EXPERIMENTS[kind]
-    return experiment.config_class
+def key(experiment: Experiment, name: str) -> str:
+    """The session key of the widget of field ``name`` on the page of ``experiment``: ``<kind>.<name>``."""
+    return f"{experiment.kind}.{name}"
 
 
-def key(kind: str, name: str) -> str:
-    """The session key of the widget of field ``name`` on the page of ``kind``."""
-    return f"{kind}.{name}"
-
-
-def drawn_knobs(kind: str) -> list[Knob]:
-    """The knobs of ``kind`` that the app draws from their declaration."""
-    return [item for item in knobs(config_class(kind)) if item.widget not in (None, "page")]
+def drawn_knobs(experiment: Experiment) -> list[Knob]:
+    """The knobs of ``experiment`` that the app draws from their declaration."""
+    return [item for item in knobs(experiment.config_class) if item.widget not in (None, "page")]
 
 
 # ------------------------------------------------------------------------------------ the widget spec
@@ -101,18 +97,18 @@ class WidgetSpec:
     options: tuple[str, ...] | None = None
 
 
-def spec(kind: str, name: str) -> WidgetSpec:
-    """The widget of the knob ``name`` of ``kind`` (no Streamlit: the field-walking test reads it)."""
-    item = knob_of(config_class(kind), name)
+def spec(experiment: Experiment, name: str) -> WidgetSpec:
+    """The widget of the knob ``name`` of ``experiment`` (no Streamlit: the field-walking test reads it)."""
+    item = knob_of(experiment.config_class, name)
     if item.widget in (None, "page"):
-        raise KeyError(f"{kind}.{name} is not drawn from its declaration")
+        raise KeyError(f"{key(experiment, name)} is not drawn from its declaration")
     help_text = item.help
     if item.widget == "number":
         help_text = f"{item.help} Range: {item.range_text()}."
     options = (item.choices or item.options) if item.widget in ("select", "radio") else None
     return WidgetSpec(
         widget=item.widget,
-        key=key(kind, name),
+        key=key(experiment, name),
         label=item.label,
         help=help_text,
         value=widget_value(item, item.default),
@@ -173,7 +169,7 @@ def first_value(key_name: str, **value: Any) -> dict[str, Any]:
 
 
 def draw(
-    kind: str,
+    experiment: Experiment,
     name: str,
     *,
     box: Any = None,
@@ -181,12 +177,12 @@ def draw(
     help: str | None = None,
     fixed: float | None = None,
 ) -> Any:
-    """Draw the knob ``name`` of ``kind`` in ``box`` (default the sidebar) and return the config's value: a
-    number outside its range is recorded as a problem of the page and its default returned; ``help``
-    replaces the declared help (e.g. why a widget is off); ``fixed``: the value a disabled slider shows (and
-    a run uses) instead of the one the user left in it (the dropout rate that "Same mask" fixes)."""
-    item = knob_of(config_class(kind), name)
-    shown = spec(kind, name)
+    """Draw the knob ``name`` of ``experiment`` in ``box`` (default the sidebar) and return the config's
+    value: a number outside its range is recorded as a problem of the page and its default returned; ``help``
+    replaces the declared help (e.g. why a widget is off); ``fixed``: the value a disabled slider shows (and a
+    run uses) instead of the one the user left in it (the dropout rate that "Same mask" fixes)."""
+    item = knob_of(experiment.config_class, name)
+    shown = spec(experiment, name)
     box = box if box is not None else st.sidebar
     text = shown.help if help is None else help
     common = {"key": shown.key, "help": text, "disabled": disabled, **KEEP}
@@ -200,7 +196,7 @@ def draw(
         if found is None:
             return config_value(item, value)
         box.error(found, icon=":material/error:")
-        add_problem(kind, found)
+        add_problem(experiment.kind, found)
         return item.default
     if item.widget in ("select", "radio"):
         options = list(shown.options)
@@ -222,9 +218,9 @@ def draw(
     return config_value(item, value)
 
 
-def draw_all(kind: str, names: list[str], box: Any = None) -> dict[str, Any]:
-    """Draw several knobs in order; their config values by field name."""
-    return {name: draw(kind, name, box=box) for name in names}
+def draw_all(experiment: Experiment, names: list[str], box: Any = None) -> dict[str, Any]:
+    """Draw several knobs of ``experiment`` in order; their config values by field name."""
+    return {name: draw(experiment, name, box=box) for name in names}
 
 
 # ---------------------------------------------------------------------------- problems of the fields
@@ -247,29 +243,29 @@ def add_problem(prefix: str, text: str) -> None:
 # ----------------------------------------------------------------------------- presets in the sidebar
 
 
-def shown_values(kind: str, config: dict[str, Any]) -> dict[str, Any]:
-    """The widget values (by key) that show ``config`` in the sidebar of ``kind``."""
+def shown_values(experiment: Experiment, config: dict[str, Any]) -> dict[str, Any]:
+    """The widget values (by key) that show ``config`` in the sidebar of ``experiment``."""
     values = {}
-    for item in drawn_knobs(kind):
+    for item in drawn_knobs(experiment):
         if item.name in config:
             with contextlib.suppress(TypeError, ValueError):
-                values[key(kind, item.name)] = widget_value(item, config[item.name])
-    for name, convert in composed(kind).items():
+                values[key(experiment, item.name)] = widget_value(item, config[item.name])
+    for name, convert in composed(experiment).items():
         if name in config:
             with contextlib.suppress(TypeError, ValueError):
-                values[key(kind, name)] = convert(config[name])
+                values[key(experiment, name)] = convert(config[name])
     return values
 
 
-def show_settings(kind: str, config: dict[str, Any]) -> None:
-    """Queue a config's values for the sidebar of experiment ``kind`` (its page writes them into its widgets
+def show_settings(experiment: Experiment, config: dict[str, Any]) -> None:
+    """Queue a config's values for the sidebar of ``experiment`` (its page writes them into its widgets
     before drawing them, :func:`apply_shown`): after a preset or the demo, the sidebar shows what ran."""
-    st.session_state.setdefault(_SHOWN, {})[kind] = shown_values(kind, config)
+    st.session_state.setdefault(_SHOWN, {})[experiment.kind] = shown_values(experiment, config)
 
 
-def apply_shown(kind: str) -> None:
-    """Write the values queued by :func:`show_settings` into the widget keys of ``kind`` (before its widgets
-    are drawn in this run)."""
-    values = st.session_state.get(_SHOWN, {}).pop(kind, None)
+def apply_shown(experiment: Experiment) -> None:
+    """Write the values queued by :func:`show_settings` into the widget keys of ``experiment`` (before its
+    widgets are drawn in this run)."""
+    values = st.session_state.get(_SHOWN, {}).pop(experiment.kind, None)
     for name, value in (values or {}).items():
         st.session_state[name] = value

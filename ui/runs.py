@@ -15,6 +15,7 @@ import streamlit as st
 from engine import runlog
 from engine.compute import priority
 from engine.core import paths
+from engine.core.declaration import Experiment
 from engine.core.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
 from engine.runlog.states import RunState
@@ -91,38 +92,40 @@ def yield_to_training() -> int:
         return 0
 
 
-def submit_runs(kind: str, runs: list[tuple[str, dict[str, Any]]], preset: str | None = None) -> list[Job]:
-    """Queue runs (``preset``: the name of the preset they come from); a user error shows one line and
-    queues nothing more. The page then shows these runs."""
+def submit_runs(
+    experiment: Experiment, runs: list[tuple[str, dict[str, Any]]], preset: str | None = None
+) -> list[Job]:
+    """Queue runs of ``experiment`` (``preset``: the name of the preset they come from); a user error shows
+    one line and queues nothing more. The page then shows these runs."""
     reg = registry()
     yield_to_training()
     made = []
     group = uuid.uuid4().hex if len(runs) > 1 else None  # a preset's runs go side by side (engine.jobs)
-    names = run_names(kind, runs, preset)
+    names = run_names(experiment, runs, preset)
     for (_, config), name in zip(runs, names):
-        made.append(reg.submit(kind, config, name=name, group=group))
+        made.append(reg.submit(experiment.kind, config, name=name, group=group))
         st.session_state.setdefault(STARTED_HERE, set()).add(made[-1].id)
-    st.session_state[f"{kind}.shown"] = [job.id for job in made]
+    st.session_state[f"{experiment.kind}.shown"] = [job.id for job in made]
     return made
 
 
 def run_names(
-    kind: str, runs: list[tuple[str, dict[str, Any]]], preset: str | None = None
+    experiment: Experiment, runs: list[tuple[str, dict[str, Any]]], preset: str | None = None
 ) -> list[str | None]:
-    """The names of runs to queue: a preset's runs (their keys are its run keys; ``preset`` names it, else
-    the first preset of ``kind`` with those keys) ``<preset title> · <what differs>``; the page's ▶ Start
-    (one run named after its kind) the name field's (:func:`ui.run_name.typed_name`), else None (named from
-    its settings); any other run keeps its name."""
+    """The names of runs of ``experiment`` to queue: a preset's runs (their keys are its run keys;
+    ``preset`` names it, else the first preset of the experiment with those keys) ``<preset title> · <what
+    differs>``; the page's ▶ Start (one run named after its kind) the name field's
+    (:func:`ui.run_name.typed_name`), else None (named from its settings); any other run keeps its name."""
     from engine.lessons.presets import for_kind
     from engine.runlog.naming import preset_run_names
 
     keys = [key for key, _ in runs]
-    for found in for_kind(kind, runs[0][1] if runs else None).values():
+    for found in for_kind(experiment.kind, runs[0][1] if runs else None).values():
         if list(found.runs) == keys and preset in (None, found.name):
-            named = preset_run_names(found.name, kind, found.base, found.runs)
+            named = preset_run_names(found.name, experiment, found.base, found.runs)
             return [named[key] for key in keys]
-    if keys == [kind]:
-        return [run_name.typed_name(kind)]
+    if keys == [experiment.kind]:
+        return [run_name.typed_name(experiment)]
     return list(keys)
 
 
@@ -211,12 +214,16 @@ def remember_runs(picked: list[str]) -> None:
             del st.query_params[RUNS]
 
 
-def shown_jobs(kind: str | None, *, label: str = "Runs shown", beside: tuple[str, ...] = ()) -> list[Job]:
-    """The run picker of a page: this session's last submissions (less those cancelled before their first
-    row: after ■ Stop), else the runs the page's URL names (:func:`linked_runs`), else
-    :func:`default_shown` of its own runs; ``beside``: the experiments whose runs it also offers (a
-    preset's reference run of another experiment). The picked runs go into the URL."""
+def shown_jobs(
+    experiment: Experiment | None, *, label: str = "Runs shown", beside: tuple[str, ...] = ()
+) -> list[Job]:
+    """The run picker of the page of ``experiment`` (None: Compare, the runs of every experiment): this
+    session's last submissions (less those cancelled before their first row: after ■ Stop), else the runs
+    the page's URL names (:func:`linked_runs`), else :func:`default_shown` of its own runs; ``beside``: the
+    kinds of the experiments whose runs it also offers (a preset's reference run of another experiment).
+    The picked runs go into the URL."""
     reg = registry()
+    kind = experiment.kind if experiment is not None else None
     pool = [job for job in reg.jobs() if kind is None or job.kind == kind or job.kind in beside]
     ids = [job.id for job in reversed(pool)]
     key = f"{kind or 'all'}.shown"

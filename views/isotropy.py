@@ -16,8 +16,6 @@ from ui import experiment, fields
 from ui.controls import KEEP, device_and_seed, encoder_dims, sources
 from ui.live import capped_note
 
-P = EXPERIMENT.kind
-
 
 def data_choice() -> dict:
     """The data of the run: a built-in set or an upload (with its columns), and the demo's labels."""
@@ -26,7 +24,7 @@ def data_choice() -> dict:
         p.name for p in paths.uploads_dir().glob("*") if p.is_file() and not p.name.startswith(".")
     )
     data_options = [*labelled_sets(), *[f"upload: {name}" for name in uploads]]
-    data_key = fields.key(P, "data")
+    data_key = fields.key(EXPERIMENT, "data")
     if st.session_state.get(data_key) not in (None, *data_options):
         st.session_state.pop(data_key)  # a deleted upload
     data = sb.selectbox(
@@ -49,7 +47,7 @@ def data_choice() -> dict:
         settings["data"] = data
     if data == "demo":
         label_col = sb.radio(
-            "Demo labels", DEMO_LABELS, horizontal=True, key=fields.key(P, "label_col"), **KEEP
+            "Demo labels", DEMO_LABELS, horizontal=True, key=fields.key(EXPERIMENT, "label_col"), **KEEP
         )
         settings["label_col"] = None if label_col == DEMO_LABELS[0] else label_col
     return settings
@@ -60,21 +58,21 @@ def sidebar() -> dict:
     sb = st.sidebar
     sb.header("Probe settings")
     settings = data_choice()
-    settings.update(sources(P))
-    settings["limit"] = fields.draw(P, "limit")
+    settings.update(sources(EXPERIMENT))
+    settings["limit"] = fields.draw(EXPERIMENT, "limit")
     dims = encoder_dims(settings["encoder"])
     if settings["limit"] and dims and 2 <= settings["limit"] <= dims:
         sb.caption(capped_note(settings["limit"], dims))
-    settings.update(fields.draw_all(P, ["steps", "lr", "metric_every", "sample_size"]))
+    settings.update(fields.draw_all(EXPERIMENT, ["steps", "lr", "metric_every", "sample_size"]))
     if settings["sample_size"] and dims and 2 <= settings["sample_size"] <= dims:
         sb.caption(capped_note(settings["sample_size"], dims, " on a sample this small"))
-    fixed = fields.draw(P, "fixed_sample", disabled=not settings["sample_size"])
+    fixed = fields.draw(EXPERIMENT, "fixed_sample", disabled=not settings["sample_size"])
     settings["fixed_sample"] = bool(fixed and settings["sample_size"])
-    settings.update(fields.draw_all(P, ["geometry_every", "objective"]))
+    settings.update(fields.draw_all(EXPERIMENT, ["geometry_every", "objective"]))
     if settings["objective"] == "triplet":
-        settings["margin"] = fields.draw(P, "margin")
-    settings.update(fields.draw_all(P, ["snapshot_every", "snapshot_limit", "lecture_pace"]))
-    settings.update(device_and_seed(P))
+        settings["margin"] = fields.draw(EXPERIMENT, "margin")
+    settings.update(fields.draw_all(EXPERIMENT, ["snapshot_every", "snapshot_limit", "lecture_pace"]))
+    settings.update(device_and_seed(EXPERIMENT))
     return settings
 
 

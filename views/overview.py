@@ -22,9 +22,10 @@ if cols[0].button(
 
         preset = demo()
         configs = preset.configs()
-        runs.submit_runs(preset.kind, configs)
-        controls.show_settings(preset.kind, configs[0][1])  # the Isotropy page's sidebar shows what runs
-        st.switch_page(experiments.EXPERIMENTS[preset.kind].section.page)
+        experiment = experiments.get(preset.kind)  # the demo preset names its experiment by its kind
+        runs.submit_runs(experiment, configs)
+        controls.show_settings(experiment, configs[0][1])  # the Isotropy page's sidebar shows what runs
+        st.switch_page(experiment.section.page)
 cols[1].write(
     "One click queues a small probe run on the built-in demo corpus (600 sentences, 6 topics) and opens "
     "*Isotropy vs clusters*: the silhouette climbs, IsoScore drops and the topics pull apart in the "

@@ -20,7 +20,7 @@ from engine.lessons.presets import presets
 from ui import fields
 
 KINDS = list(EXPERIMENTS)
-ALL = [(kind, item) for kind in KINDS for item in knobs(fields.config_class(kind))]
+ALL = [(kind, item) for kind in KINDS for item in knobs(EXPERIMENTS[kind].config_class)]
 RANGED = [(kind, item) for kind, item in ALL if item.ranged]
 
 
@@ -94,7 +94,7 @@ def accepted(config_class: type, name: str, value: object) -> bool:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_field_of_every_config_is_a_knob(kind: str) -> None:
-    config_class = fields.config_class(kind)
+    config_class = EXPERIMENTS[kind].config_class
     assert [item.name for item in knobs(config_class)] == [f.name for f in dataclasses.fields(config_class)]
     assert all(item.help.strip() for item in knobs(config_class))
 
@@ -119,12 +119,12 @@ def test_a_field_declared_without_knob_or_without_a_range_is_refused() -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_cli_flags_are_the_declared_knobs(kind: str) -> None:
-    assert cli_drift(fields.config_class(kind), parser_of(kind)) == []
+    assert cli_drift(EXPERIMENTS[kind].config_class, parser_of(kind)) == []
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_cli_defaults_make_the_declared_defaults(kind: str) -> None:
-    config_class = fields.config_class(kind)
+    config_class = EXPERIMENTS[kind].config_class
     args = parser_of(kind).parse_args(["--out", "x"])
     made = EXPERIMENTS[kind].command_line.config_from_args(args)
     assert dataclasses.asdict(made) == dataclasses.asdict(config_class())
@@ -133,7 +133,7 @@ def test_the_cli_defaults_make_the_declared_defaults(kind: str) -> None:
 def test_a_drifted_flag_is_found() -> None:
     """The walk is not vacuous: a flag whose default, type or choices differ from the declaration, or that
     is missing, is reported."""
-    config_class = fields.config_class("probe")
+    config_class = EXPERIMENTS["probe"].config_class
     parser = parser_of("probe")
     actions = {action.dest: action for action in parser._actions}
     actions["steps"].default = 200
@@ -152,7 +152,7 @@ def test_the_cli_accepts_the_bounds_and_refuses_just_outside(case: tuple[str, Kn
     make = EXPERIMENTS[kind].command_line.config_from_args
     partner = [
         f"--{name.replace('_', '-')}={value!r}"
-        for name, value in PARTNERS.get((fields.config_class(kind).__name__, item.name), {}).items()
+        for name, value in PARTNERS.get((EXPERIMENTS[kind].config_class.__name__, item.name), {}).items()
     ]
     for value in bounds(item):
         config = make(parser.parse_args(["--out", "x", f"{item.flag}={value!r}", *partner]))
@@ -181,7 +181,7 @@ def test_the_cli_offers_exactly_the_declared_choices(case: tuple[str, Knob]) -> 
 @pytest.mark.parametrize("case", RANGED, ids=_id)
 def test_validation_accepts_the_bounds_and_refuses_just_outside(case: tuple[str, Knob]) -> None:
     kind, item = case
-    config_class = fields.config_class(kind)
+    config_class = EXPERIMENTS[kind].config_class
     for value in bounds(item):
         assert accepted(config_class, item.name, value), value
     for value in [*outside(item), "3", True, None if not item.optional else "x"]:
@@ -193,7 +193,7 @@ def test_validation_accepts_the_bounds_and_refuses_just_outside(case: tuple[str,
 @pytest.mark.parametrize("case", [c for c in ALL if c[1].choices or c[1].type is bool], ids=_id)
 def test_validation_of_choices_and_switches(case: tuple[str, Knob]) -> None:
     kind, item = case
-    config_class = fields.config_class(kind)
+    config_class = EXPERIMENTS[kind].config_class
     for value in item.choices or (False, True):
         assert item.check(value) == value
     for value in ("no-such-choice", 1, None) if item.choices else ("yes", 1, None):
@@ -206,7 +206,7 @@ def test_validation_of_choices_and_switches(case: tuple[str, Knob]) -> None:
 @pytest.mark.parametrize("case", [c for c in ALL if c[1].widget not in (None, "page")], ids=_id)
 def test_the_widget_spec_is_the_declaration(case: tuple[str, Knob]) -> None:
     kind, item = case
-    shown = fields.spec(kind, item.name)
+    shown = fields.spec(EXPERIMENTS[kind], item.name)
     assert (shown.key, shown.label, shown.widget) == (f"{kind}.{item.name}", item.label, item.widget)
     assert fields.config_value(item, shown.value) == item.default  # the widget starts at the default
     assert (shown.low, shown.high) == (item.low, item.high)
@@ -217,7 +217,7 @@ def test_the_widget_spec_is_the_declaration(case: tuple[str, Knob]) -> None:
         assert shown.help.endswith(f" Range: {item.range_text()}.")
         tried = [*bounds(item), *outside(item), *([0] if item.zero else [])]
         for value in tried:
-            allowed = accepted(fields.config_class(kind), item.name, item.from_shown(value))
+            allowed = accepted(EXPERIMENTS[kind].config_class, item.name, item.from_shown(value))
             assert (fields.problem(item, value) is None) == allowed, value
         assert fields.problem(item, None) is not None  # an empty field
     if item.widget == "slider":
@@ -228,9 +228,9 @@ def test_the_widget_spec_is_the_declaration(case: tuple[str, Knob]) -> None:
 def test_every_page_widget_is_drawn_or_composed(kind: str) -> None:
     """A knob is drawn from its declaration, composed by its page (a data choice: ``widget="page"``), or
     not in the app; the composed ones that a preset may set are shown in the sidebar after a preset."""
-    config_class = fields.config_class(kind)
+    config_class = EXPERIMENTS[kind].config_class
     composed = {item.name for item in knobs(config_class) if item.widget == "page"}
-    assert set(fields.composed(kind)) <= composed
+    assert set(fields.composed(EXPERIMENTS[kind])) <= composed
 
 
 # ---------------------------------------------------------------------------------- presets, the table
@@ -238,23 +238,23 @@ def test_every_page_widget_is_drawn_or_composed(kind: str) -> None:
 
 def test_presets_set_only_preset_knobs_and_the_sidebar_shows_them() -> None:
     for name, preset in presets().items():
-        config_class = fields.config_class(preset.kind)
+        config_class = EXPERIMENTS[preset.kind].config_class
         set_by_preset = {field for overrides in [preset.base, *preset.runs.values()] for field in overrides}
         declared = {item.name: item for item in knobs(config_class)}
         for run, overrides in preset.runs.items():  # each run by its own experiment's knobs
-            own = {item.name: item for item in knobs(fields.config_class(preset.kind_of(run)))}
+            own = {item.name: item for item in knobs(EXPERIMENTS[preset.kind_of(run)].config_class)}
             for field in overrides:
                 assert field in own and own[field].preset, f"{name}: {run} sets {field}"
         for field in preset.base:  # the preset's shared fields: the page's own experiment's
             kinds = {preset.kind_of(run) for run in preset.runs} | {preset.kind}
-            owners = [{i.name: i for i in knobs(fields.config_class(kind))} for kind in kinds]
+            owners = [{i.name: i for i in knobs(EXPERIMENTS[kind].config_class)} for kind in kinds]
             assert any(field in own and own[field].preset for own in owners), f"{name} sets {field}"
         set_by_preset = {field for field in set_by_preset if field in declared}
-        shown = fields.shown_values(preset.kind, {**preset.base})
+        shown = fields.shown_values(EXPERIMENTS[preset.kind], {**preset.base})
         for field in set_by_preset & set(preset.base):
             item = declared[field]
-            if item.widget not in (None, "page") or field in fields.composed(preset.kind):
-                assert fields.key(preset.kind, field) in shown, f"{name}: {field} is not shown"
+            if item.widget not in (None, "page") or field in fields.composed(EXPERIMENTS[preset.kind]):
+                assert fields.key(EXPERIMENTS[preset.kind], field) in shown, f"{name}: {field} is not shown"
 
 
 def test_the_settings_table_lists_every_knob(capsys: pytest.CaptureFixture[str]) -> None:
@@ -270,5 +270,5 @@ def test_the_settings_table_lists_every_knob(capsys: pytest.CaptureFixture[str])
 
 def test_flag_help_escapes_percent_signs() -> None:
     parser = argparse.ArgumentParser()
-    flags.add_flags(parser, fields.config_class("simcse"))
+    flags.add_flags(parser, EXPERIMENTS["simcse"].config_class)
     assert "100 - k) %" in parser.format_help()

@@ -63,7 +63,7 @@ def smoke_numbers(kind: str) -> dict[str, int]:
     found = {}
     for name, value in EXPERIMENTS[kind].smoke.items():
         try:
-            spec = fields.spec(kind, name)
+            spec = fields.spec(EXPERIMENTS[kind], name)
         except KeyError:  # a page choice, or not a field of the page
             continue
         if spec.widget == "number" and isinstance(value, int) and not isinstance(value, bool):

@@ -6,11 +6,14 @@ from types import SimpleNamespace
 
 from streamlit.testing.v1 import AppTest
 
+from engine.core.declaration import Experiment
+
 
 def _page() -> None:
+    from engine.jepa.entry import EXPERIMENT
     from ui import controls
 
-    controls.preset_buttons("jepa", {"seed": 2, "device": "cpu", "ema": 0.5, "view": "crop"})
+    controls.preset_buttons(EXPERIMENT, {"seed": 2, "device": "cpu", "ema": 0.5, "view": "crop"})
 
 
 def test_does_jepa_collapse_queues_three_jepa_runs_and_the_simcse_reference(monkeypatch) -> None:
@@ -18,12 +21,12 @@ def test_does_jepa_collapse_queues_three_jepa_runs_and_the_simcse_reference(monk
 
     queued: list[tuple[str, list[str], dict]] = []
 
-    def submit(kind: str, runs: list, preset: str | None = None) -> list:
-        queued.append((kind, [name for name, _ in runs], runs[-1][1]))
-        return [SimpleNamespace(id=name, kind=kind) for name, _ in runs]
+    def submit(experiment: Experiment, runs: list, preset: str | None = None) -> list:
+        queued.append((experiment.kind, [name for name, _ in runs], runs[-1][1]))
+        return [SimpleNamespace(id=name, kind=experiment.kind) for name, _ in runs]
 
     monkeypatch.setattr(controls, "submit_runs", submit)
-    monkeypatch.setattr(controls, "show_settings", lambda kind, values: None)
+    monkeypatch.setattr(controls, "show_settings", lambda experiment, values: None)
     at = AppTest.from_function(_page, default_timeout=60).run()
     at.button(key="jepa.preset.Does JEPA collapse?").click().run()
     assert not at.exception

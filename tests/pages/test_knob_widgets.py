@@ -58,7 +58,9 @@ def test_every_experiment_has_a_page_here() -> None:
 
 @pytest.mark.parametrize("kind", list(PAGES))
 def test_every_drawn_knob_is_on_its_page_as_declared(app, kind: str) -> None:
-    expected = {item.name: fields.spec(kind, item.name) for item in fields.drawn_knobs(kind)}
+    expected = {
+        item.name: fields.spec(EXPERIMENTS[kind], item.name) for item in fields.drawn_knobs(EXPERIMENTS[kind])
+    }
     seen: dict[str, list[str]] = {}
     for state in STATES[kind]:
         app.switch_page(PAGES[kind])
@@ -82,13 +84,13 @@ def test_a_number_field_keeps_its_type_when_its_value_comes_from_the_session(app
     a whole-number field must stay one (Streamlit made it a float without a step: "Batch size 64.00")."""
     app.switch_page(PAGES[kind]).run()
     app.run()  # a rerun: every field's value now comes from the session
-    numbers = [item for item in fields.drawn_knobs(kind) if item.widget == "number"]
+    numbers = [item for item in fields.drawn_knobs(EXPERIMENTS[kind]) if item.widget == "number"]
     drawn = {element.key: element for element in app.number_input}
     kinds = {0: int, 1: float}  # NumberInput.DataType: what the browser shows ("64" or "64.00")
     wrong = {
         item.name: kinds[drawn[key].proto.data_type]
         for item in numbers
-        if (key := fields.key(kind, item.name)) in drawn
+        if (key := fields.key(EXPERIMENTS[kind], item.name)) in drawn
         and kinds[drawn[key].proto.data_type] is not item.type
     }
     assert numbers and wrong == {}
@@ -97,27 +99,27 @@ def test_a_number_field_keeps_its_type_when_its_value_comes_from_the_session(app
 def test_the_composed_widgets_are_the_page_knobs(app) -> None:
     """The data choices a page draws itself use the key of their field, so that a preset can show them."""
     app.switch_page(PAGES["probe"]).run()
-    assert app.selectbox(key=fields.key("probe", "data")).value == "demo"
-    assert app.radio(key=fields.key("probe", "label_col")).value == "topic"
+    assert app.selectbox(key=fields.key(EXPERIMENTS["probe"], "data")).value == "demo"
+    assert app.radio(key=fields.key(EXPERIMENTS["probe"], "label_col")).value == "topic"
     app.switch_page(PAGES["simcse"]).run()
-    assert app.toggle(key=fields.key("simcse", "probe")).value is True
+    assert app.toggle(key=fields.key(EXPERIMENTS["simcse"], "probe")).value is True
     assert all(
         item.widget == "page"
         for kind in PAGES
-        for item in knobs(fields.config_class(kind))
-        if item.name in fields.composed(kind)
+        for item in knobs(EXPERIMENTS[kind].config_class)
+        if item.name in fields.composed(EXPERIMENTS[kind])
     )
 
 
 def test_a_drifted_widget_is_found() -> None:
     """The walk is not vacuous: a widget with another first value, range, label or options is reported."""
-    steps = fields.spec("probe", "steps")
+    steps = fields.spec(EXPERIMENTS["probe"], "steps")
     drawn = SimpleNamespace(label="Steps", value=200, help=steps.help.replace("1,000,000", "20,000"))
     found = " ".join(widget_drift(steps, drawn))
     assert "label" in found and "first value 200" in found and "help" in found
-    dropout = fields.spec("simcse", "dropout")
+    dropout = fields.spec(EXPERIMENTS["simcse"], "dropout")
     slider = SimpleNamespace(label=dropout.label, value=dropout.value, help="", min=0.0, max=0.5)
     assert widget_drift(dropout, slider) == [f"range 0.0..0.5, declared {dropout.low}..{dropout.high}"]
-    augment = fields.spec("simcse", "augment")
+    augment = fields.spec(EXPERIMENTS["simcse"], "augment")
     radio = SimpleNamespace(label=augment.label, value="none", help=augment.help, options=["none", "crop"])
     assert "options" in " ".join(widget_drift(augment, radio))

@@ -179,12 +179,12 @@ def test_the_lesson_title_is_the_run_name(tmp_path: Path) -> None:
 
 def test_a_lecture_versions_runs_are_named_after_it_not_after_the_full_preset() -> None:
     """The lecture version has the full preset's run keys: the preset button names which one it queued."""
+    from engine.simcse.entry import EXPERIMENT as SIMCSE
     from ui.runs import run_names
 
     lecture = presets()["SimCSE Figure 2 · lecture"]
     runs = lecture.configs()
     assert all(
-        str(name).startswith("SimCSE Figure 2 · lecture · ")
-        for name in run_names("simcse", runs, lecture.name)
+        str(name).startswith("SimCSE Figure 2 · lecture · ") for name in run_names(SIMCSE, runs, lecture.name)
     )
-    assert not any("lecture" in str(name) for name in run_names("simcse", runs, "SimCSE Figure 2"))
+    assert not any("lecture" in str(name) for name in run_names(SIMCSE, runs, "SimCSE Figure 2"))
