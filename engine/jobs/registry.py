@@ -39,15 +39,6 @@ ISOLATIONS = ("process", "thread")
 IDLE_POLL_SECONDS = 0.02  # wait_idle's look interval: short, it only serves scripts and tests
 
 
-def _folder_prefix(title: str, kind: str) -> str:
-    """The start of a run's folder name: its name as a file name (:func:`engine.core.paths.safe_name`), at
-    most 40 characters; the kind when the name keeps no usable character."""
-    try:
-        return paths.safe_name(title, what="run name")[:40].rstrip(".-_") or kind
-    except ConfigError:
-        return kind
-
-
 def _agrees(job: Job, info: runlog.RunInfo) -> bool:
     """Whether an attached run already says what its folder says (state and error; its summary, once it ended
     and wrote one): then re-reading its status (:meth:`Job.refresh_from_disk`) would change nothing."""
@@ -119,7 +110,7 @@ class JobRegistry:
         if isinstance(config, dict):
             config = EXPERIMENTS[kind].make_config(**config)
         title = runlog.clean_name(name) if name is not None else runlog.naming.generated_name(kind, config)
-        prefix = kind if name is None else _folder_prefix(title, kind)  # a name given: a folder after it
+        prefix = kind if name is None else runlog.naming.folder_prefix(title, kind)  # named: after it
         with self._lock:
             if self._closed:
                 raise ConfigError("the job registry is shut down")

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.core import paths
 from engine.core.config_dict import config_dict
 from engine.core.declaration import Experiment, declared
 from engine.core.errors import ConfigError
@@ -248,3 +249,12 @@ def rename(run_dir: Path, name: str) -> str:
     config[NAME_KEY] = cleaned
     write_json_atomic(path, config)
     return cleaned
+
+
+def folder_prefix(title: str, kind: str) -> str:
+    """The start of a run's folder name: its name as a file name (:func:`engine.core.paths.safe_name`), at
+    most 40 characters; the kind when the name keeps no usable character."""
+    try:
+        return paths.safe_name(title, what="run name")[:40].rstrip(".-_") or kind
+    except ConfigError:
+        return kind

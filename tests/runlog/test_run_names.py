@@ -188,3 +188,14 @@ def test_a_lecture_versions_runs_are_named_after_it_not_after_the_full_preset() 
         str(name).startswith("SimCSE Figure 2 · lecture · ") for name in run_names(SIMCSE, runs, lecture.name)
     )
     assert not any("lecture" in str(name) for name in run_names(SIMCSE, runs, "SimCSE Figure 2"))
+
+
+@given(st.text(max_size=80))
+def test_a_run_folders_prefix_is_a_short_plain_name_or_the_kind(title: str) -> None:
+    """engine.runlog.naming.folder_prefix: a name given to a run starts its folder's name, as a file name."""
+    from engine.core import paths
+    from engine.runlog.naming import folder_prefix
+
+    prefix = folder_prefix(title, "probe")
+    assert 0 < len(prefix) <= 40 and "/" not in prefix and "\x00" not in prefix
+    assert prefix == "probe" or paths.safe_name(prefix, what="run name") == prefix
