@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.claims.shipped import folders_of, run_folder, runs_named, ship
+from engine.claims.shipped import folders_of, run_folder, runs_named, ship, spectra_of
 from engine.command.signals import reports_stop
 from engine.core.atomic import line_ending, write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError
@@ -342,11 +342,12 @@ def _ship(files: Sequence[str], root: Path) -> int:
     """``--ship``: the run folders of the files' ``results:runs`` and ``results:script`` tables into
     docs/run-folders (:mod:`engine.claims.shipped`); 0 when every one was shipped, else 1 with one line per
     folder left."""
-    named = []
+    named, spectra = [], []
     for name in files:
-        text = _read_doc(_resolve(name, root))
-        named += [folder for block in blocks(text) for folder in folders_of(block.kind, block.args)]
-    shipped, skipped = ship(named, root)
+        found = blocks(_read_doc(_resolve(name, root)))
+        named += [folder for block in found for folder in folders_of(block.kind, block.args)]
+        spectra += [folder for block in found for folder in spectra_of(block.kind, block.args)]
+    shipped, skipped = ship(named, root, spectra)
     for line in skipped:
         print(f"not shipped: {line}", file=sys.stderr)
     print(f"shipped {len(shipped)} run folder(s) into docs/run-folders; {len(skipped)} left out")

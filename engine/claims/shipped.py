@@ -1,7 +1,7 @@
 """Run folders shipped with the repository (issue 48, item 7): the tables of docs/results.md are written
 from run folders under ``cache/``, which a fresh clone does not have. ``python -m engine results --ship``
-copies the few files a table reads (config.json, status.json, summary.json, metrics.csv and, where the run
-has one, spectrum.csv: no snapshots or points) of every run folder a ``results:runs`` table or a
+copies the few files a table reads (config.json, status.json, summary.json and metrics.csv, and spectrum.csv
+for a ``spectrum`` table's runs: no snapshots or points) of every run folder a ``results:runs`` table or a
 ``results:script`` block's arguments name (its words under ``cache/``) and this machine holds into
 :data:`SHIPPED`, under the same relative path; ``python -m engine results`` and scripts/run_tables.py read a
 folder there when ``cache/`` lacks it, so ``results --check`` regenerates those tables on a fresh clone.
@@ -24,7 +24,9 @@ from engine.runlog.states import RunState
 #: where the shipped run folders live, relative to the repository root
 SHIPPED = Path("docs") / "run-folders"
 #: the files of a run folder that a table reads (each copied where the run has it)
-FILES = ("config.json", "status.json", "summary.json", "metrics.csv", "spectrum.csv")
+FILES = ("config.json", "status.json", "summary.json", "metrics.csv")
+#: the covariance spectra, read only by scripts/run_tables.py's ``spectrum`` table (up to ~0.8 MB a run)
+SPECTRUM = "spectrum.csv"
 #: the folder every shipped run folder's name starts with
 CACHE = "cache"
 #: the most the shipped folders may hold in all (bytes)
@@ -61,12 +63,18 @@ def folders_of(kind: str, args: str) -> list[str]:
     return script_runs(args) if kind == "script" else []
 
 
-def ship(names: Iterable[str], root: Path) -> tuple[list[str], list[str]]:
+def spectra_of(kind: str, args: str) -> list[str]:
+    """The run folders whose spectrum.csv a block reads: those of a ``script`` block's ``spectrum`` table."""
+    words = shlex.split(args)
+    return script_runs(args) if kind == "script" and words[1:2] == ["spectrum"] else []
+
+
+def ship(names: Iterable[str], root: Path, spectra: Iterable[str] = ()) -> tuple[list[str], list[str]]:
     """Copy the :data:`FILES` of each finished run folder ``names`` (relative to ``root``, under ``cache/``)
-    holds here into :data:`SHIPPED`; (shipped, skipped with why). Nothing is written when the copies would
-    pass :data:`BUDGET`."""
-    chosen, skipped = [], []
-    for name in dict.fromkeys(names):
+    holds here, and the :data:`SPECTRUM` of those also in ``spectra``, into :data:`SHIPPED`; (shipped,
+    skipped with why). Nothing is written when the copies would pass :data:`BUDGET`."""
+    chosen, skipped, spectra = [], [], set(spectra)
+    for name in dict.fromkeys([*names, *spectra]):
         source = root / name
         if Path(name).is_absolute() or ".." in Path(name).parts:
             skipped.append(f"{name}: not a path inside the repository")
@@ -83,7 +91,7 @@ def ship(names: Iterable[str], root: Path) -> tuple[list[str], list[str]]:
     new = {
         Path(name) / file: (root / name / file).stat().st_size
         for name in chosen
-        for file in FILES
+        for file in ((*FILES, SPECTRUM) if name in spectra else FILES)
         if (root / name / file).is_file()
     }
     total = sum({**kept, **new}.values())

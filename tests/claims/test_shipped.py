@@ -31,7 +31,8 @@ def finished_run(folder: Path, sts: list[float]) -> Path:
 
 
 def test_a_fresh_clone_regenerates_a_runs_table_from_the_shipped_folders(tmp_path: Path, capsys) -> None:
-    finished_run(tmp_path / "cache" / "runs" / "a", [0.77, 0.8, 0.83])
+    run = finished_run(tmp_path / "cache" / "runs" / "a", [0.77, 0.8, 0.83])
+    (run / "spectrum.csv").write_text("step,lambda_1\n0,1.0\n", encoding="utf-8")  # no table reads it
     doc = tmp_path / "docs" / "r.md"
     doc.parent.mkdir()
     doc.write_text("<!-- results:runs measures=sts_spearman cache/runs/a -->\n\n<!-- /results:runs -->\n")
@@ -40,8 +41,7 @@ def test_a_fresh_clone_regenerates_a_runs_table_from_the_shipped_folders(tmp_pat
     assert "| `cache/runs/a` | 3 | 0.77 → 0.83 |" in table
     assert main(["results", str(doc), "--root", str(tmp_path), "--ship"]) == 0
     copy = tmp_path / shipped.SHIPPED / "cache" / "runs" / "a"
-    kept = set(shipped.FILES) - {"spectrum.csv"}  # no snapshots; no spectrum where the run has none
-    assert sorted(p.name for p in copy.iterdir()) == sorted(kept)
+    assert sorted(p.name for p in copy.iterdir()) == sorted(shipped.FILES)  # no snapshots
     shutil.rmtree(tmp_path / "cache")  # a fresh clone: no cache/
     assert main(["results", str(doc), "--root", str(tmp_path), "--check"]) == 0
     assert doc.read_text() == table
@@ -98,7 +98,7 @@ def test_a_script_blocks_run_folders_ship_with_their_spectrum_and_regenerate(tmp
     assert "| S | 1 | 3 |" in table and "S `cache/runs/s`" in table
     assert main(["results", str(doc), "--root", str(tmp_path), "--ship"]) == 0
     copy = tmp_path / shipped.SHIPPED / "cache" / "runs" / "s"
-    assert sorted(p.name for p in copy.iterdir()) == sorted(shipped.FILES)
+    assert sorted(p.name for p in copy.iterdir()) == sorted([*shipped.FILES, shipped.SPECTRUM])
     shutil.rmtree(tmp_path / "cache")
     assert main(["results", str(doc), "--root", str(tmp_path), "--check"]) == 0
     assert doc.read_text(encoding="utf-8") == table
@@ -109,3 +109,7 @@ def test_a_script_block_names_its_words_under_cache(words: list[str]) -> None:
     args = " ".join(["scripts/run_tables.py", "measures", *words])
     assert shipped.script_runs(args) == [w for w in words if w in ("cache/a", "cache/r/s")]
     assert shipped.folders_of("claims", args) == []
+    assert shipped.spectra_of("script", args) == []  # a measures table reads no spectrum
+    spectrum = args.replace(" measures", " spectrum")
+    assert shipped.spectra_of("script", spectrum) == shipped.script_runs(spectrum)
+    assert shipped.spectra_of("runs", spectrum) == []
