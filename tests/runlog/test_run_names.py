@@ -197,5 +197,7 @@ def test_a_run_folders_prefix_is_a_short_plain_name_or_the_kind(title: str) -> N
     from engine.runlog.naming import folder_prefix
 
     prefix = folder_prefix(title, "probe")
-    assert 0 < len(prefix) <= 40 and "/" not in prefix and "\x00" not in prefix
-    assert prefix == "probe" or paths.safe_name(prefix, what="run name") == prefix
+    assert 0 < len(prefix) <= 40 and not prefix.startswith(".") and ".." not in prefix
+    kept = [c for c in prefix if not (c.isalnum() or c in "._-" or unicodedata.category(c).startswith("M"))]
+    assert kept == [] and prefix[-1] not in ".-_"  # letters, digits and marks of any script, "._-"
+    assert prefix == "probe" or paths.safe_name(title, what="run name").startswith(prefix)
