@@ -68,6 +68,14 @@ def get(kind: str) -> Experiment | None:
     return EXPERIMENTS.get(kind)
 
 
+def require(kind: str) -> Experiment:
+    """The experiment ``kind``; one ConfigError line naming the known kinds when there is none."""
+    experiment = EXPERIMENTS.get(kind)
+    if experiment is None:
+        raise ConfigError(f"unknown experiment {kind!r} (known: {', '.join(EXPERIMENTS)})")
+    return experiment
+
+
 def title(kind: str) -> str:
     """The lesson title of ``kind`` (its kind when unknown or without a lesson)."""
     experiment = EXPERIMENTS.get(kind)

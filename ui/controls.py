@@ -215,12 +215,10 @@ def preset_buttons(experiment: Experiment, current: dict[str, Any]) -> None:
                 queued = queue(preset, current)
                 made = []
                 for run_kind in dict.fromkeys(run.kind for run in queued):  # a run of another experiment too
-                    of_run = experiments.get(run_kind)  # a queued run names its experiment by its kind
-                    if of_run is None:
-                        known = ", ".join(experiments.EXPERIMENTS)
-                        raise ConfigError(f"unknown experiment {run_kind!r} (known: {known})")
-                    made += submit_runs(
-                        of_run, [(run.name, run.fields) for run in queued if run.kind == run_kind], name
+                    made += submit_runs(  # a queued run names its experiment by its kind
+                        experiments.require(run_kind),
+                        [(run.name, run.fields) for run in queued if run.kind == run_kind],
+                        name,
                     )
                 beside = experiment.section.beside if experiment.section else ()
                 st.session_state[f"{kind}.shown"] = [job.id for job in made if job.kind in (kind, *beside)]

@@ -10,22 +10,23 @@ import streamlit as st
 
 from engine.core.declaration import Experiment
 from engine.runlog import naming
+from ui import fields
 
 
 def key(experiment: Experiment) -> str:
     """The session key of the name field of ``experiment``'s page (``<kind>.run_name``)."""
-    return f"{experiment.kind}.run_name"
+    return fields.key(experiment, "run_name")
 
 
 def _auto_key(experiment: Experiment) -> str:
-    return f"{experiment.kind}.run_name.generated"
+    return f"{key(experiment)}.generated"
 
 
 def _made(experiment: Experiment) -> set[str]:
     """Every name this session's page of ``experiment`` generated: a click right after a setting changed may
     send back the field's previous generated name (the browser had not shown the new one yet), which is no
     name of the user's either."""
-    return st.session_state.setdefault(f"{experiment.kind}.run_name.made", set())
+    return st.session_state.setdefault(f"{key(experiment)}.made", set())
 
 
 def name_field(experiment: Experiment, config: dict[str, Any], box: Any = None) -> None:

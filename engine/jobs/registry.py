@@ -20,11 +20,10 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from engine import runlog
+from engine import experiments, runlog
 from engine.compute.lanes import plan_workers, usable_cpus
 from engine.core import paths, settings
 from engine.core.errors import ConfigError, EmbedlabError, one_line
-from engine.experiments import EXPERIMENTS
 from engine.jobs.children import ChildRun, child_argv, default_child_threads
 from engine.jobs.job import Job
 from engine.jobs.projection_worker import ProjectionWorker
@@ -105,10 +104,9 @@ class JobRegistry:
 
         Raises :class:`ConfigError` (one line) for an unknown kind or invalid settings.
         """
-        if kind not in EXPERIMENTS:
-            raise ConfigError(f"unknown experiment {kind!r} (known: {', '.join(EXPERIMENTS)})")
+        experiment = experiments.require(kind)
         if isinstance(config, dict):
-            config = EXPERIMENTS[kind].make_config(**config)
+            config = experiment.make_config(**config)
         title = runlog.clean_name(name) if name is not None else runlog.naming.generated_name(kind, config)
         prefix = kind if name is None else runlog.naming.folder_prefix(title, kind)  # named: after it
         with self._lock:

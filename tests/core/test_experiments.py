@@ -108,3 +108,11 @@ def test_a_section_names_only_known_run_figures_and_the_smoke_settings_make_a_co
     assert experiment.smoke, f"{kind} declares no smoke settings"
     config = experiment.make_config(**experiment.smoke)
     assert getattr(config, "steps", 1) <= 5  # a few steps: the contract tests make several runs of each
+
+
+def test_require_gives_the_experiment_or_one_line_naming_the_known_kinds() -> None:
+    from engine.core.errors import ConfigError
+
+    assert experiments.require("simcse") is experiments.EXPERIMENTS["simcse"]
+    with pytest.raises(ConfigError, match=r"^unknown experiment 'nope' \(known: probe, simcse, jepa"):
+        experiments.require("nope")
