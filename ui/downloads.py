@@ -40,7 +40,7 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
     for index, job in enumerate(jobs):
         # a running job's CSV is made when clicked (always complete); a finished one's right away
         data = (
-            (lambda job=job: export.metrics_csv(job.metrics()))
+            (lambda job=job: export.metrics_csv(job.rows.metrics()))
             if job.active
             else export.metrics_csv(runs[run_label(job)])
         )
@@ -66,7 +66,7 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
         cols[1],
         "shown runs + configs (zip)",
         lambda: export.runs_zip(
-            {run_label(job): (job.metrics(), job.config_dict, job.run_dir) for job in jobs}
+            {run_label(job): (job.rows.metrics(), job.config_dict, job.run_dir) for job in jobs}
         ),
         file_name="runs.zip",
         mime="application/zip",
@@ -89,7 +89,7 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
         download(
             cols[3],
             f"UMAP frames of {run_label(job)}",
-            lambda: export.frames_csv(job.frames(), job.points()),
+            lambda: export.frames_csv(job.frames(), job.pictures.points()),
             file_name=f"{export.file_stem(run_label(job), job.id)}-frames.csv",
             mime="text/csv",
             key=f"{key}.framescsv",

@@ -124,10 +124,10 @@ def charts_order(experiment: Experiment, measures: tuple[str, ...]) -> list[str]
 def damaged_rows_note(jobs: list[Job]) -> None:
     """A line per shown run whose ``metrics.csv`` has malformed rows: they are skipped, and counted here."""
     for job in jobs:
-        if job.bad_rows:
+        if job.rows.bad_rows:
             st.caption(
-                f"{runs.run_label(job)}: {job.bad_rows} malformed row(s) of metrics.csv skipped; the other "
-                "rows are drawn."
+                f"{runs.run_label(job)}: {job.rows.bad_rows} malformed row(s) of metrics.csv skipped; the "
+                "other rows are drawn."
             )
 
 

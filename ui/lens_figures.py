@@ -49,7 +49,7 @@ def spectra_of(job: Job) -> tuple[runlog.Spectra, str | None]:
 
 def chart_frames(jobs: list[Job]) -> dict[str, pd.DataFrame]:
     """The shown runs' metrics by run label, as charted (the probe's ``alignment`` as ``class_alignment``)."""
-    return {run_label(job): charts.charted(job.metrics(), job.kind) for job in jobs}
+    return {run_label(job): charts.charted(job.rows.metrics(), job.kind) for job in jobs}
 
 
 def pair_figure(

@@ -54,7 +54,7 @@ def draw_figure(fig: go.Figure, key: str) -> None:
 def warnings_of(jobs: list[Job]) -> None:
     """A warning for each run whose loss diverges (NaN/inf, or 10 times its start): the learning rate."""
     for job in jobs:
-        reason = charts.divergence(job.metrics())
+        reason = charts.divergence(job.rows.metrics())
         if reason is None:
             continue
         lr = job.config_dict.get("lr")
@@ -71,7 +71,7 @@ def warnings_of(jobs: list[Job]) -> None:
 
 def nothing_to_draw(jobs: list[Job]) -> bool:
     """Whether the shown runs ended without a row: failed at set-up, or cancelled (only their lines show)."""
-    return bool(jobs) and all(not job.active and job.last_step is None for job in jobs)
+    return bool(jobs) and all(not job.active and job.rows.last_step is None for job in jobs)
 
 
 # ---------------------------------------------------------------------------------------- projection
@@ -113,7 +113,7 @@ def draw_projection(job: Job | None, key: str) -> None:
             )
         return
     method, step, coords = view
-    points = job.points()
+    points = job.pictures.points()
     frames = job.frames()
     projecting = registry().projecting(job)
     if job.active or projecting or len(frames) < 2:
@@ -130,8 +130,8 @@ def draw_projection(job: Job | None, key: str) -> None:
             charts.frames_figure(frames, points, title=f"UMAP · {len(frames)} frames", style=style),
             f"{key}.frames",
         )
-    if job.frame_error:
-        st.caption(f"Last UMAP frame failed: {plain(job.frame_error)}")
+    if job.pictures.film.error:
+        st.caption(f"Last UMAP frame failed: {plain(job.pictures.film.error)}")
 
 
 # ---------------------------------------------------------------------------------------------- panel
@@ -184,8 +184,8 @@ def live_panel(
     bar = chart_bar(metrics, drawn if drawn is not None else metrics, pair, key, projection_picker)
     xy = bar.pair
     for job in jobs:  # a damaged file is named beside its run; the other runs are drawn as usual
-        if job.damaged:
-            st.warning(plain(f"{run_label(job)}: {job.damaged}"))
+        if job.pictures.damaged:
+            st.warning(plain(f"{run_label(job)}: {job.pictures.damaged}"))
     projected = None
     if names:
         chosen = picked[0] if picked else st.session_state.get(f"{key}.projected")

@@ -155,7 +155,7 @@ def bars_of(jobs: list[Job]) -> list[tuple[float, str]]:
     """The progress line of every shown run that started, ended ones too ("finished", "stopped at step
     30/60"): a line that went when its run ended moved the charts under it up by its height (39 px) at the
     end of every run."""
-    return [progress_text(job) for job in jobs if job.active or job.last_step is not None]
+    return [progress_text(job) for job in jobs if job.active or job.rows.last_step is not None]
 
 
 def figures(look: Look, choices: Choices, *, live: bool) -> Figures:

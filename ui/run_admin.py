@@ -32,7 +32,7 @@ def runs_table(reg: JobRegistry) -> pd.DataFrame:
                 "settings": settings_line(job),
                 "kind": job.kind,
                 "state": job.state,
-                "last step": "no steps yet" if job.last_step is None else str(job.last_step),
+                "last step": "no steps yet" if job.rows.last_step is None else str(job.rows.last_step),
                 "size": disk.size_text(run_bytes(job)),
                 "error": ui_words(job.error or ""),
             }

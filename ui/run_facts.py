@@ -37,7 +37,7 @@ def progress_text(job: Job) -> tuple[float, str]:
     if phase == "starting" and started:  # the run's process loads PyTorch and the encoder: no count yet
         waited = duration_text(time.time() - started)
         parts = [f"{run_label(job)} — starting (loading PyTorch and the encoder) · {waited}"]
-    rate, eta = job.steps_per_second(), job.eta_seconds()
+    rate, eta = job.rows.steps_per_second(), job.eta_seconds()
     if rate:
         parts.append(f"{rate:.1f} steps/s")
     if eta is not None:

@@ -137,7 +137,7 @@ def started_here(job: Job) -> bool:
 def cancelled(job: Job) -> bool:
     """A run that ended without a single row and without an error: cancelled while queued, or stopped during
     its set-up. It has nothing to show ("No metrics yet" forever), so no picker chooses it by itself."""
-    return not job.active and job.state != RunState.FAILED and job.last_step is None
+    return not job.active and job.state != RunState.FAILED and job.rows.last_step is None
 
 
 def default_shown(pool: list[Job]) -> list[str]:
@@ -250,7 +250,7 @@ def shown_jobs(
 
 
 def metrics_by_run(jobs: list[Job]) -> dict[str, pd.DataFrame]:
-    return {run_label(job): job.metrics() for job in jobs}
+    return {run_label(job): job.rows.metrics() for job in jobs}
 
 
 def changing(job: Job, reg: JobRegistry | None = None) -> bool:

@@ -20,13 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from engine import runlog
 from engine.core import settings
 from engine.core.config_dict import config_dict
 from engine.core.pace import StopSignal
-from engine.jobs.film import Film
 from engine.jobs.pictures import RunPictures, View
 from engine.jobs.rows import RunRows, declared_columns
 from engine.runlog.events import Event, Finished, Points, Progress, Row, Tick, WireEvent
@@ -36,9 +34,11 @@ from engine.runlog.states import RunState
 class Job:
     """One run: queued → running → finished / stopped / failed (or ``interrupted`` when read from disk).
 
-    Its rows are :attr:`reading` (:class:`~engine.jobs.rows.RunRows`), its snapshots, film, points and view
-    :attr:`pictures` (:class:`~engine.jobs.pictures.RunPictures`). Thread-safe: the job worker feeds it
-    events while page threads read it.
+    Its rows are :attr:`rows` (:class:`~engine.jobs.rows.RunRows`: ``job.rows.metrics()``,
+    ``job.rows.last_step``), its snapshots, film and points :attr:`pictures`
+    (:class:`~engine.jobs.pictures.RunPictures`: ``job.pictures.points()``, ``job.pictures.film``); the job
+    itself keeps what needs its state besides (progress, frames and view of a run attached from disk, its
+    film's back-fill). Thread-safe: the job worker feeds it events while page threads read it.
     """
 
     def __init__(
@@ -62,7 +62,7 @@ class Job:
         self.from_disk = False
         self.pid: int | None = None  # the child process running this job (process isolation)
         self.summary: dict[str, Any] | None = None
-        self.reading = RunRows(self.run_dir, declared_columns(kind, config))
+        self.rows = RunRows(self.run_dir, declared_columns(kind, config))
         self.pictures = RunPictures(self.id, self.run_dir)
         self._stop = StopSignal()
         self._shown = False
@@ -95,7 +95,7 @@ class Job:
     @property
     def awaits_screen(self) -> bool:
         """Whether this run has rows that no screen has shown yet (:meth:`mark_shown`), while it runs."""
-        return not self._shown and self.active and self.last_step is not None
+        return not self._shown and self.active and self.rows.last_step is not None
 
     def mark_shown(self) -> None:
         """A screen shows this run's first rows (a browser's live view drew them): a lecture pace counts
@@ -134,7 +134,7 @@ class Job:
 
     def end(self, state: RunState, error: str | None = None) -> None:
         """Record the end of the run (its writer is done): the last rows are read before the state changes."""
-        self.reading.sync()
+        self.rows.sync()
         if self.summary is None:
             self.summary = runlog.read_summary(self.run_dir)
         with self._lock:
@@ -161,11 +161,11 @@ class Job:
                 if event.fraction is not None:
                     self.setup_progress = float(event.fraction)
         elif isinstance(event, Points):
-            self.pictures.forget_points()  # on disk now: read by points()
+            self.pictures.forget_points()  # on disk now: read by pictures.points()
         elif isinstance(event, Finished):
             self.summary = event.summary
         elif isinstance(event, (Row, Tick)):
-            self.reading.sync()
+            self.rows.sync()
             if isinstance(event, Row) and event.snapshot is not None:
                 self.pictures.keep_snapshot(event.step, np.asarray(event.snapshot, dtype=np.float32))
                 return True
@@ -175,71 +175,26 @@ class Job:
 
     # ------------------------------------------------------------------------------ rows, progress
 
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """The columns of ``metrics.csv`` (its header once written, else those the run will write)."""
-        return self.reading.columns
-
-    def rows(self) -> list[dict[str, Any]]:
-        """The rows on disk so far, as dicts over :attr:`columns`."""
-        return self.reading.rows()
-
-    def metrics(self) -> pd.DataFrame:
-        """The metrics so far: the rows of ``metrics.csv``, parsed as :func:`engine.runlog.read_metrics`
-        does."""
-        return self.reading.frame()
-
-    @property
-    def bad_rows(self) -> int:
-        """Malformed rows of ``metrics.csv`` skipped so far (a damaged row never hides the run)."""
-        return self.reading.bad_rows
-
-    @property
-    def last_step(self) -> int | None:
-        return self.reading.last_step
-
     def progress(self) -> tuple[float, str]:
         """``(fraction 0..1, phase text)``: set-up progress before the first step, then steps done."""
         if self.state == RunState.FINISHED:
             return 1.0, "finished"
-        step = self.last_step
+        step = self.rows.last_step
         if step is None or not self.total_steps:
             return min(max(self.setup_progress, 0.0), 1.0) * 0.05, self.phase or self.state
         return min(step / max(int(self.total_steps), 1), 1.0), f"step {step}/{self.total_steps}"
 
-    def steps_per_second(self) -> float | None:
-        """Steps per second over the last ``speed_window`` times new rows were seen."""
-        return self.reading.steps_per_second()
-
     def eta_seconds(self) -> float | None:
-        rate, step = self.steps_per_second(), self.last_step
+        rate, step = self.rows.steps_per_second(), self.rows.last_step
         if not rate or step is None or not self.total_steps or self.state != RunState.RUNNING:
             return None
         return max(int(self.total_steps) - step, 0) / rate
 
     # ------------------------------------------------------------------------------------ pictures
 
-    @property
-    def film(self) -> Film:
-        return self.pictures.film
-
-    @property
-    def damaged(self) -> str | None:
-        """A file of this run that could not be read (named), shown beside it."""
-        return self.pictures.damaged
-
-    @property
-    def frame_error(self) -> str | None:
-        """The last failed UMAP frame's one-line error."""
-        return self.film.error
-
     def frames(self) -> dict[int, np.ndarray]:
         """UMAP frames by step (those on disk included, for runs attached from disk)."""
         return self.pictures.frames(self.from_disk)
-
-    def points(self) -> pd.DataFrame:
-        """Texts and labels of the projected points (``text``, ``label``), from ``points.csv``."""
-        return self.pictures.points()
 
     def view(self) -> View | None:
         """What the projection panel shows now: ``(method, step, coords)``, the newest UMAP frame

@@ -133,7 +133,7 @@ class ProjectionWorker:
         for job in jobs:
             step = job.missing_film_step()
             if step is not None:
-                return job, step, None, job.film.nearest(step)
+                return job, step, None, job.pictures.film.nearest(step)
             job.compact()  # its film is made: the snapshots it no longer needs go (engine.runlog.compaction)
         return None
 
@@ -148,10 +148,10 @@ class ProjectionWorker:
         try:
             if snapshot is None:
                 snapshot = runlog.load_snapshot(runlog.snapshot_path(job.run_dir, step))
-            job.film.add(step, self._project(job, snapshot, warm))
+            job.pictures.film.add(step, self._project(job, snapshot, warm))
         except Exception as err:  # noqa: BLE001 - a bad frame must not stop the projection worker
-            job.film.skip(step, one_line(err))
-            log.warning("UMAP frame of %s at step %s failed: %s", job.id, step, job.frame_error)
+            job.pictures.film.skip(step, one_line(err))
+            log.warning("UMAP frame of %s at step %s failed: %s", job.id, step, job.pictures.film.error)
         if live and job.state == RunState.RUNNING:
             self._rest(rest_seconds(time.thread_time() - cpu, time.monotonic() - wall, self.live_share))
         return True

@@ -47,13 +47,13 @@ class RunRows:
             if new and new[-1].get("step") is not None:
                 self._ticks.append((time.perf_counter(), int(new[-1]["step"])))
 
-    def rows(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, Any]]:
         """The rows on disk so far, as dicts over :attr:`columns`."""
         self.sync()
         with self._lock:
             return list(self._tail.rows)
 
-    def frame(self) -> pd.DataFrame:
+    def metrics(self) -> pd.DataFrame:
         """The rows on disk so far, parsed as :func:`engine.runlog.read_metrics` does (the declared columns
         and no row before the header is written)."""
         self.sync()

@@ -103,10 +103,10 @@ def test_an_old_run_folder_reads_rankme_under_its_name(tmp_path) -> None:
     assert summary["isoscore_end"] == 0.3 and not [key for key in summary if "effective_rank" in key]
 
     job = Job.from_run(runlog.load_run_info(run_dir))  # Compare: a run found on disk
-    assert job.metrics()[RANKME].tolist() == ranks and job.summary == summary
+    assert job.rows.metrics()[RANKME].tolist() == ranks and job.summary == summary
     assert RANKME in experiments.all_metrics()  # Compare's measure picker offers it ...
-    assert charts.available_metrics({"old": job.metrics()}, experiments.all_metrics()).count(RANKME) == 1
-    figure = charts.metric_figure({"old": job.metrics()}, RANKME)  # ... and draws it
+    assert charts.available_metrics({"old": job.rows.metrics()}, experiments.all_metrics()).count(RANKME) == 1
+    figure = charts.metric_figure({"old": job.rows.metrics()}, RANKME)  # ... and draws it
     assert list(figure.data[0].y) == ranks
 
     curves = {entry["key"] for entry in payload([load_run(run_dir)], [None])["metrics"]}  # the replay

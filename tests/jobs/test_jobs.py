@@ -105,8 +105,8 @@ def test_jobs_run_in_submission_order_and_log_everything(registry, slow_kind) ->
     assert STARTED == ["3-0.02", "4-0.0"]
     assert first.state == second.state == "finished"
     assert first.started <= second.started
-    assert first.metrics()["step"].tolist() == [0, 1, 2, 3]
-    pd.testing.assert_frame_equal(first.metrics(), runlog.read_metrics(first.run_dir))
+    assert first.rows.metrics()["step"].tolist() == [0, 1, 2, 3]
+    pd.testing.assert_frame_equal(first.rows.metrics(), runlog.read_metrics(first.run_dir))
     assert runlog.read_metrics(second.run_dir)["step"].tolist() == [0, 1, 2, 3, 4]
     assert first.progress()[0] == 1.0
     assert first.summary["final"]["step"] == 3
@@ -118,20 +118,20 @@ def test_stop_running_and_cancel_queued(registry, slow_kind) -> None:
     queued = registry.submit(slow_kind, {"steps": 3})
     for _ in range(3):
         GATE.release()
-    wait_for(lambda: running.last_step == 2, what="three rows of the running job")
+    wait_for(lambda: running.rows.last_step == 2, what="three rows of the running job")
     queued.stop()
     assert queued.state == "stopped"
-    rows_at_stop = len(running.rows())
+    rows_at_stop = len(running.rows.records())
     running.stop()
     for _ in range(10):  # the run may go on, but ends after the step in progress
         GATE.release()
     wait_for(lambda: running.state == "stopped", what="the stop")
     assert registry.wait_idle(120)
-    assert len(running.rows()) <= rows_at_stop + 1  # at most one row after Stop
+    assert len(running.rows.records()) <= rows_at_stop + 1  # at most one row after Stop
     assert len(STARTED) == 1  # the cancelled job never started
     assert runlog.run_state(running.run_dir) == "stopped"
     assert not queued.run_dir.exists()
-    assert len(runlog.read_metrics(running.run_dir)) == len(running.rows())
+    assert len(runlog.read_metrics(running.run_dir)) == len(running.rows.records())
 
 
 @pytest.mark.parametrize("fail, text", [("config", "column 'text' missing"), ("oom", "CUDA out of memory")])
@@ -140,7 +140,7 @@ def test_failure_becomes_a_failed_job_and_the_worker_goes_on(registry, slow_kind
     good = registry.submit(slow_kind, {"steps": 2})
     assert registry.wait_idle(120)
     assert bad.state == "failed" and text in bad.error and "\n" not in bad.error
-    assert bad.metrics()["step"].tolist() == [0, 1]  # the rows before the error are kept
+    assert bad.rows.metrics()["step"].tolist() == [0, 1]  # the rows before the error are kept
     assert good.state == "finished"
     assert runlog.load_run_info(bad.run_dir).error == bad.error
 
@@ -178,10 +178,10 @@ def test_two_submitters_at_once_get_separate_complete_logs(registry, slow_kind) 
 
 def test_speed_eta_and_progress_while_running(registry, slow_kind) -> None:
     job = registry.submit(slow_kind, {"steps": 200, "delay": 0.01})
-    wait_for(lambda: (job.last_step or 0) >= 10, what="ten rows")
+    wait_for(lambda: (job.rows.last_step or 0) >= 10, what="ten rows")
     fraction, text = job.progress()
     assert 0 < fraction < 1 and text.startswith("step ")
-    assert job.steps_per_second() > 0
+    assert job.rows.steps_per_second() > 0
     assert job.eta_seconds() > 0
     job.stop()
     assert registry.wait_idle(120)
@@ -195,8 +195,8 @@ def test_snapshots_are_bounded_and_pca_view_is_instant(registry, slow_kind) -> N
     assert len(kept) == settings.get("keep_snapshots") and max(kept) == 8
     method, step, coords = job.view()
     assert (method, step, coords.shape) == ("pca", 8, (30, 2))
-    assert list(job.points()["label"][:2]) == ["0", "1"]
-    job.film.add(8, np.ones((30, 2)))
+    assert list(job.pictures.points()["label"][:2]) == ["0", "1"]
+    job.pictures.film.add(8, np.ones((30, 2)))
     assert job.view()[0] == "umap"
     assert runlog.list_frames(job.run_dir) == [(8, runlog.frame_path(job.run_dir, 8))]
 
@@ -205,7 +205,7 @@ def test_attach_finished_lists_runs_on_disk_including_interrupted(tmp_path: Path
     first = jobs.JobRegistry(tmp_path / "runs", project=False, isolation="thread")
     job = first.submit(slow_kind, {"steps": 3, "points": 10})
     assert first.wait_idle(120)
-    job.film.add(3, np.zeros((10, 2)))
+    job.pictures.film.add(3, np.zeros((10, 2)))
     first.shutdown()
     # a run whose writer died: status "running", its lock released (as the kernel does at the writer's death)
     dead = tmp_path / "runs" / "dead-run"
@@ -219,12 +219,12 @@ def test_attach_finished_lists_runs_on_disk_including_interrupted(tmp_path: Path
         added = {j.id: j for j in second.attach_finished()}
         assert set(added) == {job.id, "dead-run"}
         assert added["dead-run"].state == "interrupted"
-        assert added["dead-run"].metrics()["step"].tolist() == [0]
+        assert added["dead-run"].rows.metrics()["step"].tolist() == [0]
         again = added[job.id]
         assert again.state == "finished" and again.from_disk
-        pd.testing.assert_frame_equal(again.metrics(), job.metrics())
+        pd.testing.assert_frame_equal(again.rows.metrics(), job.rows.metrics())
         assert again.view()[0] == "umap" and 3 in again.frames()
-        assert len(again.points()) == 10
+        assert len(again.pictures.points()) == 10
         assert again.summary == job.summary
         assert second.attach_finished() == []  # idempotent
     finally:
@@ -238,19 +238,19 @@ def test_a_run_written_by_another_process_is_followed_row_by_row(registry, tmp_p
     writer = runlog.RunWriter(run_dir, ["step", "loss"], {"kind": "probe", "steps": 3})
     writer.append({"step": 0, "loss": 1.0})
     [job] = registry.attach_finished()
-    assert job.state == "running" and job.active and job.last_step == 0
+    assert job.state == "running" and job.active and job.rows.last_step == 0
     writer.append({"step": 1, "loss": 0.5})
-    assert job.metrics()["step"].tolist() == [0, 1]
+    assert job.rows.metrics()["step"].tolist() == [0, 1]
     with open(run_dir / runlog.METRICS, "ab") as handle:
         handle.write(b"2,0.2")  # half a row: not a row yet
-    assert job.last_step == 1
+    assert job.rows.last_step == 1
     with open(run_dir / runlog.METRICS, "ab") as handle:
         handle.write(b"5\n")
-    assert job.rows()[-1] == {"step": 2, "loss": 0.25}
+    assert job.rows.records()[-1] == {"step": 2, "loss": 0.25}
     writer.finish("finished", summary={"final": {"step": 2}})
     registry.attach_finished()  # the page's next look
     assert job.state == "finished" and job.summary == {"final": {"step": 2}}
-    pd.testing.assert_frame_equal(job.metrics(), runlog.read_metrics(run_dir))
+    pd.testing.assert_frame_equal(job.rows.metrics(), runlog.read_metrics(run_dir))
 
 
 def test_projection_worker_makes_frames_from_the_newest_snapshot(tmp_path: Path, slow_kind) -> None:
@@ -258,8 +258,8 @@ def test_projection_worker_makes_frames_from_the_newest_snapshot(tmp_path: Path,
     try:
         job = registry.submit(slow_kind, {"steps": 3, "points": 40, "delay": 0.05})
         assert registry.wait_idle(120)
-        wait_for(lambda: 3 in job.frames() or job.frame_error, what="the frame of the last snapshot")
-        assert job.frame_error is None
+        wait_for(lambda: 3 in job.frames() or job.pictures.film.error, what="the frame of the last snapshot")
+        assert job.pictures.film.error is None
         assert job.frames()[3].shape == (40, 2)
         assert runlog.frame_path(job.run_dir, 3).exists()
         # after the run, the film is back-filled from the snapshots on disk
@@ -394,7 +394,7 @@ def test_a_run_is_marked_shown_once_it_has_rows_and_its_child_hears_it_as_sigusr
     job.mark_shown()
     assert not job.stop_event.shown.is_set()  # no row yet: nothing is on a screen
     GATE.release()
-    wait_for(lambda: job.last_step == 0, 60, "step 0")
+    wait_for(lambda: job.rows.last_step == 0, 60, "step 0")
     code = "import signal, sys, time; signal.signal(signal.SIGUSR1, lambda *a: sys.exit(7))"
     code += "; print(1, flush=True)"
     listener = subprocess.Popen([sys.executable, "-c", f"{code}; time.sleep(60)"], stdout=subprocess.PIPE)

@@ -54,12 +54,12 @@ def test_cold_child_streams_rows_snapshots_and_points(tmp_path: Path) -> None:
         assert reg.wait_idle(180), job.phase
         assert job.state == "finished", job.error
         assert job.pid is not None and job.pid != os.getpid()
-        assert [row["step"] for row in job.rows()] == [0, 1, 2, 3, 4, 5]
-        pd.testing.assert_frame_equal(job.metrics(), runlog.read_metrics(job.run_dir))
+        assert [row["step"] for row in job.rows.records()] == [0, 1, 2, 3, 4, 5]
+        pd.testing.assert_frame_equal(job.rows.metrics(), runlog.read_metrics(job.run_dir))
         step, snapshot = job.pictures.latest_snapshot()
         assert step == 5 and snapshot.shape == (30, 384)
         assert sorted(job.pictures._snapshots) == [2, 4, 5]
-        assert len(job.points()) == 30 and job.points()["text"].str.len().min() > 0
+        assert len(job.pictures.points()) == 30 and job.pictures.points()["text"].str.len().min() > 0
         assert job.summary["state"] == "finished" and job.summary["final"]["step"] == 5
         assert job.view()[0] == "pca"
         assert runlog.run_state(job.run_dir) == "finished"
@@ -74,12 +74,12 @@ def test_warm_spare_runs_the_job(registry) -> None:
     assert registry.wait_idle(180)
     assert job.state == "finished", job.error
     assert job.pid == spare.pid  # the spare ran it
-    assert len(job.rows()) == 6 and job.summary["final"]["step"] == 5
+    assert len(job.rows.records()) == 6 and job.summary["final"]["step"] == 5
 
 
 def test_stop_ends_the_child_after_its_step_and_keeps_its_rows(registry) -> None:
     job = registry.submit("probe", ENDLESS, name="stop")
-    wait_for(lambda: (job.last_step or 0) >= 3 or not job.active, what="rows of the running child")
+    wait_for(lambda: (job.rows.last_step or 0) >= 3 or not job.active, what="rows of the running child")
     job.stop()
     wait_for(lambda: not job.active, what="the stop")
     assert job.state == "stopped" and job.error is None
@@ -88,7 +88,7 @@ def test_stop_ends_the_child_after_its_step_and_keeps_its_rows(registry) -> None
     # it wrote its summary
     assert runlog.read_json(job.run_dir / runlog.SUMMARY)["state"] == "stopped"
     disk = runlog.read_metrics(job.run_dir)
-    assert len(disk) == len(job.rows()) >= 4 and disk["step"].tolist() == list(range(len(disk)))
+    assert len(disk) == len(job.rows.records()) >= 4 and disk["step"].tolist() == list(range(len(disk)))
 
 
 def test_a_bad_setting_is_a_failed_job_with_one_line_and_the_worker_goes_on(registry) -> None:
@@ -103,12 +103,12 @@ def test_a_bad_setting_is_a_failed_job_with_one_line_and_the_worker_goes_on(regi
 
 def test_sigkill_of_the_child_is_a_failed_job_with_the_rows_kept(registry) -> None:
     job = registry.submit("probe", ENDLESS, name="killed")
-    wait_for(lambda: (job.last_step or 0) >= 3 or not job.active, what="rows of the running child")
+    wait_for(lambda: (job.rows.last_step or 0) >= 3 or not job.active, what="rows of the running child")
     os.kill(job.pid, signal.SIGKILL)
     wait_for(lambda: not job.active, what="the end of the killed job")
     assert job.state == "failed" and "SIGKILL" in job.error and "\n" not in job.error
     disk = runlog.read_metrics(job.run_dir)
-    assert len(disk) == len(job.rows()) >= 4
+    assert len(disk) == len(job.rows.records()) >= 4
     assert disk["step"].tolist() == list(range(len(disk)))
     info = runlog.load_run_info(job.run_dir)
     assert info.state == "failed" and info.error == job.error
@@ -117,7 +117,7 @@ def test_sigkill_of_the_child_is_a_failed_job_with_the_rows_kept(registry) -> No
 def test_a_child_that_ignores_stop_is_killed_after_the_grace_period(registry) -> None:
     registry.stop_grace = 1.0  # read when a child starts
     job = registry.submit("probe", ENDLESS, name="frozen")
-    wait_for(lambda: (job.last_step or 0) >= 2 or not job.active, what="rows of the running child")
+    wait_for(lambda: (job.rows.last_step or 0) >= 2 or not job.active, what="rows of the running child")
     os.kill(job.pid, signal.SIGSTOP)  # a hung child: SIGTERM stays pending
     try:
         job.stop()
@@ -129,7 +129,7 @@ def test_a_child_that_ignores_stop_is_killed_after_the_grace_period(registry) ->
     assert job.state == "stopped"
     assert runlog.run_state(job.run_dir) == "stopped"  # recorded for the child, which could not
     assert not (job.run_dir / runlog.SUMMARY).exists()  # killed: it never got to write its summary
-    assert len(runlog.read_metrics(job.run_dir)) == len(job.rows())
+    assert len(runlog.read_metrics(job.run_dir)) == len(job.rows.records())
 
 
 def test_a_run_reads_the_same_started_here_from_the_cli_and_after_a_restart(registry) -> None:
@@ -149,10 +149,17 @@ def test_a_run_reads_the_same_started_here_from_the_cli_and_after_a_restart(regi
         assert again.from_disk and from_cli.from_disk and not served.from_disk
         for job in (served, again, from_cli):
             assert job.state == "finished"
-            pd.testing.assert_frame_equal(job.metrics(), runlog.read_metrics(job.run_dir))
-            assert job.last_step == 5 and [row["step"] for row in job.rows()] == [0, 1, 2, 3, 4, 5]
-            assert job.columns == served.columns
-        pd.testing.assert_frame_equal(again.metrics(), served.metrics())
+            pd.testing.assert_frame_equal(job.rows.metrics(), runlog.read_metrics(job.run_dir))
+            assert job.rows.last_step == 5 and [row["step"] for row in job.rows.records()] == [
+                0,
+                1,
+                2,
+                3,
+                4,
+                5,
+            ]
+            assert job.rows.columns == served.rows.columns
+        pd.testing.assert_frame_equal(again.rows.metrics(), served.rows.metrics())
         assert again.summary["final"] == served.summary["final"]
     finally:
         restarted.shutdown(timeout=30)
@@ -168,18 +175,20 @@ def test_a_cli_run_attached_while_it_runs_is_followed_until_it_stops(tmp_path: P
         def attached() -> jobs.Job | None:
             reg.attach_finished()
             job = reg.get("live-cli")
-            return job if job is not None and job.state == "running" and job.last_step is not None else None
+            return (
+                job if job is not None and job.state == "running" and job.rows.last_step is not None else None
+            )
 
         job = wait_for(
             attached, 300, "the CLI run's first row, attached", describe=lambda: str(command.poll())
         )
-        first = job.last_step
-        wait_for(lambda: job.last_step >= first + 2, what="more rows of the attached run")
+        first = job.rows.last_step
+        wait_for(lambda: job.rows.last_step >= first + 2, what="more rows of the attached run")
         command.send_signal(signal.SIGTERM)  # the CLI ends its run after the step
         command.communicate(timeout=120)
         wait_for(lambda: reg.attach_finished() == [] and job.state == "stopped", what="the stopped state")
         disk = runlog.read_metrics(out)
-        pd.testing.assert_frame_equal(job.metrics(), disk)
+        pd.testing.assert_frame_equal(job.rows.metrics(), disk)
         assert disk["step"].tolist() == list(range(len(disk)))
     finally:
         if command.poll() is None:
@@ -297,7 +306,7 @@ def test_runs_queued_as_one_group_go_side_by_side(tmp_path: Path, monkeypatch: p
 
         alone, after = (reg.submit("probe", ENDLESS, name=f"s{i}") for i in range(2))
         wait_for(lambda: alone.state == "running", 120, "the first run")
-        wait_for(lambda: alone.last_step is not None, 120, "a row of the first run")
+        wait_for(lambda: alone.rows.last_step is not None, 120, "a row of the first run")
         assert after.state == "queued"  # no group: one after the other
         reg.stop_all()
         assert reg.wait_idle(120)

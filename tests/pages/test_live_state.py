@@ -70,10 +70,9 @@ def test_an_ended_run_keeps_its_progress_line_so_the_charts_do_not_jump() -> Non
         return SimpleNamespace(
             state=state,
             active=state in ("queued", "running"),
-            last_step=last_step,
+            rows=SimpleNamespace(last_step=last_step, steps_per_second=lambda: None),
             name=f"{state} run",
             progress=lambda: (fraction, phase),
-            steps_per_second=lambda: None,
             eta_seconds=lambda: None,
         )
 
@@ -95,11 +94,10 @@ def test_a_starting_run_counts_the_seconds_of_its_start() -> None:
         state="running",
         active=True,
         phase="starting",
-        last_step=None,
+        rows=SimpleNamespace(last_step=None, steps_per_second=lambda: None),
         name="demo · 150 steps",
         started=time.time() - 12.4,
         progress=lambda: (0.0, "starting"),
-        steps_per_second=lambda: None,
         eta_seconds=lambda: None,
     )
     text = progress_text(job)[1]

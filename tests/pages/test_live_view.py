@@ -218,7 +218,7 @@ def test_a_running_runs_page_draws_its_curves_from_a_description_that_grows(app)
     app.button(key="probe.start").click().run()
     job = runs.registry().jobs()[-1]
     try:
-        wait_for(lambda: (job.last_step or 0) >= 2, 120, "the run's first steps")
+        wait_for(lambda: (job.rows.last_step or 0) >= 2, 120, "the run's first steps")
         app.run()
         assert not app.exception and not errors(app)
         data = curves_of(app)
@@ -253,7 +253,7 @@ def test_a_running_runs_page_draws_its_curves_from_a_description_that_grows(app)
         ended = curves_of(app)
         assert ended["feed"] is None and ended["description"]["progress"] == []
         loss = next(panel for panel in ended["description"]["panels"] if panel["key"] == "loss")
-        assert last_step(loss) == job.last_step
+        assert last_step(loss) == job.rows.last_step
     finally:
         job.stop()
         wait_idle()

@@ -187,7 +187,7 @@ def test_a_running_run_is_never_offered_for_deletion_and_stop_shows_the_run_with
     reg = runs.registry()
     going = reg.submit("probe", {"data": "demo", "limit": 60, "steps": 100_000}, name="going")
     queued = reg.submit("probe", {"data": "demo", "limit": 60, "steps": 5}, name="queued")
-    wait_for(lambda: going.last_step is not None, 120, "the first run's first step")
+    wait_for(lambda: going.rows.last_step is not None, 120, "the first run's first step")
     at.switch_page("views/compare.py").run()
     assert "compare.delete.pick" not in [m.key for m in at.multiselect]  # nothing may be deleted
     assert any("No finished, stopped or failed run to delete" in c.value for c in at.caption)
@@ -195,7 +195,7 @@ def test_a_running_run_is_never_offered_for_deletion_and_stop_shows_the_run_with
     for job in (going, queued):
         job.stop()
     wait_idle(60)
-    assert queued.state == "stopped" and queued.last_step is None  # cancelled while queued
+    assert queued.state == "stopped" and queued.rows.last_step is None  # cancelled while queued
     fresh = _fresh()
     fresh.switch_page("views/compare.py").run()
     assert fresh.multiselect(key="all.shown").value == [

@@ -72,7 +72,7 @@ def test_stop_button_stops_a_running_job(app) -> None:
     small_settings(app, steps=100_000)
     app.button(key="probe.start").click().run()
     job = runs.registry().jobs()[-1]
-    wait_for(lambda: job.last_step is not None, 120, "the run's first step")
+    wait_for(lambda: job.rows.last_step is not None, 120, "the run's first step")
     app.run()
     app.button(key="probe.stop").click().run()
     # The run's state is what Stop changes; its UMAP frames may still be back-filling afterwards (not waited
@@ -116,7 +116,7 @@ def test_out_of_memory_inside_a_run_is_a_failed_run_shown_and_the_app_goes_on(
     app.run()
     assert not app.exception
     assert any("failed" in line and "CUDA out of memory" in line for line in errors(app))
-    assert failed.metrics()["step"].tolist() == [0, 1, 2]  # the rows before the error are kept
+    assert failed.rows.metrics()["step"].tolist() == [0, 1, 2]  # the rows before the error are kept
 
     monkeypatch.setattr(engine.probe, "run_probe", real)
     app.button(key="probe.start").click().run()

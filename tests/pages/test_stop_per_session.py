@@ -28,7 +28,7 @@ def test_stop_in_one_session_leaves_another_sessions_run_going(fresh_registry) -
     first, second = session(), session()
     first.button(key="probe.start").click().run()
     theirs = runs.registry().jobs()[-1]
-    wait_for(lambda: theirs.last_step is not None, 120, "the first session's run to train")
+    wait_for(lambda: theirs.rows.last_step is not None, 120, "the first session's run to train")
     second.button(key="probe.start").click().run()
     mine = runs.registry().jobs()[-1]
     assert mine is not theirs and mine.active
@@ -47,7 +47,7 @@ def test_runs_started_elsewhere_stop_only_after_a_confirmation(fresh_registry) -
     first, second = session(), session()
     first.button(key="probe.start").click().run()
     theirs = runs.registry().jobs()[-1]
-    wait_for(lambda: theirs.last_step is not None, 120, "the first session's run to train")
+    wait_for(lambda: theirs.rows.last_step is not None, 120, "the first session's run to train")
     second.run()
     assert "probe.stop" not in buttons(second)  # nothing of this session's to stop
     stop_others = buttons(second)["probe.stop_others"]

@@ -114,7 +114,7 @@ def test_a_registry_run_is_pruned_once_its_film_is_made(tmp_path: Path) -> None:
         steps = [step for step, _ in runlog.list_snapshots(job.run_dir)]
         assert len(steps) == 13 and job.compact() == 0  # the film is not made yet: nothing goes
         for step in steps:
-            job.film.add(step, np.zeros((60, 2), dtype=np.float32))
+            job.pictures.film.add(step, np.zeros((60, 2), dtype=np.float32))
         assert job.compact() > 0
         assert len(runlog.list_snapshots(job.run_dir)) == 3 and len(job.frames()) == 13
         assert job.missing_film_step() is None

@@ -60,7 +60,7 @@ def test_twenty_queued_runs_keep_memory_and_handles_flat(tmp_path: Path) -> None
             job = registry.submit("probe", config, name=f"soak-{index}")
             assert registry.wait_idle(timeout=600), "a soak run did not finish in 10 minutes"
             assert job.state == "finished", job.error
-            assert len(job.metrics()) == 31  # the rows, read from the run folder
+            assert len(job.rows.metrics()) == 31  # the rows, read from the run folder
             gc.collect()
             samples.append((index + 1, rss_mib(), open_fds()))
             children = child_processes()
