@@ -1,9 +1,10 @@
 """What a measure declares (:class:`Measure`) and a bookkeeping column of ``metrics.csv`` (:class:`Column`):
-the shape of the entries of the measure registry, :mod:`engine.core.measures`, which lists them."""
+the shape of the entries of the measure registry, :mod:`engine.core.measures`, which lists them; and a measure
+derived from another, measured on a labelled set beside the training (:func:`on_labelled_set`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 BETTER = ("higher", "lower", "neither")
 KINDS = ("scalar", "vector")
@@ -73,3 +74,25 @@ def range_text(low: float | None, high: float | None) -> str:
     if high is not None:
         return f"up to {number(high)}"
     return "any number"
+
+
+def labelled_set_columns(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns of ``names`` measured on the labelled set: ``probe_<name>`` each, in their order."""
+    return tuple(f"probe_{name}" for name in names)
+
+
+def on_labelled_set(base: Measure) -> Measure:
+    """``base`` measured on a labelled set beside the training (column ``probe_<name>``); its glossary
+    entry is ``base``'s."""
+    first_word = base.label.split()[0]
+    keep = any(char.isupper() for char in first_word[1:])  # a name such as "IsoScore" keeps its capitals
+    label = base.label if keep else base.label[0].lower() + base.label[1:]
+    return replace(
+        base,
+        name=f"probe_{base.name}",
+        label=f"Labelled-set {label}",
+        title=None,
+        plain=f"{base.label} measured on the labelled set (beside the training). {base.plain}",
+        explained_by=base.name,
+        aliases=labelled_set_columns(base.aliases),
+    )

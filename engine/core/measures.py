@@ -19,12 +19,10 @@ This module imports nothing heavy (no torch, no plotly): the replay, the CLI and
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engine.core.measure_spec import BETTER as BETTER
 from engine.core.measure_spec import KINDS as KINDS
 from engine.core.measure_spec import SCALES as SCALES
-from engine.core.measure_spec import Column, Measure
+from engine.core.measure_spec import Column, Measure, labelled_set_columns, on_labelled_set
 from engine.core.measure_spec import range_text as range_text
 
 #: the measures' names (the ``metrics.csv`` columns): code that lists measures names them through these and
@@ -322,30 +320,8 @@ COLLAPSE = (RANKME, *COLLAPSE_PROFILE)
 ON_LABELLED_SET = (SILHOUETTE, ISOSCORE, *GEOMETRY)
 
 
-def labelled_set_columns(names: tuple[str, ...]) -> tuple[str, ...]:
-    """The columns of ``names`` measured on the labelled set: ``probe_<name>`` each, in their order."""
-    return tuple(f"probe_{name}" for name in names)
-
-
 #: the columns of :data:`ON_LABELLED_SET` (``probe_silhouette``, ``probe_isoscore``, …)
 LABELLED_SET_COLUMNS = labelled_set_columns(ON_LABELLED_SET)
-
-
-def on_labelled_set(base: Measure) -> Measure:
-    """``base`` measured on a labelled set beside the training (column ``probe_<name>``); its glossary
-    entry is ``base``'s."""
-    first_word = base.label.split()[0]
-    keep = any(char.isupper() for char in first_word[1:])  # a name such as "IsoScore" keeps its capitals
-    label = base.label if keep else base.label[0].lower() + base.label[1:]
-    return replace(
-        base,
-        name=f"probe_{base.name}",
-        label=f"Labelled-set {label}",
-        title=None,
-        plain=f"{base.label} measured on the labelled set (beside the training). {base.plain}",
-        explained_by=base.name,
-        aliases=labelled_set_columns(base.aliases),
-    )
 
 
 MEASURES: dict[str, Measure] = {measure.name: measure for measure in (*_MEASURES, *_COLLAPSE_LENS)}
