@@ -137,6 +137,46 @@ def draw_projection(job: Job | None, key: str) -> None:
 # ---------------------------------------------------------------------------------------------- panel
 
 
+def ended_without_rows(jobs: list[Job]) -> bool:
+    """When the shown runs ended without a row, draw only their error lines (and, for runs cancelled
+    before their first step, one line saying so); True when it did."""
+    if not nothing_to_draw(jobs):
+        return False
+    failed_lines(jobs)
+    if not any(job.state == RunState.FAILED for job in jobs):
+        st.info(
+            f"{', '.join(run_label(job) for job in jobs)}: cancelled before its first step; nothing to show."
+        )
+    return True
+
+
+def projected_run(names: dict[str, str], picked: list[str], key: str) -> Job | None:
+    """The run whose projection is drawn: the picker's choice among ``names`` (the runs with snapshots),
+    else the first of them; None when no shown run has snapshots."""
+    if not names:
+        return None
+    chosen = picked[0] if picked else st.session_state.get(f"{key}.projected")
+    return registry().get(chosen if chosen in names else next(iter(names)))
+
+
+def columns_of(jobs: list[Job], names: dict[str, str]) -> tuple[bool, Any, Any]:
+    """``(wide, left, right)``: curves left and projection right; in projector mode the chosen curve takes
+    the width where there is no film, or more than two runs to compare (a film shows one run; the runs'
+    legend needs the room), and ``right`` is None."""
+    wide = projector.on() and (not names or len(jobs) > FILM_BESIDE_RUNS)
+    if wide:
+        return True, st.container(), None
+    left, right = st.columns([1, 1] if projector.on() else [3, 2])
+    return False, left, right
+
+
+def frames_coming(job: Job | None) -> bool:
+    """Whether ``job``'s projection will change: its film is being made, or it runs with snapshots."""
+    if job is None:
+        return False
+    return registry().projecting(job) or (job.active and bool(job.config_dict.get("snapshot_every")))
+
+
 def live_panel(
     jobs: list[Job],
     metrics: list[str],
@@ -154,15 +194,7 @@ def live_panel(
     relation figure, then the run figures named in ``figures`` (:data:`engine.charts.RUN_FIGURES`).
     Returns the runs whose progress it refreshes: all shown runs while one is going or being projected.
     Runs that ended without a row show only their error lines."""
-    reg = registry()
-    ids = [job.id for job in jobs]
-    if nothing_to_draw(jobs):
-        failed_lines(jobs)
-        if not any(job.state == RunState.FAILED for job in jobs):
-            st.info(
-                f"{', '.join(run_label(job) for job in jobs)}: cancelled before its first step; "
-                "nothing to show."
-            )
+    if ended_without_rows(jobs):
         return []
     live = any(changing(job) for job in jobs)
     with_snapshots = [job for job in jobs if job.active or job.view() is not None]
@@ -182,33 +214,23 @@ def live_panel(
             )
 
     bar = chart_bar(metrics, drawn if drawn is not None else metrics, pair, key, projection_picker)
-    xy = bar.pair
     for job in jobs:  # a damaged file is named beside its run; the other runs are drawn as usual
         if job.pictures.damaged:
             st.warning(plain(f"{run_label(job)}: {job.pictures.damaged}"))
-    projected = None
-    if names:
-        chosen = picked[0] if picked else st.session_state.get(f"{key}.projected")
-        projected = reg.get(chosen if chosen in names else next(iter(names)))
-    # projector mode: the chosen curve takes the width where there is no film, or more than two runs to
-    # compare (a film shows one run; the runs' legend needs the room)
-    wide = projector.on() and (not names or len(jobs) > FILM_BESIDE_RUNS)
-    if wide:
-        left, right = st.container(), None
-    else:
-        left, right = st.columns([1, 1] if projector.on() else [3, 2])
+    projected = projected_run(names, picked, key)
+    wide, left, right = columns_of(jobs, names)
     chosen_curve = None
     if projector.on():  # above the curve, in its column: the film beside it starts as high
         with left:
             chosen_curve = curve_choice(
-                metrics, xy is not None, key, lesson_measure(jobs, metrics), figures=figures
+                metrics, bar.pair is not None, key, lesson_measure(jobs, metrics), figures=figures
             )
     choices = live_state.Choices(
-        ids=tuple(ids),
+        ids=tuple(job.id for job in jobs),
         metrics=tuple(metrics),
         measures=tuple(bar.measures),
         options=bar.options,
-        pair=xy,
+        pair=bar.pair,
         share=bar.share,
         figures=tuple(figures),
         projector=projector.on(),
@@ -218,8 +240,7 @@ def live_panel(
 
     @st.fragment
     def curves() -> None:
-        reg = registry()
-        look = live_state.look_at(reg, choices)
+        look = live_state.look_at(registry(), choices)
         if live and not look.changing:
             st.rerun(scope="app")  # runs and frames done: refresh downloads, draw them with Plotly
         found = live_state.figures(look, choices, live=live)
@@ -235,11 +256,7 @@ def live_panel(
         elif look.logged:  # the same component at the same place: the charts never flash at a run's end
             live_charts(choices, (look, found), key, ended=True)
 
-    frames_coming = projected is not None and (
-        reg.projecting(projected) or (projected.active and bool(projected.config_dict.get("snapshot_every")))
-    )
-
-    @st.fragment(run_every=get_or_default("projection_seconds") if frames_coming else None)
+    @st.fragment(run_every=get_or_default("projection_seconds") if frames_coming(projected) else None)
     def projection() -> None:
         draw_projection(projected, key)
 
