@@ -39,12 +39,17 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other benchmarks' helpers
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchmarks' app_driving
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the app's ui package, beside app.py
 
-import bench_app_throughput as bench  # noqa: E402
-from app_server import start_app, stop_app  # noqa: E402 - bench_app_throughput puts it on the path
-from bench_app_throughput import REPO  # noqa: E402
+from app_driving import (  # noqa: E402
+    REPO,
+    app_run,
+    browser_cpu_seconds,
+    launch_browser,
+    probe_run_parser,
+)
+from app_server import start_app, stop_app  # noqa: E402 - app_driving puts it on the path
 
 from ui.feed import STATIC  # noqa: E402
 from ui.live_view import plotly_source  # noqa: E402
@@ -78,10 +83,10 @@ def capture(args: argparse.Namespace) -> dict:
     watcher = threading.Thread(target=keep_newest, daemon=True)
     try:
         with sync_playwright() as pw:
-            browser = bench.launch_browser(pw, tempfile.mkdtemp(prefix="embedlab-renderer-chromium-"))
+            browser = launch_browser(pw, tempfile.mkdtemp(prefix="embedlab-renderer-chromium-"))
             page = browser.new_page()
             watcher.start()
-            bench.app_run(page, url, args, cache / "runs", 0, server.pid)
+            app_run(page, url, args, cache / "runs", 0, server.pid)
             browser.close()
     finally:
         done.set()
@@ -125,7 +130,7 @@ def measure(folder: Path, modes: list[str], args: argparse.Namespace) -> dict[st
     cores: dict[str, list[float]] = {mode: [] for mode in modes}
     order_rng = random.Random(args.seed)
     with sync_playwright() as pw:
-        browser = bench.launch_browser(pw)  # its profile: how bench.browser_cpu_seconds finds its processes
+        browser = launch_browser(pw)  # its profile: how browser_cpu_seconds finds its processes
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -135,9 +140,9 @@ def measure(folder: Path, modes: list[str], args: argparse.Namespace) -> dict[st
             for mode in order:
                 page.goto((folder / "renderer.html").as_uri() + f"?mode={mode}")
                 time.sleep(3)  # the first draw (Plotly's set-up) is not the steady state
-                start, used = time.monotonic(), bench.browser_cpu_seconds()
+                start, used = time.monotonic(), browser_cpu_seconds()
                 time.sleep(args.seconds)
-                core = (bench.browser_cpu_seconds() - used) / (time.monotonic() - start)
+                core = (browser_cpu_seconds() - used) / (time.monotonic() - start)
                 draws, last = page.evaluate("() => [window.benchDraws, window.benchLastMs]")
                 if errors:
                     raise SystemExit(f"the page failed in mode {mode}: {errors[0]}")
@@ -152,7 +157,7 @@ def measure(folder: Path, modes: list[str], args: argparse.Namespace) -> dict[st
 
 
 def main() -> None:
-    parser = bench.probe_run_parser(3000, 300, "the captured run's steps")
+    parser = probe_run_parser(3000, 300, "the captured run's steps")
     parser.add_argument("--payload", help="a saved live-feed payload (JSON) instead of a capture")
     parser.add_argument("--save", help="write the captured payload here")
     parser.add_argument("--rounds", type=int, default=3)

@@ -3,7 +3,7 @@
     python benchmarks/bench_tabs.py [--data-dir ../shared/data] [--limit 2000] [--loads 6] [--tabs 10]
 
 One cache folder, one Streamlit server (``streamlit run app.py``), one real browser (Playwright +
-/usr/bin/chromium, helpers of ``bench_app_throughput.py``). The first tab starts one probe run on the
+/usr/bin/chromium, driven with ``app_driving.py``). The first tab starts one probe run on the
 Isotropy page (rt-polarity, ``--limit`` items, more steps than the measurement lasts, no UMAP frames), then:
 
 - ``1 tab``: that tab alone watches the run; another tab loads the Isotropy page ``--loads`` times (each a new
@@ -33,16 +33,16 @@ from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / part) for part in ("benchmarks", "tests/e2e")]
 
-from app_server import start_app, stop_app  # noqa: E402
-from bench_app_throughput import (  # noqa: E402
+from app_driving import (  # noqa: E402
     CHART_CURVE,
     REPO,
-    _cpu_seconds,
     browser_cpu_seconds,
     fill_isotropy_page,
     launch_browser,
     probe_run_parser,
+    process_cpu_seconds,
 )
+from app_server import start_app, stop_app  # noqa: E402
 
 TITLE = "Isotropy vs clusters"
 
@@ -95,7 +95,7 @@ def condition(browser, url: str, run_dir: Path, loads: int, server_pid: int) -> 
     used by the web server's own process (its training child apart) and by the benchmark's chromium."""
     label = label_of(run_dir)
     step0, time0 = last_step(run_dir), time.monotonic()
-    server0, browser0 = _cpu_seconds(server_pid), browser_cpu_seconds()
+    server0, browser0 = process_cpu_seconds(server_pid), browser_cpu_seconds()
     times = []
     for _ in range(loads):
         page = browser.new_page()
@@ -106,7 +106,7 @@ def condition(browser, url: str, run_dir: Path, loads: int, server_pid: int) -> 
     return {
         "loads": times,
         "rate": (last_step(run_dir) - step0) / wall,
-        "server": (_cpu_seconds(server_pid) - server0) / wall,
+        "server": (process_cpu_seconds(server_pid) - server0) / wall,
         "browser": (browser_cpu_seconds() - browser0) / wall,
         "load_avg": os.getloadavg()[0],
     }

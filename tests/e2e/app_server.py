@@ -1,8 +1,10 @@
 """The one Streamlit launcher of the browser tests (:mod:`browser_flow`) and the app benchmarks
-(``benchmarks/bench_app_throughput.py``, ``bench_tabs.py``, ``bench_renderer.py``): ``streamlit run app.py``
-on a free localhost port, headless, until its health check answers; and the headless chromium's flags.
+(``benchmarks/bench_app_throughput.py``, ``bench_tabs.py``, ``bench_renderer.py``, through
+``benchmarks/app_driving.py``): ``streamlit run app.py`` on a free localhost port, headless, until its health
+check answers; and the headless chromium's flags.
 
-It imports nothing of the lab, so a benchmark puts this folder on ``sys.path`` and imports it as the tests do.
+It imports nothing of the lab, so ``benchmarks/app_driving.py`` puts this folder on ``sys.path`` and the
+benchmarks import it as the tests do.
 """
 
 from __future__ import annotations

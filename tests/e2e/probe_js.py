@@ -1,7 +1,7 @@
-"""The chart probes run in the page by the browser test and by benchmarks/bench_app_throughput.py (which loads
-this file by its path): plain strings, no imports, so that both can use the one copy. Every chart, live or
-finished, is a Plotly.js chart: the probes read what Plotly drew (``_fullData``, ``layout``) and the DOM
-attributes of the live view (engine/web/charts.js), never globals of the app's code."""
+"""The chart probes run in the page by the browser test and by benchmarks/app_driving.py (which loads this
+file by its path, for the app benchmarks): plain strings, no imports, so that both can use the one copy. Every
+chart, live or finished, is a Plotly.js chart: the probes read what Plotly drew (``_fullData``, ``layout``)
+and the DOM attributes of the live view (engine/web/charts.js), never globals of the app's code."""
 
 # [points, last x] of the newest curve in the first chart, or of the curve named by the argument (other runs
 # may be drawn beside it); [0, -1] before it exists. The first chart is the live view's first panel while a
