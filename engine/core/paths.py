@@ -121,20 +121,30 @@ def _cleaned(text: str) -> str:
     return re.sub(r"\.{2,}", ".", cleaned).strip(".-_")
 
 
+def _with_extension(text: str) -> str | None:
+    """``text`` cleaned as a stem and its extension (1–10 letters or digits after the last dot, kept as it
+    is); "" when the stem keeps nothing, None when ``text`` has no such extension."""
+    stem, dot, ext = text.rpartition(".")
+    if not (dot and stem and 0 < len(ext) <= 10 and ext.isalnum()):
+        return None
+    base = _cleaned(stem)[: MAX_NAME - len(ext) - 1].rstrip(".-_")
+    return f"{base}.{ext}" if base else ""
+
+
 def safe_name(text: str, *, what: str = "name") -> str:
     """Turn user text into one file name: letters and digits of any script (NFC), ``.``, ``_`` and ``-``;
     every other run of characters (separators, spaces, control and format characters) becomes one ``-``;
-    no leading dot, no ``..``, at most 80 characters, the extension kept (``日本語.csv`` stays so).
+    no leading dot, no ``..``, at most 80 characters, the extension kept (``日本語.csv`` stays so). A safe
+    name is its own safe name (``'0:.0:'`` gives ``'0.0'``, read again as a stem and its extension).
 
     Raises :class:`ConfigError` when nothing usable is left (e.g. ``'../..'``, ``'???.csv'``).
     """
     normal = unicodedata.normalize("NFC", str(text).rstrip())
-    stem, dot, ext = normal.rpartition(".")
-    if dot and stem and 0 < len(ext) <= 10 and ext.isalnum():
-        base = _cleaned(stem)[: MAX_NAME - len(ext) - 1].rstrip(".-_")
-        cleaned = f"{base}.{ext}" if base else ""
-    else:
-        cleaned = _cleaned(normal)[:MAX_NAME].rstrip(".-_")
+    cleaned = _with_extension(normal)
+    if cleaned is None:  # no extension: cleaned whole, then read again as a stem and its extension
+        whole = _cleaned(normal)[:MAX_NAME].rstrip(".-_")
+        again = _with_extension(whole)
+        cleaned = whole if again is None else again
     if not cleaned:
         raise ConfigError(f"{what} {text!r} has no usable characters (use letters, digits, '.', '_' or '-')")
     return cleaned

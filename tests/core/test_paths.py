@@ -96,6 +96,23 @@ def test_safe_names_stay_inside_and_keep_the_extension(tmp_path: Path, stem: str
     assert len(path.name) <= paths.MAX_NAME
 
 
+@pytest.mark.parametrize("text, expected", [("0:.0:", "0.0"), ("a.b:", "a.b"), ("run 1.", "run-1")])
+def test_a_name_cleaned_without_an_extension_is_read_again_with_one(text: str, expected: str) -> None:
+    assert paths.safe_name(text) == expected == paths.safe_name(expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.sampled_from("ab0.:-_ é/"), max_size=12) | st.text(_NAME_CHARS, max_size=30))
+def test_a_safe_name_is_its_own_safe_name(text: str) -> None:
+    """Cleaning twice changes nothing: a name shown to the user is the name on disk, whatever reads it
+    again (hypothesis found ``'0:.0:'`` -> ``'0-.0'`` -> ``'0.0'`` before)."""
+    try:
+        once = paths.safe_name(text)
+    except ConfigError:
+        return
+    assert paths.safe_name(once) == once
+
+
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(stems=st.lists(_STEMS, min_size=2, max_size=5, unique=True), ext=_EXTENSIONS)
 def test_distinct_uploads_never_overwrite_a_different_file(
