@@ -79,6 +79,110 @@ def _lines(handle: IO[bytes]) -> Iterable[bytes | None]:
             yield raw
 
 
+class _Scan:
+    """One pass over a vectors file: the vectors of the wanted words (exact, and lower-cased for the words
+    missing exactly), the dimension, and the lines read and skipped as malformed."""
+
+    def __init__(self, path: Path, words: list[str]):
+        self.name = path.name
+        self.words = words
+        self.wanted = {w: i for i, w in reversed(list(enumerate(words)))}  # first position of each word
+        self.lowered = {w.lower() for w in words}
+        self.exact: dict[str, np.ndarray] = {}
+        self.folded: dict[str, np.ndarray] = {}
+        self.dim: int | None = None
+        self.lines = self.bad = 0
+        self.first_bad: int | None = None
+
+    def skip(self, number: int) -> None:
+        """Line ``number`` is malformed: counted, its number kept when it is the first."""
+        self.bad, self.first_bad = self.bad + 1, self.first_bad or number
+
+    def read(self, number: int, raw: bytes | None) -> None:
+        """Line ``number`` of the file (None: longer than :data:`MAX_VECTOR_LINE`)."""
+        if raw is None:
+            self.lines += 1
+            self.skip(number)
+            return
+        try:
+            line = raw.decode("utf-8").rstrip("\r\n").rstrip(" ")
+        except UnicodeDecodeError:
+            if number <= 2 and (self.dim is not None or number == 1):
+                raise DataError(
+                    f"--vectors {self.name}: line {number} is not UTF-8 text: a binary word2vec file? Save "
+                    "it as text (gensim: KeyedVectors.save_word2vec_format(FILE, binary=False))"
+                ) from None
+            self.skip(number)
+            return
+        if line:
+            self.fields(number, line.split(" "))
+
+    def fields(self, number: int, parts: list[str]) -> None:
+        """A non-empty line's fields: the word2vec header ``COUNT DIM``, else ``WORD v1 ... vDIM``."""
+        if number == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+            self.dim = int(parts[1])  # word2vec header: COUNT DIM
+            if self.dim < 1:
+                raise DataError(f"--vectors {self.name}: the header gives dimension {self.dim}")
+            return
+        if self.dim is None:
+            self.dim = len(parts) - 1
+            if self.dim < 1:
+                raise DataError(f"--vectors {self.name}: line {number} holds no numbers after the word")
+        self.lines += 1
+        dim = self.dim
+        if len(parts) < dim + 1 or not parts[0]:
+            self.skip(number)
+        elif len(parts) > dim + 1 and any(_is_number(p) for p in parts[1:-dim]):
+            self.skip(number)  # more numbers than DIM: not a word's spaces
+        else:
+            self.vector(number, " ".join(parts[:-dim]), parts[-dim:])
+
+    def vector(self, number: int, word: str, numbers: list[str]) -> None:
+        """Keep ``word``'s vector when it is wanted (exactly, else lower-cased) and not found yet."""
+        is_exact = word in self.wanted and word not in self.exact
+        is_folded = not is_exact and word.lower() in self.lowered and word.lower() not in self.folded
+        if not (is_exact or is_folded):
+            return
+        try:
+            with np.errstate(over="ignore"):  # beyond float32's range: inf, counted below
+                vector = np.array(numbers, dtype=np.float32)
+        except ValueError:
+            self.skip(number)
+            return
+        if not np.isfinite(vector).all():
+            self.skip(number)
+            return
+        (self.exact if is_exact else self.folded)[word if is_exact else word.lower()] = vector
+
+    def found(self) -> FoundVectors:
+        """The vectors of the words in their order (an exact match first, else the lower-cased one)."""
+        if self.dim is None or self.lines == 0:
+            raise DataError(f"--vectors {self.name}: no word vectors in the file")
+        if self.bad and self.bad == self.lines:
+            raise DataError(
+                f"--vectors {self.name}: all {self.lines:,} lines are malformed (first: line "
+                f"{self.first_bad}); expected WORD and {self.dim} numbers separated by spaces"
+            )
+        found = np.zeros(len(self.words), dtype=bool)
+        rows: list[np.ndarray] = []
+        by_lower = 0
+        for i, word in enumerate(self.words):
+            vector = self.exact.get(word)
+            if vector is None:
+                vector = self.folded.get(word.lower())
+                by_lower += vector is not None
+            if vector is not None:
+                found[i] = True
+                rows.append(vector)
+        notes = []
+        if self.bad:
+            notes.append(
+                f"--vectors {self.name}: skipped {self.bad:,} malformed lines (first: line {self.first_bad})"
+            )
+        vectors = np.stack(rows) if rows else np.zeros((0, self.dim), dtype=np.float32)
+        return FoundVectors(found, vectors, self.dim, self.lines, self.bad, self.first_bad, by_lower, notes)
+
+
 def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVectors:
     """The vectors of ``words`` in a word2vec/GloVe text file (see the module docstring)."""
     path = Path(path).expanduser()
@@ -88,95 +192,13 @@ def read_word_vectors(path: str | os.PathLike, words: Iterable[str]) -> FoundVec
         return FoundVectors(**read_npy_word_vectors(path, words))
     if not path.is_file():
         raise DataError(f"--vectors {path}: no such file")
-    wanted = {w: i for i, w in reversed(list(enumerate(words)))}  # first position of each word
-    lowered: dict[str, list[int]] = {}
-    for i, w in enumerate(words):
-        lowered.setdefault(w.lower(), []).append(i)
-    exact: dict[str, np.ndarray] = {}
-    folded: dict[str, np.ndarray] = {}
-    dim: int | None = None
-    lines = bad = 0
-    first_bad: int | None = None
+    scan = _Scan(path, words)
     try:
         with _open_text(path) as handle:
             for number, raw in enumerate(_lines(handle), start=1):
                 if number % 65_536 == 0:
                     stopping.check()  # a run stopped while it reads a large vectors file ends here
-                if raw is None:
-                    lines, bad, first_bad = lines + 1, bad + 1, first_bad or number
-                    continue
-                try:
-                    line = raw.decode("utf-8").rstrip("\r\n").rstrip(" ")
-                except UnicodeDecodeError:
-                    if number <= 2 and (dim is not None or number == 1):
-                        raise DataError(
-                            f"--vectors {path.name}: line {number} is not UTF-8 text: a binary "
-                            "word2vec file? Save it as text (gensim: "
-                            "KeyedVectors.save_word2vec_format(FILE, binary=False))"
-                        ) from None
-                    bad, first_bad = bad + 1, first_bad or number
-                    continue
-                if not line:
-                    continue
-                parts = line.split(" ")
-                if number == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-                    dim = int(parts[1])  # word2vec header: COUNT DIM
-                    if dim < 1:
-                        raise DataError(f"--vectors {path.name}: the header gives dimension {dim}")
-                    continue
-                if dim is None:
-                    dim = len(parts) - 1
-                    if dim < 1:
-                        raise DataError(
-                            f"--vectors {path.name}: line {number} holds no numbers after the word"
-                        )
-                lines += 1
-                if len(parts) < dim + 1 or not parts[0]:
-                    bad, first_bad = bad + 1, first_bad or number
-                    continue
-                if len(parts) > dim + 1 and any(_is_number(p) for p in parts[1:-dim]):
-                    bad, first_bad = (
-                        bad + 1,
-                        first_bad or number,
-                    )  # more numbers than DIM: not a word's spaces
-                    continue
-                word = " ".join(parts[:-dim])
-                is_exact = word in wanted and word not in exact
-                is_folded = not is_exact and word.lower() in lowered and word.lower() not in folded
-                if not (is_exact or is_folded):
-                    continue
-                try:
-                    with np.errstate(over="ignore"):  # beyond float32's range: inf, counted below
-                        vector = np.array(parts[-dim:], dtype=np.float32)
-                except ValueError:
-                    bad, first_bad = bad + 1, first_bad or number
-                    continue
-                if not np.isfinite(vector).all():
-                    bad, first_bad = bad + 1, first_bad or number
-                    continue
-                (exact if is_exact else folded)[word if is_exact else word.lower()] = vector
+                scan.read(number, raw)
     except (OSError, EOFError, gzip.BadGzipFile) as err:
         raise DataError(f"--vectors {path.name}: cannot read ({one_line(err)})") from None
-    if dim is None or lines == 0:
-        raise DataError(f"--vectors {path.name}: no word vectors in the file")
-    found = np.zeros(len(words), dtype=bool)
-    rows: list[np.ndarray] = []
-    by_lower = 0
-    for i, word in enumerate(words):
-        vector = exact.get(word)
-        if vector is None:
-            vector = folded.get(word.lower())
-            by_lower += vector is not None
-        if vector is not None:
-            found[i] = True
-            rows.append(vector)
-    if bad and bad == lines:
-        raise DataError(
-            f"--vectors {path.name}: all {lines:,} lines are malformed (first: line {first_bad}); "
-            f"expected WORD and {dim} numbers separated by spaces"
-        )
-    notes = []
-    if bad:
-        notes.append(f"--vectors {path.name}: skipped {bad:,} malformed lines (first: line {first_bad})")
-    vectors = np.stack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
-    return FoundVectors(found, vectors, dim, lines, bad, first_bad, by_lower, notes)
+    return scan.found()
