@@ -69,6 +69,60 @@ def _projection_layout(fig: go.Figure, title: str, height: int) -> None:
     fig.update_yaxes(showticklabels=False, title=None, scaleanchor="x", scaleratio=1)
 
 
+def _frame_steps(frames: Mapping[int, np.ndarray], max_frames: int) -> list[int]:
+    """The steps of ``frames`` shown: all, or ``max_frames`` of them evenly spaced (first and last kept)."""
+    steps = sorted(frames)
+    if len(steps) > max_frames:
+        keep = np.unique(np.linspace(0, len(steps) - 1, max_frames).round().astype(int))
+        steps = [steps[i] for i in keep]
+    return steps
+
+
+def _play_controls(steps: list[int]) -> dict:
+    """Layout of an animation over ``steps``: ▶ play and ❚❚ buttons, and beside them a step slider on the
+    last step (Plotly's ``updatemenus`` and ``sliders``)."""
+    play = dict(
+        label="▶ play",
+        method="animate",
+        args=[
+            None,
+            dict(frame=dict(duration=400, redraw=True), fromcurrent=True, transition=dict(duration=0)),
+        ],
+    )
+    pause = dict(
+        label="❚❚",
+        method="animate",
+        args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False))],
+    )
+    slider_steps = [
+        dict(
+            method="animate",
+            label=str(s),
+            args=[[str(s)], dict(mode="immediate", frame=dict(duration=0, redraw=True))],
+        )
+        for s in steps
+    ]
+    buttons = dict(
+        type="buttons",
+        direction="left",
+        showactive=False,
+        x=0.0,
+        y=-0.02,
+        xanchor="left",
+        yanchor="top",
+        buttons=[play, pause],
+    )
+    slider = dict(
+        active=len(steps) - 1,
+        steps=slider_steps,
+        x=0.42,
+        len=0.58,
+        y=-0.02,  # beside the buttons
+        currentvalue=dict(prefix="step ", xanchor="right"),
+    )
+    return dict(updatemenus=[buttons], sliders=[slider])
+
+
 def frames_figure(
     frames: Mapping[int, np.ndarray],
     points: pd.DataFrame | None = None,
@@ -79,10 +133,7 @@ def frames_figure(
     style: ChartStyle | None = None,
 ) -> go.Figure:
     """All UMAP frames of a run as a Plotly animation (slider + play); at most ``max_frames`` frames."""
-    steps = sorted(frames)
-    if len(steps) > max_frames:
-        keep = np.unique(np.linspace(0, len(steps) - 1, max_frames).round().astype(int))
-        steps = [steps[i] for i in keep]
+    steps = _frame_steps(frames, max_frames)
     if not steps:
         return projection_figure(np.zeros((0, 2)), points, title=title, height=height, style=style)
     first = _points_frame(np.asarray(frames[steps[0]]), points)
@@ -109,56 +160,7 @@ def frames_figure(
         ]
 
     fig = go.Figure(data=traces(steps[-1]), frames=[go.Frame(data=traces(s), name=str(s)) for s in steps])
-    slider_steps = [
-        dict(
-            method="animate",
-            label=str(s),
-            args=[[str(s)], dict(mode="immediate", frame=dict(duration=0, redraw=True))],
-        )
-        for s in steps
-    ]
-    fig.update_layout(
-        updatemenus=[
-            dict(
-                type="buttons",
-                direction="left",
-                showactive=False,
-                x=0.0,
-                y=-0.02,
-                xanchor="left",
-                yanchor="top",
-                buttons=[
-                    dict(
-                        label="▶ play",
-                        method="animate",
-                        args=[
-                            None,
-                            dict(
-                                frame=dict(duration=400, redraw=True),
-                                fromcurrent=True,
-                                transition=dict(duration=0),
-                            ),
-                        ],
-                    ),
-                    dict(
-                        label="❚❚",
-                        method="animate",
-                        args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False))],
-                    ),
-                ],
-            )
-        ],
-        sliders=[
-            dict(
-                active=len(steps) - 1,
-                steps=slider_steps,
-                x=0.42,
-                len=0.58,
-                y=-0.02,  # beside the buttons
-                currentvalue=dict(prefix="step ", xanchor="right"),
-            )
-        ],
-    )
+    fig.update_layout(**_play_controls(steps))
     _projection_layout(fig, title, height)
     fig.update_xaxes(range=[lo[0], hi[0]], autorange=False)
     fig.update_yaxes(range=[lo[1], hi[1]], autorange=False)
