@@ -30,7 +30,7 @@ import streamlit as st
 from engine import charts, experiments
 from engine.charts import description
 from engine.core.setting_checks import get_or_default
-from engine.jobs import Job
+from engine.jobs import Job, JobRegistry
 from engine.runlog.states import RunState
 from ui import feed, lens, live_state, live_view, projector
 from ui.chart_bar import chart_bar
@@ -150,13 +150,13 @@ def ended_without_rows(jobs: list[Job]) -> bool:
     return True
 
 
-def projected_run(names: dict[str, str], picked: list[str], key: str) -> Job | None:
+def projected_run(reg: JobRegistry, names: dict[str, str], picked: list[str], key: str) -> Job | None:
     """The run whose projection is drawn: the picker's choice among ``names`` (the runs with snapshots),
     else the first of them; None when no shown run has snapshots."""
     if not names:
         return None
     chosen = picked[0] if picked else st.session_state.get(f"{key}.projected")
-    return registry().get(chosen if chosen in names else next(iter(names)))
+    return reg.get(chosen if chosen in names else next(iter(names)))
 
 
 def columns_of(jobs: list[Job], names: dict[str, str]) -> tuple[bool, Any, Any]:
@@ -170,11 +170,11 @@ def columns_of(jobs: list[Job], names: dict[str, str]) -> tuple[bool, Any, Any]:
     return False, left, right
 
 
-def frames_coming(job: Job | None) -> bool:
+def frames_coming(reg: JobRegistry, job: Job | None) -> bool:
     """Whether ``job``'s projection will change: its film is being made, or it runs with snapshots."""
     if job is None:
         return False
-    return registry().projecting(job) or (job.active and bool(job.config_dict.get("snapshot_every")))
+    return reg.projecting(job) or (job.active and bool(job.config_dict.get("snapshot_every")))
 
 
 def live_panel(
@@ -196,6 +196,7 @@ def live_panel(
     Runs that ended without a row show only their error lines."""
     if ended_without_rows(jobs):
         return []
+    reg = registry()
     live = any(changing(job) for job in jobs)
     with_snapshots = [job for job in jobs if job.active or job.view() is not None]
     names = {job.id: run_label(job) for job in with_snapshots}
@@ -217,7 +218,7 @@ def live_panel(
     for job in jobs:  # a damaged file is named beside its run; the other runs are drawn as usual
         if job.pictures.damaged:
             st.warning(plain(f"{run_label(job)}: {job.pictures.damaged}"))
-    projected = projected_run(names, picked, key)
+    projected = projected_run(reg, names, picked, key)
     wide, left, right = columns_of(jobs, names)
     chosen_curve = None
     if projector.on():  # above the curve, in its column: the film beside it starts as high
@@ -256,7 +257,7 @@ def live_panel(
         elif look.logged:  # the same component at the same place: the charts never flash at a run's end
             live_charts(choices, (look, found), key, ended=True)
 
-    @st.fragment(run_every=get_or_default("projection_seconds") if frames_coming(projected) else None)
+    @st.fragment(run_every=get_or_default("projection_seconds") if frames_coming(reg, projected) else None)
     def projection() -> None:
         draw_projection(projected, key)
 

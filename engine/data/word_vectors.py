@@ -86,7 +86,7 @@ class _Scan:
     def __init__(self, path: Path, words: list[str]):
         self.name = path.name
         self.words = words
-        self.wanted = {w: i for i, w in reversed(list(enumerate(words)))}  # first position of each word
+        self.wanted = set(words)
         self.lowered = {w.lower() for w in words}
         self.exact: dict[str, np.ndarray] = {}
         self.folded: dict[str, np.ndarray] = {}
