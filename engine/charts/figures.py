@@ -15,8 +15,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
+from engine.charts.coinciding import show_coinciding
 from engine.charts.legend import LEGEND, legend_extra, legend_room
 from engine.charts.log_axis import log_axis, positive
+from engine.charts.onset_marks import onset_marks
 from engine.core import measures, settings
 
 
@@ -167,7 +169,9 @@ def metric_json(
     :func:`baselines`). The live view draws it every second (a chart
     description's panel), where making and validating the Plotly objects took most of the figure's time.
     A measure with a natural range (:func:`natural_range`) is drawn on it unless ``zoom`` (fit to the data);
-    each run has its colour and line pattern (:func:`color`, :func:`dash`) by its place in ``runs``."""
+    each run has its colour and line pattern (:func:`color`, :func:`dash`) by its place in ``runs``; a curve
+    on an earlier one is drawn dashed with markers (:mod:`~engine.charts.coinciding`), and each run's
+    collapse onset is marked over steps (:mod:`~engine.charts.onset_marks`)."""
     traces: list[dict[str, Any]] = []
     for index, (name, frame) in enumerate(runs.items()):
         name = plotly_text(name)  # a run's name as typed, never markup
@@ -212,8 +216,12 @@ def metric_json(
     elif not zoom and natural_range(metric) is not None:
         layout["yaxis"] = {**layout["yaxis"], "range": natural_range(metric), "autorange": False}
     lines = baseline_lines(baseline)
+    if x == "step":  # collapse, seen coming: each run's onset step marked on every curve over steps
+        marks = onset_marks(runs, {plotly_text(name): color(i) for i, name in enumerate(runs)})
+        lines = {key: lines[key] + marks[key] for key in lines}
     if lines["shapes"]:
         layout.update(lines)
+    traces = show_coinciding(traces)
     return {"data": traces, "layout": legend_room(layout, traces)}
 
 

@@ -16,7 +16,10 @@ from dataclasses import dataclass, field
 DIRECTIONS = ("rises", "falls")
 ORDERS = ("below", "above")
 SHAPES = ("monotone", "correlates", "co-moves")
-EXPECTS = DIRECTIONS + ORDERS + SHAPES
+#: two runs read together: ``coincides`` (the same curve, and it moved), ``warns`` (the collapse warning,
+#: :data:`engine.core.measures.COLLAPSE_ONSET`, fires on the run and not on ``than``)
+PAIRS = ("coincides", "warns")
+EXPECTS = DIRECTIONS + ORDERS + SHAPES + PAIRS
 WAYS = {"monotone": DIRECTIONS, "correlates": ("same", "opposite"), "co-moves": ("same", "opposite")}
 SOURCES = ("lab", "paper")
 
@@ -39,6 +42,8 @@ class Claim:
     way: str | None = None
     other: str | None = None
     share: float | None = None
+    #: ``coincides``: the largest gap allowed between the two runs at a step, relative to their values
+    within: float | None = None
     #: the paper's own figures (for its claims), by name, printed by the lesson's placeholders
     reported: Mapping[str, float] = field(default_factory=dict)
 
@@ -48,8 +53,10 @@ class Claim:
 
         if self.expect not in EXPECTS:
             refuse(f"expect must be one of {EXPECTS}")
-        if (self.expect in ORDERS) != (self.than is not None):
-            refuse(f"an order ({ORDERS}) names the run it compares with, and only an order does")
+        if (self.expect in ORDERS + PAIRS) != (self.than is not None):
+            refuse(f"an order or a pair ({ORDERS + PAIRS}) names the run it compares with, and only they do")
+        if (self.expect == "coincides") != (self.within is not None and self.within > 0):
+            refuse("coincides gives the gap it allows (within > 0), and only coincides does")
         if self.expect in WAYS and self.way not in WAYS[self.expect]:
             refuse(f"{self.expect} says which way: one of {WAYS[self.expect]}")
         if self.expect not in WAYS and self.way is not None:

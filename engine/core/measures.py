@@ -44,6 +44,9 @@ SPECTRUM = "spectrum"  # the vector measure that has a chart of its own (rank on
 ALPHA_REQ = "alpha_req"
 DIM_STD_MEAN = "dim_std_mean"
 DIM_STD_MIN = "dim_std_min"
+#: collapse, seen coming: a run's RankMe below this fraction of its first logged value; the charts mark the
+#: step and the page says collapse is beginning (:mod:`engine.core.collapse_onset`; RankMe's glossary entry)
+COLLAPSE_ONSET = 0.75
 
 _ISOSCORE = (
     "Rudman, Gillman, Rayne & Eickhoff (2022), “IsoScore: Measuring the Uniformity of Embedding Space "
@@ -207,7 +210,8 @@ _MEASURES = (
         "RankMe",
         "About how many directions the embeddings really use: the exponential of the entropy of their "
         "normalised singular values. Also called the effective rank (Roy & Vetterli 2007; older runs' column "
-        "effective_rank).",
+        f"effective_rank). Collapse, seen coming: once a run's RankMe falls below {COLLAPSE_ONSET:.0%} of "
+        "its first value, the charts mark that step and the page says that collapse is beginning.",
         r"p_k = \frac{\sigma_k}{\sum_j \sigma_j} + \varepsilon,\qquad "
         r"\operatorname{RankMe}(X) = \exp\Bigl(-\sum_{k} p_k \log p_k\Bigr)",
         "Garrido, Balestriero, Najman & LeCun (2023), “RankMe: Assessing the downstream performance of "

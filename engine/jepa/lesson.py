@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine.core.declaration import Lesson
 from engine.core.lesson_claims import Claim
-from engine.core.measures import RANKME
+from engine.core.measures import COLLAPSE_ONSET, RANKME
 from engine.jepa.presets import (
     COLLAPSE,
     JEPA_RUN,
@@ -68,6 +68,39 @@ CLAIMS = (
         "Stop-gradient alone collapses too: its RankMe falls step after step.",
         way="falls",
         key="sg_rank_steps",
+    ),
+    Claim(
+        COLLAPSE,
+        STOP_GRAD_ONLY,
+        RANKME,
+        "coincides",
+        "Stop-gradient only and none of the three draw the same curve (with no predictor the symmetrised "
+        "loss with a stop-gradient has half the gradient of the loss without it, and AdamW ignores that "
+        "scale): their RankMe agrees within 0.1 % at every evaluation, and it moved by more than 10.",
+        than=NONE_OF_THREE,
+        within=1e-3,
+        by=10.0,
+        key="sg_same",
+    ),
+    Claim(
+        COLLAPSE,
+        NONE_OF_THREE,
+        RANKME,
+        "warns",
+        f"Collapse is seen coming: RankMe falls below {COLLAPSE_ONSET:.0%} of its start during the collapse "
+        "run, never during the JEPA run.",
+        than=JEPA_RUN,
+        key="none_warns",
+    ),
+    Claim(
+        COLLAPSE,
+        STOP_GRAD_ONLY,
+        RANKME,
+        "warns",
+        f"Stop-gradient alone sets off the collapse warning too (RankMe below {COLLAPSE_ONSET:.0%} of its "
+        "start); the JEPA run does not.",
+        than=JEPA_RUN,
+        key="sg_warns",
     ),
     Claim(
         COLLAPSE,
@@ -224,10 +257,14 @@ LESSON = Lesson(
         "spread) when the embeddings collapse: {none_rank.start} → {none_rank.end} and {none_std.start} → "
         "{none_std.end} in the collapse case, {jepa_rank.start} → {jepa_rank.end} and a std of "
         "{sg_std.than_end} with JEPA;",
-        "stop-gradient alone changes little here: with no predictor the symmetrised loss with a "
-        "stop-gradient has exactly half the gradient of the loss without it, and AdamW ignores that scale, "
-        "so the two runs end close together (RankMe {paper_sg.end} and {none_rank.end}; both collapse, as "
-        "SimSiam reports without its predictor);",
+        "stop-gradient alone changes nothing here, and its curve lies on that of none of the three (drawn "
+        "dashed, with markers, where they coincide): with no predictor the symmetrised loss with a "
+        "stop-gradient has exactly half the gradient of the loss without it, and AdamW ignores that scale "
+        "but for its ε, so the two RankMe curves differ by at most {sg_same.gap:.1e} of their values (RankMe "
+        "{paper_sg.end} and {none_rank.end}; both collapse, as SimSiam reports without its predictor);",
+        "collapse is seen coming: once RankMe falls below a fixed share of its start (in the glossary) the "
+        "charts mark that step and the page says that collapse is beginning; it fired near step "
+        "{none_warns.onset:.0f} without the three, never with JEPA;",
         "alignment falls at collapse ({none_align.start} → {none_align.end}) while uniformity rises "
         "towards its top ({none_unif.start} → {none_unif.end}): on the alignment–uniformity plane "
         "(uniformity across, alignment up) the collapse runs to the lower right, every sentence on one "

@@ -202,6 +202,12 @@ def _expected(claim: Claim) -> str:
     if claim.expect == "co-moves":
         sign = "≥ " if claim.way == "same" else "≤ −"
         return f"moves the {claim.way} way as {claim.other} (Spearman ρ {sign}{claim.by or 0.9:g})"
+    if claim.expect == "coincides":
+        return (
+            f"draws the same curve as {claim.than} (within {claim.within:g} of its values), and moved{margin}"
+        )
+    if claim.expect == "warns":
+        return f"sets off the collapse warning in every seed, and {claim.than} in none"
     scale = f"{claim.factor:g} × " if claim.factor != 1 else ""
     return f"ends {claim.expect} {scale}{claim.than}'s{margin} (and by more than 2 pooled sd of the seeds)"
 

@@ -14,7 +14,13 @@ standard deviation of the two samples compared, √((s₁² + s₂²)/2) (0 with
   Spearman ρ of the measure against the silhouette (``<measure>_pearson_r``, ``<measure>_spearman_rho``),
   both ≥ ``by`` (same) or ≤ −``by`` (opposite);
 - ``co-moves`` (``way`` same or opposite): in every seed, Spearman's ρ of the measure against ``other`` over
-  the steps where both are logged is ≥ ``by`` or ≤ −``by`` (``by`` 0.9 unless given).
+  the steps where both are logged is ≥ ``by`` or ≤ −``by`` (``by`` 0.9 unless given);
+- ``coincides``: in every seed, at every step both runs logged, |a − b| ≤ ``within`` · max(|a|, |b|) (the
+  largest such relative gap over the seeds is ``gap``), and the run's measure moved: mean |end − start| >
+  ``by`` (two runs that never moved coincide without training);
+- ``warns``: the collapse warning (:func:`engine.core.collapse_onset.onset_step`: the measure below
+  :data:`engine.core.measures.COLLAPSE_ONSET` of its start) fires in every seed of the run and in no seed of
+  ``than`` (``fired``, ``than_fired``: the shares of seeds; ``onset``: its mean step).
 
 A claim is also judged on its runs' first logged values as if they were the last (:meth:`Trace.untrained`):
 a lab claim that holds then needs no training, and fails the check (:attr:`Verdict.vacuous`).
@@ -28,7 +34,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.core.lesson_claims import DIRECTIONS, ORDERS, SHAPES, Claim
+from engine.core.collapse_onset import onset_step
+from engine.core.lesson_claims import DIRECTIONS, ORDERS, PAIRS, SHAPES, Claim
 
 #: |Spearman ρ| a monotone series reaches (against the step), and a co-movement by default
 MONOTONE_RHO = 0.9
@@ -146,6 +153,11 @@ def figures(claim: Claim, measured: Measured) -> dict[str, float] | None:
         scaled = [claim.factor * value for value in other[1]]
         out.update(than_start=_mean(other[0]), than_end=_mean(other[1]), sd=pooled_sd(ends[1], scaled))
         out["change"] = out["end"] - claim.factor * out["than_end"]
+    elif claim.expect in PAIRS:
+        paired = _paired(claim, traces, measured.get(claim.than or "") or ())
+        if paired is None or not ends:
+            return None
+        out.update(paired)
     elif claim.expect == "correlates":
         pairs = [_correlation(claim, trace) for trace in traces]
         if not pairs or any(pair is None for pair in pairs):
@@ -165,6 +177,41 @@ def figures(claim: Claim, measured: Measured) -> dict[str, float] | None:
     return out
 
 
+def _gap(mine: Points, theirs: Points) -> float | None:
+    """The largest relative gap |a − b| / max(|a|, |b|) of two series at the steps both logged (None: no
+    common step)."""
+    other = dict(theirs)
+    gaps = [
+        abs(a - other[step]) / max(abs(a), abs(other[step])) if (a or other[step]) else 0.0
+        for step, a in mine
+        if step in other
+    ]
+    return max(gaps) if gaps else None
+
+
+def _paired(claim: Claim, traces: Sequence[Trace], others: Sequence[Trace]) -> dict[str, float] | None:
+    """A pair claim's figures (seeds matched by their order); None when a seed of either run is missing."""
+    if not traces or not others or (claim.expect == "coincides" and len(others) < len(traces)):
+        return None
+    if claim.expect == "warns":
+        steps = [onset_step(trace.columns.get(claim.measure, ())) for trace in traces]
+        quiet = [onset_step(trace.columns.get(claim.measure, ())) for trace in others]
+        fired = [step for step in steps if step is not None]
+        found = {
+            "fired": len(fired) / len(steps),
+            "than_fired": (len(quiet) - quiet.count(None)) / len(quiet),
+        }
+        return found | ({"onset": _mean(fired)} if fired else {})
+    gaps = [
+        _gap(trace.columns.get(claim.measure, ()), other.columns.get(claim.measure, ()))
+        for trace, other in zip(traces, others, strict=False)
+    ]
+    if any(gap is None for gap in gaps):
+        return None
+    moves = [abs(v[-1] - v[0]) for v in (trace.values(claim.measure) for trace in traces)]
+    return {"gap": max(g for g in gaps if g is not None), "moved": _mean(moves)}
+
+
 def holds(claim: Claim, measured: Measured) -> bool | None:
     """Whether ``claim`` holds on ``measured`` (run name -> its traces, one per seed); None when a value it
     needs was not measured."""
@@ -174,6 +221,10 @@ def holds(claim: Claim, measured: Measured) -> bool | None:
     if claim.expect in DIRECTIONS or claim.expect in ORDERS:
         gap = found["change"] if claim.expect in ("rises", "above") else -found["change"]
         return gap > claim.by and gap > 2 * found["sd"]
+    if claim.expect == "coincides":
+        return found["gap"] <= (claim.within or 0.0) and found["moved"] > claim.by
+    if claim.expect == "warns":
+        return found["fired"] == 1.0 and found["than_fired"] == 0.0
     if claim.expect == "correlates":
         if claim.way == "same":
             return min(found["worst_r"], found["worst_rho"]) >= claim.by
@@ -232,6 +283,11 @@ def describe(claim: Claim, measured: Measured) -> str:
         )
     if claim.expect == "correlates":
         parts.append(f"r {_num(found['r'])}, ρ {_num(found['rho'])}" if "r" in found else "r, ρ not measured")
+    elif claim.expect == "coincides" and "gap" in found:
+        parts.append(f"largest gap {_num(found['gap'])} of the values, moved by {_num(found['moved'])}")
+    elif claim.expect == "warns" and "fired" in found:
+        at = f" (mean step {_num(found['onset'])})" if "onset" in found else ""
+        parts.append(f"fired in {found['fired']:.0%} of the seeds{at}, beside: {found['than_fired']:.0%}")
     elif claim.expect in SHAPES:
         name = (
             "share of intervals"

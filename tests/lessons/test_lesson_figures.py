@@ -29,7 +29,24 @@ from engine.lessons.numbers import (
 
 RAW = experiments.lessons()
 #: the figures a placeholder may name besides a claim's own (its run's recorded settings)
-FIGURES = {"start", "end", "than_start", "than_end", "change", "sd", "r", "rho", "share", "worst", "here"}
+FIGURES = {
+    "start",
+    "end",
+    "than_start",
+    "than_end",
+    "change",
+    "sd",
+    "r",
+    "rho",
+    "share",
+    "worst",
+    "here",
+    "gap",
+    "moved",
+    "onset",
+    "fired",
+    "than_fired",
+}
 
 
 @pytest.mark.parametrize("kind", sorted(RAW))
