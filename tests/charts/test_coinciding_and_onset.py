@@ -1,5 +1,6 @@
 """Runs that coincide are both visible (the later curve dashed, with markers), and a run's collapse onset
-(RankMe below the declared share of its start) is a vertical mark on its curves over steps, in the chart description the live view and the replay draw."""
+(RankMe below the declared share of its start) is a vertical mark on its curves over steps,
+in the chart description the live view and the replay draw."""
 
 from __future__ import annotations
 
