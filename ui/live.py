@@ -34,6 +34,7 @@ from engine.jobs import Job, JobRegistry
 from engine.runlog.states import RunState
 from ui import feed, lens, live_state, live_view, projector
 from ui.chart_bar import chart_bar
+from ui.collapse_note import collapse_notes
 from ui.controls import KEEP
 from ui.isoscore_notes import capped_note as capped_note  # the pages' import
 from ui.isoscore_notes import isoscore_notes
@@ -249,6 +250,7 @@ def live_panel(
             st.caption(plain(line))
         failed_lines(look.jobs)
         warnings_of(look.jobs)
+        collapse_notes(look.jobs)  # collapse, seen coming: the step the charts mark
         why_empty = live_state.message(look, choices, found)
         if why_empty and not live:  # while a run goes, the live view draws it (no page rerun when it goes)
             st.info(why_empty)

@@ -23,6 +23,7 @@ import pandas as pd
 
 from engine import charts, runlog
 from engine.charts import description, legend
+from engine.charts.onset_marks import onsets
 from engine.core import settings
 from engine.jobs import Job, JobRegistry
 from engine.runlog.states import RunState
@@ -246,13 +247,15 @@ def message(look: Look, choices: Choices, found: Figures) -> str | None:
 
 def signature(look: Look, choices: Choices, found: Figures) -> str:
     """What Streamlit draws around the live view depends on, as one string: whether any run still changes,
-    each run's state, the diverging runs and the damaged spectrum files. The live view asks for a rerun of
-    the page when the feed's signature differs from the one it was drawn with. The first row of a run does
-    not change it: "No metrics yet" is the description's :func:`message`, drawn by the live view itself, so
-    the curves appear without a page rerun (which cost the browser about 0.3 s of a core, taken from the
-    training on a 2-core machine: docs/performance.md)."""
+    each run's state, the diverging runs, the damaged spectrum files and the runs whose collapse began. The
+    live view asks for a rerun of the page when the feed's signature differs from the one it was drawn with.
+    The first row of a run does not change it: "No metrics yet" is the description's :func:`message`, drawn
+    by the live view itself, so the curves appear without a page rerun (which cost the browser about 0.3 s
+    of a core, taken from the training on a 2-core machine: docs/performance.md)."""
     diverging = [job.id for job in look.jobs if charts.divergence(look.runs[run_label(job)]) is not None]
-    return json.dumps([look.changing, [[job.id, job.state] for job in look.jobs], diverging, found.errors])
+    collapsing = sorted(onsets(look.runs))  # the page's "collapse is beginning" line (ui.collapse_note)
+    state = [[job.id, job.state] for job in look.jobs]
+    return json.dumps([look.changing, state, diverging, found.errors, collapsing])
 
 
 def description_of(
