@@ -1,6 +1,6 @@
-"""Collapse, seen coming, on the JEPA page: a run whose RankMe fell below the declared share of its start gets a
-warning naming the step (the step its charts mark); a run that keeps its rank gets none; a run name full of
-Markdown is drawn as text."""
+"""Collapse, seen coming, on the JEPA page: a run whose RankMe fell below the declared share of its start gets
+a warning naming the step (the step its charts mark); a run that keeps its rank gets none; a run name full
+of Markdown is drawn as text."""
 
 from __future__ import annotations
 
