@@ -5,9 +5,13 @@ The link fills the sidebar (a preset's settings, then each knob laid over them) 
 before the page draws its widgets (:func:`open_link`); a bad value or an unknown name is ignored and named
 in a note (:func:`link_notes`). Nothing starts: ▶ Start (or the preset's button) stays the reader's click.
 "Copy link to these settings" (:func:`copy_link`) gives the URL of what the sidebar holds now: every linked
-knob whose value differs from its default. The values are read and written by
-:mod:`engine.core.knob_text`, from the knobs' declarations. Each function takes the registered experiment
-(:class:`~engine.core.declaration.Experiment`) of the page; its kind keys the session's notes.
+knob whose value differs from its default, the training data and the data folder included, and no path of
+this machine (:func:`ui.link_values.shareable`); beside it, a link that reopens the runs shown
+(``?runs=``). The values are read and written by :mod:`engine.core.knob_text`, from the knobs'
+declarations, and a value the page cannot show is refused when the link is read
+(:func:`ui.link_values.page_value`). Every note quoting a URL value is escaped (:func:`ui.text.plain`).
+Each function takes the registered experiment (:class:`~engine.core.declaration.Experiment`) of the page;
+its kind keys the session's notes.
 """
 
 from __future__ import annotations
@@ -20,15 +24,21 @@ import streamlit as st
 
 from engine.core import knob_text
 from engine.core.declaration import Experiment
+from engine.core.errors import ConfigError
 from engine.core.knobs import Knob, knobs
-from ui import fields
+from ui import fields, link_values
+from ui.text import plain
 
 PRESET = "preset"
 RUNS = "runs"  # the picked runs (ui.runs), not a setting
 #: query parameters that are no setting: the preset, the picked runs, Streamlit's own
 RESERVED = (PRESET, RUNS, "embed", "embed_options")
-#: page-drawn knobs a link may set beside the composed ones (ui.fields.composed): field -> widget value
-PAGE_FIELDS = {"data_dir": lambda value: value or ""}
+#: page-drawn knobs a link may set beside the composed ones (ui.fields.composed): field -> {widget key name:
+#: widget value} (the training data's choice is keyed by the set's kind: train0 plain sentences, train1 pairs)
+PAGE_FIELDS: dict[str, Any] = {
+    "data_dir": lambda value: {"data_dir": value or ""},
+    "train": lambda value: {} if value is None else {f"train{int(value == 'demo-nli')}": value},
+}
 _APPLIED = "_links.applied"  # session key: {kind: the link's settings last applied}
 _NOTES = "_links.notes"  # session key: {kind: (what the link set, what it ignored)}
 
@@ -71,9 +81,15 @@ def link_config(
             done.append(f"preset “{preset.name}”" + (more if len(preset.runs) > 1 else ""))
     items = {item.name: item for item in linked_knobs(experiment)}
     values, bad = knob_text.read(items.values(), settings_params(params))
-    config.update(values)
-    done += [f"{name} = {knob_text.text(items[name], value)}" for name, value in values.items()]
     ignored += bad
+    root = link_values.data_root()
+    for name, value in values.items():
+        try:
+            config[name] = link_values.page_value(items[name], value, root)
+        except ConfigError as err:  # refused now, with its note: never reported as set, then dropped
+            ignored.append(str(err))
+            continue
+        done.append(f"{name} = {knob_text.text(items[name], value)}")
     return config, done, ignored
 
 
@@ -95,7 +111,7 @@ def open_link(experiment: Experiment) -> None:
     values = fields.shown_values(experiment, config)
     for name, convert in PAGE_FIELDS.items():
         if name in config:
-            values[fields.key(experiment, name)] = convert(config[name])
+            values |= {fields.key(experiment, k): v for k, v in convert(config[name]).items()}
     for widget_key, value in values.items():
         st.session_state[widget_key] = value
     st.session_state.setdefault(_NOTES, {})[kind] = (done, ignored)
@@ -105,13 +121,26 @@ def link_notes(experiment: Experiment) -> None:
     """What the link to the page of ``experiment`` set, and each part of it that was ignored, at the top of
     the sidebar."""
     done, ignored = st.session_state.get(_NOTES, {}).get(experiment.kind, ([], []))
-    if done:
-        st.sidebar.info(
-            "Opened from a link: " + "; ".join(done) + ". Nothing runs until you press Start.",
-            icon=":material/link:",
-        )
-    if ignored:
-        st.sidebar.warning("Ignored from the link: " + "; ".join(ignored) + ".", icon=":material/link_off:")
+    for line, draw, icon in (
+        (opened_note(done), st.sidebar.info, "link"),
+        (ignored_note(ignored), st.sidebar.warning, "link_off"),
+    ):
+        if line:
+            draw(line, icon=f":material/{icon}:")
+
+
+def opened_note(done: list[str]) -> str:
+    """The note of what a link set, its values escaped (user text: never Markdown); "" when it set nothing."""
+    return (
+        plain("Opened from a link: " + "; ".join(done) + ". Nothing runs until you press Start.")
+        if done
+        else ""
+    )
+
+
+def ignored_note(ignored: list[str]) -> str:
+    """The note of what a link named that the page refused, its values escaped; "" when nothing was."""
+    return plain("Ignored from the link: " + "; ".join(ignored) + ".") if ignored else ""
 
 
 def page_url(experiment: Experiment) -> str:
@@ -123,15 +152,42 @@ def page_url(experiment: Experiment) -> str:
     return "/" + Path(experiment.section.page).stem
 
 
+def settings_pairs(experiment: Experiment, config: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """The ``name=text`` pairs of ``config``'s settings off their default, without this machine's paths
+    (:func:`ui.link_values.shareable`), and the names of those left out for being one."""
+    pairs = knob_text.changed(linked_knobs(experiment), config)
+    return link_values.shareable(pairs, link_values.data_root())
+
+
 def settings_link(experiment: Experiment, config: dict[str, Any]) -> str:
     """The URL that opens the page of ``experiment`` with ``config``'s settings (the knobs off their
-    default)."""
-    pairs = knob_text.changed(linked_knobs(experiment), config)
+    default; no path of this machine)."""
+    pairs, _ = settings_pairs(experiment, config)
     return page_url(experiment) + ("?" + urlencode(pairs, quote_via=quote) if pairs else "")
 
 
+def runs_link(experiment: Experiment, runs: list[str]) -> str:
+    """The URL that opens the page of ``experiment`` on ``runs`` (run ids): ``?runs=ID,ID``."""
+    return page_url(experiment) + "?" + urlencode({RUNS: ",".join(runs)}, quote_via=quote)
+
+
+def shown_runs(experiment: Experiment) -> list[str]:
+    """The runs the page shows now: its run picker's (:func:`ui.runs.shown_jobs`), else the URL's."""
+    picked = st.session_state.get(f"{experiment.kind}.shown")
+    if picked is None:
+        picked = [run for run in st.query_params.get(RUNS, "").split(",") if run]
+    return list(picked)
+
+
 def copy_link(experiment: Experiment, config: dict[str, Any]) -> None:
-    """“Copy link to these settings” in the sidebar: the URL of what is set now, with a copy button."""
+    """“Copy link to these settings” in the sidebar: the URL of what is set now, with a copy button, and the
+    URL that reopens the runs shown."""
     with st.sidebar.expander("Copy link to these settings", icon=":material/link:"):
         st.code(settings_link(experiment, config), language=None, wrap_lines=True)
-        st.caption("Opens this page with these settings; the reader still presses Start.")
+        _, left_out = settings_pairs(experiment, config)
+        more = f" Not in it (a folder of this machine): {', '.join(left_out)}." if left_out else ""
+        st.caption("Opens this page with these settings; the reader still presses Start." + more)
+        runs = shown_runs(experiment)
+        if runs:
+            st.code(runs_link(experiment, runs), language=None, wrap_lines=True)
+            st.caption("Reopens the runs shown (on this server).")

@@ -193,13 +193,17 @@ def preset_mates(job: Job, newest: list[Job]) -> list[Job]:
 
 def linked_runs(ids: list[str]) -> list[str]:
     """The runs the page's URL names (``?runs=ID,ID``: a reload or a new tab shows the same runs), those
-    still known."""
-    from ui.links import RUNS
+    still known; each other name is refused with a note, escaped (:func:`ui.link_values.run_names`)."""
+    from ui.link_values import run_names
+    from ui.links import RUNS, ignored_note
 
     asked = st.query_params.get(RUNS)
     if not asked:
         return []
-    return [run for run in asked.split(",") if run in ids]
+    found, ignored = run_names(asked, ids)
+    if ignored:
+        st.warning(ignored_note(ignored), icon=":material/link_off:")
+    return found
 
 
 def remember_runs(picked: list[str]) -> None:

@@ -17,7 +17,7 @@ def sidebar() -> dict:
     sb = st.sidebar
     sb.header("JEPA settings")
     settings: dict = sources(EXPERIMENT)
-    settings["train"] = training_choice(EXPERIMENT, False, settings["data_dir"], "train_choice")
+    settings["train"] = training_choice(EXPERIMENT, False, settings["data_dir"], "train0")
     sb.caption(
         f"Evaluation (STS Spearman, alignment, uniformity, collapse lens): on {sts_evaluation(settings)}."
     )

@@ -3,6 +3,7 @@ value is ignored with a note; "Copy link to these settings" gives the URL of wha
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qsl, urlsplit
 
 from apphelpers import errors
@@ -24,9 +25,14 @@ def link_of(app) -> str:
 
 
 def notes(app) -> tuple[str, str]:
+    """The link's notes as the reader sees them (the Markdown escapes of their values undone)."""
     info = " ".join(i.value for i in app.sidebar.info)
     warning = " ".join(w.value for w in app.sidebar.warning)
-    return info, warning
+    return unescaped(info), unescaped(warning)
+
+
+def unescaped(markdown: str) -> str:
+    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def test_a_preset_and_knobs_from_the_url_fill_the_simcse_sidebar(app) -> None:
