@@ -13,8 +13,8 @@ measures (:mod:`ui.lens`); the spectrum and the relation figures are drawn full 
 too. Every figure names the data its measures come from (a SimCSE run's evaluation pairs, a probe's data set:
 :func:`ui.live_state.where`). Under the charts' options: a warning for a run whose loss diverges, and,
 where a run has fewer items (or a smaller geometry sample) than dimensions, why its IsoScore is capped and its
-IsoScore* on demand. In projector mode (:mod:`ui.projector`) the panel is one chosen curve beside the film,
-both at full width, in large type.
+IsoScore* on demand. In projector mode (:mod:`ui.projector`) the panel is the lesson's curves (or one chosen
+curve, :mod:`ui.projector_curves`) beside the film, both at full width, in large type.
 """
 
 from __future__ import annotations
@@ -27,15 +27,14 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import charts, experiments
+from engine import charts
 from engine.charts import description
 from engine.core.setting_checks import get_or_default
 from engine.jobs import Job, JobRegistry
 from engine.runlog.states import RunState
-from ui import feed, lens, live_state, live_view, projector
+from ui import feed, live_state, live_view, projector, projector_curves
 from ui.chart_bar import chart_bar
 from ui.collapse_note import collapse_notes
-from ui.controls import KEEP
 from ui.isoscore_notes import capped_note as capped_note  # the pages' import
 from ui.isoscore_notes import isoscore_notes
 from ui.runs import changing, failed_lines, registry, run_label
@@ -160,14 +159,15 @@ def projected_run(reg: JobRegistry, names: dict[str, str], picked: list[str], ke
     return reg.get(chosen if chosen in names else next(iter(names)))
 
 
-def columns_of(jobs: list[Job], names: dict[str, str]) -> tuple[bool, Any, Any]:
+def columns_of(jobs: list[Job], names: dict[str, str], *, together: bool = False) -> tuple[bool, Any, Any]:
     """``(wide, left, right)``: curves left and projection right; in projector mode the chosen curve takes
     the width where there is no film, or more than two runs to compare (a film shows one run; the runs'
-    legend needs the room), and ``right`` is None."""
+    legend needs the room), and ``right`` is None; ``together`` (the lesson's curves side by side): two
+    thirds of the width for them, a third for the film."""
     wide = projector.on() and (not names or len(jobs) > FILM_BESIDE_RUNS)
     if wide:
         return True, st.container(), None
-    left, right = st.columns([1, 1] if projector.on() else [3, 2])
+    left, right = st.columns(([2, 1] if together else [1, 1]) if projector.on() else [3, 2])
     return False, left, right
 
 
@@ -220,12 +220,15 @@ def live_panel(
         if job.pictures.damaged:
             st.warning(plain(f"{run_label(job)}: {job.pictures.damaged}"))
     projected = projected_run(reg, names, picked, key)
-    wide, left, right = columns_of(jobs, names)
+    lesson = projector_curves.lesson_curves(jobs, metrics, figures) if projector.on() else ()
+    opening = projector_curves.opening(jobs, metrics, figures) if projector.on() else None
+    together = projector_curves.chosen_now(key, opening) == live_state.LESSON
+    wide, left, right = columns_of(jobs, names, together=together)
     chosen_curve = None
     if projector.on():  # above the curve, in its column: the film beside it starts as high
         with left:
-            chosen_curve = curve_choice(
-                metrics, bar.pair is not None, key, lesson_measure(jobs, metrics), figures=figures
+            chosen_curve = projector_curves.curve_choice(
+                metrics, bar.pair is not None, key, opening, figures=figures, lesson=lesson
             )
     choices = live_state.Choices(
         ids=tuple(job.id for job in jobs),
@@ -238,6 +241,7 @@ def live_panel(
         projector=projector.on(),
         chosen_curve=chosen_curve,
         wide=wide,
+        lesson_curves=lesson,
     )
 
     @st.fragment
@@ -342,53 +346,3 @@ def live_charts(
         )
 
     charts_now()
-
-
-# --------------------------------------------------------------------------------------- projector
-
-
-RELATION = live_state.RELATION
-RUN_FIGURE = live_state.RUN_FIGURE
-
-
-def lesson_measure(jobs: list[Job], metrics: list[str]) -> str | None:
-    """The measure the lesson of the shown runs' experiment is about (:mod:`engine.experiments`): its
-    ``measure`` where the lesson names one, else the first measure its text explains that the page offers,
-    the loss excepted; None without a lesson."""
-    kinds = [job.kind for job in jobs]
-    experiment = experiments.EXPERIMENTS.get(kinds[0]) if kinds else None
-    lesson = experiment.lesson if experiment is not None else None
-    if lesson is None:
-        return None
-    named = getattr(lesson, "measure", None)
-    if named in metrics:
-        return named
-    return next((m for m in lesson.measures if m in metrics and m != "loss"), None)
-
-
-def curve_choice(
-    metrics: list[str],
-    relation: bool,
-    key: str,
-    default: str | None = None,
-    *,
-    figures: tuple[str, ...] = (),
-) -> str:
-    """Projector mode: which one curve is shown beside the film (a metric, the spectrum, the relation of the
-    picked pair, or one of the page's run figures, by :data:`RUN_FIGURE` + its name: the alignment–
-    uniformity plane with each run's path among them); at first ``default`` (the lesson's measure), else
-    the first metric."""
-    shown = [RUN_FIGURE + name for name in charts.projector_figures(figures)]
-    options = [*metrics, lens.SPECTRUM, *([RELATION] if relation else []), *shown]
-    names = {metric: lens.name_of(metric) for metric in [*metrics, lens.SPECTRUM]}
-    names |= {RELATION: "Relation of two measures"}
-    names |= {option: charts.FIGURE_NAMES.get(option[len(RUN_FIGURE) :], option) for option in shown}
-    return st.selectbox(
-        "Curve beside the film",
-        options,
-        index=options.index(default) if default in options else 0,
-        format_func=names.get,
-        key=f"{key}.projcurve",
-        label_visibility="collapsed",  # projector mode only: the curve's title names it
-        **KEEP,
-    )

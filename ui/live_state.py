@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -32,6 +32,7 @@ from ui.run_facts import changing, progress_text, run_label
 
 RELATION = "relation"  # the projector's curve choice that means the relation of the picked pair
 RUN_FIGURE = "figure:"  # the projector's curve choice of a run figure: this, then its name
+LESSON = "lesson"  # the projector's curve choice of the lesson's curves together (Choices.lesson_curves)
 NO_METRICS = "No metrics yet: the first row appears after set-up (loading data, encoding) is done."
 NO_MEASURE = "No measure picked: choose some under “Measures drawn”."
 
@@ -52,6 +53,7 @@ class Choices:
     projector: bool = False
     chosen_curve: str | None = None
     wide: bool = False  # projector mode: the chosen curve alone across the screen (no film beside it)
+    lesson_curves: tuple[str, ...] = ()  # projector mode: the curves LESSON draws side by side
 
 
 #: this server process in the stamps of its looks (:func:`taken`): looks of two processes (a server restarted
@@ -97,6 +99,7 @@ class Figures:
     relations: list[Any]
     errors: list[str]
     chosen: Any = None
+    also: list[Any] = field(default_factory=list)  # projector mode: the lesson's other curves beside it
 
     def all(self) -> list[Any]:
         return ([self.spectrum] if self.spectrum is not None else []) + self.relations
@@ -174,7 +177,15 @@ def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
     )
     relations += charts.run_figures(choices.figures, look.runs, look.on, style=style, as_json=as_json)
     found = Figures(spectrum, [fig for fig in relations if fig is not None], errors)
-    if choices.projector:
+    if choices.projector and choices.chosen_curve == LESSON:
+        drawn = [
+            chosen_figure(look, replace(choices, chosen_curve=c, wide=False), found, live=live)
+            for c in choices.lesson_curves
+            if c.startswith(RUN_FIGURE) or c in look.logged  # a measure not logged: none (not the first)
+        ]
+        drawn = [figure for figure in drawn if figure is not None]
+        found.chosen, found.also = (drawn[0], drawn[1:]) if drawn else (None, [])
+    elif choices.projector:
         found.chosen = chosen_figure(look, choices, found, live=live)
     return found
 
@@ -213,8 +224,11 @@ def panels(look: Look, choices: Choices, found: Figures, *, live: bool = True) -
     ``chart_points``, as the finished charts)."""
     if not look.logged:
         return []
-    if choices.projector:
-        return [description.panel(found.chosen, "chosen", wide=True)] if found.chosen is not None else []
+    if choices.projector:  # the chosen curve across its column, or the lesson's side by side
+        shown = [found.chosen, *found.also] if found.chosen is not None else []
+        return [
+            description.panel(fig, f"chosen{i or ''}", wide=len(shown) == 1) for i, fig in enumerate(shown)
+        ]
     points = settings.get("live_points") if live else None
     curves = [
         description.panel(
@@ -315,6 +329,7 @@ def view_key(choices: Choices) -> Hashable | None:
             choices.figures,
             choices.projector,
             choices.chosen_curve,
+            choices.lesson_curves,
         )
         hash(key)
     except TypeError:

@@ -44,12 +44,22 @@ def path_points(frame: pd.DataFrame, most: int = POINTS) -> pd.DataFrame | None:
     return downsample(points, most).rename(columns={column: "y"})
 
 
+#: each run's end marker, by its place: the runs' ends stay apart by shape as well as colour (four runs on a
+#: projector, or in print)
+END_SYMBOLS = ("star", "diamond", "square", "triangle-up", "hexagram", "pentagon")
+
+
+def end_symbol(index: int) -> str:
+    """The end marker of the run at ``index``: :data:`END_SYMBOLS` in turn."""
+    return END_SYMBOLS[index % len(END_SYMBOLS)]
+
+
 def path_traces(name: str, index: int, points: pd.DataFrame) -> list[dict[str, Any]]:
-    """One run's path: a line with arrows on the way (each pointing from the previous point) and a star at
-    its end, and an open circle at its start (a trace of its own: a marker pointing from no previous point is
-    not drawn), in the run's colour and dash."""
+    """One run's path: a line with arrows on the way (each pointing from the previous point) and its end
+    marker (:func:`end_symbol`: a star, a diamond, … by its place), and an open circle at its start (a
+    trace of its own: a marker pointing from no previous point is not drawn), in the run's colour and dash."""
     count = len(points)
-    symbols = ["arrow"] * max(0, count - 1) + ["star"]
+    symbols = ["arrow"] * max(0, count - 1) + [end_symbol(index)]
     sizes = [14] * max(0, count - 1) + [18]
     hover = f"step %{{customdata}}<br>uniformity %{{x:.3f}}<br>alignment %{{y:.3f}}<extra>{name}</extra>"
     start = points.iloc[:1]

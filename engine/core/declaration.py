@@ -103,7 +103,9 @@ class Section:
     built as chart descriptions for the live view, the finished view and the replay alike. ``title`` and
     ``icon``: the page's heading and its entry in the app's navigation (default: the experiment's title);
     ``beside``: the experiments whose runs its page may show beside its own (JEPA: the unsupervised SimCSE
-    reference run of its preset), in its run picker."""
+    reference run of its preset), in its run picker; ``projector``: what projector mode opens on, the lesson's
+    measures (measure names and run figure names: SimCSE the alignment–uniformity plane and STS), beside the
+    film where the runs have snapshots (empty: the lesson's first measure)."""
 
     page: str
     metrics: tuple[str, ...]
@@ -114,6 +116,7 @@ class Section:
     title: str = ""
     icon: str = ":material/science:"
     beside: tuple[str, ...] = ()
+    projector: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

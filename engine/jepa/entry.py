@@ -23,6 +23,7 @@ SECTION = Section(
     drawn=("loss", RANKME, "dim_std_mean", "alpha_req", "isoscore", "sts_spearman", SPECTRUM),
     pair=("uniformity", "alignment"),
     figures=("align_uniform",),
+    projector=(RANKME,),  # the lesson's: does it collapse?
     beside=("simcse",),  # the contrastive reference of "Does JEPA collapse?", drawn beside its JEPA runs
     icon=":material/join_inner:",
     empty="No JEPA runs yet. Press ▶ Start in the sidebar, or the preset “Does JEPA collapse?”.",

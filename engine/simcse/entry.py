@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.core.declaration import CodeOnRun, Preset, Section
 from engine.core.flags import OwnCommandLine
-from engine.core.measures import GEOMETRY, LABELLED_SET_COLUMNS, SPECTRUM
+from engine.core.measures import GEOMETRY, LABELLED_SET_COLUMNS, SPECTRUM, STS_SPEARMAN
 from engine.simcse import cli, facts
 from engine.simcse.config import SimCSEConfig
 from engine.simcse.lesson import LESSON
@@ -21,6 +21,7 @@ SECTION = Section(
     drawn=(*FIRST_MEASURES, "probe_silhouette", "probe_isoscore", SPECTRUM),
     pair=("uniformity", "sts_spearman"),
     figures=("align_uniform",),
+    projector=("align_uniform_path", STS_SPEARMAN),  # the lesson's: Figure 2's plane with paths, and STS
     empty="No SimCSE runs yet. Press ▶ Start in the sidebar, or the preset “SimCSE Figure 2”.",
     icon=":material/model_training:",
 )
