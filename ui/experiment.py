@@ -227,6 +227,7 @@ def run_panel(
     jobs: list[Job] = []
     with runs.guard():
         jobs = runs.shown_jobs(experiment, beside=section.beside)
+        links.copy_runs_link(experiment, [job.id for job in jobs])  # the second link: ?runs=
         if jobs:
             refreshing = live.live_panel(
                 jobs,

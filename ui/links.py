@@ -171,23 +171,20 @@ def runs_link(experiment: Experiment, runs: list[str]) -> str:
     return page_url(experiment) + "?" + urlencode({RUNS: ",".join(runs)}, quote_via=quote)
 
 
-def shown_runs(experiment: Experiment) -> list[str]:
-    """The runs the page shows now: its run picker's (:func:`ui.runs.shown_jobs`), else the URL's."""
-    picked = st.session_state.get(f"{experiment.kind}.shown")
-    if picked is None:
-        picked = [run for run in st.query_params.get(RUNS, "").split(",") if run]
-    return list(picked)
-
-
 def copy_link(experiment: Experiment, config: dict[str, Any]) -> None:
-    """“Copy link to these settings” in the sidebar: the URL of what is set now, with a copy button, and the
-    URL that reopens the runs shown."""
+    """“Copy link to these settings” in the sidebar: the URL of what is set now, with a copy button."""
     with st.sidebar.expander("Copy link to these settings", icon=":material/link:"):
         st.code(settings_link(experiment, config), language=None, wrap_lines=True)
         _, left_out = settings_pairs(experiment, config)
         more = f" Not in it (a folder of this machine): {', '.join(left_out)}." if left_out else ""
         st.caption("Opens this page with these settings; the reader still presses Start." + more)
-        runs = shown_runs(experiment)
-        if runs:
-            st.code(runs_link(experiment, runs), language=None, wrap_lines=True)
-            st.caption("Reopens the runs shown (on this server).")
+
+
+def copy_runs_link(experiment: Experiment, runs: list[str]) -> None:
+    """“Copy link to the runs shown” in the sidebar (drawn once the run picker has picked ``runs``, run ids):
+    the URL that reopens them (``?runs=``, each name checked when read: :func:`ui.link_values.run_names`)."""
+    if not runs:
+        return
+    with st.sidebar.expander("Copy link to the runs shown", icon=":material/link:"):
+        st.code(runs_link(experiment, runs), language=None, wrap_lines=True)
+        st.caption("Reopens these runs on this page (on this server).")

@@ -95,3 +95,53 @@ def test_the_copied_link_opens_what_is_set_now(app) -> None:
     assert fresh.toggle(key="simcse.same_mask").value is True
     assert fresh.number_input(key="simcse.steps").value == 40
     assert link_of(fresh) == url
+
+
+def codes(app) -> list[str]:
+    return [c.value for c in app.sidebar.code]
+
+
+def test_the_training_data_travels_and_an_impossible_value_is_refused_with_an_escaped_note(app) -> None:
+    opened(app, "views/jepa.py", train="demo", device="../../etc", steps="![x](http://127.0.0.1:9/x.png)")
+    assert app.selectbox(key="jepa.train0").value == "demo"
+    assert app.selectbox(key="jepa.device").value == "auto"
+    info, warning = notes(app)
+    assert "train = demo" in info and "device" not in info and "steps" not in info  # never reported as set
+    assert "device: the page offers auto, cpu, cuda, mps, got '../../etc'" in warning and "steps" in warning
+    raw = " ".join(w.value for w in app.sidebar.warning)
+    assert "![x](" not in raw and "\\!\\[x\\]" in raw  # drawn as text, never as an image
+    assert "train=demo" in codes(app)[0]  # the copied link carries the training data
+
+
+def test_the_data_folder_travels_relative_to_the_data_root(app, tmp_path, monkeypatch) -> None:
+    (tmp_path / "stsb").mkdir()
+    monkeypatch.setenv("EMBEDLAB_DATA_DIR", str(tmp_path))
+    opened(app, "views/simcse.py")
+    assert "data_dir" not in codes(app)[0]  # the default folder: nothing to carry
+    app.text_input(key="simcse.data_dir").set_value(str(tmp_path / "stsb")).run()
+    assert "data_dir=stsb" in codes(app)[0] and str(tmp_path) not in codes(app)[0]
+    app.text_input(key="simcse.data_dir").set_value("/").run()
+    assert "data_dir" not in codes(app)[0] and "data_dir" in " ".join(c.value for c in app.sidebar.caption)
+    app.query_params.clear()
+    from apphelpers import APP
+    from streamlit.testing.v1 import AppTest
+
+    fresh = AppTest.from_file(str(APP), default_timeout=120)
+    fresh.run()
+    opened(fresh, "views/simcse.py", data_dir="stsb")
+    assert fresh.text_input(key="simcse.data_dir").value == str(tmp_path / "stsb")
+
+
+def test_a_second_link_reopens_the_runs_shown_and_unknown_runs_are_named(fresh_registry) -> None:
+    from apphelpers import APP, run_on_disk
+    from streamlit.testing.v1 import AppTest
+
+    run = run_on_disk("lecture-run", "jepa", config={"kind": "jepa"})
+    app = AppTest.from_file(str(APP), default_timeout=120)
+    app.query_params["runs"] = f"{run},no-such-run"
+    app.switch_page("views/jepa.py").run()
+    assert not app.exception
+    assert app.multiselect(key="jepa.shown").value == [run]
+    warned = unescaped(" ".join(w.value for w in app.warning))
+    assert "run 'no-such-run' is not a run of this server" in warned
+    assert [code for code in codes(app) if code.endswith(f"?runs={run}")]
