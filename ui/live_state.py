@@ -178,11 +178,10 @@ def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
     relations += charts.run_figures(choices.figures, look.runs, look.on, style=style, as_json=as_json)
     found = Figures(spectrum, [fig for fig in relations if fig is not None], errors)
     if choices.projector and choices.chosen_curve == LESSON:
-        drawn = [
-            chosen_figure(look, replace(choices, chosen_curve=c, wide=False), found, live=live)
-            for c in choices.lesson_curves
-            if c.startswith(RUN_FIGURE) or c in look.logged  # a measure not logged: none (not the first)
-        ]
+        # a measure not logged draws nothing here (not the first logged one); side by side, each is narrower
+        curves = [c for c in choices.lesson_curves if c.startswith(RUN_FIGURE) or c in look.logged]
+        apart = replace(choices, wide=choices.wide and len(curves) == 1)
+        drawn = [chosen_figure(look, replace(apart, chosen_curve=c), found, live=live) for c in curves]
         drawn = [figure for figure in drawn if figure is not None]
         found.chosen, found.also = (drawn[0], drawn[1:]) if drawn else (None, [])
     elif choices.projector:

@@ -89,7 +89,8 @@ def curve_choice(
     names = {metric: lens.name_of(metric) for metric in [*metrics, lens.SPECTRUM]}
     names |= {RELATION: "Relation of two measures"}
     names |= {option: charts.FIGURE_NAMES.get(option[len(RUN_FIGURE) :], option) for option in shown}
-    names |= {LESSON: "The lesson's measures: " + " and ".join(names.get(c, c) for c in lesson)}
+    short = [names.get(curve, curve).split(":")[0] for curve in lesson]  # a figure's name up to its colon
+    names |= {LESSON: "The lesson's measures: " + " and ".join(short)}
     return st.selectbox(
         "Curve beside the film",
         options,
