@@ -23,7 +23,11 @@ def test_the_onset_is_the_first_step_below_the_fraction_of_the_start() -> None:
 
 
 def test_the_fraction_is_in_rankmes_glossary_entry() -> None:
+    from engine.lessons.texts import glossary
+
     assert f"{COLLAPSE_ONSET:.0%}" in MEASURES[RANKME].plain
+    (term,) = [term for term in glossary() if term.name == RANKME]
+    assert f"{COLLAPSE_ONSET:.0%} of its first value" in term.plain
 
 
 @given(
