@@ -260,11 +260,11 @@ LESSON = Lesson(
         "stop-gradient alone changes nothing here, and its curve lies on that of none of the three (drawn "
         "dashed, with markers, where they coincide): with no predictor the symmetrised loss with a "
         "stop-gradient has exactly half the gradient of the loss without it, and AdamW ignores that scale "
-        "but for its ε, so the two RankMe curves differ by at most {sg_same.gap:.1e} of their values (RankMe "
-        "{paper_sg.end} and {none_rank.end}; both collapse, as SimSiam reports without its predictor);",
+        "but for its ε, so the two curves coincide (RankMe {paper_sg.end} and {none_rank.end}; both "
+        "collapse, as SimSiam reports without its predictor);",
         "collapse is seen coming: once RankMe falls below a fixed share of its start (in the glossary) the "
-        "charts mark that step and the page says that collapse is beginning; it fired near step "
-        "{none_warns.onset:.0f} without the three, never with JEPA;",
+        "charts mark that step and the page says that collapse is beginning: on both collapse runs, never "
+        "on JEPA's;",
         "alignment falls at collapse ({none_align.start} → {none_align.end}) while uniformity rises "
         "towards its top ({none_unif.start} → {none_unif.end}): on the alignment–uniformity plane "
         "(uniformity across, alignment up) the collapse runs to the lower right, every sentence on one "
