@@ -18,6 +18,7 @@ from engine.core import paths
 from engine.core.declaration import Experiment
 from engine.core.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
+from engine.jobs.server_exit import stop_runs_at_exit
 from engine.runlog.states import RunState
 from ui import projector, run_facts, run_name
 from ui.run_facts import progress_text as progress_text
@@ -40,6 +41,7 @@ STATE_ICONS = {
 def registry() -> JobRegistry:
     """The one job registry of this server process: survives reruns, page switches, reloads, closed tabs."""
     reg = JobRegistry()  # its worker thread starts the runs' children: made before the UI yields (below)
+    stop_runs_at_exit(reg)  # SIGTERM to the server stops its runs too (issue 55)
     try:
         reg.attach_finished()
     except Exception as err:  # noqa: BLE001 - a broken cache folder must not stop the app
