@@ -25,8 +25,9 @@ from ui import fields
 
 PRESET = "preset"
 RUNS = "runs"  # the picked runs (ui.runs), not a setting
+OWNER = "owner"  # the token of the runs a browser started (ui.runs.owner_token), not a setting
 #: query parameters that are no setting: the preset, the picked runs, Streamlit's own
-RESERVED = (PRESET, RUNS, "embed", "embed_options")
+RESERVED = (PRESET, RUNS, OWNER, "embed", "embed_options")
 #: page-drawn knobs a link may set beside the composed ones (ui.fields.composed): field -> widget value
 PAGE_FIELDS = {"data_dir": lambda value: value or ""}
 _APPLIED = "_links.applied"  # session key: {kind: the link's settings last applied}
