@@ -17,10 +17,10 @@ import re
 from typing import Any
 
 # the characters that start Markdown constructs (links and images need [ ], emphasis * _ ~, code `, HTML < >,
-# headings #, tables |, Streamlit's $math$ and :color[...], entities &), the ":" of "://", the "." of "www."
-# and "@" (GFM's autolinks of a bare URL or address), and a list's or heading's mark at the start;
+# headings #, tables |, Streamlit's $math$ and :color[...], an entity's &), the ":" of "://", the "." of
+# "www." and "@" (GFM's autolinks of a bare URL or address), and a list's or heading's mark at the start;
 # CommonMark lets any ASCII punctuation be backslash-escaped (spec 0.31, section 2.4)
-_MARKDOWN = re.compile(r"[\\`*_{}\[\]<>#!|~$&@]|:(?=//)|(?<=www)\.|^[-+=]|^\d{1,9}[.)]", re.I)
+_MARKDOWN = re.compile(r"[\\`*_{}\[\]<>#!|~$@]|&(?=#?\w+;)|:(?=//)|(?<=www)\.|^[-+=]|^\d{1,9}[.)]", re.I)
 
 #: command-line words -> the pages' words, tried in this order (longer phrases first)
 UI_WORDS: list[tuple[str, Any]] = [
