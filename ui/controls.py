@@ -262,7 +262,7 @@ def stop_others(experiment: Experiment, others: list[Job]) -> None:
     kind = experiment.kind
     names = ", ".join(run_label(job) for job in others)
     with st.sidebar.expander(f"Runs started elsewhere ({len(others)})"):
-        st.caption(f"{names}: started in another tab or browser, perhaps by someone else.")
+        st.caption(f"{plain(names)}: started in another tab or browser, perhaps by someone else.")
         sure = st.checkbox(
             f"Yes, stop {len(others)} run(s) started elsewhere", key=f"{kind}.stop_others.sure"
         )
@@ -285,13 +285,14 @@ def progress_fragment(experiment: Experiment, shown_live: list[Job]) -> None:
     @st.fragment(run_every=get_or_default("live_seconds") if live else None)
     def progress() -> None:
         if beside:
-            st.caption(f"{', '.join(run_label(job) for job in going)}: progress beside the charts.")
+            st.caption(f"{plain(', '.join(run_label(job) for job in going))}: progress beside the charts.")
             return
         jobs = [
             job for job in registry().jobs() if job.kind == kind and (job.active or job is registry().current)
         ]
         for job in jobs:
-            st.progress(*progress_text(job))
+            fraction, text = progress_text(job)
+            st.progress(fraction, plain(text))  # Markdown: a run's name drawn as text
         if not jobs:
             st.caption("No run going. Pick settings or a preset and press Start.")
 

@@ -12,13 +12,14 @@ from engine.core.errors import EmbedlabError
 from engine.jobs import Job
 from engine.runlog import export
 from ui.runs import changing, guard, metrics_by_run, run_label
+from ui.text import plain
 
 
 def download(where: Any, label: str, data: Any, *, file_name: str, mime: str, key: str, **more: Any) -> None:
     """A download button in ``where`` (a column, the sidebar): its data made when clicked where ``data`` is a
     callable, no rerun on a click, the download icon; ``more``: Streamlit's other options (help, disabled)."""
     where.download_button(
-        label,
+        plain(label),  # a run's name in it: drawn as text (issue 55)
         data,
         file_name=file_name,
         mime=mime,

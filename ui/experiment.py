@@ -126,8 +126,8 @@ def damaged_rows_note(jobs: list[Job]) -> None:
     for job in jobs:
         if job.rows.bad_rows:
             st.caption(
-                f"{runs.run_label(job)}: {job.rows.bad_rows} malformed row(s) of metrics.csv skipped; the "
-                "other rows are drawn."
+                f"{plain(runs.run_label(job))}: {job.rows.bad_rows} malformed row(s) of metrics.csv skipped; "
+                "the other rows are drawn."
             )
 
 

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.core import paths
 from engine.core.errors import one_line
 from engine.core.setting_checks import get_or_default
 
@@ -293,7 +294,10 @@ class Feeder:
     def _replace(self, name: str, data: bytes) -> None:
         """Write ``name`` atomically: a reader opens the old file or the whole new one."""
         temporary = self.root / f".{name}.tmp"
-        temporary.write_bytes(data)
+        temporary.unlink(missing_ok=True)  # then made new: never written through a link put there
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.replace(temporary, self.root / name)
 
     def _remove(self, follow: Follow) -> None:
@@ -343,6 +347,7 @@ def _feeder() -> Feeder:
         if feeder is None:
             sweep(root.parent)
             root.mkdir(parents=True, exist_ok=True)
+            paths.no_link(STATIC, root, what="the live feed")  # its files never written through a link
             feeder = _feeders[root] = Feeder(root)
             atexit.register(shutil.rmtree, root, ignore_errors=True)
         if _thread is None:

@@ -14,6 +14,7 @@ from engine.jobs import Job
 from ui import projector
 from ui.controls import encoder_dims
 from ui.runs import run_label
+from ui.text import plain
 
 PLOTLY = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
@@ -67,11 +68,11 @@ def isoscore_notes(jobs: list[Job], key: str) -> None:
         shape = items_and_dims(job)
         if shape is None or shape[0] > shape[1]:
             continue
-        st.warning(capped_note(*shape, f" for {run_label(job)}"), icon="ℹ️")
+        st.warning(capped_note(*shape, f" for {plain(run_label(job))}"), icon="ℹ️")
         snapshots = runlog.list_snapshots(job.run_dir)
         if not snapshots or job.active:
             continue
-        with st.expander(f"IsoScore* of {run_label(job)}'s snapshots"):
+        with st.expander(f"IsoScore* of {plain(run_label(job))}'s snapshots"):
             zeta = st.slider(
                 "Shrinkage ζ",
                 0.0,

@@ -31,8 +31,9 @@ from ui.text import plain
 
 PRESET = "preset"
 RUNS = "runs"  # the picked runs (ui.runs), not a setting
+OWNER = "owner"  # the token of the runs a browser started (ui.runs.owner_token), not a setting
 #: query parameters that are no setting: the preset, the picked runs, Streamlit's own
-RESERVED = (PRESET, RUNS, "embed", "embed_options")
+RESERVED = (PRESET, RUNS, OWNER, "embed", "embed_options")
 #: page-drawn knobs a link may set beside the composed ones (ui.fields.composed): field -> {widget key name:
 #: widget value} (the training data's choice is keyed by the set's kind: train0 plain sentences, train1 pairs)
 PAGE_FIELDS: dict[str, Any] = {

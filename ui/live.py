@@ -104,12 +104,12 @@ def draw_projection(job: Job | None, key: str) -> None:
     view = job.view()
     if view is None:
         if not job.config_dict.get("snapshot_every"):
-            st.info(f"{run_label(job)} keeps no snapshots: set a UMAP frame interval before Start.")
+            st.info(f"{plain(run_label(job))} keeps no snapshots: set a UMAP frame interval before Start.")
         else:
             st.info(
-                f"{run_label(job)}: no embedding snapshot yet."
+                f"{plain(run_label(job))}: no embedding snapshot yet."
                 if job.active
-                else f"{run_label(job)} kept no snapshots."
+                else f"{plain(run_label(job))} kept no snapshots."
             )
         return
     method, step, coords = view
@@ -145,7 +145,8 @@ def ended_without_rows(jobs: list[Job]) -> bool:
     failed_lines(jobs)
     if not any(job.state == RunState.FAILED for job in jobs):
         st.info(
-            f"{', '.join(run_label(job) for job in jobs)}: cancelled before its first step; nothing to show."
+            plain(", ".join(run_label(job) for job in jobs))
+            + ": cancelled before its first step; nothing to show."
         )
     return True
 

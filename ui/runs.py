@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import secrets
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ from engine.core import paths
 from engine.core.declaration import Experiment
 from engine.core.errors import ConfigError, EmbedlabError, one_line
 from engine.jobs import Job, JobRegistry
+from engine.jobs.server_exit import stop_runs_at_exit
 from engine.runlog.states import RunState
 from ui import projector, run_facts, run_name
 from ui.run_facts import progress_text as progress_text
@@ -26,6 +28,7 @@ from ui.text import message, plain
 
 log = logging.getLogger("embedlab.ui")
 STARTED_HERE = "_runs.started_here"  # session key: ids of the runs this browser session queued
+OWNER_KEY = "_runs.owner"  # session key: this session's owner token (its runs across a reload: issue 55)
 STATE_ICONS = {
     RunState.QUEUED: "…",
     RunState.RUNNING: "▶",
@@ -40,6 +43,7 @@ STATE_ICONS = {
 def registry() -> JobRegistry:
     """The one job registry of this server process: survives reruns, page switches, reloads, closed tabs."""
     reg = JobRegistry()  # its worker thread starts the runs' children: made before the UI yields (below)
+    stop_runs_at_exit(reg)  # SIGTERM to the server stops its runs too (issue 55)
     try:
         reg.attach_finished()
     except Exception as err:  # noqa: BLE001 - a broken cache folder must not stop the app
@@ -105,6 +109,7 @@ def submit_runs(
     for (_, config), name in zip(runs, names):
         made.append(reg.submit(experiment.kind, config, name=name, group=group))
         st.session_state.setdefault(STARTED_HERE, set()).add(made[-1].id)
+        owned_runs().setdefault(owner_token(), set()).add(made[-1].id)
     st.session_state[f"{experiment.kind}.shown"] = [job.id for job in made]
     return made
 
@@ -130,8 +135,44 @@ def run_names(
 
 
 def started_here(job: Job) -> bool:
-    """Whether this browser session (this tab) queued ``job``: its ■ Stop acts on those runs alone."""
-    return job.id in st.session_state.get(STARTED_HERE, set())
+    """Whether this browser session (this tab) queued ``job``, or the tab it was reloaded from (its URL's
+    owner token, :func:`owner_token`): its ■ Stop acts on those runs alone."""
+    if job.id in st.session_state.get(STARTED_HERE, set()):
+        return True
+    token = known_token()
+    return token is not None and job.id in owned_runs().get(token, set())
+
+
+@st.cache_resource(show_spinner=False)
+def owned_runs() -> dict[str, set[str]]:
+    """The runs each owner token queued, kept by the server (never in the URL: a token names no run)."""
+    return {}
+
+
+def known_token() -> str | None:
+    """This session's owner token: the session's own, else its URL's when the server issued it (a reload or
+    a tab's restore; a token never issued is ignored). Put back in the URL when a page switch dropped it."""
+    from ui.links import OWNER
+
+    token = st.session_state.get(OWNER_KEY)
+    if token is None:
+        asked = st.query_params.get(OWNER)
+        token = asked if asked in owned_runs() else None
+        if token is not None:
+            st.session_state[OWNER_KEY] = token
+    if token is not None and st.query_params.get(OWNER) != token:
+        st.query_params[OWNER] = token
+    return token
+
+
+def owner_token() -> str:
+    """This session's owner token (made at its first Start: 128 random bits, ``secrets``), in its URL."""
+    token = known_token()
+    if token is None:
+        token = st.session_state[OWNER_KEY] = secrets.token_urlsafe(16)
+        owned_runs()[token] = set()
+        known_token()
+    return token
 
 
 def cancelled(job: Job) -> bool:

@@ -17,8 +17,10 @@ import re
 from typing import Any
 
 # the characters that start Markdown constructs (links and images need [ ], emphasis * _ ~, code `, HTML < >,
-# headings #, tables |, Streamlit's $math$ and :color[...]); CommonMark lets any of them be backslash-escaped
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>#!|~$])")
+# headings #, tables |, Streamlit's $math$ and :color[...], an entity's &), the ":" of "://", the "." of
+# "www." and "@" (GFM's autolinks of a bare URL or address), and a list's or heading's mark at the start;
+# CommonMark lets any ASCII punctuation be backslash-escaped (spec 0.31, section 2.4)
+_MARKDOWN = re.compile(r"[\\`*_{}\[\]<>#!|~$@]|&(?=#?\w+;)|:(?=//)|(?<=www)\.|^[-+=]|^\d{1,9}[.)]", re.I)
 
 #: command-line words -> the pages' words, tried in this order (longer phrases first)
 UI_WORDS: list[tuple[str, Any]] = [
@@ -90,8 +92,12 @@ _REFERENCE = re.compile(r"\(?(?:authors, )?(?:princeton-nlp/)?SimCSE#(\d+)\)?")
 
 
 def plain(text: object) -> str:
-    """``text`` escaped so that Markdown shows it literally (no links, images, emphasis, HTML or math)."""
-    return _MARKDOWN.sub(r"\\\1", str(text)).replace("\n", " ")
+    """``text`` escaped so that Markdown shows it literally (no links, images, emphasis, HTML or math): the
+    one escape of every piece of user-given text drawn as Markdown (names of runs, groups, encoders, data,
+    labels and uploads); its lines joined by spaces, its leading white space dropped (no code block), a
+    backslash before each character of :data:`_MARKDOWN`."""
+    one_line = " ".join(str(text).splitlines()).lstrip()
+    return _MARKDOWN.sub(lambda found: f"{found.group(0)[:-1]}\\{found.group(0)[-1]}", one_line)
 
 
 def ui_words(text: object) -> str:

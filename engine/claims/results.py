@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.claims.shipped import folders_of, run_folder, runs_named, ship, spectra_of
+from engine.claims.folder_check import DamagedFolder
+from engine.claims.shipped import check_named, folders_of, run_folder, runs_named, ship, spectra_of
 from engine.command.signals import reports_stop
 from engine.core.atomic import line_ending, write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError
@@ -105,7 +106,7 @@ def replace_blocks(text: str, render: Callable[[str, str], str]) -> tuple[str, l
     for block in blocks(text):
         try:
             body = render(block.kind, block.args).rstrip("\n") + "\n"
-        except Missing as err:
+        except (Missing, DamagedFolder) as err:
             problems.append(f"results:{block.kind}: {err}")
             continue
         out += [text[last : block.start], body]
@@ -273,6 +274,7 @@ def render(kind: str, args: str, root: Path, today: str) -> str:
     """The body of one block (:data:`RENDERERS`); an unknown kind is a :class:`ConfigError`."""
     if kind not in RENDERERS:
         raise ConfigError(f"results:{kind}: unknown table kind; use one of {', '.join(RENDERERS)}")
+    check_named(folders_of(kind, args), root)  # a damaged folder: DamagedFolder, its table kept
     return RENDERERS[kind](args, root, today)
 
 

@@ -16,8 +16,10 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
+from engine.claims.folder_check import MANIFEST, DamagedFolder, check_folder, write_manifest
 from engine.core.atomic import write_bytes_atomic
 from engine.core.errors import ConfigError
+from engine.core.paths import no_link
 from engine.runlog import run_state
 from engine.runlog.states import RunState
 
@@ -44,6 +46,16 @@ def run_folder(name: str, root: Path) -> Path:
     if not (local / "status.json").is_file() and (shipped / "status.json").is_file():
         return shipped
     return local
+
+
+def check_named(names: Iterable[str], root: Path) -> None:
+    """Each run folder a table reads (:func:`run_folder`), shipped or not, checked against itself, and a
+    shipped copy against its manifest (:func:`~engine.claims.folder_check.check_folder`); the first damaged
+    one is :class:`~engine.claims.folder_check.DamagedFolder`. A missing folder is left to the table."""
+    for name in names:
+        folder = run_folder(name, root)
+        if (folder / "status.json").is_file():
+            check_folder(folder, shipped=folder.is_relative_to(root / SHIPPED))
 
 
 def runs_named(args: str) -> list[str]:
@@ -73,13 +85,16 @@ def ship(names: Iterable[str], root: Path, spectra: Iterable[str] = ()) -> tuple
     """Copy the :data:`FILES` of each finished run folder ``names`` (relative to ``root``, under ``cache/``)
     holds here, and the :data:`SPECTRUM` of those also in ``spectra``, into :data:`SHIPPED`; (shipped,
     skipped with why). Nothing is written when the copies would pass :data:`BUDGET`."""
-    chosen, skipped, spectra = [], [], set(spectra)
+    chosen, skipped, copies, spectra = [], [], [], set(spectra)
     for name in dict.fromkeys([*names, *spectra]):
         source = root / name
         if Path(name).is_absolute() or ".." in Path(name).parts:
             skipped.append(f"{name}: not a path inside the repository")
         elif not _finished(source):
-            skipped.append(f"{name}: no finished run here")
+            if _finished(root / SHIPPED / name):
+                copies.append(name)
+            else:
+                skipped.append(f"{name}: no finished run here")
         else:
             chosen.append(name)
     target = root / SHIPPED
@@ -99,10 +114,41 @@ def ship(names: Iterable[str], root: Path, spectra: Iterable[str] = ()) -> tuple
         raise ConfigError(
             f"results --ship: the shipped run folders would hold {total:,} bytes, over {BUDGET:,}"
         )
+    for relative in new:  # every destination checked before anything is written
+        no_link(root, target / relative, what="results --ship")
     for relative in new:
         (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        no_link(root, target / relative, what="results --ship")
         write_bytes_atomic(target / relative, (root / relative).read_bytes())
-    return chosen, skipped
+    for name in chosen:
+        write_manifest(target / name, _held(target / name))
+    sealed = seal_copies(copies, target)
+    damaged = [f"{n}: no run here, and its shipped copy is damaged" for n in copies if n not in sealed]
+    return chosen + sealed, skipped + damaged
+
+
+def seal_copies(names: Iterable[str], target: Path) -> list[str]:
+    """The shipped copies (under ``target``) of runs this machine lacks, each given a checksum manifest
+    when it has none and holds together (:func:`~engine.claims.folder_check.check_folder`); those whose
+    manifest is there or now written. A damaged copy is left unsealed (and so refused by ``results``)."""
+    sealed = []
+    for name in names:
+        folder = target / name
+        try:
+            if not (folder / MANIFEST).exists():
+                check_folder(folder, shipped=False)
+                no_link(target, folder / MANIFEST, what="results --ship")
+                write_manifest(folder, _held(folder))
+            check_folder(folder, shipped=True)
+        except DamagedFolder:
+            continue
+        sealed.append(name)
+    return sealed
+
+
+def _held(folder: Path) -> list[str]:
+    """The :data:`FILES` (and :data:`SPECTRUM`) that the shipped copy ``folder`` holds."""
+    return [name for name in (*FILES, SPECTRUM) if (folder / name).is_file()]
 
 
 def _finished(folder: Path) -> bool:

@@ -159,6 +159,35 @@ def inside(root: Path, name: str, *, what: str = "name") -> Path:
     return path
 
 
+def no_link(root: str | os.PathLike, path: str | os.PathLike, *, what: str = "the lab") -> Path:
+    """``path`` (absolute), checked before the lab writes there: inside ``root``, with no ``..`` and no
+    symbolic link in any of its parts below ``root`` (each existing part ``os.lstat``-ed, the link itself
+    never followed), and its real path (``os.path.realpath``) inside ``root``'s. A write through a link
+    changes a file outside the folder the lab means to write (issue 55: ``results --ship`` overwrote a
+    user's config.json and metrics.csv through a linked ``docs/run-folders/cache/myrun2``).
+
+    Raises :class:`ConfigError`, one line naming the link (or the path that leaves ``root``)."""
+    base, target = Path(os.path.abspath(root)), Path(os.path.abspath(path))
+    if ".." in Path(path).parts or not target.is_relative_to(base):
+        raise ConfigError(f"{path}: not inside {base}; {what} writes only inside it")
+    current = base
+    for part in target.relative_to(base).parts:
+        current = current / part
+        if current.is_symlink():
+            raise ConfigError(f"{current}: a symbolic link; {what} does not write through links (remove it)")
+    real_base = os.path.realpath(base)
+    if os.path.commonpath([real_base, os.path.realpath(target)]) != real_base:
+        raise ConfigError(f"{target}: leads outside {base}; {what} writes only inside it")
+    return target
+
+
+def no_link_here(path: str | os.PathLike, *, what: str = "the lab") -> Path:
+    """:func:`no_link` of ``path`` within its own parent folder: ``path`` itself is no symbolic link (a run
+    folder, a group folder named by the user)."""
+    target = Path(os.path.abspath(path))
+    return no_link(target.parent, target, what=what)
+
+
 def new_run_name(prefix: str) -> str:
     """A unique, sortable run folder name: ``<prefix>-YYYYmmdd-HHMMSS-xxxxxxxx`` (32 random bits: two names
     of one second collide about once in 4·10⁹ pairs; folders of before 2026-12-02 end in 4 hex digits)."""

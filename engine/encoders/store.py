@@ -161,6 +161,8 @@ def render_card(name: str, meta: dict) -> str:
 
 
 def _write_text(path: Path, text: str) -> None:
+    """``text`` into ``path``, never through a symbolic link there (issue 55: one line naming it)."""
+    paths.no_link_here(path, what="saving an encoder")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()

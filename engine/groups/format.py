@@ -151,6 +151,7 @@ def create_group(
     holds a group is refused (one line): resume it with :func:`read_group` and
     :func:`engine.groups.run_group`."""
     folder = group_path(str(path)) if isinstance(path, str) else Path(path)
+    paths.no_link_here(folder, what="a group")  # never a linked folder (issue 55)
     if (folder / GROUP_FILE).exists():
         raise _taken(folder)
     try:

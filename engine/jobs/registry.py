@@ -87,6 +87,7 @@ class JobRegistry:
         self._queue: deque[Job] = deque()
         self._closed = False
         self._current: Job | None = None
+        self.children: dict[str, ChildRun] = {}  # by job id, while its process runs (engine.jobs.server_exit)
         self._spares = SparePool(enabled=isolation == "process" and (warm is None or warm))
         self.projection_worker = (
             ProjectionWorker(self, nice=projection_nice, single_thread=isolation == "process")
@@ -386,9 +387,10 @@ class JobRegistry:
             job.end(RunState.FAILED, f"could not start the run's process: {one_line(err)}")
             return
         job.pid = proc.pid
-        child = ChildRun(proc, job, self.stop_grace)
+        child = self.children[job.id] = ChildRun(proc, job, self.stop_grace)
         child.follow(lambda event: self._feed(job, event))
         state, error = child.outcome()
+        self.children.pop(job.id, None)
         job.end(state, error)
         if state == RunState.FAILED:
             log.warning("job %s failed: %s", job.id, error)

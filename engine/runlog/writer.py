@@ -60,6 +60,7 @@ class RunWriter:
 
     def __init__(self, run_dir: Path, columns: Sequence[str], config: Mapping[str, Any]):
         self.run_dir = Path(run_dir)
+        paths.no_link_here(run_dir, what="a run")  # never written through a linked folder (issue 55)
         _make_folder(self.run_dir)
         self._lock = _locked(self.run_dir)
         self.columns = list(columns)
@@ -320,7 +321,7 @@ def _free_bytes(folder: Path) -> int:
 
 def _open_log(path: Path) -> int:
     """An append-only file descriptor on ``path``, emptied first (a log written one ``write`` per row)."""
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW, 0o644)
 
 
 @contextlib.contextmanager

@@ -74,7 +74,7 @@ def test_bad_markers_are_one_line(text: str) -> None:
 
 def _run_folder(folder: Path, ended: float, iso: list[float], alpha: bool = False) -> Path:
     folder.mkdir(parents=True)
-    status = {"state": "finished", "ended": ended}
+    status = {"state": "finished", "ended": ended, "last_step": len(iso) - 1}
     (folder / "status.json").write_text(json.dumps(status), encoding="utf-8")
     header = "step,isoscore,silhouette" + (",alpha_req" if alpha else "")
     rows = [f"{k},{v},{0.1 * k}" + (",1.5" if alpha else "") for k, v in enumerate(iso)]

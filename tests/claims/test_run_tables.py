@@ -29,7 +29,8 @@ def write_run(
     """A finished run folder: metrics.csv from ``columns`` (``step`` first; None an empty cell), and the
     summary, spectra (step → eigenvalues) and config given."""
     folder.mkdir(parents=True)
-    (folder / "status.json").write_text(json.dumps({"state": "finished", "ended": ENDED}), encoding="utf-8")
+    status = {"state": "finished", "ended": ENDED, "last_step": int(columns["step"][-1])}
+    (folder / "status.json").write_text(json.dumps(status), encoding="utf-8")
     names = list(columns)
     rows = zip(*columns.values(), strict=True)
     text = (

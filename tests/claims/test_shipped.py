@@ -20,7 +20,7 @@ def finished_run(folder: Path, sts: list[float]) -> Path:
     """A finished run folder with the files a table reads, and a snapshot no table reads."""
     (folder / "snapshots").mkdir(parents=True)
     (folder / "snapshots" / "step_0.npy").write_bytes(b"x" * 100)
-    status = {"state": "finished", "ended": results.ALPHA_REQ_SINCE + 86_400}
+    status = {"state": "finished", "ended": results.ALPHA_REQ_SINCE + 86_400, "last_step": len(sts) - 1}
     (folder / "status.json").write_text(json.dumps(status), encoding="utf-8")
     config = {"kind": "simcse", "steps": len(sts) - 1}
     (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
@@ -41,7 +41,8 @@ def test_a_fresh_clone_regenerates_a_runs_table_from_the_shipped_folders(tmp_pat
     assert "| `cache/runs/a` | 3 | 0.77 → 0.83 |" in table
     assert main(["results", str(doc), "--root", str(tmp_path), "--ship"]) == 0
     copy = tmp_path / shipped.SHIPPED / "cache" / "runs" / "a"
-    assert sorted(p.name for p in copy.iterdir()) == sorted(shipped.FILES)  # no snapshots
+    held = sorted(p.name for p in copy.iterdir())
+    assert held == sorted([*shipped.FILES, shipped.MANIFEST])  # no snapshots
     shutil.rmtree(tmp_path / "cache")  # a fresh clone: no cache/
     assert main(["results", str(doc), "--root", str(tmp_path), "--check"]) == 0
     assert doc.read_text() == table
@@ -98,7 +99,8 @@ def test_a_script_blocks_run_folders_ship_with_their_spectrum_and_regenerate(tmp
     assert "| S | 1 | 3 |" in table and "S `cache/runs/s`" in table
     assert main(["results", str(doc), "--root", str(tmp_path), "--ship"]) == 0
     copy = tmp_path / shipped.SHIPPED / "cache" / "runs" / "s"
-    assert sorted(p.name for p in copy.iterdir()) == sorted([*shipped.FILES, shipped.SPECTRUM])
+    held = sorted(p.name for p in copy.iterdir())
+    assert held == sorted([*shipped.FILES, shipped.SPECTRUM, shipped.MANIFEST])
     shutil.rmtree(tmp_path / "cache")
     assert main(["results", str(doc), "--root", str(tmp_path), "--check"]) == 0
     assert doc.read_text(encoding="utf-8") == table
