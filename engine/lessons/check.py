@@ -254,7 +254,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub.add_argument("--short", action="store_true", help="the presets' short CPU versions (few steps)")
     sub.add_argument("--out", help="folder for the run folders (default: cache/lessons-check/{short,full})")
     sub.add_argument("--preset", action="append", metavar="NAME", help="only this preset's claims (repeat)")
-    sub.add_argument("--data-dir", help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)")
+    sub.add_argument(
+        "--data-dir",
+        help="folder of real data sets (default: $EMBEDLAB_DATA_DIR, else ../shared/data beside the lab)",
+    )
     sub.add_argument("--device", help="cpu, cuda or auto (default: each config's)")
     sub.add_argument(
         "--seeds",
