@@ -66,6 +66,12 @@ def count(value: object, unit: str) -> str:
     return f"{value:,} {unit}" if isinstance(value, int) and not isinstance(value, bool) else "—"
 
 
+def rate(value: object) -> str:
+    """A learning rate as written in a config (``3e-05``, ``0.001``); "—" when unknown."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return f"{value:g}" if ok else _fmt(value)
+
+
 def size_on_disk(size: object) -> str:
     """Bytes in MB (10⁶ bytes) with the exact count: ``90.9 MB (90,868,512 bytes)``; "—" when unknown."""
     if not isinstance(size, int) or isinstance(size, bool):
@@ -97,7 +103,7 @@ def render_card(name: str, meta: dict) -> str:
         f"- Training-set size: {count(card.get('train_size'), card.get('train_unit') or 'examples')}",
         f"- Steps: {_fmt(card.get('steps'))}",
         f"- Batch size: {_fmt(card.get('batch_size'))}",
-        f"- Learning rate: {_fmt(card.get('lr'))}",
+        f"- Learning rate: {rate(card.get('lr'))}",
         f"- Seed: {_fmt(card.get('seed'))}",
         f"- Pooler: {_fmt(card.get('pooler'))}",
         f"- Precision: {_fmt(card.get('precision'))}",
