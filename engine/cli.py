@@ -17,6 +17,7 @@ fields in JSON, and ``--events`` prints the run's liveness on stdout (see
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -30,7 +31,7 @@ from engine.command.progress import ProgressBar
 from engine.command.signals import show_on_sigusr1, stop_on_sigterm
 from engine.command.threads import set_threads
 from engine.compute.allocator import keep_freed_memory
-from engine.core import knobs, settings
+from engine.core import knobs, paths, settings
 from engine.core.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.core.flags import add_seeds_flag
 from engine.core.pace import StopSignal
@@ -174,6 +175,8 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     config_json = getattr(args, "config_json", None)
     config = load_config_json(kind, config_json) if config_json else cli.config_from_args(args)
     events = bool(getattr(args, "events", False))
+    if not events:  # the app's child gets the folder the app chose (a blank field: none)
+        config = with_data_folder(config)
     if getattr(args, "seeds", None) is not None:  # a group of runs, one per seed (engine.groups); "" refused
         from engine.groups.seeds import run_seed_group
 
@@ -207,6 +210,16 @@ def execute(kind: str, args: argparse.Namespace) -> int:
         print(json.dumps({"out": str(out_dir), **summary}, indent=2, default=str))
         say_where(out_dir)
     return EXIT_INTERRUPTED if summary.get("state") == RunState.STOPPED else 0
+
+
+def with_data_folder(config: Any) -> Any:
+    """``config`` with the data folder a command line reads when it names none
+    (:func:`engine.core.paths.command_data_dir`: $EMBEDLAB_DATA_DIR, else ``../shared/data``), recorded in
+    its ``config.json``; a config without a ``data_dir`` knob, or one that names a folder, as it is."""
+    if not dataclasses.is_dataclass(config) or getattr(config, "data_dir", "set") not in (None, ""):
+        return config
+    folder = paths.command_data_dir()
+    return config if folder is None else dataclasses.replace(config, data_dir=folder)
 
 
 def one_line_warnings() -> None:

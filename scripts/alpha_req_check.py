@@ -2,11 +2,12 @@
 
     python scripts/alpha_req_check.py
 
-Points whose covariance eigenvalues fall as k^-α by construction (tests/metrics/test_collapse.py's
-``known_decay``: Gaussian scores with variances k^-α along a random rotation, d 384), at the JEPA evaluation
-size (473 sentences) and at 2,000. ``engine.metrics.collapse.alpha_req_fit`` fits ranks 11–100 with 1/k
-weights (α-ReQ's reference implementation); the former estimator, written out here, fitted every rank
-unweighted. Prints a Markdown table (docs/results.md, "How the metrics are checked").
+Points whose covariance eigenvalues fall as k^-α by construction (``engine.metrics.known_spectra``'s
+``known_decay``, which tests/metrics/test_collapse.py checks on too: Gaussian scores with variances k^-α
+along a random rotation, d 384), at the JEPA evaluation size (473 sentences) and at 2,000.
+``engine.metrics.collapse.alpha_req_fit`` fits ranks 11–100 with 1/k weights (α-ReQ's reference
+implementation); the former estimator, written out here, fitted every rank unweighted. Prints a Markdown
+table (docs/results.md, "How the metrics are checked").
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "tests" / "metrics")]
-
-from test_collapse import known_decay  # noqa: E402
+sys.path[:0] = [str(REPO)]
 
 from engine.metrics.collapse import alpha_req_fit  # noqa: E402
+from engine.metrics.known_spectra import known_decay  # noqa: E402
 
 
 def former_estimate(points: np.ndarray) -> float:

@@ -30,8 +30,11 @@ def download(where: Any, label: str, data: Any, *, file_name: str, mime: str, ke
     )
 
 
-def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None) -> None:
-    """CSV per run, all shown runs as one CSV and as a zip with configs, figure HTML, UMAP frames CSV."""
+def downloads(
+    jobs: list[Job], key: str, figure: Callable[[], Any] | None = None, chart: str = "figure"
+) -> None:
+    """CSV per run, all shown runs as one CSV and as a zip with configs, the figure (named ``chart`` on its
+    buttons and files) as HTML, SVG and PDF, UMAP frames CSV."""
     if not jobs:
         return
     st.subheader("Downloads")
@@ -76,14 +79,14 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
     if figure is not None:
         download(
             cols[2],
-            "figure (HTML)",
+            f"{plain(chart)} (HTML)",
             lambda: export.figure_html(figure()),
-            file_name="figure.html",
+            file_name=f"{export.file_stem(chart, 'figure')}.html",
             mime="text/html",
             key=f"{key}.html",
         )
     if figure is not None:
-        image_downloads(figure, key)
+        image_downloads(figure, key, chart)
     framed = [job for job in jobs if job.frames()]
     if framed:
         job = framed[0]
@@ -104,8 +107,9 @@ def downloads(jobs: list[Job], key: str, figure: Callable[[], Any] | None = None
     )
 
 
-def image_downloads(figure: Callable[[], Any], key: str) -> None:
-    """The figure as SVG and as PDF (kaleido, made when clicked), or why they cannot be made here."""
+def image_downloads(figure: Callable[[], Any], key: str, chart: str = "figure") -> None:
+    """The figure ``chart`` as SVG and as PDF (kaleido, made when clicked; its title and the data it was
+    measured on kept), or why they cannot be made here."""
     if not export.image_export_ready():
         st.caption(export.NO_KALEIDO + ".")
         return
@@ -113,9 +117,9 @@ def image_downloads(figure: Callable[[], Any], key: str) -> None:
     for index, (fmt, mime) in enumerate(export.IMAGE_FORMATS.items()):
         download(
             cols[index],
-            f"figure ({fmt.upper()})",
+            f"{plain(chart)} ({fmt.upper()})",
             lambda fmt=fmt: export.figure_image(figure(), fmt),
-            file_name=f"figure.{fmt}",
+            file_name=f"{export.file_stem(chart, 'figure')}.{fmt}",
             mime=mime,
             key=f"{key}.{fmt}",
         )

@@ -17,7 +17,7 @@ from engine.core.declaration import Experiment
 from engine.core.errors import EmbedlabError
 from engine.jobs import Job
 from engine.lessons import texts as lessons
-from ui import controls, downloads, fields, lens, links, live, projector, run_name, runs
+from ui import controls, downloads, fields, lens, links, live, live_state, projector, run_name, runs
 from ui.text import message, plain
 
 GLOSSARY = "views/glossary.py"
@@ -104,13 +104,22 @@ def start_button(
             st.rerun()
 
 
-def figure_of(jobs: list[Job], experiment: Experiment, pair: tuple[str, str]) -> Any:
-    """The figure the HTML download of the page of ``experiment`` gives: the relation of the picked pair of
-    measures (its picker's keys ``<kind>.relx`` and ``<kind>.rely``)."""
-    shown = lens.chart_frames(jobs)
+def picked_pair(experiment: Experiment, pair: tuple[str, str]) -> tuple[str, str]:
+    """The pair of measures picked on the page of ``experiment`` (its picker's keys ``<kind>.relx`` and
+    ``<kind>.rely``), else its section's ``pair``."""
     x = st.session_state.get(f"{experiment.kind}.relx", pair[0])
     y = st.session_state.get(f"{experiment.kind}.rely", pair[1])
-    return charts.relation_figure(shown, x, y)
+    return x, y
+
+
+def figure_of(jobs: list[Job], experiment: Experiment, pair: tuple[str, str]) -> Any:
+    """The figure the downloads of the page of ``experiment`` give (HTML, SVG, PDF): the relation of the
+    picked pair of measures, titled as the page draws it, with the data it was measured on under its title
+    (:func:`ui.live_state.where`, as the live view's)."""
+    shown = lens.chart_frames(jobs)
+    x, y = picked_pair(experiment, pair)
+    on = live_state.where(jobs, shown)
+    return charts.relation_figure(shown, x, y, measured_on=on(y) or on(x))
 
 
 def charts_order(experiment: Experiment, measures: tuple[str, ...]) -> list[str]:
@@ -239,7 +248,12 @@ def run_panel(
             )
             damaged_rows_note(jobs)
             if not projector.on() and not live.nothing_to_draw(jobs):
-                downloads.downloads(jobs, kind, figure=lambda: figure_of(jobs, experiment, section.pair))
+                downloads.downloads(
+                    jobs,
+                    kind,
+                    figure=lambda: figure_of(jobs, experiment, section.pair),
+                    chart=charts.relation_title(*picked_pair(experiment, section.pair)),
+                )
         else:
             st.info(section.empty)
 

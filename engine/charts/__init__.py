@@ -87,6 +87,7 @@ from engine.charts.relations import (
     projector_figures,
     relation_figure,
     relation_json,
+    relation_title,
     run_figures,
     section_relations,
 )
@@ -148,6 +149,7 @@ __all__ = [
     "projection_figure",
     "relation_figure",
     "relation_json",
+    "relation_title",
     "run_figures",
     "section_relations",
     "spectrum_figure",

@@ -315,12 +315,17 @@ def relation_json(
                 + f"{label(x)} %{{x:.4g}}<br>{label(y)} %{{y:.4g}}<extra></extra>",
             )
         )
-    cite = PAPER_PAIRS.get((x, y))
-    title = f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
     layout = titled_layout(
-        TITLED, titled(title, measured_on), label(x), label(y), showlegend=True
+        TITLED, titled(relation_title(x, y), measured_on), label(x), label(y), showlegend=True
     )  # the legend carries r and ρ, also for a single run
     return {"data": traces, "layout": legend_room(layout, traces)}
+
+
+def relation_title(x: str, y: str) -> str:
+    """The title of the relation figure of ``y`` against ``x`` ("IsoScore vs Silhouette (the paper's …)"):
+    its chart's name on the page, in its downloads' labels and in the exported file."""
+    cite = PAPER_PAIRS.get((x, y))
+    return f"{short(x)} vs {short(y)}" + (f" ({cite})" if cite else "")
 
 
 def short(metric: str) -> str:

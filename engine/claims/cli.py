@@ -44,7 +44,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "another machine and run the same command there to print the same table without training",
     )
     sub.add_argument(
-        "--data-dir", default=None, help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)"
+        "--data-dir",
+        default=None,
+        help="folder of real data sets (default: $EMBEDLAB_DATA_DIR, else ../shared/data beside the lab)",
     )
     sub.add_argument("--short", action="store_true", help="tiny runs (30 updates, 300 items): a first look")
     sub.add_argument("--steps", type=int, help="other updates than the setups' own (a budget; shown)")
@@ -104,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.claims import latest
     from engine.claims.run import run_setup
     from engine.claims.table import differences, markdown, negligible_lines, rules
+    from engine.core import paths
 
     seeds = parse_seeds(args.seeds)
     setups = by_keys([key.strip() for key in args.setups.split(",")] if args.setups else None)
@@ -128,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
                 out,
                 short=args.short,
                 budget=budget,
-                data_dir=args.data_dir,
+                data_dir=paths.command_data_dir(args.data_dir),
                 device=args.device,
                 executor=executor,
                 report=say,

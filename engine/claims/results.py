@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.claims.folder_check import DamagedFolder
+from engine.claims import shipped as shipping
 from engine.claims.shipped import check_named, folders_of, run_folder, runs_named, ship, spectra_of
 from engine.command.signals import reports_stop
 from engine.core.atomic import line_ending, write_text_atomic
@@ -151,17 +152,15 @@ def render_claims(args: str, root: Path, today: str) -> str:
     from engine.claims import cli as claims_cli
     from engine.claims.run import MissingRuns, group_name, read_setup
     from engine.claims.setups import by_keys
+    from engine.claims.shipped import claims_groups, claims_out, claims_request
     from engine.claims.table import markdown, rules
     from engine.core.flags import parse_seeds
 
-    parser = argparse.ArgumentParser(prog="results:claims", exit_on_error=False)
-    claims_cli.add_parser(parser.add_subparsers(dest="command"))
-    try:
-        namespace = parser.parse_args(["claims", *shlex.split(args)])
-    except (argparse.ArgumentError, SystemExit) as err:
-        raise ConfigError(f"results:claims: bad flags {args!r} ({err})") from None
-    if namespace.out is not None:
-        namespace.out = str(_resolve(namespace.out, root))
+    namespace = claims_request(args)
+    given = namespace.out  # named as written: the same text whether read here or from a shipped copy
+    if given is not None:
+        relative = not Path(given).expanduser().is_absolute()
+        namespace.out = str(claims_out(given, root, claims_groups(args)) if relative else Path(given))
     seeds = parse_seeds(namespace.seeds)
     setups = by_keys([k.strip() for k in namespace.setups.split(",")] if namespace.setups else None)
     budget = claims_cli.budget_of(namespace)
@@ -179,7 +178,7 @@ def render_claims(args: str, root: Path, today: str) -> str:
         [
             markdown(rows),
             "",
-            f"Command: `{shown}`; runs in `{out}`, made {_dates(stamps)}; table written by "
+            f"Command: `{shown}`; runs in `{given or out}`, made {_dates(stamps)}; table written by "
             f"`python -m engine results` on {today}. {' '.join(rules())}",
         ]
     )
@@ -344,12 +343,16 @@ def _ship(files: Sequence[str], root: Path) -> int:
     """``--ship``: the run folders of the files' ``results:runs`` and ``results:script`` tables into
     docs/run-folders (:mod:`engine.claims.shipped`); 0 when every one was shipped, else 1 with one line per
     folder left."""
-    named, spectra = [], []
+    named, spectra, claims = [], [], []
     for name in files:
         found = blocks(_read_doc(_resolve(name, root)))
         named += [folder for block in found for folder in folders_of(block.kind, block.args)]
         spectra += [folder for block in found for folder in spectra_of(block.kind, block.args)]
+        claims += [block.args for block in found if block.kind == "claims"]
     shipped, skipped = ship(named, root, spectra)
+    for args in dict.fromkeys(claims):  # a claims table's groups and their runs (issue 56)
+        done, left = shipping.ship_claims(args, root)
+        shipped, skipped = shipped + done, skipped + left
     for line in skipped:
         print(f"not shipped: {line}", file=sys.stderr)
     print(f"shipped {len(shipped)} run folder(s) into docs/run-folders; {len(skipped)} left out")

@@ -12,6 +12,7 @@ folder is kept under :data:`BUDGET` (a ship that would pass it writes nothing an
 
 from __future__ import annotations
 
+import argparse
 import shlex
 from collections.abc import Iterable
 from pathlib import Path
@@ -157,3 +158,72 @@ def _finished(folder: Path) -> bool:
         return run_state(folder) == RunState.FINISHED
     except (OSError, ValueError):
         return False
+
+
+# ---------------------------------------------------------------- the groups of a ``results:claims`` block
+#: the files of a claims group that its table reads besides its members' run folders (issue 56)
+GROUP_FILES = ("group.json", "claims.json", "summary.json")
+
+
+def claims_request(args: str) -> argparse.Namespace:
+    """A ``results:claims`` block's arguments as ``python -m engine claims`` parses them; one ConfigError
+    line for flags it does not take."""
+    from engine.claims import cli as claims_cli
+
+    parser = argparse.ArgumentParser(prog="results:claims", exit_on_error=False)
+    claims_cli.add_parser(parser.add_subparsers(dest="command"))
+    try:
+        return parser.parse_args(["claims", *shlex.split(args)])
+    except (argparse.ArgumentError, SystemExit) as err:
+        raise ConfigError(f"results:claims: bad flags {args!r} ({err})") from None
+
+
+def claims_groups(args: str) -> list[str]:
+    """The group folders (relative to the block's ``--out``) of a ``results:claims`` block's setups."""
+    from engine.claims import cli as claims_cli
+    from engine.claims.run import group_name
+    from engine.claims.setups import by_keys
+
+    request = claims_request(args)
+    setups = by_keys([k.strip() for k in request.setups.split(",")] if request.setups else None)
+    budget = claims_cli.budget_of(request)
+    return [group_name(setup, short=request.short, budget=budget) for setup in setups]
+
+
+def claims_out(given: str, root: Path, groups: Iterable[str]) -> Path:
+    """Where a claims block's groups are read: ``root / given`` (its ``--out``), else its shipped copy when
+    only that one holds every group (a fresh clone: :func:`ship_claims` copied them)."""
+    local, shipped = root / given, root / SHIPPED / given
+    has_all = lambda folder: all((folder / g / GROUP_FILES[0]).is_file() for g in groups)  # noqa: E731
+    return shipped if not has_all(local) and has_all(shipped) else local
+
+
+def ship_claims(args: str, root: Path) -> tuple[list[str], list[str]]:
+    """Copy a ``results:claims`` block's groups into :data:`SHIPPED`: each group's :data:`GROUP_FILES` and
+    its members' run folders (:func:`ship`); (shipped, skipped with why). Only a block whose ``--out`` is
+    a relative folder under ``cache/`` ships (the default ``<cache>/groups`` does not)."""
+    from engine import groups as run_groups
+
+    out = claims_request(args).out
+    if out is None or Path(out).parts[:1] != (CACHE,) or ".." in Path(out).parts:
+        return [], [f"results:claims {args}: its --out is not a folder under cache/ (not shipped)"]
+    names = claims_groups(args)
+    members, skipped = [], []
+    for name in names:
+        try:
+            group = run_groups.read_group(root / out / name)
+        except run_groups.GroupError as err:
+            skipped.append(f"{out}/{name}: {err}")
+            continue
+        members += [str(folder.relative_to(root)) for folder in run_groups.member_dirs(group).values()]
+    done, left = ship(members, root)
+    if skipped or left:
+        return done, skipped + left
+    for name in names:
+        for file in GROUP_FILES:
+            source = root / out / name / file
+            if source.is_file():
+                target = root / SHIPPED / out / name / file
+                target.parent.mkdir(parents=True, exist_ok=True)
+                write_bytes_atomic(target, source.read_bytes())
+    return [f"{out}/{name}" for name in names] + done, []

@@ -108,6 +108,16 @@ def app_data_dir() -> Path | None:
     return fallback if fallback is not None and fallback.is_dir() else None
 
 
+def command_data_dir(explicit: str | os.PathLike | None = None) -> str | None:
+    """The data folder a command line reads, as the README says and the app does: ``--data-dir`` as given,
+    else :func:`app_data_dir` ($EMBEDLAB_DATA_DIR, else ``../shared/data`` where it exists) made absolute, so
+    that the run's ``config.json`` records the folder it used; None when there is none (the demo sets)."""
+    if explicit not in (None, ""):
+        return str(explicit)
+    folder = app_data_dir()
+    return None if folder is None else str(folder.expanduser().resolve())
+
+
 def _kept(char: str) -> bool:
     """Letters and digits of any script (and their combining marks), ``.``, ``_`` and ``-``."""
     return char in _KEPT_PUNCTUATION or unicodedata.category(char)[0] in "LNM"

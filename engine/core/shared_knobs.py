@@ -47,7 +47,7 @@ class Shared:
     # ------------------------------------------------------------------------------ every experiment
     data_dir: str | None = knob(
         None,
-        help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)",
+        help="folder of real data sets (default: $EMBEDLAB_DATA_DIR, else ../shared/data beside the lab)",
         label="Data folder (real data sets)",
         preset=False,
         widget="page",

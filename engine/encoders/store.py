@@ -25,6 +25,7 @@ from pathlib import Path
 
 from engine.core import paths
 from engine.core.errors import ConfigError, EmbedlabError, EncoderError, one_line
+from engine.encoders.card import render_card
 from engine.encoders.encoder import Encoder
 from engine.encoders.layout import recover
 from engine.encoders.loading import (
@@ -39,7 +40,6 @@ from engine.encoders.loading import (
     read_meta,
 )
 from engine.encoders.portable import (
-    load_section,
     portable_path,
     st_expressible,
     without_local_paths,
@@ -101,63 +101,16 @@ def check_save_name(name: str, *, overwrite: bool = False) -> str:
     return safe
 
 
-def _fmt(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return "—" if value is None else str(value)
+def parameter_count(encoder: Encoder) -> int:
+    """The weights of ``encoder``: its transformer's and its MLP pooler's (each tensor counted once)."""
+    modules = [encoder.model] + ([encoder.mlp] if encoder.mlp is not None else [])
+    tensors = {id(p): p for module in modules for p in module.parameters()}
+    return int(sum(p.numel() for p in tensors.values()))
 
 
-def made_by(run: object) -> str:
-    """The run that made an encoder, in words: its name and its folder under cache/runs (``—``: unknown)."""
-    if not isinstance(run, dict) or not run.get("folder"):
-        return "—"
-    name = run.get("name")
-    folder = f"`cache/runs/{run['folder']}`"
-    return f"{name} ({folder})" if name and name != run["folder"] else folder
-
-
-def render_card(name: str, meta: dict) -> str:
-    """README.md: base model, data, switches, steps, final metrics, and how to load it."""
-    card = meta.get("card") or {}
-    lines = [
-        f"# {name}",
-        "",
-        "Sentence encoder saved by embedlab.",
-        "",
-        f"- Base model: `{card.get('base_model') or meta.get('base_model')}`",
-        *([f"- Started from: {_fmt(card['start'])}"] if card.get("start") else []),
-        f"- Pooling: `{meta.get('pooling')}`"
-        + (" with MLP" if meta.get("mlp") else "")
-        + (", L2-normalised" if meta.get("normalize") else ""),
-        f"- Max length: {meta.get('max_length')}",
-        f"- Training data: {_fmt(card.get('data') or card.get('train_data'))}",
-        f"- Steps: {_fmt(card.get('steps'))}",
-        f"- Batch size: {_fmt(card.get('batch_size'))}",
-        f"- Pooler: {_fmt(card.get('pooler'))}",
-        f"- Precision: {_fmt(card.get('precision'))}",
-        f"- Evaluation set: {_fmt(card.get('evaluation'))}",
-        f"- Made by run: {made_by(card.get('run'))}",
-        f"- Saved: {meta.get('created')}",
-        "",
-    ]
-    switches = card.get("switches")
-    if isinstance(switches, dict) and switches:
-        lines += ["## Switches", ""] + [f"- {k}: {_fmt(v)}" for k, v in switches.items()] + [""]
-    elif switches:
-        lines += ["## Switches", "", f"- {_fmt(switches)}", ""]
-    metrics = card.get("metrics") or card.get("final_metrics")
-    if isinstance(metrics, dict) and metrics:
-        lines += ["## Final metrics", "", "| metric | value |", "|---|---|"]
-        lines += [f"| {k} | {_fmt(v)} |" for k, v in metrics.items()] + [""]
-    known = {"base_model", "start", "data", "train_data", "steps", "batch_size", "pooler", "precision"}
-    known |= {"evaluation"}
-    known |= {"run", "switches", "metrics", "final_metrics"}
-    extra = {k: v for k, v in card.items() if k not in known}
-    if extra:
-        lines += ["## Other", ""] + [f"- {k}: {_fmt(v)}" for k, v in extra.items()] + [""]
-    has_st = bool(meta.get("sentence_transformers"))
-    lines += load_section(name, meta, has_st, has_st and meta.get("pooling") == "cls")
-    return "\n".join(lines)
+def folder_bytes(folder: Path) -> int:
+    """The bytes of every file under ``folder`` (links not followed)."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -200,6 +153,7 @@ def save_encoder(encoder: Encoder, name: str, card: dict | None = None, *, overw
         "mlp": encoder.mlp is not None,
         "hidden_size": encoder.hidden_size,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "parameters": parameter_count(encoder),
         "sentence_transformers": st_expressible(encoder),
         "card": without_local_paths(_clean(dict(card or {}))),
     }
@@ -215,6 +169,7 @@ def save_encoder(encoder: Encoder, name: str, card: dict | None = None, *, overw
 
             state = {k: v.detach().cpu().contiguous() for k, v in encoder.mlp.state_dict().items()}
             save_file(state, str(tmp / MLP_FILE))
+        meta["size_bytes"] = folder_bytes(tmp)  # the weights, tokenizer and pooler files: what a copy takes
         _write_text(tmp / "README.md", render_card(safe, meta))
         _write_text(tmp / META_FILE, json.dumps(meta, indent=2, allow_nan=False))
         _replace_dir(tmp, target)

@@ -31,7 +31,7 @@ from engine.command.signals import reports_stop
 from engine.core import paths
 from engine.core.config_dict import config_dict
 from engine.core.lesson_claims import Claim
-from engine.lessons.judging import Points, Trace, Verdict, finite, judge
+from engine.lessons.judging import WITHOUT_TRAINING, Points, Trace, Verdict, finite, judge
 from engine.lessons.presets import default_data_dir, presets, queue
 from engine.runlog.reading import read_metrics, read_summary
 from engine.runlog.side_by_side import PlannedRun, run_side_by_side
@@ -174,23 +174,31 @@ def report(verdicts: list[Verdict]) -> list[str]:
             preset = claim.preset
             lines.append(f"\n{preset}")
         lines.append(f"  [{verdict.outcome}] ({claim.source}) {claim.text}")
-        lines.append(f"      {claim.measure} {_expected(claim)}: {verdict.measured}")
+        lines.append(f"      {claim.measure} {_expected(claim, verdict.seeds)}: {verdict.measured}")
     failing = [v for v in verdicts if v.fails]
     lab = [v for v in verdicts if v.claim.source == "lab"]
     held = sum(1 for v in lab if v.holds)
     vacuous = sum(1 for v in lab if v.vacuous)
+    single = " on one seed" if lab and max(v.seeds for v in lab) == 1 else ""
     lines.append(
-        f"\n{held} of {len(lab)} lab claims hold; {vacuous} hold without training; "
-        f"{len(verdicts) - len(lab)} paper claims shown"
+        f"\n{held} of {len(lab)} lab claims hold{single}; {vacuous} hold without training; "
+        f"{len(verdicts) - len(lab)} paper claims shown (compared on this start, not checked)"
     )
+    lines.append(f"({WITHOUT_TRAINING})")
     lines += [f"FAIL: {verdict.reason()}" for verdict in failing]
     return lines
 
 
-def _expected(claim: Claim) -> str:
+def _margin(seeds: int) -> str:
+    """What a comparison must also exceed: 2 pooled sd of the seeds; nothing with one seed (no spread)."""
+    return " (and by more than 2 pooled sd of the seeds)" if seeds > 1 else ""
+
+
+def _expected(claim: Claim, seeds: int = 2) -> str:
+    """What ``claim`` expects of its measure, in words (the margin only where ``seeds`` give a spread)."""
     margin = f" by more than {claim.by:g}" if claim.by else ""
     if claim.expect in ("rises", "falls"):
-        return claim.expect + margin + " (and by more than 2 pooled sd of the seeds)"
+        return claim.expect + margin + _margin(seeds)
     if claim.expect == "monotone":
         if claim.share:
             return f"{claim.way} in at least {claim.share:.0%} of the logged intervals"
@@ -209,7 +217,7 @@ def _expected(claim: Claim) -> str:
     if claim.expect == "warns":
         return f"sets off the collapse warning in every seed, and {claim.than} in none"
     scale = f"{claim.factor:g} × " if claim.factor != 1 else ""
-    return f"ends {claim.expect} {scale}{claim.than}'s{margin} (and by more than 2 pooled sd of the seeds)"
+    return f"ends {claim.expect} {scale}{claim.than}'s{margin}{_margin(seeds)}"
 
 
 def checked(
@@ -252,14 +260,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub.add_argument("--short", action="store_true", help="the presets' short CPU versions (few steps)")
     sub.add_argument("--out", help="folder for the run folders (default: cache/lessons-check/{short,full})")
     sub.add_argument("--preset", action="append", metavar="NAME", help="only this preset's claims (repeat)")
-    sub.add_argument("--data-dir", help="folder of real data sets (default: $EMBEDLAB_DATA_DIR)")
+    sub.add_argument(
+        "--data-dir",
+        help="folder of real data sets (default: $EMBEDLAB_DATA_DIR, else ../shared/data beside the lab)",
+    )
     sub.add_argument("--device", help="cpu, cuda or auto (default: each config's)")
     sub.add_argument(
         "--seeds",
         type=int,
         default=1,
         metavar="K",
-        help="run each preset with seeds 0 … K−1; a comparison holds only beyond 2 pooled sd (default 1)",
+        help="run each preset with seeds 0 … K−1; a comparison holds only beyond 2 pooled sd (default 1: no "
+        "spread, so every verdict says it is of one seed)",
     )
     sub.add_argument(
         "--workers",

@@ -44,8 +44,17 @@ MIN_POINTS = 3
 
 PASS, FAIL, PAPER, MISSING = "PASS", "FAIL", "paper's claim, not checked here", "NOT MEASURED"
 VACUOUS = "FAIL: holds without training"
-#: what a comparison judged on one seed says in place of "holds": the 2-pooled-sd margin needs two seeds
-ONE_SEED = "one seed: no margin"
+#: the caveat of every verdict measured on one seed, positive or negative, lab's or paper's: with one seed the
+#: spread is not measured (sd 0), so no comparison has its 2-pooled-sd margin and no shape is repeated
+ONE_SEED = "one seed: no spread measured, so no margin beyond noise (--seeds 3 gives one)"
+#: what a paper's claim measured on this lab's start says: a comparison shown, never a verdict of a check
+COMPARED = "compared on this start, not checked"
+ALONG, AGAINST = "goes the paper's way here", "does not go the paper's way here"
+#: the one line that says what "hold without training" means (lessons check prints it under its count)
+WITHOUT_TRAINING = (
+    "hold without training: a lab claim judged again on its runs' first logged rows (before any update) as "
+    "if they were the last; one that holds there owes nothing to training, and fails the check"
+)
 
 
 Points = tuple[tuple[float, float], ...]
@@ -245,7 +254,8 @@ class Verdict:
     """A claim judged: ``outcome`` is :data:`PASS`, :data:`FAIL`, :data:`VACUOUS` (a lab claim that holds
     on its runs' first rows too), :data:`PAPER` (the paper's claim: shown, not counted) or :data:`MISSING`;
     ``measured`` says what was measured; ``holds`` whether the expectation held (None: not measured);
-    ``vacuous`` whether it held without training; ``figures`` the measured figures (:func:`figures`)."""
+    ``vacuous`` whether it held without training; ``figures`` the measured figures (:func:`figures`);
+    ``seeds`` how many seeds it was measured on (:func:`seeds_of`)."""
 
     claim: Claim
     outcome: str
@@ -253,6 +263,7 @@ class Verdict:
     holds: bool | None
     vacuous: bool = False
     figures: Mapping[str, float] = field(default_factory=dict)
+    seeds: int = 0
 
     @property
     def fails(self) -> bool:
@@ -305,35 +316,32 @@ def describe(claim: Claim, measured: Measured) -> str:
     return "; ".join(parts) + (f" ({seeds} seeds)" if seeds > 1 else "")
 
 
-def one_seed(claim: Claim, measured: Measured) -> bool:
-    """Whether ``claim`` is a comparison (a direction or an order, judged beyond 2 pooled sd) measured on one
-    seed: its sd is 0, so no margin applies and its verdict cannot say "holds"."""
-    if claim.expect not in DIRECTIONS + ORDERS:
-        return False
-    return min((len(measured.get(run) or ()) for run in claim.runs), default=0) == 1
+def seeds_of(claim: Claim, measured: Measured) -> int:
+    """The seeds ``claim`` was measured on: the fewest of its runs' (0 when one was not measured)."""
+    return min((len(measured.get(run) or ()) for run in claim.runs), default=0)
 
 
 def judge(claim: Claim, measured: Measured) -> Verdict:
-    """The :class:`Verdict` of ``claim`` on ``measured``, and on its runs' first rows (no training). A
-    comparison measured on one seed that would hold says :data:`ONE_SEED` in place of "holds here" (one
-    that goes the other way still does not hold)."""
+    """The :class:`Verdict` of ``claim`` on ``measured``, and on its runs' first rows (no training). Measured
+    on one seed, every verdict (it holds or not, the lab's or the paper's) ends with :data:`ONE_SEED`; a
+    paper's claim says which way this start went, :data:`COMPARED`, never that it holds."""
     result = holds(claim, measured)
     text = describe(claim, measured)
     found = figures(claim, measured) or {}
-    single = bool(result) and one_seed(claim, measured)  # it would say "holds" with no margin
+    seeds = seeds_of(claim, measured)
+    caveat = f"; {ONE_SEED}" if seeds == 1 and result is not None else ""
     if claim.source == "paper":
-        seen = "not measured" if result is None else ("holds here" if result else "does not hold here")
-        return Verdict(claim, PAPER, f"{text} ({ONE_SEED if single else seen})", result, figures=found)
+        seen = "not measured" if result is None else f"{COMPARED}: {ALONG if result else AGAINST}"
+        return Verdict(claim, PAPER, f"{text} ({seen}{caveat})", result, figures=found, seeds=seeds)
     if result is None:
-        return Verdict(claim, MISSING, text, None, figures=found)
-    if single:
-        text += f"; {ONE_SEED}"
+        return Verdict(claim, MISSING, text, None, figures=found, seeds=seeds)
+    text += caveat
     before = untrained(measured)
     vacuous = bool(holds(claim, before))
     if vacuous:
         text += f"; on the first rows alone: {describe(claim, before)}"
     outcome = VACUOUS if result and vacuous else (PASS if result else FAIL)
-    return Verdict(claim, outcome, text, result, vacuous, found)
+    return Verdict(claim, outcome, text, result, vacuous, found, seeds)
 
 
 def _num(value: float | None) -> str:

@@ -145,8 +145,8 @@ def figure_html(fig: Any) -> bytes:
 #: the figure formats kaleido draws (Plotly's static export: it drives a Chrome or Chromium of this machine)
 IMAGE_FORMATS = {"svg": "image/svg+xml", "pdf": "application/pdf"}
 NO_KALEIDO = (
-    "SVG and PDF need Plotly's static export: pip install kaleido (pip install -e '.[export]'); it draws "
-    "with a Chrome or Chromium of this machine"
+    "SVG and PDF need Plotly's static export: pip install kaleido (a dependency of the lab: pip install -e "
+    ". installs it); it draws with a Chrome or Chromium of this machine"
 )
 
 

@@ -49,7 +49,7 @@ def train_simcse(config: SimCSEConfig, stop: threading.Event | None = None) -> I
 
     def finish(trainer: Any, last_eval: dict[str, Any]) -> Iterator[Event]:
         yield Progress("saving encoder", 1.0)
-        save_trained(trainer.encoder, config, last_eval)
+        save_trained(trainer.encoder, config, last_eval, train_size=len(trainer.data))
 
     return run_training(config, stop, make_trainer, check=check, finish=finish)
 
@@ -65,14 +65,17 @@ def started_from(encoder: str | None) -> str:
     return encoder or "the bundled all-MiniLM-L6-v2 at its own pooling"
 
 
-def save_trained(encoder: Any, config: SimCSEConfig, final: dict[str, Any]) -> Any:
-    """Save to ``cache/encoders/<save_encoder>`` with a card: how it was made (base model, training data,
-    steps, batch, pooler, precision, the evaluation set and its size, the run that made it) and its final
-    metrics."""
+def save_trained(
+    encoder: Any, config: SimCSEConfig, final: dict[str, Any], *, train_size: int | None = None
+) -> Any:
+    """Save to ``cache/encoders/<save_encoder>`` with a card: how it was made (base model, training data and
+    its size ``train_size``, steps, batch, learning rate, seed, pooler, precision, the evaluation set and its
+    size, the run that made it), its final metrics and the command that makes it again."""
     from engine.encoders import save_encoder
     from engine.runlog.current import current
 
     train, evaluation = default_sets(config)
+    made = current()
     card = {
         "method": "SimCSE (Gao, Yao & Chen 2021)",
         "base_model": getattr(encoder, "base_model", encoder.name),
@@ -81,15 +84,36 @@ def save_trained(encoder: Any, config: SimCSEConfig, final: dict[str, Any]) -> A
         "train_data": train + (f" (first {config.train_limit:,} examples)" if config.train_limit else ""),
         "views": plan_of(config).describe(),
         "pooler": resolve_pooler(config.pooler, config.encoder),
+        "train_size": train_size,
+        "train_unit": "sentences" if config.mode == "unsup" else "triples",
         "steps": config.steps,
         "batch_size": config.batch_size,
+        "lr": config.lr,
+        "seed": config.seed,
         "precision": made_in(config),
         "evaluation": evaluated_on(config, evaluation),
-        "run": current(),
+        "run": made,
         "final_metrics": final,
         "config": asdict(config),
+        "command": remake_command(config, (made or {}).get("folder")),
     }
     return save_encoder(encoder, config.save_encoder, card, overwrite=config.replace_encoder)
+
+
+def remake_command(config: SimCSEConfig, folder: str | None) -> str:
+    """The one command that trains and saves this encoder again: its run's settings as ``--config-json``
+    (without the data folder and device of this machine: the command line's own are taken, and folders
+    named by the settings as :func:`engine.encoders.portable.without_local_paths` writes them), into
+    ``cache/runs/<folder>`` (the run's own folder name)."""
+    import json
+    import shlex
+
+    from engine.encoders.portable import without_local_paths
+
+    settings = {k: v for k, v in asdict(config).items() if k not in ("data_dir", "device")}
+    words = ["python", "-m", "engine", "simcse", "--config-json"]
+    words.append(json.dumps(without_local_paths(settings), sort_keys=True))
+    return shlex.join([*words, "--out", f"cache/runs/{folder or config.save_encoder}"])
 
 
 def made_in(config: SimCSEConfig) -> str:

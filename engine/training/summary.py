@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from engine.compute.device import precision_name, resolve_device
-from engine.core import measures
+from engine.core import measures, paths
 from engine.core.errors import ConfigError, one_line
 from engine.core.measures import LABELLED_SET_COLUMNS
 from engine.training.config import GEOMETRY_COLUMNS, TrainingConfig
@@ -46,6 +46,8 @@ def training_summary(
         ]
 
     out: dict[str, Any] = {"views": views, "train_and_eval": list(default_sets(config))}
+    folder = paths.data_dir(config.data_dir)  # the data folder it read (None: the built-in demo sets only)
+    out["data_dir"] = None if folder is None else str(folder)
     try:
         out["eval_set"] = eval_set_label(config)
     except Exception as err:  # noqa: BLE001 - the label must never lose a summary

@@ -115,3 +115,36 @@ def test_a_script_block_names_its_words_under_cache(words: list[str]) -> None:
     spectrum = args.replace(" measures", " spectrum")
     assert shipped.spectra_of("script", spectrum) == shipped.script_runs(spectrum)
     assert shipped.spectra_of("runs", spectrum) == []
+
+
+def test_a_fresh_clone_regenerates_a_claims_table_from_its_shipped_groups(tmp_path: Path, capsys) -> None:
+    """Issue 56: a claims table's groups ship (group files and their members' run folders), and a fresh clone
+    writes the same table from the copies, naming its runs as the marker does."""
+    flags = "--short --setups demo --seeds 1 --out cache/claims-x"
+    assert main(["claims", *flags.split()[:-1], str(tmp_path / "cache" / "claims-x"), "--markdown"]) == 0
+    doc = tmp_path / "docs" / "r.md"
+    doc.parent.mkdir()
+    doc.write_text(f"<!-- results:claims {flags} -->\n<!-- /results:claims -->\n", encoding="utf-8")
+    assert main(["results", str(doc), "--root", str(tmp_path)]) == 0
+    table = doc.read_text(encoding="utf-8")
+    assert "runs in `cache/claims-x`, made " in table
+    assert main(["results", str(doc), "--root", str(tmp_path), "--ship"]) == 0
+    group = tmp_path / shipped.SHIPPED / "cache" / "claims-x" / "claims-demo-short"
+    assert {p.name for p in group.iterdir()} >= {"group.json", "claims.json", "runs"}
+    assert sorted(p.name for p in (group / "runs" / "seed-0").iterdir()) == sorted(shipped.FILES)
+    shutil.rmtree(tmp_path / "cache")  # a fresh clone: no cache/
+    capsys.readouterr()
+    assert main(["results", str(doc), "--root", str(tmp_path), "--check"]) == 0, capsys.readouterr().err
+    assert doc.read_text(encoding="utf-8") == table
+
+
+def test_a_claims_table_without_a_folder_under_cache_does_not_ship(tmp_path: Path) -> None:
+    done, left = shipped.ship_claims("--short --setups demo --seeds 1 --out /elsewhere/claims", tmp_path)
+    assert (
+        done == []
+        and len(left) == 1
+        and left[0].endswith("its --out is not a folder under cache/ (not shipped)")
+    )
+    done, left = shipped.ship_claims("--short --setups demo --seeds 1 --out cache/none", tmp_path)
+    assert done == [] and len(left) == 1 and "claims-demo-short" in left[0] and "group.json" in left[0]
+    assert not (tmp_path / shipped.SHIPPED).exists()

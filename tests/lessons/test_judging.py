@@ -1,10 +1,12 @@
-"""A comparison judged on one seed (engine/lessons/judging.py): its sd is 0, so the 2-pooled-sd margin
-cannot apply, and its verdict says "one seed: no margin", never "holds"."""
+"""One wording for one seed (engine/lessons/judging.py, issue 56): measured on one seed, every verdict,
+positive or negative, the lab's or the paper's, ends with the same caveat (no spread, so no margin); a
+paper's claim says which way this start went, compared and not checked, never that it "holds"; with seeds the
+2-pooled-sd margin applies and no caveat is printed."""
 
 from __future__ import annotations
 
 from engine.core.lesson_claims import Claim
-from engine.lessons.judging import ONE_SEED, PAPER, PASS, Trace, judge
+from engine.lessons.judging import AGAINST, ALONG, COMPARED, FAIL, ONE_SEED, PAPER, PASS, Trace, judge
 
 
 def trace(*values: float) -> Trace:
@@ -15,32 +17,38 @@ def beats(source: str) -> Claim:
     return Claim("P", "dropout", "m", "above", "dropout beats no dropout", than="none", source=source)
 
 
-def test_a_papers_comparison_on_one_seed_says_no_margin_not_holds() -> None:
-    verdict = judge(beats("paper"), {"dropout": [trace(0.5, 0.9133)], "none": [trace(0.5, 0.9129)]})
-    assert verdict.outcome == PAPER
-    assert verdict.measured.endswith(f"({ONE_SEED})") and "holds" not in verdict.measured
+def test_a_papers_comparison_on_one_seed_is_compared_with_its_caveat_either_way() -> None:
+    along = judge(beats("paper"), {"dropout": [trace(0.5, 0.9133)], "none": [trace(0.5, 0.9129)]})
+    against = judge(beats("paper"), {"dropout": [trace(0.5, 0.80)], "none": [trace(0.5, 0.95)]})
+    assert along.outcome == against.outcome == PAPER
+    assert along.measured.endswith(f"({COMPARED}: {ALONG}; {ONE_SEED})")
+    assert against.measured.endswith(f"({COMPARED}: {AGAINST}; {ONE_SEED})")
+    assert all("hold" not in v.measured for v in (along, against))  # no verdict as if checked
 
 
-def test_a_labs_comparison_on_one_seed_says_no_margin() -> None:
-    verdict = judge(beats("lab"), {"dropout": [trace(0.5, 0.95)], "none": [trace(0.5, 0.80)]})
-    assert verdict.outcome == PASS and ONE_SEED in verdict.measured
+def test_a_labs_verdict_on_one_seed_carries_the_caveat_positive_or_negative() -> None:
+    passed = judge(beats("lab"), {"dropout": [trace(0.5, 0.95)], "none": [trace(0.5, 0.80)]})
+    failed = judge(beats("lab"), {"dropout": [trace(0.5, 0.80)], "none": [trace(0.5, 0.95)]})
     rises = judge(Claim("P", "dropout", "m", "rises", "it rises"), {"dropout": [trace(0.1, 0.9)]})
-    assert ONE_SEED in rises.measured
-
-
-def test_with_seeds_the_margin_applies_and_it_may_hold() -> None:
-    seeds = {"dropout": [trace(0.5, 0.95), trace(0.5, 0.96)], "none": [trace(0.5, 0.80), trace(0.5, 0.81)]}
-    verdict = judge(beats("paper"), seeds)
-    assert verdict.measured.endswith("(holds here)") and ONE_SEED not in verdict.measured
     shape = judge(
         Claim("P", "dropout", "m", "monotone", "it rises", way="rises"), {"dropout": [trace(1, 2, 3)]}
     )
-    assert ONE_SEED not in shape.measured  # a shape has no margin to lack
+    assert [passed.outcome, failed.outcome, rises.outcome, shape.outcome] == [PASS, FAIL, PASS, PASS]
+    assert all(v.measured.endswith(f"; {ONE_SEED}") for v in (passed, failed, rises, shape))
+    assert all(v.seeds == 1 for v in (passed, failed, rises, shape))
 
 
-def test_a_comparison_that_goes_the_other_way_still_does_not_hold() -> None:
-    verdict = judge(beats("paper"), {"dropout": [trace(0.5, 0.80)], "none": [trace(0.5, 0.95)]})
-    assert verdict.measured.endswith("(does not hold here)")
+def test_with_seeds_the_margin_applies_and_no_caveat_is_printed() -> None:
+    seeds = {"dropout": [trace(0.5, 0.95), trace(0.5, 0.96)], "none": [trace(0.5, 0.80), trace(0.5, 0.81)]}
+    verdict = judge(beats("paper"), seeds)
+    assert verdict.measured.endswith(f"({COMPARED}: {ALONG})") and ONE_SEED not in verdict.measured
+    lab = judge(beats("lab"), seeds)
+    assert lab.outcome == PASS and ONE_SEED not in lab.measured and "2 × pooled sd" in lab.measured
+
+
+def test_a_claim_not_measured_has_no_caveat() -> None:
+    verdict = judge(beats("paper"), {"dropout": [trace(0.5, 0.9)]})
+    assert verdict.measured.endswith("(not measured)")
 
 
 def test_a_pages_charts_put_its_lessons_measures_first() -> None:

@@ -19,9 +19,11 @@ from engine.lessons.check import read_trace
 from engine.lessons.judging import (
     FAIL,
     MISSING,
+    ONE_SEED,
     PAPER,
     PASS,
     VACUOUS,
+    WITHOUT_TRAINING,
     Trace,
     holds,
     judge,
@@ -115,7 +117,7 @@ def test_a_claim_never_measured_is_missing_and_fails_only_when_it_is_the_labs() 
     compared = judge(_claim("below", than="b"), {"a": [_trace(1.0, 1.0)]})
     assert compared.outcome == MISSING and "b: not measured" in compared.measured
     paper = judge(_claim("rises", source="paper"), {"a": [_trace(1.0, 0.5)]})
-    assert paper.outcome == PAPER and not paper.fails and "does not hold here" in paper.measured
+    assert paper.outcome == PAPER and not paper.fails and "does not go the paper's way here" in paper.measured
     assert "1 → 0.5" in paper.measured
 
 
@@ -182,10 +184,46 @@ def test_judge_all_and_the_report_name_each_failing_claim_in_one_line(tmp_path: 
     verdicts = lessons_check.judge_all(claims, folders)
     assert [v.outcome for v in verdicts] == [PASS, FAIL, PAPER]
     lines = lessons_check.report(verdicts)
-    assert "\n1 of 2 lab claims hold; 0 hold without training; 1 paper claims shown" in lines
+    assert (
+        "\n1 of 2 lab claims hold on one seed; 0 hold without training; "
+        "1 paper claims shown (compared on this start, not checked)"
+    ) in lines
+    assert f"({WITHOUT_TRAINING})" in lines  # what "hold without training" means, said once
     assert [line for line in lines if line.startswith("FAIL:")] == [
-        "FAIL: P / a / alignment: a ends above b — a: 0.3 → 0.1; b: 0.3 → 0.2"
+        f"FAIL: P / a / alignment: a ends above b — a: 0.3 → 0.1; b: 0.3 → 0.2; {ONE_SEED}"
     ]
+
+
+def test_one_seed_is_worded_alike_on_every_line_and_never_as_pooled_sd(tmp_path: Path) -> None:
+    """Issue 56: with one seed no line names a pooled sd; every verdict (PASS, FAIL, the paper's) carries the
+    one-seed caveat; a paper's claim never says it holds; with two seeds the margin is named again."""
+    for run, rows in (
+        ("a", "0.3\n1,0.1"),
+        ("b", "0.3\n1,0.2"),
+        ("a1", "0.31\n1,0.12"),
+        ("b1", "0.3\n1,0.21"),
+    ):
+        (tmp_path / run).mkdir()
+        (tmp_path / run / "metrics.csv").write_text(f"step,alignment\n0,{rows}\n")
+    claims = [
+        Claim("P", "a", "alignment", "falls", "a's alignment falls"),
+        Claim("P", "a", "alignment", "above", "a ends above b", than="b"),
+        Claim("P", "b", "alignment", "rises", "b's rises (the paper)", source="paper"),
+        Claim("P", "a", "alignment", "below", "a ends below b (the paper)", than="b", source="paper"),
+    ]
+    one = {("P", "a"): [tmp_path / "a"], ("P", "b"): [tmp_path / "b"]}
+    lines = lessons_check.report(lessons_check.judge_all(claims, one))
+    measured = [line for line in lines if line.startswith("      ")]
+    assert len(measured) == 4 and all(
+        line.endswith(ONE_SEED) or f"; {ONE_SEED})" in line for line in measured
+    )
+    assert not any("pooled sd" in line for line in lines)
+    papers = [line for line in lines if "(paper)" in line or "(compared on" in line]
+    assert papers and not any("holds here" in line for line in papers)
+    two = {("P", "a"): [tmp_path / "a", tmp_path / "a1"], ("P", "b"): [tmp_path / "b", tmp_path / "b1"]}
+    lines = lessons_check.report(lessons_check.judge_all(claims, two))
+    assert any("2 pooled sd of the seeds" in line for line in lines)
+    assert not any(ONE_SEED in line for line in lines) and not any("on one seed" in line for line in lines)
 
 
 def test_runs_with_the_same_config_share_one_run_folder(tmp_path: Path, monkeypatch) -> None:
@@ -254,7 +292,7 @@ def test_lessons_check_short_runs_every_lesson_preset_and_every_lab_claim_holds(
     assert printed.count(f"[{PAPER}]") == sum(claim.source == "paper" for claim in claims)
     assert "FAIL" not in printed
     lab = sum(claim.source == "lab" for claim in claims)
-    assert f"{lab} of {lab} lab claims hold; 0 hold without training" in printed
+    assert f"{lab} of {lab} lab claims hold on one seed; 0 hold without training" in printed
     finished = [folder for folder in tmp_path.glob("*/*") if (folder / "summary.json").is_file()]
     assert len(finished) >= len({claim.preset for claim in claims})
 

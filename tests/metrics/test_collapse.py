@@ -25,6 +25,7 @@ import torch
 from engine.core.errors import ConfigError
 from engine.metrics import alpha_req, collapse_profile, dim_std, dim_std_mean, dim_std_min, rankme
 from engine.metrics.collapse import alpha_fit, alpha_req_fit, power_law_fit
+from engine.metrics.known_spectra import known_decay
 
 FIRST, LAST = 11, 100  # α-ReQ's rank window (reptrix: fit_range = np.arange(10, 100), 0-based), inclusive
 
@@ -56,15 +57,6 @@ def reference_std(z: np.ndarray) -> np.ndarray:
     z = z.astype(np.float64)
     unit = z / np.linalg.norm(z, axis=1, keepdims=True)
     return np.std(unit, axis=0, ddof=1)
-
-
-def known_decay(alpha: float, n: int, d: int = 384, seed: int = 0) -> np.ndarray:
-    """N x d points whose covariance eigenvalues fall as k^-alpha: Gaussian scores with variances k^-alpha
-    along the columns of a random rotation (Haar: QR of a Gaussian matrix, signs fixed)."""
-    rng = np.random.default_rng(seed)
-    scores = rng.normal(size=(n, d)) * np.arange(1, d + 1) ** (-alpha / 2)
-    q, r = np.linalg.qr(rng.normal(size=(d, d)))
-    return scores @ (q * np.sign(np.diag(r))).T
 
 
 def _inputs() -> dict[str, np.ndarray]:

@@ -16,7 +16,7 @@ def figure():
 
 def test_a_figure_exports_as_svg_and_pdf() -> None:
     if not export.image_export_ready():
-        pytest.skip("kaleido not installed (pip install -e '.[export]')")
+        pytest.skip("kaleido not installed (a base dependency: pip install -e .)")
     try:
         svg = export.figure_image(figure(), "svg")
     except ConfigError as err:  # kaleido found no Chrome or Chromium
