@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.claims.folder_check import DamagedFolder
 from engine.claims import shipped as shipping
+from engine.claims.folder_check import DamagedFolder
 from engine.claims.shipped import check_named, folders_of, run_folder, runs_named, ship, spectra_of
 from engine.command.signals import reports_stop
 from engine.core.atomic import line_ending, write_text_atomic
