@@ -273,7 +273,7 @@ def render(kind: str, args: str, root: Path, today: str) -> str:
     """The body of one block (:data:`RENDERERS`); an unknown kind is a :class:`ConfigError`."""
     if kind not in RENDERERS:
         raise ConfigError(f"results:{kind}: unknown table kind; use one of {', '.join(RENDERERS)}")
-    check_named(folders_of(kind, args), root)  # a damaged folder: DamagedFolder, its table kept
+    check_named(shipping.folders_checked(kind, args, root), root)  # damaged: DamagedFolder, table kept
     return RENDERERS[kind](args, root, today)
 
 

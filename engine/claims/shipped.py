@@ -201,21 +201,24 @@ def claims_out(given: str, root: Path, groups: Iterable[str]) -> Path:
 def ship_claims(args: str, root: Path) -> tuple[list[str], list[str]]:
     """Copy a ``results:claims`` block's groups into :data:`SHIPPED`: each group's :data:`GROUP_FILES` and
     its members' run folders (:func:`ship`); (shipped, skipped with why). Only a block whose ``--out`` is
-    a relative folder under ``cache/`` ships (the default ``<cache>/groups`` does not)."""
+    a relative folder under ``cache/`` ships (the default ``<cache>/groups`` does not). On a machine without
+    the groups, their shipped copy is kept and its members sealed (:func:`seal_copies`)."""
     from engine import groups as run_groups
 
     out = claims_request(args).out
     if out is None or Path(out).parts[:1] != (CACHE,) or ".." in Path(out).parts:
         return [], [f"results:claims {args}: its --out is not a folder under cache/ (not shipped)"]
     names = claims_groups(args)
+    base = claims_out(out, root, names)  # this machine's groups, else their shipped copy (a fresh clone)
+    origin = root if base == root / out else root / SHIPPED
     members, skipped = [], []
     for name in names:
         try:
-            group = run_groups.read_group(root / out / name)
+            group = run_groups.read_group(base / name)
         except run_groups.GroupError as err:
             skipped.append(f"{out}/{name}: {err}")
             continue
-        members += [str(folder.relative_to(root)) for folder in run_groups.member_dirs(group).values()]
+        members += [str(folder.relative_to(origin)) for folder in run_groups.member_dirs(group).values()]
     done, left = ship(members, root)
     if skipped or left:
         return done, skipped + left
@@ -227,3 +230,31 @@ def ship_claims(args: str, root: Path) -> tuple[list[str], list[str]]:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 write_bytes_atomic(target, source.read_bytes())
     return [f"{out}/{name}" for name in names] + done, []
+
+
+def claims_members(args: str, root: Path) -> list[str]:
+    """The member run folders (relative to ``root``, as :func:`run_folder` reads them) of a
+    ``results:claims`` block's groups, where they are read (:func:`claims_out`); none for a block whose
+    ``--out`` is absolute or whose groups are missing (the table then says what is missing)."""
+    from engine import groups as run_groups
+
+    out = claims_request(args).out
+    if out is None or Path(out).expanduser().is_absolute():
+        return []
+    names = claims_groups(args)
+    base = claims_out(out, root, names)
+    origin = root if base == root / out else root / SHIPPED
+    members = []
+    for name in names:
+        try:
+            group = run_groups.read_group(base / name)
+        except run_groups.GroupError:
+            continue
+        members += [str(folder.relative_to(origin)) for folder in run_groups.member_dirs(group).values()]
+    return members
+
+
+def folders_checked(kind: str, args: str, root: Path) -> list[str]:
+    """Every run folder a block reads, checked before its table (:func:`check_named`): those it names
+    (:func:`folders_of`) and, for a ``claims`` block, its groups' members (:func:`claims_members`)."""
+    return folders_of(kind, args) + (claims_members(args, root) if kind == "claims" else [])

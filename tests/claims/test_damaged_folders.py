@@ -168,3 +168,36 @@ def test_any_manifest_text_is_digests_or_one_line(text: str) -> None:
         assert "\n" not in str(err)
     else:
         assert all(len(v) == 64 for v in found.values())
+
+
+#: a shipped claims table of one setup (one seed), copied into a test's own repository
+CLAIMS_OUT = "cache/claims-cpu"
+CLAIMS_BLOCK = (
+    f"<!-- results:claims --seeds 1 --setups i --metric-every 50 --out {CLAIMS_OUT} -->\n\n"
+    "<!-- /results:claims -->\n"
+)
+
+
+def test_a_claims_tables_shipped_members_are_checked_too(tmp_path: Path) -> None:
+    """A claims table reads its groups' member run folders: a damaged shipped member is refused like any
+    run folder (one line naming the file, the document unchanged, exit 1), and ``--ship`` on a machine
+    without the groups keeps (and seals) the shipped copy instead of leaving it out."""
+    group = "claims-i-every50"
+    source = REPO / shipped.SHIPPED / CLAIMS_OUT / group
+    target = tmp_path / shipped.SHIPPED / CLAIMS_OUT / group
+    shutil.copytree(source, target)
+    member = target / "runs" / "seed-0"
+    doc = tmp_path / "docs" / "r.md"
+    doc.parent.mkdir(exist_ok=True)
+    doc.write_text(CLAIMS_BLOCK, encoding="utf-8")
+    assert shipped.claims_members(CLAIMS_BLOCK.split("claims ")[1].split(" -->")[0], tmp_path) == [
+        f"{CLAIMS_OUT}/{group}/runs/seed-0"
+    ]
+    (member / folder_check.MANIFEST).unlink()
+    assert main(["results", str(doc), "--root", str(tmp_path), "--ship"]) == 0
+    assert (member / folder_check.MANIFEST).is_file()
+    assert main(["results", str(doc), "--root", str(tmp_path)]) == 0
+    written = doc.read_text(encoding="utf-8")
+    _random(member / "metrics.csv")
+    assert main(["results", str(doc), "--root", str(tmp_path)]) == 1
+    assert doc.read_text(encoding="utf-8") == written
