@@ -131,7 +131,9 @@ def test_a_fresh_clone_regenerates_a_claims_table_from_its_shipped_groups(tmp_pa
     assert main(["results", str(doc), "--root", str(tmp_path), "--ship"]) == 0
     group = tmp_path / shipped.SHIPPED / "cache" / "claims-x" / "claims-demo-short"
     assert {p.name for p in group.iterdir()} >= {"group.json", "claims.json", "runs"}
-    assert sorted(p.name for p in (group / "runs" / "seed-0").iterdir()) == sorted([*shipped.FILES, folder_check.MANIFEST])
+    assert sorted(p.name for p in (group / "runs" / "seed-0").iterdir()) == sorted(
+        [*shipped.FILES, folder_check.MANIFEST]
+    )
     shutil.rmtree(tmp_path / "cache")  # a fresh clone: no cache/
     capsys.readouterr()
     assert main(["results", str(doc), "--root", str(tmp_path), "--check"]) == 0, capsys.readouterr().err
