@@ -28,6 +28,7 @@ from engine import experiments
 from engine.core.declaration import Lesson, Preset
 from engine.core.lesson_claims import DIRECTIONS, ORDERS, Claim
 from engine.core.measures import MEASURES
+from engine.encoders.starts import MINILM_CLS, RAW_OR_STAND_IN, RAW_STARTS
 from engine.lessons.judging import Trace, holds
 from engine.lessons.numbers import PLACEHOLDER, _format
 
@@ -101,6 +102,14 @@ def _identity(preset: Preset, run: str) -> dict[str, Any]:
     }
 
 
+def _same(key: str, value: Any, wanted: Any) -> bool:
+    """Whether a run's ``value`` of field ``key`` is the preset's ``wanted`` one: a raw-start preset's runs
+    are its runs whichever start they used (a raw BERT or its stand-in: they depend on the cache)."""
+    if key == "encoder" and wanted in RAW_OR_STAND_IN:
+        return value in RAW_OR_STAND_IN
+    return bool(value == wanted)
+
+
 def run_of(config: Mapping[str, Any], kind: str) -> tuple[str, str] | None:
     """The (preset, run) of ``kind``'s lesson presets that ``config`` is (every field that makes it that run
     has that value), or None."""
@@ -117,7 +126,7 @@ def run_of(config: Mapping[str, Any], kind: str) -> tuple[str, str] | None:
             if preset.kind_of(run) != config.get("kind", kind):
                 continue
             wanted = _identity(preset, run)
-            if all(key in config and config[key] == value for key, value in wanted.items()):
+            if all(key in config and _same(key, config[key], value) for key, value in wanted.items()):
                 return name, run
     return None
 
@@ -269,7 +278,14 @@ def on_screen_text(kind: str, shown: Sequence[Shown]) -> str:
     text = "On screen: " + "; ".join(_line(read, measures) for read in reads)
     settings = _settings(reads)
     text += f" ({settings})." if settings else "."
-    said = [_can_and_cannot(reads), *_verdicts(lesson, by_run)]
+    raw = sorted({str(r.config.get("encoder")) for r in reads} & set(RAW_STARTS))
+    checked_on = (
+        f"These runs start from {', '.join(raw)}, a raw BERT: the lesson's claims were checked on "
+        f"{MINILM_CLS.name} only, so what they show here is measured, not checked."
+        if raw
+        else ""
+    )
+    said = [checked_on, _can_and_cannot(reads), *_verdicts(lesson, by_run)]
     return " ".join([text, *(sentence for sentence in said if sentence)])
 
 
