@@ -225,6 +225,8 @@ def preset_buttons(experiment: Experiment, current: dict[str, Any]) -> None:
                 runs = preset.configs(current)
                 show_settings(experiment, runs[0][1] if len(runs) == 1 else {**current, **preset.base})
                 st.rerun()
+        if preset.note:  # e.g. which start it uses and why (issue 58)
+            st.sidebar.caption(plain(preset.note))
 
 
 def sidebar_controls_footer(experiment: Experiment, shown_live: list[Job] | None = None) -> None:

@@ -12,7 +12,6 @@ from typing import Any
 import streamlit as st
 
 from engine import charts
-from engine.core.config_dict import config_dict
 from engine.core.declaration import Experiment
 from engine.core.errors import EmbedlabError
 from engine.jobs import Job
@@ -194,9 +193,21 @@ def experiment_page(
     shown = run_panel(experiment, sidebar or every_knob(experiment), check=check)
     with header:
         intro = experiment.title
-        if kind in lessons.LESSONS:  # its numbers filled from measured runs, those of the runs shown
-            intro = lessons.lesson(kind, [config_dict(job.config) for job in shown]).intro
+        if kind in lessons.LESSONS:  # its numbers those of the runs shown (recorded ones with none shown)
+            intro = lesson_intro(kind, shown)
         page_header(experiment.section.title or experiment.title, intro)
+
+
+def lesson_intro(kind: str, shown: list[Job]) -> str:
+    """The lesson's introduction: beside runs of ``kind``, its words with those runs' own figures
+    (:func:`engine.lessons.on_screen.beside`; seeds of one run as a group); with none, the recorded figures
+    with where they come from."""
+    from engine.lessons import on_screen
+
+    folders = [job.run_dir for job in shown if job.kind == kind]
+    if not folders:
+        return lessons.LESSONS[kind].intro
+    return on_screen.beside(kind, on_screen.group_by_seed(folders)).intro
 
 
 def run_panel(

@@ -65,7 +65,8 @@ class Preset:
     over every run for the short CPU version that ``python -m engine lessons check --short`` runs (few steps,
     small limits), declared here so that the checker hard-codes nothing. ``lecture``: the app also offers
     that short version as a preset of its own, ``<name> · lecture``, for a class on a laptop CPU
-    (:func:`engine.lessons.presets.lecture_version`; its measured wall time in its help)."""
+    (:func:`engine.lessons.presets.lecture_version`; its measured wall time in its help). ``note``: one line
+    the page shows under its button (e.g. which start it uses and why), ``short_note`` its short version's."""
 
     name: str
     kind: str
@@ -76,6 +77,8 @@ class Preset:
     run_kinds: Mapping[str, str] = field(default_factory=dict)
     short: dict[str, Any] = field(default_factory=dict)
     lecture: bool = False
+    note: str = ""
+    short_note: str = ""
 
     def kind_of(self, run: str) -> str:
         """The experiment of run ``run``."""

@@ -125,15 +125,41 @@ def require_hub(repo_id: str) -> None:
         raise EncoderError(f"model {repo_id!r} on the Hugging Face hub is private or gated (log in first)")
 
 
+def cache_dir() -> Path | None:
+    """The local Hugging Face cache of models: ``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, read now (None:
+    huggingface_hub's own default, fixed when it was imported)."""
+    chosen = settings.get("hf_hub_cache")
+    if chosen:
+        return Path(chosen).expanduser()
+    home = settings.get("hf_home")
+    return Path(home).expanduser() / "hub" if home else None
+
+
 def cached_file(repo_id: str, filename: str) -> Path | None:
-    """A file of ``repo_id`` already in the local Hugging Face cache, or None (never touches the network)."""
+    """A file of ``repo_id`` already in the local Hugging Face cache (:func:`cache_dir`), or None (never
+    touches the network): huggingface_hub's ``try_to_load_from_cache`` (the snapshot ``refs/main`` names)."""
     try:
         from huggingface_hub import try_to_load_from_cache
 
-        found = try_to_load_from_cache(repo_id, filename)
+        found = try_to_load_from_cache(repo_id, filename, cache_dir=cache_dir())
     except Exception:  # noqa: BLE001 - a broken cache is simply a miss
         return None
     return Path(found) if isinstance(found, str) and Path(found).is_file() else None
+
+
+#: the weight files a model of the cache may hold (transformers' names), one of which it must
+WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+
+
+def cached_model(repo_id: str) -> Path | None:
+    """The snapshot folder of model ``repo_id`` in the local Hugging Face cache when it holds the model
+    whole (its ``config.json`` and weights, :data:`WEIGHTS`), else None; never touches the network."""
+    config = cached_file(repo_id, "config.json")
+    if config is None:
+        return None
+    weights = [cached_file(repo_id, name) for name in WEIGHTS]
+    found = [path for path in weights if path is not None and path.parent == config.parent]
+    return config.parent if found else None
 
 
 def hub_file(repo_id: str, filename: str, *, allow_download: bool) -> Path | None:

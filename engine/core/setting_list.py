@@ -248,6 +248,21 @@ ALL: tuple[Setting, ...] = (
         "transformers' own variable, read as HF_HUB_OFFLINE",
     ),
     Setting(
+        "hf_hub_cache",
+        "HF_HUB_CACHE",
+        "str",
+        None,
+        "the hub's own variable: the local Hugging Face cache of models (unset: $HF_HOME/hub, else "
+        "huggingface_hub's default), where a preset looks for a raw start offline",
+    ),
+    Setting(
+        "hf_home",
+        "HF_HOME",
+        "str",
+        None,
+        "the hub's own variable: Hugging Face's home folder (its cache of models is hub/ in it)",
+    ),
+    Setting(
         "hf_endpoint",
         "HF_ENDPOINT",
         "str",

@@ -53,3 +53,50 @@ def start_named(name: object) -> Start | None:
     if not isinstance(name, str):
         return None
     return STARTS.get(name.strip().lower())
+
+
+# ------------------------------------------------------------------------------ raw BERT starts (issue 58)
+
+#: raw masked-language-model BERTs, the paper's kind of start (Gao et al. 2021 train from BERT-base): the
+#: full Figure 2 preset's (``bert-base-uncased``, the paper's) and its lecture version's (a 4-layer, 256-wide
+#: one of Turc et al. 2019's small BERTs, fast enough for a class on a CPU)
+RAW_FULL = "bert-base-uncased"
+RAW_LECTURE = "google/bert_uncased_L-4_H-256_A-4"
+RAW_STARTS = (RAW_FULL, RAW_LECTURE)
+#: the starts a raw-start preset may use: a run from any of them is that preset's run
+RAW_OR_STAND_IN = (*RAW_STARTS, MINILM_CLS.name)
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The start a preset uses: ``encoder`` (its runs' encoder field) and ``why``, one line for the page."""
+
+    encoder: str
+    why: str
+
+    @property
+    def raw(self) -> bool:
+        """Whether it is a raw MLM BERT (else the lab's stand-in, :data:`MINILM_CLS`)."""
+        return self.encoder in RAW_STARTS
+
+
+def raw_or_stand_in(repo_id: str) -> Chosen:
+    """``repo_id`` (a raw BERT of :data:`RAW_STARTS`) where the local Hugging Face cache holds it whole or the
+    hub answers for it (:mod:`engine.core.hub`: the cache first, never the network when ``HF_HUB_OFFLINE``),
+    else :data:`MINILM_CLS`; with the reason in one line."""
+    from engine.core import hub
+
+    if hub.cached_model(repo_id) is not None:
+        return Chosen(
+            repo_id, f"Start: {repo_id}, a raw MLM BERT as in the paper, from the local Hugging Face cache."
+        )
+    if hub.can_download(repo_id):
+        return Chosen(
+            repo_id, f"Start: {repo_id}, a raw MLM BERT as in the paper, from the Hugging Face hub."
+        )
+    reason = "the hub is off (HF_HUB_OFFLINE)" if hub.is_offline() else "the hub cannot be reached"
+    return Chosen(
+        MINILM_CLS.name,
+        f"Start: {MINILM_CLS.name}, the lab's stand-in for a raw BERT: {repo_id} is not in the local Hugging "
+        f"Face cache and {reason}.",
+    )

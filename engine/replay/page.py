@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import charts, experiments
+from engine.lessons import on_screen
 from engine.lessons import texts as lessons
 from engine.replay.frames import FilmFrames
 from engine.replay.panels import lesson_charts
@@ -158,7 +159,9 @@ def _lessons(runs: Sequence[RunData]) -> str:
     for kind in dict.fromkeys(run.kind for run in runs):
         if kind not in lessons.LESSONS:
             continue
-        lesson = lessons.lesson(kind, [run.config for run in runs if run.kind == kind])
+        lesson = on_screen.beside(
+            kind, on_screen.group_by_seed([run.path for run in runs if run.kind == kind])
+        )
         watch = "".join(f"<li>{esc(item)}</li>" for item in lesson.watch)
         parts.append(
             f'<div class="lesson" data-kind="{esc(kind)}"><h2>{esc(lesson.title)}</h2>'

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core.declaration import Preset
-from engine.encoders.starts import MINILM_CLS
+from engine.encoders.starts import MINILM_CLS, RAW_FULL, RAW_LECTURE, Chosen, raw_or_stand_in
 from engine.training.presets import SHORT, sts_evaluation
 
 FIGURE2 = "SimCSE Figure 2"
@@ -80,20 +80,31 @@ def _figure2_runs() -> dict[str, dict[str, Any]]:
     return {name: dict(FIGURE2_RUNS[name]) for name in order}
 
 
+def _start_words(start: Chosen) -> str:
+    if start.raw:
+        return f"from {start.encoder}, a raw MLM BERT as in the paper"
+    return f"from {MINILM_CLS.title}, the lab's stand-in for the paper's raw BERT"
+
+
 def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
-    """SimCSE's presets; ``settings`` (the user's, e.g. the data folder) complete the description."""
+    """SimCSE's presets; ``settings`` (the user's, e.g. the data folder) complete the description. Figure 2
+    starts from a raw MLM BERT where the local Hugging Face cache or the hub holds one (the full version from
+    :data:`RAW_FULL`, the lecture from :data:`RAW_LECTURE`), else from :data:`MINILM_CLS`
+    (:func:`engine.encoders.starts.raw_or_stand_in`; its note says which and why)."""
     where = sts_evaluation(settings)
+    full, lecture = raw_or_stand_in(RAW_FULL), raw_or_stand_in(RAW_LECTURE)
     return [
         Preset(
             FIGURE2,
             "simcse",
             "Queues the four runs of SimCSE's Figure 2 (unsup SimCSE, no dropout, fixed 0.1, delete one "
-            f"word) from {MINILM_CLS.title}, the lab's stand-in for the paper's raw BERT; alignment and "
-            f"uniformity every 10 steps on {where}.",
-            base=_FROM_CLS,
+            f"word) {_start_words(full)}; alignment and uniformity every 10 steps on {where}.",
+            base={**_FROM_CLS, "encoder": full.encoder},
             runs=_figure2_runs(),
-            short=LECTURE,
+            short={**LECTURE, "encoder": lecture.encoder},
             lecture=True,
+            note=full.why,
+            short_note=lecture.why,
         ),
         Preset(
             TRAINED,

@@ -13,7 +13,6 @@ from test_page_contract import assert_clean, charts_drawn, opened
 
 from engine.core import paths
 from engine.lessons import presets
-from engine.lessons.numbers import load
 from ui import projector
 
 PAGE = "views/simcse.py"
@@ -50,11 +49,12 @@ def test_runs_from_the_cls_start_render_in_the_page_and_the_projector(
     assert config["encoder"] == "minilm-cls" and summary["pooler_resolved"] == "cls"
 
 
-def test_the_lesson_prints_the_lecture_figures_beside_a_lecture_run(
+def test_the_lesson_beside_a_lecture_run_prints_its_own_figures_not_the_recorded_ones(
     from_start: dict[str, Path], fresh_registry
 ) -> None:
     """A run whose config is the lecture version's (its fields written into a real run's config.json: the
-    page reads the folder) gets the lecture figures; the full preset's figures otherwise."""
+    page reads the folder) is told by its own figures and what one seed of its steps can separate, never by
+    the lessons check's recorded figures (issue 58); a run of no preset likewise."""
     lecture = presets.presets()["SimCSE Figure 2 · lecture"]
     name = _copied(from_start["finished"], "lecture-run")
     config_file = paths.runs_dir() / name / "config.json"
@@ -68,9 +68,7 @@ def test_the_lesson_prints_the_lecture_figures_beside_a_lecture_run(
         assert_clean(at)
         return " ".join(block.value for block in at.markdown)
 
-    assert "“SimCSE Figure 2 · lecture”, short preset" in intro([name])
-    seen = intro([plain])
-    if "SimCSE Figure 2" in load()["presets"]:  # its full version recorded: printed beside other runs
-        assert "“SimCSE Figure 2”, full preset" in seen and "· lecture”" not in seen
-    else:  # not yet: the lecture version's figures everywhere, always named
-        assert "“SimCSE Figure 2 · lecture”, short preset" in seen
+    seen = intro([name])
+    assert "On screen: unsup-simcse: STS Spearman" in seen and "10 steps of one seed can show" in seen
+    for text in (seen, intro([plain])):
+        assert "Figures measured by the lessons check" not in text and "short preset" not in text

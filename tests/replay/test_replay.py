@@ -23,7 +23,7 @@ import pytest
 
 from engine import runlog
 from engine.cli import main
-from engine.lessons import texts as lessons
+from engine.lessons import on_screen
 from engine.replay import lesson, run_gif
 from engine.replay.frames import evenly_spaced
 from engine.replay.payload import script_json
@@ -202,7 +202,7 @@ def test_the_probe_lesson_holds_curves_settings_texts_and_decodes_to_the_run(pro
     np.testing.assert_allclose(decode(relation["x"], "<f8"), metrics["isoscore"], rtol=1e-6)
     # the lesson's words, the settings, the data and encoder, in the page's text
     text = html.unescape(page)
-    intro = lessons.lesson("probe")
+    intro = on_screen.beside("probe", on_screen.group_by_seed([probe_run]))  # the run's own figures
     assert intro.intro in text and all(item in text for item in intro.watch)
     for key in ("data", "lr", "snapshot_every", "label_col"):
         assert f"<code>{key}</code>" in page
@@ -253,7 +253,8 @@ def test_a_simcse_run_without_snapshots_gets_curves_and_says_the_film_needs_snap
     )
     assert list(run["relations"]) == ["align_uniform"] and payload["relations"][0]["kind"] == "align_uniform"
     text = html.unescape(page)
-    assert lessons.lesson("simcse").intro in text and "demo-pairs" in text and "dropout 0.1" in text
+    beside = on_screen.beside("simcse", [on_screen.Shown((simcse_run,))]).intro
+    assert beside in text and "demo-pairs" in text and "dropout 0.1" in text
 
 
 def test_several_runs_overlay_their_curves(probe_run: Path, simcse_run: Path) -> None:
