@@ -271,16 +271,6 @@ def live_panel(
     return jobs if live else []
 
 
-def mark_drawn(ids: list[str]) -> None:
-    """A browser drew the first rows of these runs: each one's lecture pace counts from now
-    (:meth:`engine.jobs.job.Job.mark_shown`)."""
-    reg = registry()
-    for run in ids:
-        job = reg.get(run)
-        if job is not None:
-            job.mark_shown()
-
-
 def session_token() -> str:
     """This browser session's name for the live feed (kept in its session state)."""
     return st.session_state.setdefault("live.session", secrets.token_urlsafe(12))
@@ -335,8 +325,6 @@ def live_charts(
             f"{key}.live",
             fed=fed,
             taken=now.get("taken"),
-            unseen=now.get("unseen"),
-            on_drawn=mark_drawn,
         )
 
     charts_now()

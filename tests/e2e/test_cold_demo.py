@@ -1,9 +1,10 @@
 """A cold first click shows the whole demo (issue 48, item 2). On a fresh server (its own empty cache: the
 demo corpus not yet encoded), the Overview's "Start the demo" is clicked as soon as the Overview is shown;
 the test's own sampler, injected into the page, records the first chart's newest step every 100 ms while the
-demo plays. The first step drawn must lie in the demo's first 10 %: the lecture pace counts from the moment
-the server hands a browser the run's first rows (engine.core.pace, Job.mark_shown), not from step 0. Before,
-on a loaded 2-core machine, the curves first appeared at step 59 of 150.
+demo plays. The first step drawn must lie in the demo's first 10 %: the run trains at full speed and the
+page's player (ui.player) plays its rows at the lecture pace from its first row on, so the class sees the
+demo step by step (many distinct steps drawn, not the few a 4-s run gives a 1-s feed). Before issue 48, on a
+loaded 2-core machine, the curves first appeared at step 59 of 150.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from browser_flow import explain, finished, open_overview
 from probe_js import CHART_CURVE
 from waiting import wait_for
 
-from engine.core.pace import SHOWN_WAIT
+from engine.core.pace import LECTURE_SECONDS
 from engine.lessons.presets import demo
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -52,7 +53,6 @@ def test_a_cold_first_click_shows_the_demo_from_its_start(server, browser) -> No
     page.close()
     first = samples[0][2]
     assert first <= SHARE * steps, f"the first step drawn was {first} of {steps}; samples {samples[:5]}"
-    # the pace started when the browser said it drew the first rows, not when the server's wait for that
-    # ran out (SHOWN_WAIT): the next step follows within a few seconds
-    moved = next(time for time, _, step in samples if step > first) - samples[0][0]
-    assert moved < 1000 * SHOWN_WAIT / 2, f"the next step came {moved / 1000:.1f} s after the first drawing"
+    # played, not jumped: at least a step drawn for every 2 s of the lecture (the feed draws one a second)
+    drawn = sorted({step for _, _, step in samples})
+    assert len(drawn) >= LECTURE_SECONDS / 2, f"only {len(drawn)} steps drawn: {drawn}"
