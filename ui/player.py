@@ -17,6 +17,7 @@ from collections.abc import Hashable
 
 import pandas as pd
 
+from engine.charts.recorded import played as played  # one cut for live and recorded runs
 from engine.core.pace import Pace, Playhead
 from engine.jobs import Job
 
@@ -76,13 +77,6 @@ def playing(job: Job) -> bool:
     if found is None or not found.started:
         return job.active or last is not None
     return job.active or not found.done(last)
-
-
-def played(frame: pd.DataFrame, step: int | None) -> pd.DataFrame:
-    """``frame``'s rows up to ``step`` (all of them for None)."""
-    if step is None or "step" not in frame:
-        return frame
-    return frame[pd.to_numeric(frame["step"], errors="coerce") <= step]
 
 
 def counter(step: int | None, total: int | None) -> str:

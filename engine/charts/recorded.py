@@ -14,12 +14,13 @@ from engine.charts import description
 from engine.charts.bands import band_json, band_of
 from engine.charts.plane_paths import align_uniform_path_json
 from engine.charts.run_facts import measured_of
+from engine.core import measures
 from engine.groups.recorded import RecordedGroup
 
 #: the measures drawn of a recorded group, in order (those its runs logged)
-MEASURES = ("sts_spearman", "uniformity", "alignment", "rankme")
+MEASURES = (measures.STS_SPEARMAN, measures.UNIFORMITY, measures.ALIGNMENT, measures.RANKME)
 #: the plane's two measures
-PLANE = ("alignment", "uniformity")
+PLANE = (measures.ALIGNMENT, measures.UNIFORMITY)
 
 
 def played(frame: pd.DataFrame, step: int | None) -> pd.DataFrame:
@@ -39,7 +40,7 @@ def mean_paths(cells: dict[str, list[pd.DataFrame]]) -> dict[str, pd.DataFrame]:
     paths = {}
     for name, frames in cells.items():
         bands = {metric: band_of(frames, metric) for metric in PLANE}
-        steps = sorted(set(bands["alignment"].steps.tolist()) & set(bands["uniformity"].steps.tolist()))
+        steps = sorted(set.intersection(*(set(band.steps.tolist()) for band in bands.values())))
         if not steps:
             continue
         means = {
@@ -79,7 +80,7 @@ def recorded_description(group: RecordedGroup, step: int | None) -> description.
         description.panel(band_json(cells, metric, measured_on=where(group, metric)), metric, cursor=True)
         for metric in logged(group)
     ]
-    plane = align_uniform_path_json(mean_paths(cells), measured_on=where(group, "alignment"))
+    plane = align_uniform_path_json(mean_paths(cells), measured_on=where(group, measures.ALIGNMENT))
     if plane is not None:
         panels.append(description.panel(plane, "plane", wide=True))
     return description.description(panels, step=step, progress=[counter(group, step)])
