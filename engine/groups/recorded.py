@@ -21,7 +21,7 @@ import pandas as pd
 from engine import runlog
 from engine.core import paths
 from engine.core.declaration import Preset, Recorded
-from engine.core.errors import DataError
+from engine.core.errors import DataError, one_line
 from engine.runlog.files import read_json
 
 #: where the repository ships run folders (the layout under it is the cache's: ``cache/...``)
@@ -103,21 +103,47 @@ def read_recorded(preset: Preset, root: Path = SHIPPED) -> RecordedGroup:
         command=recorded.command,
         seeds=max(len(members) for members in groups.values()),
         start=_start(configs),
-        steps=max(int(config.get("steps") or 0) for config in configs),
+        steps=max([_count(config.get("steps")) for config in configs] + [_last_step(frames)]),
         kinds={name: preset.kind_of(name) for name in groups},
     )
 
 
+#: the latest time a status may say (unix seconds, year 2100): a larger one is damage, not a date
+LATEST = 4.1e9
+
+
 def _json(path: Path) -> dict[str, Any]:
+    """A run's JSON file as a dict ({} when it is missing); DataError (one line) when it is not one."""
     try:
-        return read_json(path) if path.is_file() else {}
+        found = read_json(path) if path.is_file() else {}
     except (OSError, ValueError) as err:
-        raise DataError(f"{path}: cannot be read ({err})") from None
+        raise DataError(f"{path}: cannot be read ({one_line(err)})") from None
+    if not isinstance(found, dict):
+        raise DataError(f"{path}: not a JSON object")
+    return found
+
+
+def _count(value: Any) -> int:
+    """A whole number of steps, 0 for anything else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _last_step(frames: dict[str, list[pd.DataFrame]]) -> int:
+    """The last step any run logged (0 without one)."""
+    found = [
+        pd.to_numeric(frame["step"], errors="coerce").max()
+        for runs in frames.values()
+        for frame in runs
+        if "step" in frame
+    ]
+    found = [step for step in found if pd.notna(step) and 0 <= step < 2**31]
+    return int(max(found)) if found else 0
 
 
 def _dates(statuses: list[dict[str, Any]]) -> tuple[str, str]:
     """The first start and the last end of the runs, as UTC dates ("?" when no status says)."""
-    times = [float(status[key]) for status in statuses for key in ("started", "ended") if status.get(key)]
+    times = [status.get(key) for status in statuses for key in ("started", "ended")]
+    times = [t for t in times if isinstance(t, int | float) and not isinstance(t, bool) and 0 < t < LATEST]
     if not times:
         return ("?", "?")
     day = lambda stamp: datetime.datetime.fromtimestamp(stamp, datetime.UTC).date().isoformat()  # noqa: E731
@@ -126,5 +152,7 @@ def _dates(statuses: list[dict[str, Any]]) -> tuple[str, str]:
 
 def _start(configs: list[dict[str, Any]]) -> str:
     """The encoders the runs started from (``minilm-cls``; the bundled one where none is named)."""
-    names = sorted({str(config.get("encoder") or "all-MiniLM-L6-v2 (bundled)") for config in configs})
-    return " / ".join(names)
+    names = {
+        value if isinstance(value := config.get("encoder"), str) and value else None for config in configs
+    }
+    return " / ".join(sorted(name or "all-MiniLM-L6-v2 (bundled)" for name in names))
