@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.core.pace import LECTURE_SECONDS, Pace, Playhead
+from engine.core.pace import LEAD_SECONDS, LECTURE_SECONDS, Pace, Playhead
 
 
 class Clock:
@@ -30,7 +30,7 @@ def test_a_pace_spreads_the_steps_over_the_lecture_time() -> None:
 
 def test_the_playhead_starts_at_the_first_row_and_moves_at_the_pace() -> None:
     clock = Clock()
-    head = Playhead(Pace(steps=100, seconds=10.0), clock=clock)
+    head = Playhead(Pace(steps=100, seconds=10.0, lead=0.0), clock=clock)
     assert head.at(None, None) is None and not head.started  # no row yet: nothing shown, no start
     clock.now = 5.0  # set-up took 5 s: the play starts with the first row, not at the click
     assert head.at(0, 100) == 0
@@ -42,9 +42,20 @@ def test_the_playhead_starts_at_the_first_row_and_moves_at_the_pace() -> None:
     assert head.at(0, 100) == 100 and head.done(100)
 
 
-def test_a_run_slower_than_the_pace_is_shown_as_its_rows_come_and_never_jumps() -> None:
+def test_the_first_row_stays_for_the_lead_then_the_play_moves_on() -> None:
     clock = Clock()
     head = Playhead(Pace(steps=100, seconds=10.0), clock=clock)
+    assert head.pace.lead == LEAD_SECONDS == 2.0
+    assert head.at(0, 100) == 0
+    clock.now = LEAD_SECONDS  # a browser draws the first rows meanwhile: still step 0
+    assert head.at(0, 100) == 0
+    clock.now = LEAD_SECONDS + 1.0
+    assert head.at(0, 100) == 10
+
+
+def test_a_run_slower_than_the_pace_is_shown_as_its_rows_come_and_never_jumps() -> None:
+    clock = Clock()
+    head = Playhead(Pace(steps=100, seconds=10.0, lead=0.0), clock=clock)
     assert head.at(0, 0) == 0
     clock.now = 5.0
     assert head.at(0, 20) == 20  # only 20 steps logged after 5 s: shown as they come
@@ -54,7 +65,7 @@ def test_a_run_slower_than_the_pace_is_shown_as_its_rows_come_and_never_jumps() 
 
 @given(st.lists(st.tuples(st.floats(0.0, 5.0), st.integers(0, 40)), min_size=1, max_size=30))
 def test_the_playhead_is_never_faster_than_the_pace_nor_beyond_the_rows(looks) -> None:
-    clock, pace = Clock(), Pace(steps=200, seconds=20.0)
+    clock, pace = Clock(), Pace(steps=200, seconds=20.0, lead=1.0)
     head, last, shown = Playhead(pace, clock=clock), 0, []
     for pause, new_rows in looks:
         clock.now += pause
@@ -68,7 +79,7 @@ def test_the_playhead_is_never_faster_than_the_pace_nor_beyond_the_rows(looks) -
 
 def test_a_playhead_is_safe_across_threads() -> None:
     clock = Clock()
-    head = Playhead(Pace(steps=1000, seconds=10.0), clock=clock)
+    head = Playhead(Pace(steps=1000, seconds=10.0, lead=0.0), clock=clock)
     head.at(0, 1000)
     clock.now = 1.0
     found: list[int] = []

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from engine.core.pace import LEAD_SECONDS
 from engine.jobs import Job
 from engine.probe.config import ProbeConfig
 from engine.runlog.states import RunState
@@ -58,7 +59,7 @@ def test_a_paced_run_trained_at_full_speed_is_played_at_the_lecture_pace(tmp_pat
     first = live_state.look_at(reg, picked)
     assert first.runs["demo"]["step"].max() == 0 and first.changing
     assert first.bars == [(0.0, "demo — step 0/100 · lecture pace")]
-    clock.value += 5.0
+    clock.value += LEAD_SECONDS + 5.0
     later = live_state.look_at(reg, picked)
     assert later.runs["demo"]["step"].max() == 20
     assert later.bars[0] == (0.2, "demo — step 20/100 · lecture pace")
@@ -72,7 +73,7 @@ def test_the_stamp_changes_with_the_played_step_so_the_feed_builds_again(tmp_pat
     reg, picked = registry_of(job), choices(job)
     first = live_state.stamp(reg, picked)
     assert live_state.stamp(reg, picked) == first
-    clock.value += 1.0
+    clock.value += LEAD_SECONDS + 1.0
     assert live_state.stamp(reg, picked) != first
 
 
@@ -80,7 +81,7 @@ def test_every_figure_of_the_look_shows_the_played_step(tmp_path, clock) -> None
     job = finished_run(tmp_path, "demo", paced=True)
     reg, picked = registry_of(job), choices(job)
     live_state.look_at(reg, picked)
-    clock.value += 2.0  # step 8
+    clock.value += LEAD_SECONDS + 2.0  # step 8
     payload = live_state.payload(reg, picked)
     assert payload["live"] is True and "unseen" not in payload
     assert payload["description"]["progress"][0]["text"] == "demo — step 8/100 · lecture pace"
