@@ -16,12 +16,12 @@ from browser_flow import explain, finished, open_overview
 from probe_js import CHART_CURVE
 from waiting import wait_for
 
-from engine.core.pace import LECTURE_SECONDS
 from engine.lessons.presets import demo
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 SHARE = 0.10  # of the demo's steps: the latest first step a reader may see
+PLAYED_STEPS = 6  # distinct steps drawn at least while the demo plays (played, not drawn at once)
 # every 100 ms: [time, points, newest step] of the first chart, from its first drawing on
 SAMPLER = (
     "() => { const curve = " + CHART_CURVE + "; window.testSamples = [];"
@@ -53,6 +53,8 @@ def test_a_cold_first_click_shows_the_demo_from_its_start(server, browser) -> No
     page.close()
     first = samples[0][2]
     assert first <= SHARE * steps, f"the first step drawn was {first} of {steps}; samples {samples[:5]}"
-    # played, not jumped: at least a step drawn for every 2 s of the lecture (the feed draws one a second)
+    # played, not jumped: the run trains in about 1 s, so unplayed its curves come in one or two drawings; the
+    # player draws about one step a second of the lecture (10 at load 20, where a drawing took ~3 s)
     drawn = sorted({step for _, _, step in samples})
-    assert len(drawn) >= LECTURE_SECONDS / 2, f"only {len(drawn)} steps drawn: {drawn}"
+    took = (samples[-1][0] - samples[0][0]) / 1000
+    assert len(drawn) >= PLAYED_STEPS, f"only {len(drawn)} steps drawn in {took:.1f} s: {drawn}"
