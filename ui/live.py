@@ -32,7 +32,7 @@ from engine.charts import description
 from engine.core.setting_checks import get_or_default
 from engine.jobs import Job, JobRegistry
 from engine.runlog.states import RunState
-from ui import feed, lens, live_state, live_view, projector
+from ui import feed, lens, live_state, live_view, player, projector
 from ui.chart_bar import chart_bar
 from ui.controls import KEEP
 from ui.isoscore_notes import capped_note as capped_note  # the pages' import
@@ -101,22 +101,23 @@ def draw_projection(job: Job | None, key: str) -> None:
         st.info("Projections appear here for runs with snapshots.")
         return
     style = projector.style()
-    view = job.view()
+    played = player.step_of(job)  # a paced run: its frames cut at the step its curves show
+    view = player.played_view(job, played)
     if view is None:
         if not job.config_dict.get("snapshot_every"):
             st.info(f"{run_label(job)} keeps no snapshots: set a UMAP frame interval before Start.")
         else:
             st.info(
                 f"{run_label(job)}: no embedding snapshot yet."
-                if job.active
+                if job.active or played is not None
                 else f"{run_label(job)} kept no snapshots."
             )
         return
     method, step, coords = view
     points = job.pictures.points()
-    frames = job.frames()
+    frames = player.played_frames(job.frames(), played)
     projecting = registry().projecting(job)
-    if job.active or projecting or len(frames) < 2:
+    if job.active or projecting or len(frames) < 2 or player.playing(job):
         title = f"{'UMAP' if method == 'umap' else 'PCA (UMAP soon)'} · step {step}"
         if projecting and not job.active:
             title += f" · {job.film_line() or f'film: {len(frames)} frames'}"
@@ -174,7 +175,11 @@ def frames_coming(reg: JobRegistry, job: Job | None) -> bool:
     """Whether ``job``'s projection will change: its film is being made, or it runs with snapshots."""
     if job is None:
         return False
-    return reg.projecting(job) or (job.active and bool(job.config_dict.get("snapshot_every")))
+    return (
+        reg.projecting(job)
+        or (job.active and bool(job.config_dict.get("snapshot_every")))
+        or player.playing(job)
+    )
 
 
 def live_panel(

@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -77,6 +77,7 @@ class Look:
     bars: list[tuple[float, str]]
     changing: bool
     number: int = 0  # when it was taken, among this process's looks (:func:`taken`)
+    played: dict[str, int] = field(default_factory=dict)  # the step the player shows of a paced run, by id
 
     def baselines(self, metric: str) -> list[float]:
         """The reference lines of ``metric`` (STS: the untouched encoder's score in each shown run's summary,
@@ -150,6 +151,7 @@ def look_at(reg: JobRegistry, choices: Choices) -> Look:
         bars=bars,
         changing=still,
         number=number,
+        played=steps,
     )
 
 
@@ -187,7 +189,7 @@ def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
     style = charts.PROJECTOR if choices.projector else None
     as_json = not choices.projector
     spectrum, errors = (
-        lens.spectrum_figure(look.jobs, look.on, choices.share, style, as_json=as_json)
+        lens.spectrum_figure(look.jobs, look.on, choices.share, style, as_json=as_json, steps=look.played)
         if lens.SPECTRUM in choices.measures
         else (None, [])
     )

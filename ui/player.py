@@ -15,11 +15,15 @@ import threading
 import time
 from collections.abc import Hashable
 
+import numpy as np
 import pandas as pd
 
+from engine import runlog
 from engine.charts.recorded import played as played  # one cut for live and recorded runs
+from engine.core.errors import DataError
 from engine.core.pace import Pace, Playhead
 from engine.jobs import Job
+from engine.jobs.pictures import View
 
 #: the playheads of this server's paced runs (and recorded plays), by run id
 _heads: dict[Hashable, Playhead] = {}
@@ -77,6 +81,44 @@ def playing(job: Job) -> bool:
     if found is None or not found.started:
         return job.active or last is not None
     return job.active or not found.done(last)
+
+
+def played_spectra(spectra: runlog.Spectra, step: int | None) -> runlog.Spectra:
+    """The spectra of ``spectra`` logged up to the played ``step`` (all for None): the spectrum panel shows
+    the step the curves show."""
+    if step is None:
+        return spectra
+    keep = spectra.steps <= step
+    return runlog.Spectra(spectra.steps[keep], spectra.eigenvalues[keep])
+
+
+def played_frames(frames: dict[int, np.ndarray], step: int | None) -> dict[int, np.ndarray]:
+    """The UMAP frames of steps up to the played ``step`` (all for None)."""
+    return frames if step is None else {at: coords for at, coords in frames.items() if at <= step}
+
+
+def played_view(job: Job, step: int | None) -> View | None:
+    """What the projection panel shows of ``job`` at the played ``step`` (its newest view for None): the
+    newest UMAP frame up to it, else a PCA of the newest snapshot up to it (the same as :meth:`Job.view`
+    when that one is not beyond the step), else None (no snapshot shown yet)."""
+    view = job.view()
+    if step is None or view is None:
+        return view
+    frames = played_frames(job.frames(), step)
+    if frames:
+        newest = max(frames)
+        return "umap", newest, frames[newest]
+    if view[0] == "pca" and view[1] <= step:
+        return view
+    earlier = [(at, path) for at, path in runlog.list_snapshots(job.run_dir) if at <= step]
+    if not earlier:
+        return None
+    from engine.charts.projection_frames import pca_2d
+
+    try:
+        return "pca", earlier[-1][0], pca_2d(runlog.load_snapshot(earlier[-1][1]))
+    except DataError:
+        return None
 
 
 def counter(step: int | None, total: int | None) -> str:

@@ -8,13 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from engine.core.pace import LEAD_SECONDS
 from engine.jobs import Job
 from engine.probe.config import ProbeConfig
 from engine.runlog.states import RunState
-from ui import live_state, player
+from ui import lens, live_state, player
 from ui.run_facts import changing
 
 
@@ -95,3 +96,39 @@ def test_an_unpaced_run_and_a_run_attached_from_disk_are_shown_whole(tmp_path, c
     look = live_state.look_at(reg, picked)
     assert look.runs["fast"]["step"].max() == 100 and look.runs["attached"]["step"].max() == 100
     assert not look.changing
+
+
+def with_pictures(job: Job, every: int = 10) -> Job:
+    """``job`` with a covariance spectrum and a UMAP frame every ``every`` steps (frames kept in memory)."""
+    steps = range(0, (job.total_steps or 0) + 1, every)
+    rows = "\n".join(f"{step},{3.0 + step},{2.0},{1.0}" for step in steps)
+    (job.run_dir / "spectrum.csv").write_text(f"step,e0,e1,e2\n{rows}\n")
+    for step in steps:
+        job.pictures.film.add(step, np.full((4, 2), float(step)), save=False)
+    return job
+
+
+def test_the_spectrum_and_the_umap_frames_are_cut_at_the_played_step(tmp_path, clock) -> None:
+    job = with_pictures(finished_run(tmp_path, "demo", paced=True))
+    reg, picked = registry_of(job), choices(job)
+    picked = live_state.Choices(**{**vars(picked), "measures": (*picked.measures, lens.SPECTRUM)})
+    live_state.look_at(reg, picked)
+    clock.value += LEAD_SECONDS + 5.0  # step 20 of 100
+    look = live_state.look_at(reg, picked)
+    assert look.played == {job.id: 20}
+    spectra, _ = lens.spectra_of(job)
+    assert player.played_spectra(spectra, look.played[job.id]).steps.tolist() == [0, 10, 20]
+    spectrum = live_state.figures(look, picked, live=True).spectrum
+    names = [trace.get("name") for trace in spectrum["data"]]
+    assert "step 20" in names and "step 30" not in names and "step 100" not in names
+    assert sorted(player.played_frames(job.frames(), 20)) == [0, 10, 20]
+    method, step, coords = player.played_view(job, player.step_of(job))
+    assert (method, step, float(coords[0, 0])) == ("umap", 20, 20.0)
+    clock.value += 30.0  # played to the end: the whole run
+    assert player.played_view(job, player.step_of(job))[1] == 100
+
+
+def test_an_unpaced_runs_spectrum_and_frames_are_whole(tmp_path, clock) -> None:
+    job = with_pictures(finished_run(tmp_path, "fast", paced=False))
+    assert player.step_of(job) is None
+    assert player.played_view(job, None)[1] == 100 and len(player.played_frames(job.frames(), None)) == 11
