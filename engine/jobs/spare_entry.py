@@ -12,7 +12,6 @@ import importlib
 import json
 import logging
 import os
-import select
 import sys
 from collections.abc import Callable
 
@@ -32,60 +31,15 @@ PRELOAD_MODULES = (
 )
 
 
-def preload_code() -> None:
-    """Import every registered experiment's run code (torch, the training loops)."""
+def preload() -> None:
+    """Import what a run needs (torch, transformers, every registered experiment): a spare's warm-up."""
     for experiment in EXPERIMENTS.values():
         if experiment.load_code is not None:
             with contextlib.suppress(Exception):
                 experiment.load_code()
-
-
-def preload_modules() -> None:
-    """Import the rest a run may need (the measures' scipy, transformers' BERT)."""
     for module in PRELOAD_MODULES:
         with contextlib.suppress(Exception):
             importlib.import_module(module)
-
-
-def preload() -> None:
-    """Import what a run needs (torch, transformers, every registered experiment): a spare's warm-up."""
-    preload_code()
-    preload_modules()
-
-
-def warm_encoder_if_on() -> None:
-    """:func:`warm_default_encoder` unless the setting ``warm_encoder`` is off; a failure is a warning."""
-    try:
-        if settings.get("warm_encoder"):
-            warm_default_encoder()
-    except Exception as err:  # noqa: BLE001 - a failed warm-up only means a colder start
-        log.warning("warm-up of the bundled encoder failed: %s", one_line(err))
-
-
-#: a spare's warm-up, in the order a first click needs it: the run code, then the bundled encoder with the
-#: demo's embeddings (a fresh cache: the demo's first rows wait on these), then what later runs may need
-WARM_UP_STAGES: tuple[Callable[[], None], ...] = (preload_code, warm_encoder_if_on, preload_modules)
-
-
-def job_waiting() -> bool:
-    """Whether a job (or the end of stdin) is waiting on stdin, without reading it."""
-    try:
-        return bool(select.select([sys.stdin], [], [], 0)[0])
-    except (OSError, ValueError):
-        return False
-
-
-def warm_up(waiting: Callable[[], bool] = job_waiting) -> list[str]:
-    """Run :data:`WARM_UP_STAGES` in order until a job is ``waiting``: a click that came early waits for the
-    stage under way, not for the whole warm-up (its run imports what it needs itself). Returns the names of
-    the stages done."""
-    done = []
-    for stage in WARM_UP_STAGES:
-        if done and waiting():
-            break
-        stage()
-        done.append(stage.__name__)
-    return done
 
 
 def warm_default_encoder() -> None:
@@ -106,11 +60,16 @@ def warm_default_encoder() -> None:
 
 
 def serve_one(run: Callable[[list[str]], int], ready_fd: int | None = None) -> None:
-    """Entry of a spare child: warm up (:func:`warm_up`: until its job arrives), say so on ``ready_fd`` (one
-    byte, then closed), read its job (``{"argv": CLI argv, "env": environment}``, one JSON line) from stdin,
-    run it with ``run`` (the CLI's ``main``: as ``python -m engine *argv`` would), exit."""
+    """Entry of a spare child: preload, say so on ``ready_fd`` (one byte, then closed), read its job
+    (``{"argv": CLI argv, "env": environment}``, one JSON line) from stdin, run it with ``run`` (the CLI's
+    ``main``: as ``python -m engine *argv`` would), exit."""
     keep_freed_memory()  # before the warm-up: its frees must not set the run's allocator policy
-    warm_up()
+    preload()
+    try:
+        if settings.get("warm_encoder"):
+            warm_default_encoder()
+    except Exception as err:  # noqa: BLE001 - a failed warm-up only means a colder start
+        log.warning("warm-up of the bundled encoder failed: %s", one_line(err))
     if ready_fd is not None:
         with contextlib.suppress(OSError):
             os.write(ready_fd, b"w")
