@@ -28,13 +28,12 @@ from typing import Any
 
 from engine.command.exits import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USER_ERROR
 from engine.command.progress import ProgressBar
-from engine.command.signals import show_on_sigusr1, stop_on_sigterm
+from engine.command.signals import stop_on_sigterm
 from engine.command.threads import set_threads
 from engine.compute.allocator import keep_freed_memory
 from engine.core import knobs, paths, settings
 from engine.core.errors import ConfigError, EmbedlabError, RunFailed, one_line
 from engine.core.flags import add_seeds_flag
-from engine.core.pace import StopSignal
 from engine.core.setting_checks import check_all
 from engine.experiments import EXPERIMENTS
 from engine.runlog import naming
@@ -185,10 +184,7 @@ def execute(kind: str, args: argparse.Namespace) -> int:
     if own_run is not None and not events:
         return int(own_run(args, config))
     out_dir = prepare_out_dir(args.out, args.force)
-    stop: threading.Event = threading.Event()
-    if events:  # a server's child: its lecture pace waits until the server says a screen shows it
-        cued = stop = StopSignal()
-        show_on_sigusr1(cued)
+    stop = threading.Event()
     stop_on_sigterm(stop)
     stream = EventStream(stop) if events else None
     progress = ProgressBar(getattr(config, "steps", None), enabled=not settings.get("no_progress"))

@@ -16,7 +16,7 @@ from engine.core.declaration import Experiment
 from engine.core.errors import EmbedlabError
 from engine.jobs import Job
 from engine.lessons import texts as lessons
-from ui import controls, downloads, fields, lens, links, live, live_state, projector, run_name, runs
+from ui import controls, downloads, fields, lens, links, live, live_state, projector, recorded, run_name, runs
 from ui.text import message, plain
 
 GLOSSARY = "views/glossary.py"
@@ -242,10 +242,12 @@ def run_panel(
         start_button(experiment, config, hooks.check)
         links.copy_link(experiment, config)
         controls.preset_buttons(experiment, config)
+        recorded.recorded_buttons(experiment)
 
     refreshing: list[Job] = []  # runs whose progress the live panel refreshes (the sidebar then need not)
     jobs: list[Job] = []
     with runs.guard():
+        played = recorded.recorded_panel(experiment)  # a preset's recorded runs, played (no training)
         jobs = runs.shown_jobs(experiment, beside=section.beside)
         links.copy_runs_link(experiment, [job.id for job in jobs])  # the second link: ?runs=
         if jobs:
@@ -265,7 +267,7 @@ def run_panel(
                     figure=lambda: figure_of(jobs, experiment, section.pair),
                     chart=charts.relation_title(*picked_pair(experiment, section.pair)),
                 )
-        else:
+        elif played is None:
             st.info(section.empty)
 
     with runs.guard():

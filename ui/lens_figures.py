@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from engine import charts, runlog
 from engine.core.errors import DataError, one_line
 from engine.jobs import Job
+from ui import player
 from ui.run_facts import run_label
 
 SPECTRUM = charts.SPECTRUM
@@ -71,14 +72,22 @@ def pair_figure(
 
 
 def spectrum_figure(
-    jobs: list[Job], on: Callable[[str], str | None], share: bool, style: Any = None, *, as_json: bool = False
+    jobs: list[Job],
+    on: Callable[[str], str | None],
+    share: bool,
+    style: Any = None,
+    *,
+    as_json: bool = False,
+    steps: dict[str, int] | None = None,
 ) -> tuple[go.Figure | dict | None, list[str]]:
     """The covariance spectrum of the shown runs that log one (None when none does), and a line for each run
     whose ``spectrum.csv`` is damaged (shown under the charts). ``as_json``: as plain Plotly JSON, unstyled
-    (for the live view). No Streamlit call: the live feed's thread builds it too."""
+    (for the live view). ``steps``: the step the player shows of a paced run, by id (its spectra cut there,
+    as its curves, :mod:`ui.player`). No Streamlit call: the live feed's thread builds it too."""
     found, errors = {}, []
     for job in jobs:
         spectra, error = spectra_of(job)
+        spectra = player.played_spectra(spectra, (steps or {}).get(job.id))
         if error:
             errors.append(f"{run_label(job)}: no spectrum shown ({error}).")
         elif len(spectra):

@@ -32,7 +32,7 @@ from engine.charts import description
 from engine.core.setting_checks import get_or_default
 from engine.jobs import Job, JobRegistry
 from engine.runlog.states import RunState
-from ui import feed, live_state, live_view, projector, projector_curves
+from ui import feed, live_state, live_view, player, projector, projector_curves
 from ui.chart_bar import chart_bar
 from ui.collapse_note import collapse_notes
 from ui.isoscore_notes import capped_note as capped_note  # the pages' import
@@ -101,22 +101,23 @@ def draw_projection(job: Job | None, key: str) -> None:
         st.info("Projections appear here for runs with snapshots.")
         return
     style = projector.style()
-    view = job.view()
+    played = player.step_of(job)  # a paced run: its frames cut at the step its curves show
+    view = player.played_view(job, played)
     if view is None:
         if not job.config_dict.get("snapshot_every"):
             st.info(f"{plain(run_label(job))} keeps no snapshots: set a UMAP frame interval before Start.")
         else:
             st.info(
                 f"{plain(run_label(job))}: no embedding snapshot yet."
-                if job.active
+                if job.active or played is not None
                 else f"{plain(run_label(job))} kept no snapshots."
             )
         return
     method, step, coords = view
     points = job.pictures.points()
-    frames = job.frames()
+    frames = player.played_frames(job.frames(), played)
     projecting = registry().projecting(job)
-    if job.active or projecting or len(frames) < 2:
+    if job.active or projecting or len(frames) < 2 or player.playing(job):
         title = f"{'UMAP' if method == 'umap' else 'PCA (UMAP soon)'} · step {step}"
         if projecting and not job.active:
             title += f" · {job.film_line() or f'film: {len(frames)} frames'}"
@@ -176,7 +177,11 @@ def frames_coming(reg: JobRegistry, job: Job | None) -> bool:
     """Whether ``job``'s projection will change: its film is being made, or it runs with snapshots."""
     if job is None:
         return False
-    return reg.projecting(job) or (job.active and bool(job.config_dict.get("snapshot_every")))
+    return (
+        reg.projecting(job)
+        or (job.active and bool(job.config_dict.get("snapshot_every")))
+        or player.playing(job)
+    )
 
 
 def live_panel(
@@ -278,16 +283,6 @@ def live_panel(
     return jobs if live else []
 
 
-def mark_drawn(ids: list[str]) -> None:
-    """A browser drew the first rows of these runs: each one's lecture pace counts from now
-    (:meth:`engine.jobs.job.Job.mark_shown`)."""
-    reg = registry()
-    for run in ids:
-        job = reg.get(run)
-        if job is not None:
-            job.mark_shown()
-
-
 def session_token() -> str:
     """This browser session's name for the live feed (kept in its session state)."""
     return st.session_state.setdefault("live.session", secrets.token_urlsafe(12))
@@ -342,8 +337,6 @@ def live_charts(
             f"{key}.live",
             fed=fed,
             taken=now.get("taken"),
-            unseen=now.get("unseen"),
-            on_drawn=mark_drawn,
         )
 
     charts_now()

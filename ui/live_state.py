@@ -3,8 +3,7 @@
 
 The page's chart fragment builds it to draw; while a run trains, the live feed's thread (:mod:`ui.feed`)
 builds it again every ``live_seconds`` from the same :class:`Choices`. No Streamlit here (nor in what this
-module imports): the feed's thread runs it outside any script run.
-"""
+module imports): the feed's thread runs it outside any script run."""
 
 from __future__ import annotations
 
@@ -28,6 +27,7 @@ from engine.core import settings
 from engine.jobs import Job, JobRegistry
 from engine.runlog.states import RunState
 from ui import lens_figures as lens
+from ui import player
 from ui.run_facts import changing, progress_text, run_label
 
 RELATION = "relation"  # the projector's curve choice that means the relation of the picked pair
@@ -79,6 +79,7 @@ class Look:
     bars: list[tuple[float, str]]
     changing: bool
     number: int = 0  # when it was taken, among this process's looks (:func:`taken`)
+    played: dict[str, int] = field(default_factory=dict)  # the step the player shows of a paced run, by id
 
     def baselines(self, metric: str) -> list[float]:
         """The reference lines of ``metric`` (STS: the untouched encoder's score in each shown run's summary,
@@ -142,7 +143,8 @@ def look_at(reg: JobRegistry, choices: Choices) -> Look:
         number = next(_looks)
         jobs = [job for job in map(reg.get, choices.ids) if job is not None]
         runs = lens.chart_frames(jobs)
-        bars = bars_of(jobs)
+        steps = played_steps(jobs, runs)
+        bars = bars_of(jobs, steps)
         still = any(changing(job, reg) for job in jobs)
     return Look(
         jobs=jobs,
@@ -152,14 +154,36 @@ def look_at(reg: JobRegistry, choices: Choices) -> Look:
         bars=bars,
         changing=still,
         number=number,
+        played=steps,
     )
 
 
-def bars_of(jobs: list[Job]) -> list[tuple[float, str]]:
+def played_steps(jobs: list[Job], runs: dict[str, pd.DataFrame]) -> dict[str, int]:
+    """The step the player shows of each paced run (:mod:`ui.player`), by id; its rows in ``runs`` are cut
+    there (every figure then shows that step)."""
+    steps = {}
+    for job in jobs:
+        label = run_label(job)
+        step = player.step_of(job, runs.get(label))
+        if step is not None and label in runs:
+            runs[label] = player.played(runs[label], step)
+            steps[job.id] = step
+    return steps
+
+
+def bars_of(jobs: list[Job], steps: dict[str, int] | None = None) -> list[tuple[float, str]]:
     """The progress line of every shown run that started, ended ones too ("finished", "stopped at step
     30/60"): a line that went when its run ended moved the charts under it up by its height (39 px) at the
-    end of every run."""
-    return [progress_text(job) for job in jobs if job.active or job.rows.last_step is not None]
+    end of every run. A paced run's line is the player's step counter (``steps``: by id)."""
+    steps = steps or {}
+    found = []
+    for job in jobs:
+        if steps and job.id in steps:
+            step, total = steps[job.id], job.total_steps or 1
+            found.append((step / total, f"{run_label(job)} — {player.counter(step, total)}"))
+        elif job.active or job.rows.last_step is not None:
+            found.append(progress_text(job))
+    return found
 
 
 def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
@@ -168,7 +192,7 @@ def figures(look: Look, choices: Choices, *, live: bool) -> Figures:
     style = charts.PROJECTOR if choices.projector else None
     as_json = not choices.projector
     spectrum, errors = (
-        lens.spectrum_figure(look.jobs, look.on, choices.share, style, as_json=as_json)
+        lens.spectrum_figure(look.jobs, look.on, choices.share, style, as_json=as_json, steps=look.played)
         if lens.SPECTRUM in choices.measures
         else (None, [])
     )
@@ -283,11 +307,9 @@ def description_of(
 
 def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
     """The live feed's payload now (:data:`ui.feed.Payload`): the description as JSON, the signature,
-    whether the runs still change, when its look was taken (:func:`taken`), and the running runs whose rows
-    no screen has shown yet (``unseen``: the live view says when it drew them, :func:`ui.live.mark_drawn`,
-    and their lecture pace counts from then)."""
+    whether the runs still change (or are still played, :mod:`ui.player`) and when its look was taken
+    (:func:`taken`)."""
     return {
-        "unseen": [job.id for job in look.jobs if job.awaits_screen],
         "description": description.versioned(description.plain(description_of(look, choices, found))),
         "signature": signature(look, choices, found),
         "live": look.changing,
@@ -366,6 +388,7 @@ def stamp(reg: JobRegistry, choices: Choices) -> Hashable:
                 changing(job, reg),
                 _file_stamp(job.run_dir / runlog.METRICS),
                 _file_stamp(job.run_dir / runlog.SPECTRUM),
+                player.step_of(job),  # the step played (a paced run's payload changes with it)
             )
         )
     return tuple(found)

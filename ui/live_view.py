@@ -12,8 +12,6 @@ the repository. While a run trains, the component fetches its next descriptions 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -71,30 +69,16 @@ def show(
     single: bool = False,
     fed: dict[str, Any] | None = None,
     taken: list[Any] | None = None,
-    unseen: list[str] | None = None,
-    on_drawn: Callable[[list[str]], None] | None = None,
 ) -> None:
     """Draw ``found`` (a chart description) as one element; half-width panels two per row, or one per row
     when ``single``. ``fed`` (:func:`ui.feed.follow`): where the component fetches its next descriptions;
     ``taken`` (:func:`ui.live_state.taken`): when the look it describes was taken (an older one than the
-    component has drawn is not drawn). ``unseen``: ids of the runs whose first rows this drawing shows;
-    once the browser has drawn them (or those a fetched payload names) it says so and ``on_drawn`` gets
-    their ids."""
+    component has drawn is not drawn)."""
     data: dict[str, Any] = {
         "description": description.versioned(description.plain(found)),
         "plotly": serve_plotly(),
         "single": single,
         "feed": fed,
         "taken": taken,
-        "unseen": unseen or [],
     }
-    drawn = partial(_drawn, key, on_drawn) if on_drawn is not None else _stale
-    _component(data=data, key=key, height="content", on_stale_change=_stale, on_drawn_change=drawn)
-
-
-def _drawn(key: str, on_drawn: Callable[[list[str]], None]) -> None:
-    """The component drew the first rows of the runs it names (its ``drawn`` trigger): hand on their ids."""
-    value = st.session_state.get(key)
-    ids = value.get("drawn") if isinstance(value, Mapping) else getattr(value, "drawn", None)
-    if isinstance(ids, list):
-        on_drawn([str(run) for run in ids])
+    _component(data=data, key=key, height="content", on_stale_change=_stale)

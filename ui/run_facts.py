@@ -8,6 +8,7 @@ import time
 from engine.jobs import Job, JobRegistry
 from engine.runlog.events import duration_text
 from engine.runlog.states import CUT_SHORT, RunState
+from ui import player
 
 
 def run_label(job: Job) -> str:
@@ -24,8 +25,9 @@ def settings_line(job: Job) -> str:
 
 
 def changing(job: Job, reg: JobRegistry) -> bool:
-    """Whether a run's charts or frames still change: it is queued or running, or UMAP frames are to come."""
-    return job.active or reg.projecting(job)
+    """Whether a run's charts or frames still change: it is queued or running, UMAP frames are to come, or
+    the player has rows of it still to show at its lecture pace (:mod:`ui.player`)."""
+    return job.active or reg.projecting(job) or player.playing(job)
 
 
 def progress_text(job: Job) -> tuple[float, str]:

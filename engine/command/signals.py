@@ -11,7 +11,6 @@ import threading
 from collections.abc import Callable, Iterator
 
 from engine.command.exits import EXIT_INTERRUPTED, EXIT_TERMINATED
-from engine.core.pace import StopSignal
 
 
 def stop_on_sigterm(stop: threading.Event) -> None:
@@ -20,13 +19,6 @@ def stop_on_sigterm(stop: threading.Event) -> None:
     if threading.current_thread() is threading.main_thread():
         catch_sigint()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
-
-
-def show_on_sigusr1(stop: StopSignal) -> None:
-    """SIGUSR1 sets ``stop.shown``: the server that started this run (a child process) says that a screen
-    shows its first rows, and a lecture pace counts from then (:mod:`engine.core.pace`). Main thread only."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGUSR1, lambda *_: stop.shown.set())
 
 
 def catch_sigint() -> None:

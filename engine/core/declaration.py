@@ -55,6 +55,18 @@ class Lesson:
 
 
 @dataclass(frozen=True)
+class Recorded:
+    """A preset's runs as recorded and shipped with the repository, to be played for a class without training
+    (:mod:`engine.groups.recorded`): run ``<run>`` of seed ``s`` in ``<folder>/<preset>/<run>[-seed-<s>]``
+    under ``docs/run-folders`` (the layout ``python -m engine lessons check --seeds N --out DIR`` writes),
+    ``seeds`` seeds a run, made by ``command`` (shown wherever they are)."""
+
+    folder: str
+    seeds: int
+    command: str
+
+
+@dataclass(frozen=True)
 class Preset:
     """Runs to queue: ``runs`` maps a run name to the config fields it sets on top of ``base``; ``demo``
     marks the Overview's one-click demo.
@@ -65,7 +77,8 @@ class Preset:
     over every run for the short CPU version that ``python -m engine lessons check --short`` runs (few steps,
     small limits), declared here so that the checker hard-codes nothing. ``lecture``: the app also offers
     that short version as a preset of its own, ``<name> · lecture``, for a class on a laptop CPU
-    (:func:`engine.lessons.presets.lecture_version`; its measured wall time in its help). ``note``: one line
+    (:func:`engine.lessons.presets.lecture_version`; its measured wall time in its help). ``recorded``: its
+    full runs as shipped (:class:`Recorded`), which the page plays without training. ``note``: one line
     the page shows under its button (e.g. which start it uses and why), ``short_note`` its short version's."""
 
     name: str
@@ -77,6 +90,7 @@ class Preset:
     run_kinds: Mapping[str, str] = field(default_factory=dict)
     short: dict[str, Any] = field(default_factory=dict)
     lecture: bool = False
+    recorded: Recorded | None = None
     note: str = ""
     short_note: str = ""
 

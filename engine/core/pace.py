@@ -1,103 +1,79 @@
-"""A lecture pace: a run's logged steps spread over a wall-clock time a class can follow.
+"""A lecture pace: the view plays a run's logged steps over a wall-clock time a class can follow.
 
-A run at full speed shows the demo's 150 updates in about 4 s, too fast to narrate. With a pace, step ``s``
-of ``n`` is logged no earlier than ``s / n`` of :data:`LECTURE_SECONDS` after the first step: the loop waits
-*between* steps (on the run's stop event, so ■ Stop stays immediate), and never inside one, so the training
-itself (and a benchmark of it, which runs without a pace) is unchanged. A run slower than the pace is not
-slowed: its steps are already late. The waits are left out of the run's ``seconds`` column
-(:meth:`Pace.waited`), which keeps measuring training time.
-
-A run the app started counts from the moment its first row is on a screen, not from step 0: its stop
-event is a :class:`StopSignal`, whose ``shown`` cue the server sets when it first hands a browser a
-description with the run's rows (:meth:`engine.jobs.job.Job.mark_shown`; SIGUSR1 to a child process).
-Until then the run logs step 0 and waits (at most :data:`SHOWN_WAIT` seconds): on a cold server the page's
-first drawing took ~12 s and the class saw the demo from step 59 of 150 (issue 48).
+A run at full speed shows the demo's 150 updates in about 4 s, too fast to narrate. The pace belongs to the
+view, not to the training (issue 58, item 9): the run trains at full speed, and the page's one player
+(:class:`Playhead`) shows its rows up to a step that advances by ``steps / seconds`` steps a second, never
+faster, and never beyond the newest step logged (a run slower than the pace is shown as its rows come). A
+recorded run is played the same way from its folder. Step ``s`` of ``n`` is then shown no earlier than
+``s / n`` of :data:`LECTURE_SECONDS` after the player first had a row to show, whenever the training logged
+it; the training is never told that a screen shows it (no cue, no signal to its process).
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-#: the time a paced run takes at least (the demo's 150 updates: one every 1/6 s)
+#: the time a paced run takes to play (the demo's 150 updates: one every 1/6 s)
 LECTURE_SECONDS = 25.0
-#: the longest a paced run of the app waits after step 0 for its rows to be shown (then it goes on unseen)
-SHOWN_WAIT = 30.0
-#: how often a wait for the ``shown`` cue looks at it again (s)
-SHOWN_POLL = 0.05
+#: how long the first row stays before the play moves on: a browser draws a payload a while after the server
+#: made it (the feed's period, 1 s, and the drawing; 2.3 s from the first row's look to the first points
+#: drawn at load 21, docs/performance.md), so that the class sees the run from its start
+LEAD_SECONDS = 2.0
 
 
-class StopSignal(threading.Event):
-    """A run's stop event (set: end after this step) carrying the cue ``shown``: set once a screen shows
-    the run's first rows. A lecture-paced run counts its pace from that cue (:class:`Pace`)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.shown = threading.Event()
-
-
-@dataclass
+@dataclass(frozen=True)
 class Pace:
-    """Waits before logged steps so that step ``s`` of ``steps`` comes at ``s / steps * seconds`` after
-    step 0, or after the ``shown`` cue where there is one (step 0 goes at once; the next logged step waits for
-    the cue, at most ``hold`` seconds after step 0). ``clock`` (seconds, monotonic) and ``wait(seconds) ->
-    stopped`` are injectable (tests)."""
+    """``steps`` steps played over ``seconds`` of wall clock, after the first step stayed ``lead`` seconds."""
 
     steps: int
     seconds: float = LECTURE_SECONDS
-    clock: Callable[[], float] = time.monotonic
-    wait: Callable[[float], bool] = threading.Event().wait
-    shown: threading.Event | None = None
-    hold: float = SHOWN_WAIT
-    _start: float | None = None
-    _first: float | None = None
-    waited: float = 0.0
+    lead: float = LEAD_SECONDS
+
+    @property
+    def rate(self) -> float:
+        """Steps played a second (``steps / seconds``)."""
+        return max(self.steps, 1) / max(self.seconds, 1e-9)
 
     def due(self, step: int) -> float:
-        """Seconds after step 0 at which ``step`` is due."""
+        """Seconds after the start at which ``step`` is shown at the latest: ``seconds * step / steps``."""
         return self.seconds * step / max(self.steps, 1)
 
-    def before(self, step: int) -> bool:
-        """Wait until ``step`` is due (step 0 starts the clock); True when the wait was ended by a stop."""
+
+@dataclass
+class Playhead:
+    """The step a view shows of one run: it starts at the first step logged, when first asked with rows,
+    stays there ``pace.lead`` seconds, then moves ``pace.rate`` steps a second of ``clock`` (monotonic
+    seconds), never beyond the newest step logged and never faster. Thread-safe (the live feed's thread and
+    page runs ask)."""
+
+    pace: Pace
+    clock: Callable[[], float] = time.monotonic
+    _position: float | None = None
+    _since: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def started(self) -> bool:
+        return self._position is not None
+
+    def at(self, first: int | None, last: int | None) -> int | None:
+        """The step shown now of a run whose rows go from step ``first`` to ``last`` (None: no row yet)."""
+        if first is None or last is None:
+            return None if self._position is None else min(int(self._position), self.pace.steps)
         now = self.clock()
-        if self._start is None:
-            if self.shown is not None:
-                if self._first is None:
-                    self._first = now
-                if step == 0:
-                    return False  # the first row goes at once: it is what the screen waits for
-                if self._until_shown(now):
-                    return True
-                now = self.clock()
-            self._start = now
-        delay = self._start + self.due(step) - now
-        if delay <= 0:
-            return False
-        stopped = self.wait(delay)
-        self.waited += max(0.0, self.clock() - now)
-        return bool(stopped)
+        with self._lock:
+            if self._position is None:
+                self._position, self._since = float(first), now + self.pace.lead
+            elif now > self._since:
+                self._position += (now - self._since) * self.pace.rate
+                self._since = now
+            self._position = min(self._position, float(last))  # never beyond the rows logged
+            return int(math.floor(self._position + 1e-9))
 
-    def _until_shown(self, now: float) -> bool:
-        """Wait for the ``shown`` cue, at most until ``hold`` seconds after step 0; True when a stop ended
-        the wait."""
-        shown, first = self.shown, self._first if self._first is not None else now
-        try:
-            while shown is not None and not shown.is_set():
-                left = first + self.hold - self.clock()
-                if left <= 0:
-                    return False
-                if self.wait(min(left, SHOWN_POLL)):
-                    return True
-            return False
-        finally:
-            self.waited += max(0.0, self.clock() - now)
-
-
-def lecture_pace(on: bool, steps: int, stop: threading.Event) -> Pace | None:
-    """The pace of a run whose lecture-pace switch is ``on`` (waiting on its ``stop``; counting from its
-    ``shown`` cue where ``stop`` is a :class:`StopSignal`), else None."""
-    if not on:
-        return None
-    return Pace(steps, wait=stop.wait, shown=stop.shown if isinstance(stop, StopSignal) else None)
+    def done(self, last: int | None) -> bool:
+        """Whether it shows ``last``, the run's final step (it has nothing more to play)."""
+        return self._position is not None and last is not None and self._position + 1e-9 >= last

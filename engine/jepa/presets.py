@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core.declaration import Preset
+from engine.core.declaration import Preset, Recorded
 from engine.training.presets import SHORT as SIMCSE_SHORT
 from engine.training.presets import sts_evaluation
 
@@ -69,6 +69,15 @@ REGULARISED_RUNS: dict[str, dict[str, Any]] = {
 SHORT: dict[str, Any] = {**SIMCSE_SHORT, "lr": 3e-4}
 
 
+#: the full preset's runs shipped with the repository (seed 0, run again on 2026-12-02: docs/results.md,
+#: "Does JEPA collapse?"): played by the page
+RECORDED = Recorded(
+    folder="cache/lessons-check/full",
+    seeds=1,
+    command='python -m engine lessons check --seeds 1 --preset "Does JEPA collapse?" --out DIR',
+)
+
+
 def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
     """JEPA's presets (the collapse question with its SimCSE reference run, and the regularisers)."""
     where = sts_evaluation(settings)
@@ -85,6 +94,7 @@ def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
             run_kinds={SIMCSE_RUN: "simcse"},
             short=SHORT,
             lecture=True,
+            recorded=RECORDED,
         ),
         Preset(
             REGULARISED,

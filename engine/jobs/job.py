@@ -11,9 +11,6 @@ disk and a run started here are read the same way.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import threading
 import time
 from pathlib import Path
@@ -24,7 +21,6 @@ import numpy as np
 from engine import runlog
 from engine.core import settings
 from engine.core.config_dict import config_dict
-from engine.core.pace import StopSignal
 from engine.jobs.pictures import RunPictures, View
 from engine.jobs.rows import RunRows, declared_columns
 from engine.runlog.events import Event, Finished, Points, Progress, Row, Tick, WireEvent
@@ -64,8 +60,7 @@ class Job:
         self.summary: dict[str, Any] | None = None
         self.rows = RunRows(self.run_dir, declared_columns(kind, config))
         self.pictures = RunPictures(self.id, self.run_dir)
-        self._stop = StopSignal()
-        self._shown = False
+        self._stop = threading.Event()
         self._lock = threading.Lock()
         self._compacted = False
 
@@ -91,24 +86,6 @@ class Job:
     @property
     def stop_event(self) -> threading.Event:
         return self._stop
-
-    @property
-    def awaits_screen(self) -> bool:
-        """Whether this run has rows that no screen has shown yet (:meth:`mark_shown`), while it runs."""
-        return not self._shown and self.active and self.rows.last_step is not None
-
-    def mark_shown(self) -> None:
-        """A screen shows this run's first rows (a browser's live view drew them): a lecture pace counts
-        from now (:mod:`engine.core.pace`). Once per run; a run written by a child of this server hears it
-        as SIGUSR1 (sent only once it has rows: its handler is set by then), a run in a thread through its
-        stop event; a run attached from disk is not told."""
-        if not self.awaits_screen:
-            return
-        self._shown = True
-        self._stop.shown.set()
-        if self.pid is not None and not self.from_disk:
-            with contextlib.suppress(OSError):  # ended meanwhile
-                os.kill(self.pid, signal.SIGUSR1)
 
     def stop(self) -> None:
         """Cancel a queued job; ask a running one to end after its current step (a run attached from disk,

@@ -99,6 +99,7 @@ def lecture_version(preset: Preset) -> Preset:
         base={**preset.base, **preset.short},  # a short version sets no field its runs set (lessons check)
         demo=False,
         lecture=False,
+        recorded=None,  # the recorded runs are the full version's
         note=preset.short_note or preset.note,
     )
 

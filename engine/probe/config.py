@@ -159,8 +159,9 @@ class ProbeConfig:
 
     lecture_pace: bool = knob(
         False,
-        help="For a class: spread the logged steps over about 25 s of wall clock (waits between steps; "
-        "the training itself is unchanged, and a slower run is not slowed). Off: as fast as it trains.",
+        help="For a class: the page plays the logged steps over about 25 s of wall clock, with a step "
+        "counter (the training runs at full speed; a slower run is shown as its rows come). Off: drawn as "
+        "fast as it trains.",
         label="Lecture pace (about 25 s a run)",
         widget="toggle",
     )

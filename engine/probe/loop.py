@@ -19,7 +19,6 @@ import torch
 from engine.compute.device import seed_everything
 from engine.core import stopping
 from engine.core.errors import ConfigError
-from engine.core.pace import lecture_pace
 from engine.probe.compute import RowTransfer, make_adam, measure_device, pick_device
 from engine.probe.config import ProbeConfig
 from engine.probe.measure import Clusters, encode_clusters, measure_tensors
@@ -156,7 +155,7 @@ def _optimise(run: _Run, emit: Callable[[Row], bool]) -> None:
     """The updates and the logged rows, handed to ``emit`` (False: the run ends there). Each logged row is
     read from the device in one transfer. On CUDA the row of a logged step is read after the next step's
     update and measures are queued (the device never waits for the host between steps); elsewhere at once.
-    A row after which ``stop`` is set, or the pace ends the run, is the last one; a row queued beyond it is
+    A row after which ``stop`` is set is the last one; a row queued beyond it is
     dropped, as a step after a stop was never run before."""
     from engine.metrics._parallel import side_executor, tasks_not_ops  # lazy: engine.metrics loads scipy
 
@@ -166,15 +165,11 @@ def _optimise(run: _Run, emit: Callable[[Row], bool]) -> None:
         tasks_not_ops(run.device) as workers,
         side_executor() if workers > 1 else contextlib.nullcontext() as side,
     ):
-        pace = lecture_pace(config.lecture_pace, config.steps, stop)
         started = time.perf_counter()
 
         def deliver(step: int, transfer: RowTransfer) -> bool:
             values, spectrum, snapshot = transfer.result()
-            if pace is not None and pace.before(step):  # a lecture: wait between steps, not in one
-                return False
-            waited = pace.waited if pace is not None else 0.0
-            values["seconds"] = time.perf_counter() - started - waited  # training time, without the waits
+            values["seconds"] = time.perf_counter() - started  # training time (a lecture pace is the view's)
             return emit(Row(step, values, snapshot, spectrum=spectrum)) and not stop.is_set()
 
         pending: tuple[int, RowTransfer] | None = None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core.declaration import Preset
+from engine.core.declaration import Preset, Recorded
 from engine.encoders.starts import MINILM_CLS, RAW_FULL, RAW_LECTURE, Chosen, raw_or_stand_in
 from engine.training.presets import SHORT, sts_evaluation
 
@@ -71,6 +71,15 @@ LECTURE: dict[str, Any] = {
 }
 
 
+#: the full preset's three-seed check, shipped (docs/results.md, "SimCSE Figure 2"): played by the page
+RECORDED = Recorded(
+    folder="cache/lessons-check/full",
+    seeds=3,
+    command='python -m engine lessons check --seeds 3 --preset "SimCSE Figure 2" --workers 2 '
+    "--data-dir ../shared/data --out DIR --reuse --record",
+)
+
+
 def _figure2_runs() -> dict[str, dict[str, Any]]:
     """The four runs, the same-mask one (one forward a step: about half the work) last, so that runs side by
     side (``engine.jobs``) end close together."""
@@ -103,6 +112,7 @@ def presets(settings: dict[str, Any] | None = None) -> list[Preset]:
             runs=_figure2_runs(),
             short={**LECTURE, "encoder": lecture.encoder},
             lecture=True,
+            recorded=RECORDED,
             note=full.why,
             short_note=lecture.why,
         ),

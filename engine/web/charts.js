@@ -97,6 +97,18 @@ var EmbedlabCharts = (function () {
     });
   }, {rootMargin: "300px"});
 
+  // a box whose width changed (projector mode's sidebar closed, a column resized) is drawn again at its new
+  // width: a static plot does not follow it (Plotly's responsive mode follows the window's resize only)
+  var resizer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var box = entry.target, width = box.clientWidth;
+      if (box.shown && width > 0 && box.drawnWidth !== width) {
+        box.drawnWidth = width;
+        Plotly.relayout(box.plot, {autosize: true});  // sized to its box again
+      }
+    });
+  });
+
   // the config a panel is drawn with: static while the live view asks for it and the pointer is not on it
   function configOf(box) {
     return box.lazyInteraction && !box.pointed ? STATIC : CONFIG;
@@ -107,6 +119,7 @@ var EmbedlabCharts = (function () {
     box.drawnText = text;
     box.shown = {panel: panel, layout: layout};
     box.config = config;
+    box.drawnWidth = box.clientWidth;  // the width it is drawn at (the resizer draws it again at another)
     box.dataset.interactive = config === CONFIG ? "true" : "false";
     var drawn = Plotly.react(box.plot, panel.figure.data || [], layout, changed ? config : undefined);
     return drawn.then(function () {
@@ -136,6 +149,7 @@ var EmbedlabCharts = (function () {
       box.addEventListener("pointerenter", pointed);
       box.addEventListener("pointerleave", left);
       if (watcher) watcher.observe(box);
+      if (resizer) resizer.observe(box);
     }
     box.className = "embedlab-panel" + (panel.wide ? " wide" : "");
     if (grid.children[index] !== box) grid.insertBefore(box, grid.children[index] || null);
@@ -154,6 +168,7 @@ var EmbedlabCharts = (function () {
       if (child.dataset.panel !== undefined && !keep[child.dataset.panel]) {
         if (child.plot && window.Plotly) Plotly.purge(child.plot);
         if (watcher) watcher.unobserve(child);
+        if (resizer) resizer.unobserve(child);
         child.remove();
       }
     });

@@ -1,9 +1,10 @@
 """A cold first click shows the whole demo (issue 48, item 2). On a fresh server (its own empty cache: the
 demo corpus not yet encoded), the Overview's "Start the demo" is clicked as soon as the Overview is shown;
 the test's own sampler, injected into the page, records the first chart's newest step every 100 ms while the
-demo plays. The first step drawn must lie in the demo's first 10 %: the lecture pace counts from the moment
-the server hands a browser the run's first rows (engine.core.pace, Job.mark_shown), not from step 0. Before,
-on a loaded 2-core machine, the curves first appeared at step 59 of 150.
+demo plays. The first step drawn must lie in the demo's first 10 %: the run trains at full speed and the
+page's player (ui.player) plays its rows at the lecture pace from its first row on, so the class sees the
+demo step by step (many distinct steps drawn, not the few a 4-s run gives a 1-s feed). Before issue 48, on a
+loaded 2-core machine, the curves first appeared at step 59 of 150.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from browser_flow import explain, finished, open_overview
 from probe_js import CHART_CURVE
 from waiting import wait_for
 
-from engine.core.pace import SHOWN_WAIT
 from engine.lessons.presets import demo
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 SHARE = 0.10  # of the demo's steps: the latest first step a reader may see
+PLAYED_STEPS = 6  # distinct steps drawn at least while the demo plays (played, not drawn at once)
 # every 100 ms: [time, points, newest step] of the first chart, from its first drawing on
 SAMPLER = (
     "() => { const curve = " + CHART_CURVE + "; window.testSamples = [];"
@@ -52,7 +53,8 @@ def test_a_cold_first_click_shows_the_demo_from_its_start(server, browser) -> No
     page.close()
     first = samples[0][2]
     assert first <= SHARE * steps, f"the first step drawn was {first} of {steps}; samples {samples[:5]}"
-    # the pace started when the browser said it drew the first rows, not when the server's wait for that
-    # ran out (SHOWN_WAIT): the next step follows within a few seconds
-    moved = next(time for time, _, step in samples if step > first) - samples[0][0]
-    assert moved < 1000 * SHOWN_WAIT / 2, f"the next step came {moved / 1000:.1f} s after the first drawing"
+    # played, not jumped: the run trains in about 1 s, so unplayed its curves come in one or two drawings; the
+    # player draws about one step a second of the lecture (10 at load 20, where a drawing took ~3 s)
+    drawn = sorted({step for _, _, step in samples})
+    took = (samples[-1][0] - samples[0][0]) / 1000
+    assert len(drawn) >= PLAYED_STEPS, f"only {len(drawn)} steps drawn in {took:.1f} s: {drawn}"

@@ -380,33 +380,3 @@ def test_the_film_back_fill_counts_its_frames_with_rate_and_time_left(tmp_path: 
     for step in wanted(steps, 10)[8:]:
         film.add(step, np.zeros((3, 2)), save=False)
     assert film.progress(steps, 10) == (10, 10) and film.progress_text(steps, 10) is None
-
-
-def test_a_run_is_marked_shown_once_it_has_rows_and_its_child_hears_it_as_sigusr1(
-    registry, slow_kind
-) -> None:
-    """The lecture pace's cue (engine.core.pace): set once the live view hands a browser the run's rows, not
-    before its first row; a child process (here a stand-in whose SIGUSR1 handler exits 7) is signalled."""
-    import subprocess
-    import sys
-
-    job = registry.submit(slow_kind, SlowConfig(steps=3, gated=True), name="paced")
-    job.mark_shown()
-    assert not job.stop_event.shown.is_set()  # no row yet: nothing is on a screen
-    GATE.release()
-    wait_for(lambda: job.rows.last_step == 0, 60, "step 0")
-    code = "import signal, sys, time; signal.signal(signal.SIGUSR1, lambda *a: sys.exit(7))"
-    code += "; print(1, flush=True)"
-    listener = subprocess.Popen([sys.executable, "-c", f"{code}; time.sleep(60)"], stdout=subprocess.PIPE)
-    try:
-        listener.stdout.readline()  # its handler is set
-        job.pid = listener.pid
-        job.mark_shown()
-        job.mark_shown()  # once per run
-        assert job.stop_event.shown.is_set() and listener.wait(timeout=30) == 7
-    finally:
-        listener.kill()
-        job.pid = None
-        for _ in range(3):
-            GATE.release()
-    assert registry.wait_idle(60) and job.state == "finished"

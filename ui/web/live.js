@@ -39,8 +39,7 @@ function viewOf(root) {
     box.className = "embedlab-live";
     view = {progress: document.createElement("div"), note: document.createElement("div"),
             grid: document.createElement("div"), latest: null,
-            feed: null, timer: null, text: null, version: null, asked: null, given: null, taken: null,
-            trigger: null, acked: {}};
+            feed: null, timer: null, text: null, version: null, asked: null, given: null, taken: null};
     view.grid.className = "embedlab-grid";
     box.appendChild(view.progress);
     box.appendChild(view.note);
@@ -51,23 +50,13 @@ function viewOf(root) {
   return view;
 }
 
-// Once the first rows of running runs are on screen, tell the server (trigger "drawn", their ids): a run at
-// the lecture pace counts its pace from then, so a class sees it from its first steps (engine/core/pace.py).
-function acknowledge(view, unseen) {
-  var fresh = (unseen || []).filter(function (id) { return !view.acked[id]; });
-  if (!fresh.length || !view.trigger) return;
-  fresh.forEach(function (id) { view.acked[id] = true; });
-  view.trigger("drawn", fresh);
-}
-
-function drawInto(view, description, theme, unseen) {
+function drawInto(view, description, theme) {
   view.latest = description;
   EmbedlabCharts.progress(view.progress, description.progress || [], theme);
   EmbedlabCharts.message(view.note, description.message);
   return plotlyLoaded(view.plotly).then(function () {
     if (view.latest !== description) return undefined;
-    return Promise.resolve(EmbedlabCharts.draw(view.grid, description, theme, {lazyInteraction: true}))
-      .then(function (drawn) { acknowledge(view, unseen); return drawn; });
+    return EmbedlabCharts.draw(view.grid, description, theme, {lazyInteraction: true});
   }).catch(function (error) {
     view.grid.textContent = "The live charts could not be drawn: " + error.message;
   });
@@ -121,7 +110,7 @@ function poll(view, current, theme, setTriggerValue) {
         view.asked = payload.signature;  // what the page draws around the charts changed: rerun it
         setTriggerValue("stale", payload.signature);
       }
-      return drawInto(view, payload.description, theme, payload.unseen);
+      return drawInto(view, payload.description, theme);
     });
   }).catch(function () {
     // not written yet, or the server is busy: the next fetch tries again
@@ -135,7 +124,6 @@ export default function (component) {
   var view = viewOf(root);
   var theme = themeOf(root.host || root);
   view.plotly = data.plotly;
-  view.trigger = component.setTriggerValue;
   view.grid.className = "embedlab-grid" + (data.single ? " single" : "");
   // Streamlit calls this again with the data of the last script run whenever the component renders again
   // (its trigger set, the page rerunning around it): that description is older than what the feed has drawn
@@ -144,7 +132,7 @@ export default function (component) {
   var given = JSON.stringify(data.description || null);
   if (given !== view.given) {
     view.given = given;
-    if (fresh(view, data.taken)) drawInto(view, data.description || {panels: [], progress: []}, theme, data.unseen);
+    if (fresh(view, data.taken)) drawInto(view, data.description || {panels: [], progress: []}, theme);
   }
   clearTimeout(view.timer);
   view.feed = data.feed && data.feed.url ? data.feed : null;

@@ -1,0 +1,71 @@
+"""Recorded runs played for a class (issue 58, item 1; ui/recorded.py): the SimCSE page's Figure 2 preset
+offers "Play the recorded runs (3 seeds, full length)"; it draws the shipped runs as 4 groups, each a mean
+line with a ± sd band, on STS, uniformity and the alignment–uniformity plane, with a step counter, a caption
+that says recorded, when, with which command, seeds and start, and writes nothing to the cache; the JEPA
+page's collapse preset is served by the same control."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from apphelpers import errors
+
+from engine.groups.recorded import SHIPPED
+
+FIGURE2 = SHIPPED / "cache" / "lessons-check" / "full" / "SimCSE-Figure-2"
+GROUPS = ("unsup-simcse", "no-dropout", "delete-one-word", "fixed-0.1")
+
+
+def recorded_component(at) -> dict:
+    for element in at.get("bidi_component"):
+        proto = element.proto
+        data = json.loads(proto.json) if proto.json else json.loads(proto.mixed.json)
+        if "Recorded runs" in json.dumps(data.get("description", {}).get("progress"), ensure_ascii=False):
+            return data
+    raise AssertionError("no recorded runs drawn")
+
+
+def files_under(folder: Path) -> dict[str, int]:
+    return {str(path): path.stat().st_mtime_ns for path in folder.rglob("*")} if folder.exists() else {}
+
+
+def test_the_figure2_preset_plays_its_recorded_runs_as_four_banded_groups(app, tmp_path) -> None:
+    cache = tmp_path / "cache"
+    app.switch_page("views/simcse.py").run()
+    before = files_under(cache)
+    shipped = files_under(FIGURE2)
+    button = next(b for b in app.sidebar.button if b.label == "Play the recorded runs (3 seeds, full length)")
+    button.click().run()
+    assert not app.exception and not errors(app)
+    data = recorded_component(app)
+    found = data["description"]
+    panels = {panel["key"]: panel["figure"] for panel in found["panels"]}
+    assert {"sts_spearman", "uniformity", "plane"} <= set(panels)
+    for metric in ("sts_spearman", "uniformity"):
+        names = [trace["name"] for trace in panels[metric]["data"]]
+        for group in GROUPS:  # each group: its band (filled) and its mean over 3 seeds
+            assert f"{group} (mean of 3, ± std)" in names and f"{group} · ± std" in names
+        assert sum(trace.get("fill") == "tonexty" for trace in panels[metric]["data"]) == 4
+    assert len({trace["legendgroup"] for trace in panels["plane"]["data"] if trace.get("legendgroup")}) >= 4
+    (counter,) = found["progress"]
+    assert counter["text"].startswith("Recorded runs · step 0/100")  # the play starts at step 0
+    assert data["feed"] is not None  # played on by the live feed
+    caption = " ".join(info.value for info in app.info)
+    for words in ("Recorded runs, not trained now", "recorded 2026-12-02", "3 seeds", "from minilm-cls"):
+        assert words in caption, caption
+    assert 'python -m engine lessons check --seeds 3 --preset "SimCSE Figure 2"' in caption
+    assert files_under(FIGURE2) == shipped
+    assert files_under(cache) == before  # nothing trained, nothing written to the cache
+
+
+def test_the_jepa_collapse_preset_is_served_by_the_same_control(app) -> None:
+    app.switch_page("views/jepa.py").run()
+    button = next(b for b in app.sidebar.button if b.label.startswith("Play the recorded runs"))
+    assert button.label == "Play the recorded runs (1 seed, full length)"
+    button.click().run()
+    assert not app.exception and not errors(app)
+    found = recorded_component(app)["description"]
+    assert len(found["panels"]) >= 3
+    caption = " ".join(info.value for info in app.info)
+    assert "Does JEPA collapse?" in caption and "1 seed" in caption
