@@ -194,20 +194,30 @@ def experiment_page(
     with header:
         intro = experiment.title
         if kind in lessons.LESSONS:  # its numbers those of the runs shown (recorded ones with none shown)
-            intro = lesson_intro(kind, shown)
+            intro = lesson_intro(experiment, shown)
         page_header(experiment.section.title or experiment.title, intro)
 
 
-def lesson_intro(kind: str, shown: list[Job]) -> str:
-    """The lesson's introduction: beside runs of ``kind``, its words with those runs' own figures
-    (:func:`engine.lessons.on_screen.beside`; seeds of one run as a group); with none, the recorded figures
-    with where they come from."""
+def lesson_intro(experiment: Experiment, shown: list[Job]) -> str:
+    """The lesson's introduction: beside runs of ``experiment``, its words with those runs' own figures
+    (:func:`engine.lessons.on_screen.beside`; seeds of one run as a group), or with the recorded group's
+    means while a preset's recorded runs are played (:func:`ui.recorded.shown`); with neither, the recorded
+    figures with where they come from."""
     from engine.lessons import on_screen
 
+    kind = experiment.kind
     folders = [job.run_dir for job in shown if job.kind == kind]
-    if not folders:
+    if folders:
+        groups = on_screen.group_by_seed(folders)
+    elif (played := recorded.shown(experiment)) is not None:
+        groups = [
+            on_screen.Shown(tuple(members), label=run)
+            for run, members in played.groups.items()
+            if played.kinds.get(run, kind) == kind
+        ]
+    else:
         return lessons.LESSONS[kind].intro
-    return on_screen.beside(kind, on_screen.group_by_seed(folders)).intro
+    return on_screen.beside(kind, groups, name_text=plain).intro
 
 
 def run_panel(

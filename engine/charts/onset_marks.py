@@ -14,17 +14,19 @@ from typing import Any
 import pandas as pd
 
 from engine.core.collapse_onset import onset_step
-from engine.core.measures import RANKME
+from engine.core.measures import COLLAPSE, RANKME
 
 #: the words on a mark, short: a projector's 18-px text over a narrow chart
 MARK_TEXT = "collapse begins"
 
 
 def onsets(runs: Mapping[str, pd.DataFrame]) -> dict[str, float]:
-    """Each run's collapse onset step (run name -> step), for the runs whose RankMe fell that far."""
+    """Each run's collapse onset step (run name -> step), for the runs whose RankMe fell that far, among
+    the runs that log the collapse lens (:data:`~engine.core.measures.COLLAPSE`: non-contrastive training);
+    a run that logs RankMe alone (the probe, whose rank falls as its clusters form) is not watched."""
     found = {}
     for name, frame in runs.items():
-        if RANKME not in frame or "step" not in frame:
+        if "step" not in frame or not all(measure in frame for measure in COLLAPSE):
             continue
         values = pd.to_numeric(frame[RANKME], errors="coerce")
         steps = pd.to_numeric(frame["step"], errors="coerce")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,7 @@ def _json(path: Path) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _read(shown: Shown, kind: str) -> _Read | None:
+def _read(shown: Shown, kind: str, name_text: Callable[[str], str] = str) -> _Read | None:
     from engine.lessons.check import read_trace  # the lessons check's reader (it imports the presets)
 
     folders = [Path(folder) for folder in shown.folders]
@@ -75,7 +75,9 @@ def _read(shown: Shown, kind: str) -> _Read | None:
         return None
     configs = tuple(_json(folder / "config.json") for folder in folders)
     matched = run_of(configs[0], kind)
-    label = shown.label or (matched[1] if matched else str(configs[0].get("name") or folders[0].name))
+    label = shown.label or (
+        matched[1] if matched else name_text(str(configs[0].get("name") or folders[0].name))
+    )
     traces = tuple(read_trace(folder) for folder in folders)
     summaries = tuple(_json(folder / "summary.json") for folder in folders)
     return _Read(label, traces, configs, summaries)
@@ -262,13 +264,13 @@ def _can_and_cannot(reads: Sequence[_Read]) -> str:
     )
 
 
-def on_screen_text(kind: str, shown: Sequence[Shown]) -> str:
+def on_screen_text(kind: str, shown: Sequence[Shown], name_text: Callable[[str], str] = str) -> str:
     """What experiment ``kind``'s lesson says of the runs ``shown``: each run's (or group's) lesson measures
     start → end, their settings, what one seed can and cannot separate, and the comparisons of the lesson's
     claims whose runs are all on screen, judged on them (see the module's text); empty when the experiment
-    has no lesson or nothing is shown."""
+    has no lesson or nothing is shown. ``name_text``: how a user's run name is written (the page's escape)."""
     lesson = experiments.lessons().get(kind)
-    reads = [read for read in (_read(one, kind) for one in shown) if read is not None]
+    reads = [read for read in (_read(one, kind, name_text) for one in shown) if read is not None]
     if lesson is None or not reads:
         return ""
     by_run = {found: read for read in reads if (found := run_of(read.config, kind)) is not None}
@@ -289,12 +291,14 @@ def on_screen_text(kind: str, shown: Sequence[Shown]) -> str:
     return " ".join([text, *(sentence for sentence in said if sentence)])
 
 
-def beside(kind: str, shown: Sequence[Shown]) -> Lesson:
+def beside(kind: str, shown: Sequence[Shown], name_text: Callable[[str], str] = str) -> Lesson:
     """Experiment ``kind``'s lesson beside the runs ``shown``: its texts without a recorded figure
     (:func:`without_figures`; a point to watch left empty is dropped), the introduction ending with
     :func:`on_screen_text`, so that every number it prints is one of those runs' own."""
     taught = experiments.lessons()[kind]
-    intro = " ".join(part for part in (without_figures(taught.intro), on_screen_text(kind, shown)) if part)
+    intro = " ".join(
+        part for part in (without_figures(taught.intro), on_screen_text(kind, shown, name_text)) if part
+    )
     watch = tuple(text for text in (without_figures(item) for item in taught.watch) if text)
     measures = {name: without_figures(text) for name, text in taught.measures.items()}
     return replace(taught, intro=intro, watch=watch, measures=measures)

@@ -10,13 +10,15 @@ from engine import charts
 from engine.charts import description
 from engine.charts.coinciding import ON_ANOTHER, same_curve, show_coinciding
 from engine.charts.onset_marks import MARK_TEXT
-from engine.core.measures import COLLAPSE_ONSET, RANKME
+from engine.core.measures import COLLAPSE_ONSET, COLLAPSE_PROFILE, RANKME
 
 STEPS = [0, 5, 10, 15]
 
 
-def run(rank: list[float], loss: list[float] | None = None) -> pd.DataFrame:
-    return pd.DataFrame({"step": STEPS, RANKME: rank, "loss": loss or [1.0, 0.8, 0.5, 0.3]})
+def run(rank: list[float], loss: list[float] | None = None, lens: bool = True) -> pd.DataFrame:
+    """A run's rows; ``lens``: it logs the whole collapse lens (JEPA), else RankMe alone (the probe)."""
+    profile = {measure: [0.5] * len(STEPS) for measure in COLLAPSE_PROFILE} if lens else {}
+    return pd.DataFrame({"step": STEPS, RANKME: rank, "loss": loss or [1.0, 0.8, 0.5, 0.3], **profile})
 
 
 COLLAPSING = [246.0, 200.0, 120.0, 81.49]
@@ -64,3 +66,10 @@ def test_the_collapse_onset_is_marked_on_every_curve_over_steps_in_the_descripti
     assert not kept["layout"].get("shapes")
     seconds = {name: frame.assign(seconds=frame["step"] * 2.0) for name, frame in RUNS.items()}
     assert not charts.metric_json(seconds, RANKME, x="seconds")["layout"].get("shapes")
+
+
+def test_a_run_logging_rankme_without_the_collapse_lens_is_not_marked() -> None:
+    """The probe logs RankMe alone, and its rank falls as its clusters form: no collapse mark there."""
+    probe = {"probe": run(COLLAPSING, lens=False)}
+    assert not charts.metric_json(probe, RANKME)["layout"].get("shapes")
+    assert charts.metric_json({"jepa-like": run(COLLAPSING)}, RANKME)["layout"].get("shapes")

@@ -7,13 +7,14 @@ from __future__ import annotations
 from apphelpers import APP, errors, run_on_disk
 from streamlit.testing.v1 import AppTest
 
-from engine.core.measures import COLLAPSE_ONSET, RANKME
+from engine.core.measures import COLLAPSE_ONSET, COLLAPSE_PROFILE, RANKME
 from ui import live_state
 
 
 def rows(ranks: list[float]) -> list[dict]:
     return [
         {"step": 5 * i, "loss": 1.0 - 0.1 * i, RANKME: rank, "seconds": float(i)}
+        | {measure: 0.5 for measure in COLLAPSE_PROFILE}
         for i, rank in enumerate(ranks)
     ]
 
