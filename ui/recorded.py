@@ -21,7 +21,7 @@ import streamlit as st
 from engine.charts.recorded import recorded_description
 from engine.core.declaration import Experiment, Preset
 from engine.core.errors import DataError
-from engine.core.pace import Pace
+from engine.core.pace import RECORDED_LEAD_SECONDS, Pace
 from engine.groups.recorded import RecordedGroup, read_recorded
 from ui import feed, live_view, player
 from ui.live import session_token
@@ -103,7 +103,7 @@ def shown(experiment: Experiment) -> RecordedGroup | None:
 def payload(group: RecordedGroup, play: str) -> dict[str, Any]:
     """The live feed's payload of the recorded group at its playhead's step now (still live until played
     through)."""
-    head = player.head(("recorded", play), Pace(group.steps))
+    head = player.head(("recorded", play), Pace(group.steps, lead=RECORDED_LEAD_SECONDS))
     step = head.at(0, group.steps)
     found = description_at(group, step)
     return {"description": found, "signature": "recorded", "live": not head.done(group.steps), "taken": None}

@@ -21,8 +21,11 @@ from dataclasses import dataclass, field
 LECTURE_SECONDS = 25.0
 #: how long the first row stays before the play moves on: a browser draws a payload a while after the server
 #: made it (the feed's period, 1 s, and the drawing; 2.3 s from the first row's look to the first points
-#: drawn at load 21, docs/performance.md), so that the class sees the run from its start
-LEAD_SECONDS = 2.0
+#: drawn at load 21; 4.7 s and 12 s in the cold-demo browser test under the full suite on 2 cores,
+#: 2026-12-07), so that the class sees the run from its start: a lecturer talks over its first point
+LEAD_SECONDS = 8.0
+#: the same for recorded runs, whose first frame the click's own page run draws (no feed in between)
+RECORDED_LEAD_SECONDS = 2.0
 
 
 @dataclass(frozen=True)

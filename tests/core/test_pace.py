@@ -45,7 +45,7 @@ def test_the_playhead_starts_at_the_first_row_and_moves_at_the_pace() -> None:
 def test_the_first_row_stays_for_the_lead_then_the_play_moves_on() -> None:
     clock = Clock()
     head = Playhead(Pace(steps=100, seconds=10.0), clock=clock)
-    assert head.pace.lead == LEAD_SECONDS == 2.0
+    assert head.pace.lead == LEAD_SECONDS == 8.0
     assert head.at(0, 100) == 0
     clock.now = LEAD_SECONDS  # a browser draws the first rows meanwhile: still step 0
     assert head.at(0, 100) == 0
