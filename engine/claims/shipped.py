@@ -203,22 +203,12 @@ def ship_claims(args: str, root: Path) -> tuple[list[str], list[str]]:
     its members' run folders (:func:`ship`); (shipped, skipped with why). Only a block whose ``--out`` is
     a relative folder under ``cache/`` ships (the default ``<cache>/groups`` does not). On a machine without
     the groups, their shipped copy is kept and its members sealed (:func:`seal_copies`)."""
-    from engine import groups as run_groups
 
     out = claims_request(args).out
     if out is None or Path(out).parts[:1] != (CACHE,) or ".." in Path(out).parts:
         return [], [f"results:claims {args}: its --out is not a folder under cache/ (not shipped)"]
     names = claims_groups(args)
-    base = claims_out(out, root, names)  # this machine's groups, else their shipped copy (a fresh clone)
-    origin = root if base == root / out else root / SHIPPED
-    members, skipped = [], []
-    for name in names:
-        try:
-            group = run_groups.read_group(base / name)
-        except run_groups.GroupError as err:
-            skipped.append(f"{out}/{name}: {err}")
-            continue
-        members += [str(folder.relative_to(origin)) for folder in run_groups.member_dirs(group).values()]
+    members, skipped = _members_read(out, names, root)
     done, left = ship(members, root)
     if skipped or left:
         return done, skipped + left
@@ -236,22 +226,31 @@ def claims_members(args: str, root: Path) -> list[str]:
     """The member run folders (relative to ``root``, as :func:`run_folder` reads them) of a
     ``results:claims`` block's groups, where they are read (:func:`claims_out`); none for a block whose
     ``--out`` is absolute or whose groups are missing (the table then says what is missing)."""
-    from engine import groups as run_groups
 
     out = claims_request(args).out
     if out is None or Path(out).expanduser().is_absolute():
         return []
-    names = claims_groups(args)
+    return _members_read(out, claims_groups(args), root)[0]
+
+
+def _members_read(out: str, names: Iterable[str], root: Path) -> tuple[list[str], list[str]]:
+    """The member run folders (relative to ``root`` or to :data:`SHIPPED`, as :func:`run_folder` reads
+    them) of the groups ``names`` under ``out``, read where :func:`claims_out` finds them (this machine's
+    groups, else their shipped copy); (members, the groups that could not be read with why)."""
+    from engine import groups as run_groups
+
+    names = list(names)
     base = claims_out(out, root, names)
     origin = root if base == root / out else root / SHIPPED
-    members = []
+    members, skipped = [], []
     for name in names:
         try:
             group = run_groups.read_group(base / name)
-        except run_groups.GroupError:
+        except run_groups.GroupError as err:
+            skipped.append(f"{out}/{name}: {err}")
             continue
         members += [str(folder.relative_to(origin)) for folder in run_groups.member_dirs(group).values()]
-    return members
+    return members, skipped
 
 
 def folders_checked(kind: str, args: str, root: Path) -> list[str]:
