@@ -18,12 +18,13 @@ from typing import Any
 
 import streamlit as st
 
+from engine.charts import ChartStyle
 from engine.charts.recorded import recorded_description
 from engine.core.declaration import Experiment, Preset
 from engine.core.errors import DataError
 from engine.core.pace import RECORDED_LEAD_SECONDS, Pace
 from engine.groups.recorded import RecordedGroup, read_recorded
-from ui import feed, live_view, player
+from ui import feed, live_view, player, projector
 from ui.live import session_token
 
 _groups: dict[str, RecordedGroup] = {}  # read once per server: shipped files do not change
@@ -100,23 +101,39 @@ def shown(experiment: Experiment) -> RecordedGroup | None:
         return None
 
 
-def payload(group: RecordedGroup, play: str) -> dict[str, Any]:
+def payload(
+    group: RecordedGroup, play: str, style: ChartStyle | None = None, first: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """The live feed's payload of the recorded group at its playhead's step now (still live until played
-    through)."""
+    through), in ``style`` with the charts named in ``first`` leading (projector mode's, :func:`looks`)."""
     head = player.head(("recorded", play), Pace(group.steps, lead=RECORDED_LEAD_SECONDS))
     step = head.at(0, group.steps)
-    found = description_at(group, step)
+    found = description_at(group, step, style, first)
     return {"description": found, "signature": "recorded", "live": not head.done(group.steps), "taken": None}
 
 
-def description_at(group: RecordedGroup, step: int | None) -> dict[str, Any]:
+def description_at(
+    group: RecordedGroup, step: int | None, style: ChartStyle | None = None, first: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The plain, versioned chart description of ``group`` at ``step`` (:func:`recorded_description`)."""
     from engine.charts import description
 
-    return description.versioned(description.plain(recorded_description(group, step)))
+    drawn = recorded_description(group, step, style=style, first=first)
+    return description.versioned(description.plain(drawn))
+
+
+def looks(experiment: Experiment) -> tuple[ChartStyle | None, tuple[str, ...]]:
+    """The recorded charts' style and leading charts on this page run: in projector mode the live charts'
+    style (:func:`ui.projector.style`) and the lesson's charts first (its section's ``projector``), else
+    none. Read here, in the page's run: the feed's thread has no session."""
+    style = projector.style()
+    section = experiment.section
+    return style, (tuple(section.projector) if style is not None and section is not None else ())
 
 
 def recorded_panel(experiment: Experiment) -> RecordedGroup | None:
-    """The recorded group, if one is chosen: its caption, then its charts played by the live view."""
+    """The recorded group, if one is chosen: its caption, then its charts played by the live view (in
+    projector mode the caption's headline above the charts, the whole caption under them)."""
     chosen = chosen_preset(experiment)
     if chosen is None:
         return None
@@ -126,9 +143,12 @@ def recorded_panel(experiment: Experiment) -> RecordedGroup | None:
     except DataError as err:
         st.warning(f"The recorded runs cannot be shown: {err}")
         return None
-    st.info(group.caption(), icon=":material/history:")
-    now = payload(group, play)
+    style, first = looks(experiment)
+    st.info(group.caption() if style is None else group.headline(), icon=":material/history:")
+    now = payload(group, play, style, first)
     session = f"{session_token()}.recorded"  # its own feed, beside the live runs' one
-    fed = feed.follow(session, lambda: payload(group, play), now) if now["live"] else None
+    fed = feed.follow(session, lambda: payload(group, play, style, first), now) if now["live"] else None
     live_view.show(now["description"], f"{experiment.kind}.recorded.live", fed=fed)
+    if style is not None:
+        st.info(group.caption(), icon=":material/history:")
     return group

@@ -90,9 +90,11 @@ def band_traces(
     x: str = "step",
     kind: str = "std",
     show_runs: bool = False,
+    short_name: bool = False,
 ) -> list[dict[str, Any]]:
     """One cell's traces, in drawing order: its runs thin (``show_runs``), the band's lower edge, its upper
-    edge filled down to it (``fill="tonexty"``), and the mean on top; all in the cell's colour."""
+    edge filled down to it (``fill="tonexty"``), and the mean on top; all in the cell's colour. The mean's
+    legend entry is ``name (mean of N, ± std)``, or ``name`` alone (``short_name``: said elsewhere)."""
     band = band_of(frames, metric, x=x, kind=kind)
     traces: list[dict[str, Any]] = []
     hue = color(index)
@@ -137,7 +139,7 @@ def band_traces(
             "lines" if len(band.steps) > 1 else "markers",
             name,
             line=dict(color=hue, width=2),
-            name=f"{name} (mean of {band.runs}, {what})",
+            name=name if short_name else f"{name} (mean of {band.runs}, {what})",
         )
     )
     return traces
@@ -152,12 +154,17 @@ def band_json(
     show_runs: bool = False,
     height: int = 300,
     measured_on: str | None = None,
+    short_names: bool = False,
 ) -> dict[str, Any]:
     """Every cell's mean and band of ``metric`` (``cells``: a cell's name → its runs' metrics frames) as plain
-    Plotly JSON (``{"data": [...], "layout": {...}}``), one colour per cell."""
+    Plotly JSON (``{"data": [...], "layout": {...}}``), one colour per cell; ``short_names``: its legend
+    names each cell alone (:func:`band_traces`)."""
     traces: list[dict[str, Any]] = []
     for index, (name, frames) in enumerate(cells.items()):
-        traces += band_traces(plotly_text(name), frames, metric, index, x=x, kind=kind, show_runs=show_runs)
+        shown = plotly_text(name)
+        traces += band_traces(
+            shown, frames, metric, index, x=x, kind=kind, show_runs=show_runs, short_name=short_names
+        )
     layout = titled_layout(LAYOUT, titled(label(metric), measured_on), X_AXES.get(x, x), height=height)
     return {"data": traces, "layout": layout}
 

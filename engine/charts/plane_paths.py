@@ -55,14 +55,14 @@ def end_symbol(index: int) -> str:
 
 
 def path_traces(name: str, index: int, points: pd.DataFrame) -> list[dict[str, Any]]:
-    """One run's path: a line with arrows on the way (each pointing from the previous point) and its end
-    marker (:func:`end_symbol`: a star, a diamond, … by its place), and an open circle at its start (a
-    trace of its own: a marker pointing from no previous point is not drawn), in the run's colour and dash."""
+    """One run's path: a line with arrows on the way (each pointing from the previous point), an open circle
+    at its start and its end marker (:func:`end_symbol`: a star, a diamond, … by its place), each a trace of
+    its own (a marker pointing from no previous point is not drawn, and an end drawn upright keeps its
+    shape: one turned with the path made a diamond a square), in the run's colour and dash."""
     count = len(points)
-    symbols = ["arrow"] * max(0, count - 1) + [end_symbol(index)]
-    sizes = [14] * max(0, count - 1) + [18]
+    sizes = [14] * max(0, count - 1) + [0]  # the last point is the end marker's
     hover = f"step %{{customdata}}<br>uniformity %{{x:.3f}}<br>alignment %{{y:.3f}}<extra>{name}</extra>"
-    start = points.iloc[:1]
+    start, end = points.iloc[:1], points.iloc[-1:]
     return [
         scatter(
             points["uniformity"].tolist(),
@@ -72,40 +72,58 @@ def path_traces(name: str, index: int, points: pd.DataFrame) -> list[dict[str, A
             name=name,
             line=dict(color=color(index), dash=dash(index), width=2),
             marker=dict(
-                symbol=symbols,
+                symbol="arrow",
                 size=sizes,
                 angleref="previous",
                 color=color(index),
+                opacity=1,  # Plotly draws an array of sizes at 0.7
                 line=dict(width=1, color=color(index)),
             ),
             customdata=points["step"].tolist(),
             hovertemplate=hover,
         ),
-        scatter(
-            start["uniformity"].tolist(),
-            start["y"].tolist(),
-            "markers",
+        marker_trace(
+            name, start, hover, symbol="circle-open", size=14, color=color(index), line=dict(width=2)
+        ),
+        # ringed in white, opaque, and its size a list, which a projector's style leaves as it is (scaled, the
+        # ends of runs that end close together covered each other): ends that meet stay apart
+        marker_trace(
             name,
-            showlegend=False,
-            marker=dict(symbol="circle-open", size=14, color=color(index), line=dict(width=2)),
-            customdata=start["step"].tolist(),
-            hovertemplate=hover,
+            end,
+            hover,
+            symbol=end_symbol(index),
+            size=[18],
+            opacity=1,
+            color=color(index),
+            line=dict(width=2, color="white"),
         ),
     ]
+
+
+def marker_trace(name: str, at: pd.DataFrame, hover: str, **marker: Any) -> dict[str, Any]:
+    """A run's markers at the points ``at`` (a path's start or end), out of the legend."""
+    xs, ys = at["uniformity"].tolist(), at["y"].tolist()
+    steps = at["step"].tolist()
+    return scatter(
+        xs, ys, "markers", name, showlegend=False, marker=marker, customdata=steps, hovertemplate=hover
+    )
 
 
 def align_uniform_path_json(
     runs: Mapping[str, pd.DataFrame], *, measured_on: str | None = None, most: int = POINTS
 ) -> dict[str, Any] | None:
-    """The plane with one path per run that logs alignment and uniformity, as plain Plotly JSON (unstyled);
-    None when no run does."""
-    traces = []
+    """The plane with one path per run that logs alignment and uniformity, as plain Plotly JSON (unstyled),
+    the runs' end markers drawn last (over every path); None when no run does."""
+    traces, ends = [], []
     for index, (name, frame) in enumerate(runs.items()):
         points = path_points(frame, most)
         if points is not None:
-            traces += path_traces(plotly_text(name), index, points)
+            *drawn, end = path_traces(plotly_text(name), index, points)
+            traces += drawn
+            ends.append(end)
     if not traces:
         return None
+    traces += ends
     layout = titled_layout(
         TITLED,
         titled(TITLE, measured_on),

@@ -4,14 +4,24 @@ for each measure of the lesson that was logged (STS, uniformity, alignment), and
 plane with each group's mean path (:mod:`engine.charts.plane_paths`, as the paper's Figure 2), every one cut
 at the step the page's player shows (:mod:`engine.core.pace`), as one chart description
 (:mod:`engine.charts.description`) with the step marked on the curves and the step counter as its bar.
+
+In a projector's style (:data:`engine.charts.PROJECTOR`, the one the live charts take in projector mode) the
+panels are drawn large, the lesson's charts (``first``: its section's ``projector`` names, SimCSE's plane and
+STS) side by side at the top, the others two a row below them; a band's legend then names the group alone
+(the caption says that each line is a mean over the seeds, with its ± sd band), so that it takes fewer rows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+
 import pandas as pd
+import plotly.graph_objects as go
 
 from engine.charts import description
 from engine.charts.bands import band_json, band_of
+from engine.charts.figures import ChartStyle, styled
 from engine.charts.plane_paths import align_uniform_path_json
 from engine.charts.run_facts import measured_of
 from engine.core import measures
@@ -21,6 +31,11 @@ from engine.groups.recorded import RecordedGroup
 MEASURES = (measures.STS_SPEARMAN, measures.UNIFORMITY, measures.ALIGNMENT, measures.RANKME)
 #: the plane's two measures
 PLANE = (measures.ALIGNMENT, measures.UNIFORMITY)
+#: a figure's width (px) two a row across a projector's 1280 px screen, less the page's padding: its legend's
+#: entries are packed in it (:attr:`engine.charts.figures.ChartStyle.width`)
+PAIRED_WIDTH = 580
+#: the plane's panel key, and the run figure's name a page section's ``projector`` calls it by
+PLANE_KEY, PLANE_FIGURE = "plane", "align_uniform_path"
 
 
 def played(frame: pd.DataFrame, step: int | None) -> pd.DataFrame:
@@ -72,18 +87,44 @@ def counter(group: RecordedGroup, step: int | None) -> tuple[float, str]:
     return shown / max(group.steps, 1), f"Recorded runs · step {shown}/{group.steps} · lecture pace"
 
 
-def recorded_description(group: RecordedGroup, step: int | None) -> description.Description:
+def recorded_description(
+    group: RecordedGroup, step: int | None, *, style: ChartStyle | None = None, first: Sequence[str] = ()
+) -> description.Description:
     """The chart description of ``group`` at the played ``step``: a band panel per logged measure (the step
-    marked), the plane of the groups' mean paths (full width), the step counter."""
+    marked), the plane of the groups' mean paths (full width), the step counter. With a ``style`` (a
+    projector's), every panel in it and those named in ``first`` (measures, or ``"align_uniform_path"``
+    for the plane) leading, in that order (:func:`projected`)."""
     cells = cells_at(group, step)
+    short = style is not None  # a projector's legend: the group's name alone
     panels = [
-        description.panel(band_json(cells, metric, measured_on=where(group, metric)), metric, cursor=True)
+        description.panel(
+            band_json(cells, metric, measured_on=where(group, metric), short_names=short), metric, cursor=True
+        )
         for metric in logged(group)
     ]
     plane = align_uniform_path_json(mean_paths(cells), measured_on=where(group, measures.ALIGNMENT))
     if plane is not None:
-        panels.append(description.panel(plane, "plane", wide=True))
+        panels.append(description.panel(plane, PLANE_KEY, wide=True))
+    if style is not None:
+        panels = projected(panels, style, first)
     return description.description(panels, step=step, progress=[counter(group, step)])
+
+
+def projected(
+    panels: list[description.Panel], style: ChartStyle, first: Sequence[str]
+) -> list[description.Panel]:
+    """``panels`` in ``style`` (:func:`engine.charts.figures.styled`), two a row (none across the row), those
+    named in ``first`` leading in its order, the others after in theirs."""
+    keys = [PLANE_KEY if name == PLANE_FIGURE else name for name in first]
+    order = {key: place for place, key in enumerate(keys)}
+    ranked = sorted(panels, key=lambda found: order.get(found["key"], len(order)))  # stable: the rest kept
+    style = replace(style, width=max(style.width or 0, PAIRED_WIDTH))
+    return [
+        description.panel(
+            styled(go.Figure(found["figure"]), style), found["key"], cursor=found["cursor"], wide=False
+        )
+        for found in ranked
+    ]
 
 
 def _config(folder) -> dict:

@@ -62,6 +62,14 @@ class RecordedGroup:
             f"`{self.command}`. Each line is a group's mean over its seeds, the band ± 1 sd."
         )
 
+    def headline(self) -> str:
+        """The caption in one line, for a projector's screen above the charts: recorded, what, when."""
+        seeds = f"{self.seeds} seeds" if self.seeds > 1 else "1 seed"
+        return (
+            f"Recorded {self.dates()}, not trained now: “{self.preset}”, {len(self.groups)} groups, "
+            f"mean ± 1 sd of {seeds}."
+        )
+
 
 def member_folders(preset: Preset, recorded: Recorded, root: Path = SHIPPED) -> dict[str, list[Path]]:
     """Each run of ``preset`` → its seeds' folders, ``<folder>/<preset>/<run>[-seed-<s>]`` under ``root``

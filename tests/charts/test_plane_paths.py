@@ -24,16 +24,20 @@ def test_each_run_is_a_path_from_a_circle_through_arrows_to_its_own_end_marker()
     figure = plane_paths.align_uniform_path_json({"a <b>": run(), "b": run(shift=0.1)}, measured_on="pairs")
     assert figure is not None
     lines = [t for t in figure["data"] if t.get("showlegend") is not False]
-    starts = [t for t in figure["data"] if t.get("showlegend") is False]
+    marks = [t for t in figure["data"] if t.get("showlegend") is False]
+    starts = [t for t in marks if t["marker"]["symbol"] == "circle-open"]
+    ends = [t for t in marks if t["marker"]["symbol"] != "circle-open"]
     assert [t["name"] for t in lines] == ["a &lt;b&gt;", "b"]  # names as typed, never markup
-    for line, start in zip(lines, starts, strict=True):
+    for line, start, end in zip(lines, starts, ends, strict=True):
         assert len(line["x"]) == plane_paths.POINTS  # a few points: readable on a projector
         assert line["customdata"][0] == 0 and line["customdata"][-1] == 29  # first and last kept, in order
-        assert set(line["marker"]["symbol"][:-1]) == {"arrow"}
+        assert line["marker"]["symbol"] == "arrow" and line["marker"]["size"][-1] == 0  # the end's own
         assert line["marker"]["angleref"] == "previous"  # each arrow points the way training went
         assert start["marker"]["symbol"] == "circle-open" and start["x"] == [line["x"][0]]
-    ends = [(line["marker"]["symbol"][-1], line["marker"]["color"]) for line in lines]
-    assert ends[0][0] == "star" and len({s for s, _ in ends}) == len({c for _, c in ends}) == 2  # apart
+        assert end["x"] == [line["x"][-1]] and "angleref" not in end["marker"]  # upright: its shape kept
+    assert figure["data"][-len(ends) :] == ends  # drawn last: no path covers an end
+    ends_seen = [(end["marker"]["symbol"], end["marker"]["color"]) for end in ends]
+    assert ends_seen[0][0] == "star" and len({s for s, _ in ends_seen}) == len({c for _, c in ends_seen}) == 2
     assert "path" in figure["layout"]["title"] and "pairs" in figure["layout"]["title"]
     go.Figure(figure)  # valid Plotly
 

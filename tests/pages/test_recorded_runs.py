@@ -11,10 +11,15 @@ from pathlib import Path
 
 from apphelpers import errors
 
+from engine import charts
 from engine.groups.recorded import SHIPPED
+from ui import projector
 
 FIGURE2 = SHIPPED / "cache" / "lessons-check" / "full" / "SimCSE-Figure-2"
 GROUPS = ("unsup-simcse", "no-dropout", "delete-one-word", "fixed-0.1")
+#: a projector's chart at most this high (px), legend included: under the title, the headline and the step
+#: counter (about 200 px) it ends within a 1280×720 screen (tests/e2e/test_recorded_projector.py measures it)
+PLAYED_FOLD = 500
 
 
 def recorded_component(at) -> dict:
@@ -69,3 +74,36 @@ def test_the_jepa_collapse_preset_is_served_by_the_same_control(app) -> None:
     assert len(found["panels"]) >= 3
     caption = " ".join(info.value for info in app.info)
     assert "Does JEPA collapse?" in caption and "1 seed" in caption
+
+
+def test_in_projector_mode_the_recorded_charts_take_its_style_the_plane_and_sts_first(app) -> None:
+    """Issue 58: played in projector mode, the recorded charts are drawn in the projector's chart style (the
+    live charts' one, :func:`ui.projector.style`), the lesson's plane and STS side by side first, every
+    group's end marker on the plane its own (symbol and colour); the caption's headline above the charts,
+    the whole caption (its command) under them."""
+    app.switch_page("views/simcse.py").run()
+    button = next(b for b in app.sidebar.button if b.label == "Play the recorded runs (3 seeds, full length)")
+    button.click().run()
+    app.session_state[projector.KEY] = True
+    app.run()
+    assert not app.exception and not errors(app)
+    panels = recorded_component(app)["description"]["panels"]
+    assert [panel["key"] for panel in panels][:2] == ["plane", "sts_spearman"]
+    assert not any(panel["wide"] for panel in panels)  # two a row: the plane beside STS
+    for panel in panels:
+        layout = panel["figure"]["layout"]
+        for axis in ("xaxis", "yaxis"):
+            assert layout[axis]["tickfont"]["size"] == charts.PROJECTOR.font, (panel["key"], axis)
+        assert layout["height"] <= PLAYED_FOLD, panel["key"]
+    names = [t["name"] for t in panels[1]["figure"]["data"] if t.get("showlegend") is not False]
+    assert names == list(GROUPS)  # the group alone: "mean of 3, ± 1 sd" is in the headline
+    ends = [
+        (t["marker"]["symbol"], t["marker"]["color"])
+        for t in panels[0]["figure"]["data"]
+        if t.get("showlegend") is False and t["marker"]["symbol"] != "circle-open"
+    ]
+    assert len(ends) == 4 and len({s for s, _ in ends}) == 4 and len({c for _, c in ends}) == 4, ends
+    infos = [info.value for info in app.info]
+    assert infos[0].startswith("Recorded 2026-12-02, not trained now"), infos
+    assert "mean ± 1 sd of 3 seeds" in infos[0]
+    assert any('--preset "SimCSE Figure 2"' in info for info in infos[1:])
