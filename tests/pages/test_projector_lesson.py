@@ -60,10 +60,10 @@ def test_simcse_opens_on_the_plane_and_sts_with_the_film_beside_them(fresh_regis
     panels = [spec for spec in plotly_specs(at) if "PCA" not in spec["layout"]["title"]["text"]]
     assert len(panels) == 2  # the plane and STS, side by side (each half of its column)
     plane = next(spec for spec in plotly_specs(at) if "path" in spec["layout"]["title"]["text"])
-    ends = [
-        (t["marker"]["symbol"][-1], t["marker"]["color"])
+    ends = [  # each run's end marker: a trace of its own, out of the legend (no start circle)
+        (t["marker"]["symbol"], t["marker"]["color"])
         for t in plane["data"]
-        if t.get("showlegend") is not False
+        if t.get("showlegend") is False and t["marker"]["symbol"] != "circle-open"
     ]
     assert len(ends) == 2 and len(set(ends)) == 2 and ends[0][0] != ends[1][0]  # apart by shape and colour
     at.selectbox(key="simcse.projcurve").set_value("loss").run()  # one curve alone, as before
