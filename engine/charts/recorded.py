@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -22,6 +23,7 @@ import plotly.graph_objects as go
 from engine.charts import description
 from engine.charts.bands import band_json, band_of
 from engine.charts.figures import ChartStyle, styled
+from engine.charts.legend import legend_room
 from engine.charts.plane_paths import align_uniform_path_json
 from engine.charts.run_facts import measured_of
 from engine.core import measures
@@ -97,9 +99,7 @@ def recorded_description(
     cells = cells_at(group, step)
     short = style is not None  # a projector's legend: the group's name alone
     panels = [
-        description.panel(
-            band_json(cells, metric, measured_on=where(group, metric), short_names=short), metric, cursor=True
-        )
+        description.panel(band_panel(cells, metric, where(group, metric), short), metric, cursor=True)
         for metric in logged(group)
     ]
     plane = align_uniform_path_json(mean_paths(cells), measured_on=where(group, measures.ALIGNMENT))
@@ -108,6 +108,15 @@ def recorded_description(
     if style is not None:
         panels = projected(panels, style, first)
     return description.description(panels, step=step, progress=[counter(group, step)])
+
+
+def band_panel(
+    cells: dict[str, list[pd.DataFrame]], metric: str, measured_on: str | None, short: bool
+) -> dict[str, Any]:
+    """The bands of ``metric``, taller by their legend's rows (:func:`engine.charts.legend.legend_room`: in a
+    half-width panel a row each, which covered the x axis's labels and title)."""
+    figure = band_json(cells, metric, measured_on=measured_on, short_names=short)
+    return {**figure, "layout": legend_room(figure["layout"], figure["data"])}
 
 
 def projected(

@@ -12,6 +12,7 @@ from pathlib import Path
 from apphelpers import errors
 
 from engine import charts
+from engine.charts.legend import LEGEND_ROW
 from engine.groups.recorded import SHIPPED
 from ui import projector
 
@@ -52,6 +53,8 @@ def test_the_figure2_preset_plays_its_recorded_runs_as_four_banded_groups(app, t
         for group in GROUPS:  # each group: its band (filled) and its mean over 3 seeds
             assert f"{group} (mean of 3, ± std)" in names and f"{group} · ± std" in names
         assert sum(trace.get("fill") == "tonexty" for trace in panels[metric]["data"]) == 4
+        layout = panels[metric]["layout"]  # a legend row each under the plot, not over its x axis
+        assert layout["height"] == 300 + 3 * LEGEND_ROW and layout["margin"]["b"] >= 3 * LEGEND_ROW
     assert len({trace["legendgroup"] for trace in panels["plane"]["data"] if trace.get("legendgroup")}) >= 4
     (counter,) = found["progress"]
     assert counter["text"].startswith("Recorded runs · step 0/100")  # the play starts at step 0
