@@ -8,6 +8,9 @@ as a page, and on a fresh server runs the one a URL names (``/compare``) directl
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import threading
 from pathlib import Path
 
 import streamlit as st
@@ -24,6 +27,12 @@ LAST = [
     (f"{FOLDER}/data.py", "Data & encoders", ":material/dataset:"),
     (f"{FOLDER}/glossary.py", "Glossary", ":material/menu_book:"),
 ]
+
+
+#: what the experiment pages import when first shown (torch with the encoders, the presets, the page code):
+#: seconds on a cold server, which a first click on the Overview's demo waited on (its run builds the presets,
+#: then the page it opens is drawn); imported by :func:`import_pages_ahead` once the first page is drawn
+PAGE_IMPORTS = ("engine.compute.device", "engine.encoders", "engine.lessons.presets", "ui.experiment")
 
 
 def page_list() -> list[tuple[str, str, str]]:
@@ -72,3 +81,19 @@ def main() -> None:
     projector.switch()  # on every page, first in the sidebar after the page list
     feed.forget(st.session_state.get("live.session", ""))  # a page's live view follows its feed again
     page.run()
+    import_pages_ahead()  # after the first page is drawn (a rerun or page switch ends the run before it)
+
+
+@st.cache_resource(show_spinner=False)
+def import_pages_ahead() -> threading.Thread:
+    """Once per server: import :data:`PAGE_IMPORTS` on a thread of its own, while the reader reads the first
+    page (a page that needs one meanwhile waits for that import only, Python's import lock)."""
+
+    def target() -> None:
+        for module in PAGE_IMPORTS:
+            with contextlib.suppress(Exception):  # a failed import fails again, saying why, where it is used
+                importlib.import_module(module)
+
+    thread = threading.Thread(target=target, name="embedlab-page-imports", daemon=True)
+    thread.start()
+    return thread

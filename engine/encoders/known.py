@@ -37,6 +37,7 @@ import numpy as np
 from engine.core import paths
 from engine.core.atomic import write_text_atomic
 from engine.core.errors import ConfigError, EmbedlabError, one_line
+from engine.encoders.bundled_record import recognise
 from engine.encoders.cache import cached, encode_cached
 from engine.encoders.encoder import Encoder, Progress
 from engine.encoders.loading import is_handed_over, load_encoder, resolve_source
@@ -146,18 +147,35 @@ def recall(key: str | None) -> Known | None:
         return None
 
 
+def _recognised(key: str | None, name_or_dir: str | os.PathLike | None, pooling: str | None) -> Known | None:
+    """The bundled encoder known by its shipped record (:mod:`engine.encoders.bundled_record`: a digest of
+    its files, no load), remembered under ``key`` from then on; None for any other encoder."""
+    if key is None:
+        return None
+    found = recognise(name_or_dir, pooling)
+    if found is None:
+        return None
+    known = Known(*found)
+    _keep(key, known)
+    return known
+
+
 def remember(key: str | None, encoder: Encoder) -> None:
     """Keep ``encoder``'s fingerprint under ``key`` (best effort: a memo that cannot be written is only a
     later load)."""
-    if key is None:
-        return
+    if key is not None:
+        _keep(key, Known(encoder.fingerprint, int(encoder.hidden_size)))
+
+
+def _keep(key: str, known: Known) -> None:
+    """Write ``known`` under ``key`` into the memo, the newest :data:`KEPT` entries kept."""
     try:
         path = _memo_path()
     except ConfigError:
         return
     memo = read_memo(path)
     memo.pop(key, None)
-    memo[key] = Known(encoder.fingerprint, int(encoder.hidden_size))
+    memo[key] = known
     kept = dict(list(memo.items())[-KEPT:])
     text = json.dumps(
         {
@@ -187,7 +205,7 @@ def encode_by_name(
     An encoder handed over loaded (a warm job process: :func:`engine.encoders.loading.hand_over`) is taken
     as before, so that it is freed once the embeddings are made."""
     key = identity(name_or_dir, pooling)
-    known = recall(key)
+    known = recall(key) or _recognised(key, name_or_dir, pooling)
     if known is not None and not is_handed_over(name_or_dir, pooling, device):  # a warm one: taken and freed
         found = cached(known.fingerprint, known.hidden, texts, progress=progress)
         if found is not None:

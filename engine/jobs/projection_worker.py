@@ -58,9 +58,10 @@ class ProjectionWorker:
     only weighs threads of one session group against each other (autogroup), and a UMAP frame is seconds of
     CPU; so while a job trains, the projection worker also keeps to ``live_share`` of one CPU
     (:func:`rest_seconds`; default :func:`default_live_share`). Films of finished runs are back-filled at full
-    speed. It pre-warms umap-learn's JIT when it starts (before lowering its priority: at app start nothing
-    trains yet, and a starved JIT is slow). Waiting for the warm spare first was measured: a new user's first
-    curves came no sooner, the film 4 s later (docs/performance.md).
+    speed. It pre-warms umap-learn's JIT when it starts, its priority lowered first: at app start the warm
+    spare's imports and the first page run beside it on few cores, and a first click waits on the spare, not
+    on the film (docs/performance.md, "The cold first click"). Waiting for the warm spare before the warm-up
+    was measured earlier: the first curves came no sooner, the film 4 s later.
     """
 
     def __init__(
@@ -107,6 +108,9 @@ class ProjectionWorker:
             pass
 
     def _loop(self) -> None:
+        # lowered first: the warm-up compiles numba's kernels, ~10 s of a core (2026-12-07), at the server's
+        # start, when the warm spare's imports and the first page need the CPU for a first click
+        self._lower_priority()
         if self._prewarm:
             try:
                 from engine.charts.projection_frames import prewarm_umap
@@ -114,7 +118,6 @@ class ProjectionWorker:
                 prewarm_umap()
             except Exception as err:  # noqa: BLE001 - a failed warm-up only costs time later
                 log.warning("UMAP warm-up failed: %s", one_line(err))
-        self._lower_priority()
         while not self._closed.is_set():
             self._wake.wait(timeout=0.5)
             self._wake.clear()

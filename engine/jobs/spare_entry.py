@@ -12,6 +12,7 @@ import importlib
 import json
 import logging
 import os
+import select
 import sys
 from collections.abc import Callable
 
@@ -22,24 +23,73 @@ from engine.experiments import EXPERIMENTS
 
 log = logging.getLogger(__name__)
 
-PRELOAD_MODULES = (
-    "engine.encoders",
-    "engine.metrics",
-    "engine.data",
-    "transformers.models.bert.modeling_bert",
-    "transformers.models.bert.tokenization_bert",
-)
+#: what any run needs besides its experiment's code: the encoders' cache, the measures (scipy), the data
+RUN_MODULES = ("engine.encoders", "engine.metrics", "engine.data")
+#: what a run that loads an encoder needs (not the demo: its embeddings are known without loading,
+#: :mod:`engine.encoders.bundled_record`)
+ENCODER_MODULES = ("transformers.models.bert.modeling_bert", "transformers.models.bert.tokenization_bert")
 
 
-def preload() -> None:
-    """Import what a run needs (torch, transformers, every registered experiment): a spare's warm-up."""
+def _import_all(modules: tuple[str, ...]) -> None:
+    for module in modules:
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
+
+
+def preload_run_code() -> None:
+    """Import every registered experiment's run code (torch, the training loops) and :data:`RUN_MODULES`."""
     for experiment in EXPERIMENTS.values():
         if experiment.load_code is not None:
             with contextlib.suppress(Exception):
                 experiment.load_code()
-    for module in PRELOAD_MODULES:
-        with contextlib.suppress(Exception):
-            importlib.import_module(module)
+    _import_all(RUN_MODULES)
+
+
+def preload_encoder_code() -> None:
+    """Import transformers' BERT (:data:`ENCODER_MODULES`)."""
+    _import_all(ENCODER_MODULES)
+
+
+def preload() -> None:
+    """Import what a run needs (torch, transformers, every registered experiment): a spare's imports."""
+    preload_run_code()
+    preload_encoder_code()
+
+
+def warm_encoder_if_on() -> None:
+    """:func:`warm_default_encoder` unless the setting ``warm_encoder`` (``EMBEDLAB_WARM_ENCODER=0``) is off;
+    a failure is a warning (a colder start, no more)."""
+    try:
+        if settings.get("warm_encoder"):
+            warm_default_encoder()
+    except Exception as err:  # noqa: BLE001 - a failed warm-up only means a colder start
+        log.warning("warm-up of the bundled encoder failed: %s", one_line(err))
+
+
+#: a spare's warm-up in the order a first click needs it: the run code (all the one-click demo needs on a
+#: fresh cache), then transformers' BERT, then the bundled encoder loaded and handed over
+WARM_UP_STAGES: tuple[Callable[[], None], ...] = (preload_run_code, preload_encoder_code, warm_encoder_if_on)
+
+
+def job_waiting() -> bool:
+    """Whether a job (or the end of stdin) is waiting on stdin, without reading it."""
+    try:
+        return bool(select.select([sys.stdin], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
+
+
+def warm_up(waiting: Callable[[], bool] = job_waiting) -> list[str]:
+    """Run :data:`WARM_UP_STAGES` in order, the first always, then each only while no job is ``waiting``: a
+    click that came early waits for the stage under way, not the whole warm-up (its run imports and loads
+    what it needs itself). The names of the stages done."""
+    done: list[str] = []
+    for stage in WARM_UP_STAGES:
+        if done and waiting():
+            break
+        stage()
+        done.append(stage.__name__)
+    return done
 
 
 def warm_default_encoder() -> None:
@@ -60,16 +110,11 @@ def warm_default_encoder() -> None:
 
 
 def serve_one(run: Callable[[list[str]], int], ready_fd: int | None = None) -> None:
-    """Entry of a spare child: preload, say so on ``ready_fd`` (one byte, then closed), read its job
-    (``{"argv": CLI argv, "env": environment}``, one JSON line) from stdin, run it with ``run`` (the CLI's
-    ``main``: as ``python -m engine *argv`` would), exit."""
+    """Entry of a spare child: warm up (:func:`warm_up`, until a job arrives), say so on ``ready_fd`` (one
+    byte, then closed), read its job (``{"argv": CLI argv, "env": environment}``, one JSON line) from stdin,
+    run it with ``run`` (the CLI's ``main``: as ``python -m engine *argv`` would), exit."""
     keep_freed_memory()  # before the warm-up: its frees must not set the run's allocator policy
-    preload()
-    try:
-        if settings.get("warm_encoder"):
-            warm_default_encoder()
-    except Exception as err:  # noqa: BLE001 - a failed warm-up only means a colder start
-        log.warning("warm-up of the bundled encoder failed: %s", one_line(err))
+    warm_up()
     if ready_fd is not None:
         with contextlib.suppress(OSError):
             os.write(ready_fd, b"w")

@@ -8,7 +8,8 @@ A lesson's text never types a measured number: it names one through a placeholde
   ``end``, ``than_start``, ``than_end``, ``change``, ``r``, ``rho``, ``share``, …;
 - the settings of the claim's run (its ``config.json``): ``steps``, ``lr``, ``batch_size``, …;
 - ``reported.NAME``: a figure the paper reports (the claim's ``reported``; a paper's claim);
-- ``here``: "holds here" or "does not hold here", as the claim held on the lab's runs.
+- ``here``: "goes the paper's way here" or "does not go the paper's way here", as a paper's claim went on
+  the lab's runs (compared on the lab's start, not checked: the words of ``lessons check``).
 
 ``python -m engine lessons check --record`` writes every checked claim's figures, with the settings, seeds
 and date of its runs, to :data:`RESULTS` (committed); :func:`fill_lesson` prints them into the texts and
@@ -30,7 +31,7 @@ from typing import Any
 from engine.core.atomic import write_text_atomic
 from engine.core.declaration import Lesson
 from engine.core.lesson_claims import Claim
-from engine.lessons.judging import Verdict
+from engine.lessons.judging import AGAINST, ALONG, Verdict
 
 #: the name the app gives a preset's short version (engine.lessons.presets imports it from here)
 LECTURE_SUFFIX = " · lecture"
@@ -215,7 +216,7 @@ def lookup(
         found = results.get("claims", {}).get(entry(claim, recorded_version(claim, results, short)), {})
         if figure == "here":  # a paper's claim: whether it held on the lab's runs
             held = found.get("holds")
-            return None if held is None else ("holds here" if held else "does not hold here")
+            return None if held is None else (ALONG if held else AGAINST)  # not checked: never "holds"
         if figure in found.get("figures", {}):
             return found["figures"][figure]
         return found.get("settings", {}).get(figure)

@@ -380,3 +380,15 @@ def test_the_film_back_fill_counts_its_frames_with_rate_and_time_left(tmp_path: 
     for step in wanted(steps, 10)[8:]:
         film.add(step, np.zeros((3, 2)), save=False)
     assert film.progress(steps, 10) == (10, 10) and film.progress_text(steps, 10) is None
+
+
+def test_the_projection_worker_lowers_its_priority_before_its_umap_warm_up(monkeypatch) -> None:
+    """The warm-up (numba's JIT, seconds of a core) runs below the warm spare and the first page."""
+    from engine.charts import projection_frames
+
+    order: list[str] = []
+    monkeypatch.setattr(ProjectionWorker, "_lower_priority", lambda self: order.append("lowered"))
+    monkeypatch.setattr(projection_frames, "prewarm_umap", lambda: order.append("warm-up"))
+    worker = ProjectionWorker(_Jobs(), prewarm=True)
+    worker.close()
+    assert order == ["lowered", "warm-up"]

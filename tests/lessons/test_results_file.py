@@ -136,3 +136,11 @@ def test_record_refuses_to_start_over_a_damaged_file(tmp_path: Path, monkeypatch
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "is damaged (claims is not an object)" in err[0]
     assert path.read_text(encoding="utf-8") == '{"claims": "x"}'
+
+
+def test_a_papers_claim_is_said_to_go_its_way_never_to_hold() -> None:
+    """The lessons' texts word a paper's claim as the check does: compared on the lab's start, not checked, so
+    "goes the paper's way here" (or not), never "holds here"."""
+    shown = " ".join(_fill_every_lesson(numbers.RESULTS))
+    assert "paper's way here" in shown
+    assert "holds here" not in shown and "not hold here" not in shown
