@@ -145,13 +145,22 @@ def run_name(run_dir: Path) -> str | None:
 
 
 def watch_run(
-    page, runs: Path, before: set[Path], clicked: float, pattern: str, server_pid: int | None = None
+    page,
+    runs: Path,
+    before: set[Path],
+    clicked: float,
+    pattern: str,
+    server_pid: int | None = None,
+    drawn_within: float = 0.0,
 ) -> dict:
-    """Follow the run started at ``clicked`` until it finishes: first chart points, first row, first frame,
-    and from the first row to the end, the cores used by the browser and by the web server's own process
-    (its children, the training, apart)."""
-    first_points = first_row = first_frame = first_step = None
-    usage_start = None
+    """Follow the run started at ``clicked`` until it finishes: first chart point (one point drawn) and first
+    curve (two or more), each with the run's newest step on screen then, first row, first frame, and from the
+    first row to the end, the cores used by the browser and by the web server's own process (its children,
+    the training, apart). ``drawn_within``: after the run ended, go on watching the page for at most this
+    many seconds until its first curve is drawn (a paced run, the demo, trains in about a second and is
+    drawn, played, afterwards)."""
+    first_point = first_point_step = first_points = first_row = first_frame = first_step = None
+    usage_start = usage = ended = None
     run_dir = None
     changes: list[float] = []  # when the first chart's curve grew (ms): the live refresh interval
     while True:
@@ -162,10 +171,12 @@ def watch_run(
         if first_points is None and run_dir is not None:
             label = run_name(run_dir)  # the legend's name (ui.run_facts.run_label): unique in this cache
             drawn = page.evaluate(CHART_CURVE, label) if label is not None else [0, -1]
+            if first_point is None and drawn[0] >= 1:
+                first_point, first_point_step = now, drawn[1]  # the newest step on screen then
             if drawn[0] > 1:
-                first_points, first_step = now, drawn[1]  # the newest step on screen then
+                first_points, first_step = now, drawn[1]
                 page.evaluate(RECORD_CHANGES, label)  # from here on the page notes the refreshes itself
-        if run_dir is not None:
+        if run_dir is not None and ended is None:
             if first_row is None and has_row(run_dir):
                 first_row = now
                 usage_start = (
@@ -179,15 +190,12 @@ def watch_run(
             if status.exists() and any(
                 f'"{s}"' in status.read_text() for s in ("finished", "failed", "stopped")
             ):
-                break
+                ended, usage = now, usage_between(usage_start, server_pid)
+        if ended is not None and (first_points is not None or now - ended > drawn_within):
+            break
         if now > 1800:
             raise SystemExit("the app run did not finish in 30 minutes")
         time.sleep(0.2)
-    browser = server = None
-    if usage_start is not None and time.monotonic() - usage_start[0] > 1:
-        wall = time.monotonic() - usage_start[0]
-        browser = (browser_cpu_seconds() - usage_start[1]) / wall
-        server = (process_cpu_seconds(server_pid) - usage_start[2]) / wall if server_pid else None
     if first_points is not None:
         changes = page.evaluate(
             "() => { clearInterval(window.benchRecorder); return window.benchChanges || []; }"
@@ -195,14 +203,27 @@ def watch_run(
     gaps = [(b - a) / 1000 for a, b in zip(changes, changes[1:], strict=False)]
     return {
         "rate": rate(run_dir),
+        "first_point": first_point,
+        "first_point_step": first_point_step,
         "first_points": first_points,
         "first_step": first_step,
         "first_row": first_row,
         "first_frame": first_frame,
         "refresh": statistics.median(gaps) if gaps else None,
-        "browser": browser,
-        "server": server,
+        "browser": usage[0],
+        "server": usage[1],
     }
+
+
+def usage_between(start: tuple[float, float, float] | None, server_pid: int | None) -> tuple:
+    """``(browser, server)``: the cores the browser and the web server's own process used since ``start``
+    (when, browser seconds, server seconds; None: not started), or None each where under a second passed."""
+    if start is None or time.monotonic() - start[0] <= 1:
+        return None, None
+    wall = time.monotonic() - start[0]
+    browser = (browser_cpu_seconds() - start[1]) / wall
+    server = (process_cpu_seconds(server_pid) - start[2]) / wall if server_pid else None
+    return browser, server
 
 
 def app_run(
@@ -266,7 +287,8 @@ def blank_run(page, runs: Path, before: set[Path]) -> dict:
         if time.monotonic() > deadline:
             raise SystemExit("the app run did not finish in 30 minutes")
         time.sleep(0.2)
-    unseen = ("first_points", "first_step", "first_row", "first_frame", "refresh", "browser", "server")
+    unseen = ("first_point", "first_point_step", "first_points", "first_step", "first_row", "first_frame")
+    unseen += ("refresh", "browser", "server")
     return {"rate": rate(run_dir), **dict.fromkeys(unseen)}
 
 

@@ -7,9 +7,11 @@
 One cache folder, one Streamlit server (real browser: Playwright + /usr/bin/chromium), then:
 
 0. (unless --no-demo) a new user's first click: on a fresh server, the Overview's "Start the demo" button;
-   seconds to the first chart points (and the demo's step then: the lecture pace counts from the first rows
-   shown, so it should be within the first steps), the first metrics row on disk and the first UMAP frame
-   (also when the film is back-filled after the run ends), from a fresh cache folder;
+   seconds to the first chart point (one point drawn) and the first curve (two or more), each with the
+   demo's step then (the player holds the first row until the browser has drawn it, so both should be
+   within the first steps; the demo trains in about a second, so the page is watched after the run ended,
+   at most 60 s, until its curve is drawn), the first metrics row on disk and the first UMAP frame (also
+   when the film is back-filled after the run ends), from a fresh cache folder;
 1. ``--trials`` rounds of three conditions in a seeded random order per round, the same probe each time
    (rt-polarity, a stratified subset, metrics every step):
    - ``cli``: ``python -m engine probe ...`` (torch's default threads);
@@ -89,6 +91,11 @@ def cli_run(env: dict, args: argparse.Namespace, out: Path, threads: int | None 
     return {"rate": rate(out), "first_row": first_row}
 
 
+#: how long the demo's page is watched after its run ended for the first curve: the demo trains in about a
+#: second and is played (drawn) afterwards, from the browser's first drawing of its rows
+DEMO_DRAWN_WITHIN = 60.0
+
+
 def demo_click(page, url: str, runs: Path, read_seconds: float = 0.0) -> dict:
     """A new user: open the app and click the Overview's demo button at once, or after reading the page for
     ``read_seconds``."""
@@ -99,7 +106,7 @@ def demo_click(page, url: str, runs: Path, read_seconds: float = 0.0) -> dict:
     before = set(runs.glob("*")) if runs.exists() else set()
     clicked = time.monotonic()
     button.click()
-    seen = watch_run(page, runs, before, clicked, "Demo-*")  # the preset's name
+    seen = watch_run(page, runs, before, clicked, "Demo-*", drawn_within=DEMO_DRAWN_WITHIN)  # preset's name
     if seen["first_frame"] is None:  # the run ended before its film began: the film is back-filled after it
         run_dir = next(iter(set(runs.glob("Demo-*")) - before))
         while time.monotonic() - clicked < 120 and not next((run_dir / "frames").glob("step_*.csv"), None):
@@ -198,8 +205,9 @@ def main() -> None:
             if not args.no_demo:
                 demo = demo_click(page, url, runs, args.read_seconds)
                 print(
-                    "new user, demo click on a fresh server: first chart points "
-                    f"{fmt(demo['first_points'])} (at step {demo['first_step']} of the demo), "
+                    "new user, demo click on a fresh server: first chart point "
+                    f"{fmt(demo['first_point'])} (at step {demo['first_point_step']} of the demo), "
+                    f"first curve {fmt(demo['first_points'])} (at step {demo['first_step']}), "
                     f"first row {fmt(demo['first_row'])}, first UMAP frame {fmt(demo['first_frame'])}",
                     flush=True,
                 )

@@ -337,6 +337,8 @@ def live_charts(
             f"{key}.live",
             fed=fed,
             taken=now.get("taken"),
+            unseen=now.get("unseen"),
+            on_drawn=player.cue,  # the playheads of the runs drawn start (the view's pace: nothing else)
         )
 
     charts_now()

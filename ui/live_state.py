@@ -307,9 +307,10 @@ def description_of(
 
 def payload_of(look: Look, choices: Choices, found: Figures) -> dict[str, Any]:
     """The live feed's payload now (:data:`ui.feed.Payload`): the description as JSON, the signature,
-    whether the runs still change (or are still played, :mod:`ui.player`) and when its look was taken
-    (:func:`taken`)."""
+    whether the runs still change (or are still played, :mod:`ui.player`), when its look was taken
+    (:func:`taken`), and the paced runs whose first row waits for the view's cue (``unseen``)."""
     return {
+        "unseen": player.unseen(list(look.played)),
         "description": description.versioned(description.plain(description_of(look, choices, found))),
         "signature": signature(look, choices, found),
         "live": look.changing,
@@ -329,8 +330,7 @@ def taken(look: Look, choices: Choices) -> list[Any]:
 
 
 def payload(reg: JobRegistry, choices: Choices) -> dict[str, Any]:
-    """Look at the shown runs again and make the live view's payload: what the live feed writes every
-    second."""
+    """Look at the shown runs again and make the live view's payload (the live feed's, every second)."""
     look, found = now(reg, choices)
     return payload_of(look, choices, found)
 

@@ -7,11 +7,15 @@ read once and registered as the component's code. Plotly.js itself is the instal
 its static folder (``[server] enableStaticServing``, ``static/`` beside ``app.py``, at ``app/static/...``),
 where :func:`serve_plotly` links it (or copies it, across file systems) once per server; the file is not in
 the repository. While a run trains, the component fetches its next descriptions from the live feed
-(:mod:`ui.feed`, a file of the same static folder) and redraws with ``Plotly.react``.
+(:mod:`ui.feed`, a file of the same static folder) and redraws with ``Plotly.react``. Once it has drawn the
+first rows of the runs a description names ``unseen`` (paced runs whose playhead waits for that), it says so
+through its ``drawn`` trigger, and the page's ``on_drawn`` gets their ids (:func:`ui.player.cue`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +73,30 @@ def show(
     single: bool = False,
     fed: dict[str, Any] | None = None,
     taken: list[Any] | None = None,
+    unseen: list[str] | None = None,
+    on_drawn: Callable[[list[str]], None] | None = None,
 ) -> None:
     """Draw ``found`` (a chart description) as one element; half-width panels two per row, or one per row
     when ``single``. ``fed`` (:func:`ui.feed.follow`): where the component fetches its next descriptions;
     ``taken`` (:func:`ui.live_state.taken`): when the look it describes was taken (an older one than the
-    component has drawn is not drawn)."""
+    component has drawn is not drawn). ``unseen``: the runs whose first rows ``found`` shows for the first
+    time; once the browser has drawn them (or those a fetched payload names), ``on_drawn`` gets their ids."""
     data: dict[str, Any] = {
         "description": description.versioned(description.plain(found)),
         "plotly": serve_plotly(),
         "single": single,
         "feed": fed,
         "taken": taken,
+        "unseen": list(unseen or []),
     }
-    _component(data=data, key=key, height="content", on_stale_change=_stale)
+    drawn = _stale if on_drawn is None else partial(_drawn, key, on_drawn)
+    _component(data=data, key=key, height="content", on_stale_change=_stale, on_drawn_change=drawn)
+
+
+def _drawn(key: str, on_drawn: Callable[[list[str]], None]) -> None:
+    """The component's ``drawn`` trigger: the browser drew the first rows of the runs it names; hand their
+    ids (strings only: the value comes from the browser) to ``on_drawn``."""
+    state = st.session_state.get(key)
+    ids = state.get("drawn") if isinstance(state, Mapping) else getattr(state, "drawn", None)
+    if isinstance(ids, list):
+        on_drawn([run for run in ids if isinstance(run, str)])

@@ -4,9 +4,12 @@
 
 A live run trains at full speed; its rows are cut at the played step (:func:`played`) before any figure is
 made of them, so every chart of the page (curves, relations, run figures) shows the same step, and the
-progress line counts it. A run is played by this server once, from the first look at its rows (a page run or
-the feed's), whoever looks: a second tab joins the play where it is. A run attached from disk (written by
-another server, or before a restart) is shown whole.
+progress line counts it. A run is played by this server once, whoever looks: a second tab joins the play
+where it is. Its playhead holds the first row until the live view says it drew it (:func:`cue`: the
+component's ``drawn`` trigger, for the runs its payload names ``unseen``, :func:`unseen`), or until
+:data:`engine.core.pace.CUE_WAIT_SECONDS` after the first look (a page run's or the feed's) when no browser
+says so. The cue starts a playhead and nothing else: no job, no process hears of it. A run attached from
+disk (written by another server, or before a restart) is shown whole.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from engine.jobs.pictures import View
 #: the playheads of this server's paced runs (and recorded plays), by run id
 _heads: dict[Hashable, Playhead] = {}
 _lock = threading.Lock()
+#: the most run ids one cue is read for (a browser's value: a page shows a few runs)
+MAX_CUED = 64
 
 
 def pace_of(job: Job) -> Pace | None:
@@ -49,6 +54,24 @@ def head(key: Hashable, pace: Pace) -> Playhead:
 
 def _clock() -> float:
     return time.monotonic()  # looked up at each call: the tests set the module's clock
+
+
+def cue(ids: list[str]) -> None:
+    """The live view drew the first rows of the runs ``ids`` (its ``drawn`` trigger): their playheads move
+    after their lead (:meth:`Playhead.cue`). An id without a playhead (not paced, not looked at by this
+    server) is passed over."""
+    for run in ids[:MAX_CUED]:
+        with _lock:
+            found = _heads.get(run)
+        if found is not None:
+            found.cue()
+
+
+def unseen(ids: list[str]) -> list[str]:
+    """Those of ``ids`` whose playhead holds its first row for the live view's cue (:func:`cue`)."""
+    with _lock:
+        found = [(run, _heads.get(run)) for run in ids]
+    return [run for run, playhead in found if playhead is not None and playhead.waiting()]
 
 
 def forget(key: Hashable) -> None:

@@ -106,7 +106,8 @@ def payload(
 ) -> dict[str, Any]:
     """The live feed's payload of the recorded group at its playhead's step now (still live until played
     through), in ``style`` with the charts named in ``first`` leading (projector mode's, :func:`looks`)."""
-    head = player.head(("recorded", play), Pace(group.steps, lead=RECORDED_LEAD_SECONDS))
+    pace = Pace(group.steps, lead=RECORDED_LEAD_SECONDS, cue_wait=0.0)  # its first frame: the click's run
+    head = player.head(("recorded", play), pace)
     step = head.at(0, group.steps)
     found = description_at(group, step, style, first)
     return {"description": found, "signature": "recorded", "live": not head.done(group.steps), "taken": None}

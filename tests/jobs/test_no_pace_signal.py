@@ -36,14 +36,27 @@ def test_the_job_server_never_signals_a_stored_pid() -> None:
     assert not found, f"a signal sent to a stored PID (it may have been reused): {found}"
 
 
-def test_no_run_listens_for_a_pace_cue_and_no_browser_sends_one() -> None:
-    """No SIGUSR1 handler in a run's process, no ``drawn`` cue from the live view to the server."""
+def test_no_run_listens_for_a_pace_cue_and_the_browsers_cue_stays_in_the_view() -> None:
+    """No SIGUSR1 handler in a run's process; the live view's ``drawn`` cue (ui/web/live.js) reaches the
+    view's playheads only: its callback is ``ui.player.cue``, which reads no job, registry or process."""
     engine = [
         path for path in (ROOT / "engine").rglob("*.py") if "SIGUSR1" in path.read_text(encoding="utf-8")
     ]
     assert not engine, f"SIGUSR1 in {engine}"
-    live = (ROOT / "ui" / "web" / "live.js").read_text(encoding="utf-8")
-    assert 'trigger("drawn"' not in live and "on_drawn" not in (ROOT / "ui" / "live_view.py").read_text()
+    live = (ROOT / "ui" / "live.py").read_text(encoding="utf-8")
+    assert "on_drawn=player.cue" in live and live.count("on_drawn=") == 1
+    (cue,) = [
+        node
+        for node in ast.walk(ast.parse((ROOT / "ui" / "player.py").read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and node.name == "cue"
+    ]
+    names = {node.id for node in ast.walk(cue) if isinstance(node, ast.Name)}
+    names |= {node.attr for node in ast.walk(cue) if isinstance(node, ast.Attribute)}
+    touched = names & {"os", "signal", "subprocess", "registry", "Job", "job", "pid", "kill", "mark_shown"}
+    assert not touched, f"the cue reaches beyond the playheads: {touched}"
+    from engine.jobs import Job
+
+    assert not [name for name in dir(Job) if "shown" in name or "cue" in name], "a job hears of the view"
 
 
 def test_the_checker_finds_the_old_signal() -> None:

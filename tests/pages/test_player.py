@@ -1,17 +1,21 @@
 """The page's one player (ui.player) in the live view's look (ui.live_state): a paced run's rows are cut at
 the played step, which moves at the lecture pace on a clock the test sets (no wall-clock asserts), whatever
 the training's own state; its progress line is the step counter; it stays "changing" until played through.
-An unpaced run, or one attached from disk, is shown whole."""
+The playhead holds the first row until the live view's ``drawn`` trigger says a browser drew it (AppTest:
+the trigger's callback starts it), or, with no browser, until its wait is over. An unpaced run, or one
+attached from disk, is shown whole."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from streamlit.testing.v1 import AppTest
 
-from engine.core.pace import LEAD_SECONDS
+from engine.core.pace import CUE_WAIT_SECONDS, LEAD_SECONDS
 from engine.jobs import Job
 from engine.probe.config import ProbeConfig
 from engine.runlog.states import RunState
@@ -60,7 +64,7 @@ def test_a_paced_run_trained_at_full_speed_is_played_at_the_lecture_pace(tmp_pat
     first = live_state.look_at(reg, picked)
     assert first.runs["demo"]["step"].max() == 0 and first.changing
     assert first.bars == [(0.0, "demo — step 0/100 · lecture pace")]
-    clock.value += LEAD_SECONDS + 5.0
+    clock.value += CUE_WAIT_SECONDS + 5.0
     later = live_state.look_at(reg, picked)
     assert later.runs["demo"]["step"].max() == 20
     assert later.bars[0] == (0.2, "demo — step 20/100 · lecture pace")
@@ -74,7 +78,7 @@ def test_the_stamp_changes_with_the_played_step_so_the_feed_builds_again(tmp_pat
     reg, picked = registry_of(job), choices(job)
     first = live_state.stamp(reg, picked)
     assert live_state.stamp(reg, picked) == first
-    clock.value += LEAD_SECONDS + 1.0
+    clock.value += CUE_WAIT_SECONDS + 1.0
     assert live_state.stamp(reg, picked) != first
 
 
@@ -82,9 +86,9 @@ def test_every_figure_of_the_look_shows_the_played_step(tmp_path, clock) -> None
     job = finished_run(tmp_path, "demo", paced=True)
     reg, picked = registry_of(job), choices(job)
     live_state.look_at(reg, picked)
-    clock.value += LEAD_SECONDS + 2.0  # step 8
+    clock.value += CUE_WAIT_SECONDS + 2.0  # step 8
     payload = live_state.payload(reg, picked)
-    assert payload["live"] is True and "unseen" not in payload
+    assert payload["live"] is True and payload["unseen"] == []  # its wait is over: no cue awaited
     assert payload["description"]["progress"][0]["text"] == "demo — step 8/100 · lecture pace"
 
 
@@ -113,7 +117,7 @@ def test_the_spectrum_and_the_umap_frames_are_cut_at_the_played_step(tmp_path, c
     reg, picked = registry_of(job), choices(job)
     picked = live_state.Choices(**{**vars(picked), "measures": (*picked.measures, lens.SPECTRUM)})
     live_state.look_at(reg, picked)
-    clock.value += LEAD_SECONDS + 5.0  # step 20 of 100
+    clock.value += CUE_WAIT_SECONDS + 5.0  # step 20 of 100
     look = live_state.look_at(reg, picked)
     assert look.played == {job.id: 20}
     spectra, _ = lens.spectra_of(job)
@@ -132,3 +136,74 @@ def test_an_unpaced_runs_spectrum_and_frames_are_whole(tmp_path, clock) -> None:
     job = with_pictures(finished_run(tmp_path, "fast", paced=False))
     assert player.step_of(job) is None
     assert player.played_view(job, None)[1] == 100 and len(player.played_frames(job.frames(), None)) == 11
+
+
+# ------------------------------------------------------------------ the view's cue, through the component
+
+LIVE_KEY = "paced.live"
+
+
+def paced_view() -> None:
+    """An AppTest script: the live view of the runs in the session's ``choices``, drawn as ui.live's live
+    fragment draws it (the payload's ``unseen`` runs, the player's cue as the ``drawn`` callback)."""
+    import streamlit as st
+
+    from ui import live_state, live_view, player
+
+    now = live_state.payload(st.session_state["reg"], st.session_state["choices"])
+    st.session_state["payload"] = now
+    live_view.show(
+        now["description"], "paced.live", taken=now["taken"], unseen=now["unseen"], on_drawn=player.cue
+    )
+
+
+def paced_app(job: Job) -> AppTest:
+    """The script of :func:`paced_view` on ``job``, run once (the server's first look at its rows)."""
+    at = AppTest.from_function(paced_view, default_timeout=60)
+    at.session_state["reg"], at.session_state["choices"] = registry_of(job), choices(job)
+    return at.run()
+
+
+def shown(at: AppTest) -> str:
+    """The step counter of the payload the script's last run drew."""
+    return at.session_state["payload"]["description"]["progress"][0]["text"]
+
+
+def browser_drew(at: AppTest, ids: list[str]) -> AppTest:
+    """What ui/web/live.js does once it drew the first rows of ``ids``: it sets the component's ``drawn``
+    trigger, and the script runs again with it. AppTest has no browser, so the trigger's value is sent with
+    the next run as the frontend sends it (components v2's trigger widget of the component's element)."""
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+
+    (element,) = [found for found in at.get("bidi_component") if found.key == LIVE_KEY]
+    states = at._tree.get_widget_states()
+    trigger = states.widgets.add()
+    trigger.id = _make_trigger_id(element.proto.id, "events")
+    trigger.json_trigger_value = json.dumps([{"event": "drawn", "value": ids}])
+    return at._run(widget_state=states)
+
+
+def test_the_views_drawn_trigger_starts_the_playhead(tmp_path, clock) -> None:
+    job = finished_run(tmp_path, "demo", paced=True)  # 4 steps a second
+    at = paced_app(job)
+    assert not at.exception
+    assert at.session_state["payload"]["unseen"] == [job.id]  # the view is asked to say when it drew it
+    assert json.loads(at.get("bidi_component")[0].proto.json)["unseen"] == [job.id]
+    clock.value += 5.0  # a loaded browser: not drawn yet, the first row waits
+    assert shown(at.run()) == "demo — step 0/100 · lecture pace"
+    browser_drew(at, [job.id, "no-such-run", 7])  # a browser's value: unknown ids and non-strings passed over
+    assert not at.exception and player.unseen([job.id]) == []
+    clock.value += LEAD_SECONDS + 2.0  # the lead after the cue, then 2 s of play: step 8
+    assert shown(at.run()) == "demo — step 8/100 · lecture pace"
+    assert at.session_state["payload"]["unseen"] == []
+
+
+def test_without_a_cue_the_playhead_starts_by_itself_after_its_wait(tmp_path, clock) -> None:
+    job = finished_run(tmp_path, "demo", paced=True)
+    at = paced_app(job)  # no browser: no cue ever comes
+    clock.value += CUE_WAIT_SECONDS - 0.5
+    assert shown(at.run()) == "demo — step 0/100 · lecture pace"
+    assert at.session_state["payload"]["unseen"] == [job.id]
+    clock.value += 0.5 + 2.0  # the wait is over, then 2 s of play
+    assert shown(at.run()) == "demo — step 8/100 · lecture pace"
+    assert at.session_state["payload"]["unseen"] == []

@@ -5,6 +5,9 @@
 // (ui/feed.py) writes the next descriptions: this fetches its pointer every feed.seconds (a share of it while
 // nothing is drawn yet) and redraws, with no page rerun. When the feed's signature differs from the one the
 // page was drawn with, it sets the "stale" trigger: the page reruns and draws what changed around the charts.
+// Once it has drawn the first rows of the runs a description names `unseen` (paced runs whose playhead holds
+// their first row until a screen shows it, engine/core/pace.py), it sets the "drawn" trigger with their ids:
+// the server starts those playheads (ui/player.py cue). Nothing else hears of it.
 // Its panels are static plots until the pointer enters one (draw's lazyInteraction, engine/web/charts.js).
 
 function plotlyLoaded(url) {
@@ -39,7 +42,8 @@ function viewOf(root) {
     box.className = "embedlab-live";
     view = {progress: document.createElement("div"), note: document.createElement("div"),
             grid: document.createElement("div"), latest: null,
-            feed: null, timer: null, text: null, version: null, asked: null, given: null, taken: null};
+            feed: null, timer: null, text: null, version: null, asked: null, given: null, taken: null,
+            trigger: null, told: {}};
     view.grid.className = "embedlab-grid";
     box.appendChild(view.progress);
     box.appendChild(view.note);
@@ -50,13 +54,27 @@ function viewOf(root) {
   return view;
 }
 
-function drawInto(view, description, theme) {
+// Tell the server once which of the `unseen` runs this view has now drawn (their ids, each once per view);
+// only a description with panels shows their rows.
+function tellDrawn(view, description, unseen) {
+  if (!view.trigger || !(description.panels && description.panels.length)) return;
+  var news = (unseen || []).filter(function (id) { return typeof id === "string" && !view.told[id]; });
+  if (!news.length) return;
+  news.forEach(function (id) { view.told[id] = true; });
+  view.trigger("drawn", news);
+}
+
+function drawInto(view, description, theme, unseen) {
   view.latest = description;
   EmbedlabCharts.progress(view.progress, description.progress || [], theme);
   EmbedlabCharts.message(view.note, description.message);
   return plotlyLoaded(view.plotly).then(function () {
     if (view.latest !== description) return undefined;
-    return EmbedlabCharts.draw(view.grid, description, theme, {lazyInteraction: true});
+    return Promise.resolve(EmbedlabCharts.draw(view.grid, description, theme, {lazyInteraction: true}))
+      .then(function (drawn) {
+        if (view.latest === description) tellDrawn(view, description, unseen);  // on screen, not replaced
+        return drawn;
+      });
   }).catch(function (error) {
     view.grid.textContent = "The live charts could not be drawn: " + error.message;
   });
@@ -110,7 +128,7 @@ function poll(view, current, theme, setTriggerValue) {
         view.asked = payload.signature;  // what the page draws around the charts changed: rerun it
         setTriggerValue("stale", payload.signature);
       }
-      return drawInto(view, payload.description, theme);
+      return drawInto(view, payload.description, theme, payload.unseen);
     });
   }).catch(function () {
     // not written yet, or the server is busy: the next fetch tries again
@@ -124,6 +142,7 @@ export default function (component) {
   var view = viewOf(root);
   var theme = themeOf(root.host || root);
   view.plotly = data.plotly;
+  view.trigger = component.setTriggerValue;
   view.grid.className = "embedlab-grid" + (data.single ? " single" : "");
   // Streamlit calls this again with the data of the last script run whenever the component renders again
   // (its trigger set, the page rerunning around it): that description is older than what the feed has drawn
@@ -132,7 +151,7 @@ export default function (component) {
   var given = JSON.stringify(data.description || null);
   if (given !== view.given) {
     view.given = given;
-    if (fresh(view, data.taken)) drawInto(view, data.description || {panels: [], progress: []}, theme);
+    if (fresh(view, data.taken)) drawInto(view, data.description || {panels: [], progress: []}, theme, data.unseen);
   }
   clearTimeout(view.timer);
   view.feed = data.feed && data.feed.url ? data.feed : null;
