@@ -86,9 +86,10 @@ def option_label(reg: JobRegistry, *, short: bool = False, picked: list[str] = (
 
 @st.cache_resource(show_spinner=False)
 def yield_to_training() -> int:
-    """Once per server, at the first Start: the server's event loop, and the script threads it starts from
-    then on, take a lower CPU priority than the runs' children (:mod:`engine.compute.priority`). Not before:
-    at start-up the pages must not wait behind umap-learn's JIT warm-up and the warm spare child."""
+    """Once per server, at the first Start of a run not at the lecture pace: the server's event loop, and the
+    script threads it starts from then on, take a lower CPU priority than the runs' children
+    (:mod:`engine.compute.priority`). Not before: at start-up the pages must not wait behind umap-learn's
+    JIT warm-up and the warm spare child."""
     try:
         return priority.yield_to_training([threading.main_thread().native_id, None])
     except EmbedlabError as err:
@@ -102,7 +103,8 @@ def submit_runs(
     """Queue runs of ``experiment`` (``preset``: the name of the preset they come from); a user error shows
     one line and queues nothing more. The page then shows these runs."""
     reg = registry()
-    yield_to_training()
+    if not all(config.get("lecture_pace") for _, config in runs):
+        yield_to_training()  # a paced run trains in a second, then is only drawn: the drawing keeps its turn
     made = []
     group = uuid.uuid4().hex if len(runs) > 1 else None  # a preset's runs go side by side (engine.jobs)
     names = run_names(experiment, runs, preset)

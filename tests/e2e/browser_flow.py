@@ -103,10 +103,12 @@ STALE_COUNTER = (
 )
 
 
-def step_shown(page) -> int:
-    """The step of the run's progress text ("step N/60"), or -1 before the first step."""
+def step_shown(page, prefix: str = "") -> int:
+    """The step of the progress texts that read ``{prefix}step N/…`` ("step N/60"; the recorded runs'
+    "Recorded runs · step N/100"), the largest, or -1 before the first step."""
     texts = page.evaluate(PROGRESS_TEXTS)
-    found = [int(m.group(1)) for t in texts for m in [re.search(r"step (\d+)/", t)] if m]
+    pattern = re.escape(prefix) + r"step (\d+)/"
+    found = [int(m.group(1)) for t in texts for m in [re.search(pattern, t)] if m]
     return max(found) if found else -1
 
 

@@ -7,12 +7,10 @@ and saved for docs/performance.md (no wall-clock assert; a warm server: the page
 from __future__ import annotations
 
 import json
-import re
 import time
 
 import pytest
-from browser_flow import ARTIFACTS, explain, idle
-from probe_js import PROGRESS_TEXTS
+from browser_flow import ARTIFACTS, explain, idle, step_shown
 from waiting import wait_for
 
 from engine.core.pace import LECTURE_SECONDS
@@ -24,9 +22,7 @@ LABEL = "Play the recorded runs (3 seeds, full length)"
 
 def recorded_step(page) -> int:
     """The recorded runs' step counter ("Recorded runs · step N/100"), or -1 before it is drawn."""
-    texts = page.evaluate(PROGRESS_TEXTS)
-    found = [int(m.group(1)) for t in texts for m in [re.search(r"Recorded runs · step (\d+)/", t)] if m]
-    return max(found) if found else -1
+    return step_shown(page, "Recorded runs · ")
 
 
 def test_the_recorded_figure2_runs_play_with_a_step_counter(server, browser) -> None:

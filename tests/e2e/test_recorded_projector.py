@@ -7,11 +7,8 @@ goes to test-artifacts/screenshots/ (docs/ only through scripts/recorded_screens
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from browser_flow import SHOTS, VIEWPORTS, explain, idle, projector_on
-from probe_js import PROGRESS_TEXTS
+from browser_flow import SHOTS, VIEWPORTS, explain, idle, projector_on, step_shown
 from waiting import wait_for
 
 from engine import charts
@@ -46,9 +43,7 @@ ENDS = (
 
 def recorded_step(page) -> int:
     """The recorded runs' step counter ("Recorded runs · step N/100"), or -1 before it is drawn."""
-    texts = page.evaluate(PROGRESS_TEXTS)
-    found = [int(m.group(1)) for t in texts for m in [re.search(r"Recorded runs · step (\d+)/", t)] if m]
-    return max(found) if found else -1
+    return step_shown(page, "Recorded runs · ")
 
 
 @pytest.fixture(scope="module")

@@ -49,3 +49,19 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory, bundled) -> Path:
 
     folder = tmp_path_factory.mktemp("tiny-bert")
     return save_tiny_bert(folder, bundled.tokenizer, hidden=16, heads=2, intermediate=32, positions=64)
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The encoders :func:`engine.encoders.known.encode_by_name` loads, by name (the real loader, counted)."""
+    from engine.encoders import known
+
+    seen: list[str] = []
+    real = known.load_encoder
+
+    def counted(name, **kwargs):
+        seen.append(str(name))
+        return real(name, **kwargs)
+
+    monkeypatch.setattr(known, "load_encoder", counted)
+    return seen

@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_values import json_values
 
 from engine.encoders import bundled_record, cache, known
 from engine.encoders.loading import resolve_source
@@ -30,20 +30,6 @@ def demo_texts() -> list[str]:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.demo_texts()
-
-
-@pytest.fixture
-def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The encoders :func:`known.encode_by_name` loads (the real loader, counted)."""
-    seen: list[str] = []
-    real = known.load_encoder
-
-    def counted(name, **kwargs):
-        seen.append(str(name))
-        return real(name, **kwargs)
-
-    monkeypatch.setattr(known, "load_encoder", counted)
-    return seen
 
 
 def reference_digest(folder: Path) -> str:
@@ -116,11 +102,7 @@ def test_what_is_not_the_bundled_encoder_is_not_recognised(tmp_path: Path, tiny_
     assert bundled_record.recognise(None, None, path=tmp_path / "missing.json") is None
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-    max_leaves=8,
-)
+JSON = json_values(width=3, leaves=8, nan=False)
 
 
 @settings(max_examples=150, deadline=None)

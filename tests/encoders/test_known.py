@@ -10,28 +10,14 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_values import json_values
 
 from engine.encoders import known
 
 TEXTS = ["a cat sat on the mat", "stocks fell sharply", "the team won the final", "rain all day"]
-
-
-@pytest.fixture
-def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The encoders :func:`known.encode_by_name` loads, by name (the real loader, counted)."""
-    seen: list[str] = []
-    real = known.load_encoder
-
-    def counted(name, **kwargs):
-        seen.append(str(name))
-        return real(name, **kwargs)
-
-    monkeypatch.setattr(known, "load_encoder", counted)
-    return seen
 
 
 def reference(folder: Path, texts: list[str], pooling: str | None = None) -> np.ndarray:
@@ -152,11 +138,7 @@ def test_a_damaged_memo_is_a_load_not_an_error(tiny_dir: Path, own_cache: Path, 
     assert known.recall(known.identity(tiny_dir, None)) is not None  # written whole again
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=20,
-)
+JSON = json_values()
 
 
 @settings(max_examples=150, deadline=None)

@@ -36,6 +36,19 @@ def test_the_first_start_lowers_the_event_loop_and_the_script_thread_once(
     ]  # the server's event loop, then this script thread
 
 
+def test_a_lecture_paced_run_leaves_the_pages_priority_alone(app, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one-click demo trains 150 steps in about a second and is then only drawn, at the lecture pace: the
+    server's drawing keeps its priority (under foreign load it would wait behind it)."""
+    calls: list[list[int | None]] = []
+    monkeypatch.setattr(
+        priority, "yield_to_training", lambda thread_ids: calls.append(list(thread_ids)) or 10
+    )
+    app.button(key="overview.demo").click().run()
+    assert not app.exception and errors(app) == []
+    wait_idle()
+    assert calls == []
+
+
 def test_a_bad_ui_nice_setting_is_named_on_the_page_and_a_run_fails_saying_so(
     app, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ):
