@@ -45,9 +45,9 @@ def test_the_first_stage_always_runs(stages: list[str]) -> None:
     assert spare_entry.warm_up(waiting=lambda: True) == ["code"] == stages
 
 
-def test_the_stages_are_the_run_code_then_bert_then_the_encoder() -> None:
+def test_the_stages_are_the_run_code_the_optimiser_bert_then_the_encoder() -> None:
     names = [stage.__name__ for stage in spare_entry.WARM_UP_STAGES]
-    assert names == ["preload_run_code", "preload_encoder_code", "warm_encoder_if_on"]
+    assert names == ["preload_run_code", "warm_optimiser", "preload_encoder_code", "warm_encoder_if_on"]
 
 
 def child_modules(program: str, cache: Path) -> dict:
@@ -63,8 +63,11 @@ def child_modules(program: str, cache: Path) -> dict:
 SEEN = "import json, sys; print(json.dumps({'bert': any(m.startswith('transformers') for m in sys.modules)}))"
 
 
-def test_the_first_stage_imports_no_transformers(tmp_path: Path) -> None:
-    program = f"from engine.jobs.spare_entry import preload_run_code; preload_run_code(); {SEEN}"
+def test_the_first_two_stages_import_no_transformers_and_ready_adam(tmp_path: Path) -> None:
+    program = (
+        "import sys; from engine.jobs.spare_entry import preload_run_code, warm_optimiser; "
+        f"preload_run_code(); warm_optimiser(); assert 'torch._dynamo' in sys.modules; {SEEN}"
+    )
     assert child_modules(program, tmp_path) == {"bert": False}
 
 
