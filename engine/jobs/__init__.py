@@ -28,7 +28,7 @@ from engine.jobs.job import Job
 from engine.jobs.projection_worker import ProjectionWorker
 from engine.jobs.registry import ISOLATIONS, JobRegistry
 from engine.jobs.spare import SparePool
-from engine.jobs.spare_entry import preload, serve_one, warm_default_encoder
+from engine.jobs.spare_entry import serve_one, warm_default_encoder
 
 __all__ = [
     "ISOLATIONS",
@@ -39,7 +39,6 @@ __all__ = [
     "SparePool",
     "default_child_threads",
     "popen_child",
-    "preload",
     "serve_one",
     "usable_cpus",
     "warm_default_encoder",

@@ -58,12 +58,6 @@ def preload_encoder_code() -> None:
     _import_all(ENCODER_MODULES)
 
 
-def preload() -> None:
-    """Import what a run needs (torch, transformers, every registered experiment): a spare's imports."""
-    preload_run_code()
-    preload_encoder_code()
-
-
 def warm_encoder_if_on() -> None:
     """:func:`warm_default_encoder` unless the setting ``warm_encoder`` (``EMBEDLAB_WARM_ENCODER=0``) is off;
     a failure is a warning (a colder start, no more)."""
