@@ -168,10 +168,18 @@ def request_stop(run_dir: Path) -> bool:
     pid = status.get("pid")
     if status.get("state") != RunState.RUNNING or not writer_alive(run_dir, status):
         return False
-    if not pid_alive(pid, status.get("proc_start")) or pid == os.getpid():
+    if not isinstance(pid, int) or pid == os.getpid():
+        return False
+    try:  # a handle on the process first, then its identity checked: the signal goes to the checked process
+        handle = os.pidfd_open(pid)
+    except OSError:  # gone (or no pidfd: Linux < 5.3)
         return False
     try:
-        os.kill(pid, signal.SIGTERM)
+        if not pid_alive(pid, status.get("proc_start")):  # the PID now names another process
+            return False
+        signal.pidfd_send_signal(handle, signal.SIGTERM)
     except OSError:
         return False
+    finally:
+        os.close(handle)
     return True
