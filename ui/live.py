@@ -20,6 +20,7 @@ curve, :mod:`ui.projector_curves`) beside the film, both at full width, in large
 from __future__ import annotations
 
 import secrets
+import time
 from functools import partial
 from typing import Any
 
@@ -32,7 +33,7 @@ from engine.charts import description
 from engine.core.setting_checks import get_or_default
 from engine.jobs import Job, JobRegistry
 from engine.runlog.states import RunState
-from ui import feed, live_state, live_view, player, projector, projector_curves
+from ui import feed, live_state, live_view, player, projection_hold, projector, projector_curves
 from ui.chart_bar import chart_bar
 from ui.collapse_note import collapse_notes
 from ui.isoscore_notes import capped_note as capped_note  # the pages' import
@@ -102,6 +103,13 @@ def draw_projection(job: Job | None, key: str) -> None:
         return
     style = projector.style()
     played = player.step_of(job)  # a paced run: its frames cut at the step its curves show
+    live = job.active and played is None
+    held = projection_hold.kept(st.session_state, key, job.id) if live else None
+    if held is not None:  # the frame drawn last, while building frames would take over DUTY of the time
+        live_view.show(held, f"{key}.projlive", single=True)
+        film_error(job)
+        return
+    started = time.monotonic()
     view = player.played_view(job, played)
     if view is None:
         if not job.config_dict.get("snapshot_every"):
@@ -123,7 +131,10 @@ def draw_projection(job: Job | None, key: str) -> None:
             title += f" · {job.film_line() or f'film: {len(frames)} frames'}"
         if job.active:  # the live view draws a frame once: no WebGL redraw while training
             panel = live_projection_panel(job, f"{method}-{step}", coords, points, title, key)
-            live_view.show(description.description([panel]), f"{key}.projlive", single=True)
+            built = description.description([panel])
+            live_view.show(built, f"{key}.projlive", single=True)
+            if live:
+                projection_hold.keep(st.session_state, key, job.id, built, time.monotonic() - started)
         else:
             draw_figure(charts.projection_figure(coords, points, title=title, style=style), f"{key}.proj")
     else:
@@ -131,6 +142,11 @@ def draw_projection(job: Job | None, key: str) -> None:
             charts.frames_figure(frames, points, title=f"UMAP · {len(frames)} frames", style=style),
             f"{key}.frames",
         )
+    film_error(job)
+
+
+def film_error(job: Job) -> None:
+    """The last UMAP frame's error under the projection, where one failed."""
     if job.pictures.film.error:
         st.caption(f"Last UMAP frame failed: {plain(job.pictures.film.error)}")
 

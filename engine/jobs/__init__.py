@@ -16,7 +16,9 @@ One concern a module:
 - :mod:`~engine.jobs.children`: starting a child, its thread count, following its stdout events, Stop
   (SIGTERM, SIGKILL after a grace period) and its outcome;
 - :mod:`~engine.jobs.spare`: the warm spare child; :mod:`~engine.jobs.spare_entry`: the code it runs;
-- :mod:`~engine.jobs.projection_worker`: :class:`ProjectionWorker`, the low-priority UMAP thread.
+- :mod:`~engine.jobs.projection_worker`: :class:`ProjectionWorker`, the thread that picks and files UMAP
+  frames; :mod:`~engine.jobs.frame_process`: the low-priority child that makes them in the app (its own
+  GIL: numba's kernels never stall the server's script runs).
 
 The spare is started as ``python -c "from engine.cli import serve_spare; serve_spare(ready_fd=N)"`` (N: its
 ready pipe, :func:`engine.jobs.spare.spare_command`).

@@ -1,5 +1,5 @@
-"""The projection worker: one low-priority thread that turns embedding snapshots into warm-started UMAP
-frames.
+"""The projection worker: one thread that turns embedding snapshots into warm-started UMAP frames, made in a
+low-priority child process in the app (:mod:`engine.jobs.frame_process`).
 
 Live frames first (the newest snapshot of a running job; older unframed ones are skipped when it falls
 behind), then the films of finished runs, back-filled from the snapshots on disk. Frames go to the run
@@ -21,6 +21,7 @@ from engine.compute import priority
 from engine.compute.lanes import usable_cpus
 from engine.core import settings
 from engine.core.errors import one_line
+from engine.jobs.frame_process import FrameProcess, make_frame, warm_up
 from engine.runlog.states import RunState
 
 if TYPE_CHECKING:
@@ -53,15 +54,17 @@ def rest_seconds(cpu_used: float, elapsed: float, share: float) -> float:
 class ProjectionWorker:
     """Low-priority thread turning each job's newest snapshot into a warm-started UMAP frame.
 
-    CPU budget: the thread lowers its own scheduling priority
-    (:func:`engine.compute.priority.lower_thread_priority`, nice ``nice``) and numba's thread count to 1. Nice
-    only weighs threads of one session group against each other (autogroup), and a UMAP frame is seconds of
-    CPU; so while a job trains, the projection worker also keeps to ``live_share`` of one CPU
+    ``in_child`` (the app's registry, process isolation): the frames and umap-learn's warm-up are made in a
+    child process at nice ``nice`` (:class:`engine.jobs.frame_process.FrameProcess`); this thread only picks
+    the work and files the frames, so the numba kernels never hold the server's GIL. Else (tests, one
+    interpreter) the thread makes them itself, its own priority lowered first and numba's thread count 1.
+    Nice only weighs a session group's threads against each other (autogroup), and a UMAP frame is seconds
+    of CPU; so while a job trains, the projection worker also keeps to ``live_share`` of one CPU
     (:func:`rest_seconds`; default :func:`default_live_share`). Films of finished runs are back-filled at full
-    speed. It pre-warms umap-learn's JIT when it starts, its priority lowered first: at app start the warm
-    spare's imports and the first page run beside it on few cores, and a first click waits on the spare, not
-    on the film (docs/performance.md, "The cold first click"). Waiting for the warm spare before the warm-up
-    was measured earlier: the first curves came no sooner, the film 4 s later.
+    speed. It pre-warms umap-learn's JIT when it starts, at the low priority: at app start the warm spare's
+    imports and the first page run beside it on few cores, and a first click waits on the spare, not on the
+    film (docs/performance.md, "The cold first click"). Waiting for the warm spare before the warm-up was
+    measured earlier: the first curves came no sooner, the film 4 s later.
     """
 
     def __init__(
@@ -72,8 +75,10 @@ class ProjectionWorker:
         prewarm: bool = True,
         single_thread: bool = False,
         live_share: float | None = None,
+        in_child: bool = False,
     ):
         self.registry = registry
+        self._child = FrameProcess(nice) if in_child else None
         self.nice = nice
         self.live_share = default_live_share() if live_share is None else float(live_share)
         self.single_thread = single_thread  # no training in this process: keep torch to this thread
@@ -96,6 +101,8 @@ class ProjectionWorker:
     def close(self, timeout: float = 5.0) -> None:
         self._closed.set()
         self._wake.set()
+        if self._child is not None:
+            self._child.close(timeout)
         self._thread.join(timeout)
 
     def _lower_priority(self) -> None:
@@ -110,14 +117,14 @@ class ProjectionWorker:
     def _loop(self) -> None:
         # lowered first: the warm-up compiles numba's kernels, ~10 s of a core (2026-12-07), at the server's
         # start, when the warm spare's imports and the first page need the CPU for a first click
-        self._lower_priority()
+        if self._child is None:
+            self._lower_priority()
         if self._prewarm:
             try:
-                from engine.charts.projection_frames import prewarm_umap
-
-                prewarm_umap()
+                self._warm_up()
             except Exception as err:  # noqa: BLE001 - a failed warm-up only costs time later
-                log.warning("UMAP warm-up failed: %s", one_line(err))
+                if not self._closed.is_set():
+                    log.warning("UMAP warm-up failed: %s", one_line(err))
         while not self._closed.is_set():
             self._wake.wait(timeout=0.5)
             self._wake.clear()
@@ -147,16 +154,19 @@ class ProjectionWorker:
             return False
         job, step, snapshot, warm = task
         live = snapshot is not None
-        wall, cpu = time.monotonic(), time.thread_time()
+        wall, cpu = time.monotonic(), 0.0
         try:
             if snapshot is None:
                 snapshot = runlog.load_snapshot(runlog.snapshot_path(job.run_dir, step))
-            job.pictures.film.add(step, self._project(job, snapshot, warm))
+            frame, cpu = self._project(job, snapshot, warm)
+            job.pictures.film.add(step, frame)
         except Exception as err:  # noqa: BLE001 - a bad frame must not stop the projection worker
+            if self._closed.is_set():
+                return False  # closed while the frame was made: the child was killed, not the frame
             job.pictures.film.skip(step, one_line(err))
             log.warning("UMAP frame of %s at step %s failed: %s", job.id, step, job.pictures.film.error)
         if live and job.state == RunState.RUNNING:
-            self._rest(rest_seconds(time.thread_time() - cpu, time.monotonic() - wall, self.live_share))
+            self._rest(rest_seconds(cpu, time.monotonic() - wall, self.live_share))
         return True
 
     def _rest(self, seconds: float) -> None:
@@ -164,16 +174,25 @@ class ProjectionWorker:
         if seconds > 0:
             self._closed.wait(seconds)
 
-    def _project(self, job: Job, snapshot: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
-        from engine.charts.projection_frames import umap_frame
-        from engine.metrics import knn
+    def _warm_up(self) -> None:
+        if self._child is not None:
+            self._child.warm_up()
+        else:
+            warm_up()
 
+    def _project(
+        self, job: Job, snapshot: np.ndarray, previous: np.ndarray | None
+    ) -> tuple[np.ndarray, float]:
+        """``(frame, CPU seconds it took)``, made in the child or in this thread."""
+        k = min(settings.get("umap_neighbors"), max(len(snapshot) - 1, 1))
+        seed = int(job.config_dict.get("seed", 0) or 0)
+        if self._child is not None:
+            return self._child.frame(snapshot, previous, k, seed)
         if self.single_thread:
             _torch_single_thread()
-        k = min(settings.get("umap_neighbors"), max(len(snapshot) - 1, 1))
-        neighbours = knn(snapshot, k) if len(snapshot) >= 5 else None
-        seed = int(job.config_dict.get("seed", 0) or 0)
-        return umap_frame(snapshot, previous=previous, knn=neighbours, seed=seed)
+        cpu = time.thread_time()
+        frame = make_frame(snapshot, previous, k, seed)
+        return frame, time.thread_time() - cpu
 
 
 def _torch_single_thread() -> None:

@@ -89,8 +89,9 @@ class JobRegistry:
         self._current: Job | None = None
         self.children: dict[str, ChildRun] = {}  # by job id, while its process runs (engine.jobs.server_exit)
         self._spares = SparePool(enabled=isolation == "process" and (warm is None or warm))
+        in_child = isolation == "process"  # runs and frames out of the server's interpreter
         self.projection_worker = (
-            ProjectionWorker(self, nice=projection_nice, single_thread=isolation == "process")
+            ProjectionWorker(self, nice=projection_nice, single_thread=in_child, in_child=in_child)
             if project
             else None
         )

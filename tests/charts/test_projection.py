@@ -83,3 +83,20 @@ def test_prewarm_is_idempotent() -> None:
     projection.prewarm_umap()
     assert projection._prewarmed.is_set()
     projection.prewarm_in_background().join(60)
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "seed"), [(300, 384, 0), (120, 16, 1), (40, 2, 2), (25, 60, 3), (9, 3, 4)]
+)
+def test_pca_2d_gives_scikit_learns_first_two_components_up_to_sign(n: int, d: int, seed: int) -> None:
+    """Against an independent PCA (scikit-learn's, by SVD of the centred data), each axis up to its sign,
+    to 1e-4 of the spread: inputs with fewer and more points than dimensions."""
+    from sklearn.decomposition import PCA
+
+    rng = np.random.default_rng(seed)
+    X = (rng.normal(size=(n, d)) * np.linspace(3.0, 0.5, d)).astype(np.float32)  # distinct variances
+    ours = projection.pca_2d(X).astype(np.float64)
+    theirs = PCA(n_components=2, svd_solver="full").fit_transform(X.astype(np.float64))
+    for axis in range(2):
+        sign = np.sign(ours[:, axis] @ theirs[:, axis])
+        assert np.allclose(ours[:, axis], sign * theirs[:, axis], atol=1e-4 * np.abs(theirs).max())

@@ -455,7 +455,17 @@ def open_isotropy(browser, server, size: tuple[int, int]):
     return page
 
 
+# Every chart of the main area: [left, top, right, bottom] in px of the window.
+CHART_BOXES = (
+    "() => [...document.querySelectorAll(\"[data-testid='stMain'] .js-plotly-plot\")].map(g => {"
+    " const r = g.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
+)
+
+
 def projector_on(page, server) -> None:
+    """Turn projector mode on and wait for its charts, the click's page run over (the elements of the page
+    before it are gone then) and the charts' boxes still. While a run trains, the live fragments rerun every
+    few seconds, so an idle page is a short window on loaded cores: it is looked for every 0.1 s."""
     page.get_by_text("Projector mode", exact=True).first.click()
     wait_for(
         lambda: (
@@ -463,12 +473,24 @@ def projector_on(page, server) -> None:
             and page.locator("[data-testid='stMain'] .js-plotly-plot").count() >= 2
             and idle(page)
         ),
-        60,
+        120,
         "projector mode's charts",
-        interval=0.5,
+        interval=0.1,
         describe=explain(page, server),
     )
-    page.wait_for_timeout(1500)
+    boxes_still(page)
+
+
+def boxes_still(page, tries: int = 20) -> None:
+    """Wait (up to ``tries`` seconds) until the main area's chart boxes are the same one second apart: a page
+    between two script runs may show an element of the last run beside the new run's for a moment."""
+    before = page.evaluate(CHART_BOXES)
+    for _ in range(tries):
+        page.wait_for_timeout(1000)
+        now = page.evaluate(CHART_BOXES)
+        if now == before:
+            return
+        before = now
 
 
 def viewport_screenshots(browser, server: Server, shots: Path) -> list[str]:

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import pytest
 from browser_flow import (
+    CHART_BOXES,
     SHOTS,
     VIEWPORTS,
+    boxes_still,
     open_isotropy,
     projector_on,
     start_long_run,
@@ -35,11 +37,6 @@ SMALLEST_PROJECTED_FONT = 16  # px
 FIRST_CHART_TOP = (
     "() => { const g = document.querySelector(\"[data-testid='stMain'] .js-plotly-plot\");"
     " return g ? g.getBoundingClientRect().top : null; }"
-)
-# Every chart of the main area: [left, top, right, bottom] in px of the window.
-CHART_BOXES = (
-    "() => [...document.querySelectorAll(\"[data-testid='stMain'] .js-plotly-plot\")].map(g => {"
-    " const r = g.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
 )
 # The main area's elements (Streamlit's element containers) with text: [top px, first 80 characters], to
 # say what stands above a chart that is pushed off the screen.
@@ -96,18 +93,6 @@ def training(server, browser):
     page.close()
 
 
-def settled(page, tries: int = 20) -> None:
-    """Wait (up to ``tries`` seconds) until the charts' boxes are the same one second apart: a page between
-    two script runs may show an element of the last run beside the new run's for a moment."""
-    before = page.evaluate(CHART_BOXES)
-    for _ in range(tries):
-        page.wait_for_timeout(1000)
-        now = page.evaluate(CHART_BOXES)
-        if now == before:
-            return
-        before = now
-
-
 @pytest.fixture(scope="module")
 def looks(server, browser, training):
     """``looks(name)``: what a new session's Isotropy page measures at viewport ``name`` (projector mode on
@@ -121,7 +106,7 @@ def looks(server, browser, training):
             page = open_isotropy(browser, server, VIEWPORTS[name])
             if name == "projector":
                 projector_on(page, server)
-            settled(page)
+            boxes_still(page)
             seen[name] = {
                 "first_chart_top": page.evaluate(FIRST_CHART_TOP),
                 "chart_boxes": page.evaluate(CHART_BOXES),
