@@ -73,3 +73,16 @@ def pytest_configure(config: pytest.Config) -> None:
         import torch
 
         torch.set_num_threads(1)
+
+
+#: the suite's longest module, started first: under ``-n 2 --dist loadfile`` a worker takes a module at a
+#: time in collection order, and this one (the short lessons check, 295 s of the 20-min suite on 2026-12-08,
+#: ``--durations=60``), started late, can leave one worker on it alone at the end
+LONGEST_FIRST = ("tests/lessons/test_lessons_check.py",)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The modules of :data:`LONGEST_FIRST` first, the rest in their order."""
+    first = [item for item in items if item.nodeid.split("::")[0] in LONGEST_FIRST]
+    if first:
+        items[:] = first + [item for item in items if item not in first]

@@ -102,19 +102,20 @@ def test_a_frame_the_child_cannot_make_is_an_error_in_one_line(child: FrameProce
 
 
 def test_a_child_that_died_is_started_again_and_a_closed_one_refuses() -> None:
+    tiny = _clusters(4)  # under 5 points the frame is a PCA: the child's handling, without numba's compile
     made = FrameProcess(nice=10)
     try:
-        made.frame(_clusters(12), None, 5, seed=0)
+        made.frame(tiny, None, 3, seed=0)
         first = made.pid
         made._proc.kill()  # noqa: SLF001 - its own Popen handle, not yet reaped
         made._proc.wait()  # noqa: SLF001
-        again, _ = made.frame(_clusters(12), None, 5, seed=0)
-        assert again.shape == (12, 2) and made.pid != first
+        again, _ = made.frame(tiny, None, 3, seed=0)
+        assert again.shape == (4, 2) and made.pid != first
     finally:
         made.close()
     assert made._proc.returncode is not None  # noqa: SLF001 - reaped by close
     with pytest.raises(FrameProcessError, match="closed"):
-        made.frame(_clusters(12), None, 5, seed=0)
+        made.frame(tiny, None, 3, seed=0)
 
 
 def test_close_ends_a_frame_under_way_at_once() -> None:
@@ -136,17 +137,19 @@ def test_close_ends_a_frame_under_way_at_once() -> None:
 
 
 def test_the_apps_projection_worker_makes_frames_in_the_child_not_in_the_server(monkeypatch) -> None:
-    """Process isolation (the app): the frames are the child's; this process's thread is not lowered and
-    umap-learn's kernels never run here (the GIL-holding kernels descheduled at a high nice value kept every
-    script run of the server waiting)."""
+    """Process isolation (the app): the warm-up and the frames are the child's; this process's thread is not
+    lowered and umap-learn never runs here (the GIL-holding kernels descheduled at a high nice value kept
+    every script run of the server waiting)."""
     from engine.charts import projection_frames
     from engine.jobs.projection_worker import ProjectionWorker
 
     def not_here(*args, **kwargs):
-        raise AssertionError("a UMAP frame made in the server's process")
+        raise AssertionError("UMAP run in the server's process")
 
     monkeypatch.setattr(projection_frames, "umap_frame", not_here)
     monkeypatch.setattr(projection_frames, "prewarm_umap", not_here)
+    warmed = threading.Event()
+    monkeypatch.setattr(FrameProcess, "warm_up", lambda self: warmed.set())  # the child's own: tested above
 
     class NoJobs:
         def jobs(self) -> list:
@@ -154,11 +157,10 @@ def test_the_apps_projection_worker_makes_frames_in_the_child_not_in_the_server(
 
     worker = ProjectionWorker(NoJobs(), prewarm=True, in_child=True)
     try:
-        wait_for(lambda: worker._child.pid is not None, 30, "the UMAP child")  # noqa: SLF001
-        assert priority.thread_nice(worker._thread.native_id) in (None, priority.thread_nice())  # noqa: SLF001
-        frame, _ = worker._project(  # noqa: SLF001
-            type("J", (), {"config_dict": {"seed": 0}})(), _clusters(40), None
-        )
-        assert frame.shape == (40, 2)
+        assert warmed.wait(30)
+        assert priority.thread_nice(worker._thread.native_id) == priority.thread_nice()  # noqa: SLF001
+        job = type("Job", (), {"config_dict": {"seed": 0}})()
+        frame, _ = worker._project(job, _clusters(4), None)  # noqa: SLF001 - a PCA in the child: no compile
+        assert frame.shape == (4, 2) and worker._child.pid not in (None, os.getpid())  # noqa: SLF001
     finally:
         worker.close()
