@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from clocks import Clock
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,14 +22,6 @@ from engine.core.pace import (
 )
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_pace_spreads_the_steps_over_the_lecture_time() -> None:
     pace = Pace(150)
     assert pace.seconds == LECTURE_SECONDS == 25.0
@@ -37,7 +30,7 @@ def test_a_pace_spreads_the_steps_over_the_lecture_time() -> None:
 
 
 def test_the_playhead_starts_at_the_first_row_and_moves_at_the_pace() -> None:
-    clock = Clock()
+    clock = Clock(0.0)
     head = Playhead(Pace(steps=100, seconds=10.0, lead=0.0, cue_wait=0.0), clock=clock)
     assert head.at(None, None) is None and not head.started  # no row yet: nothing shown, no start
     clock.now = 5.0  # set-up took 5 s: the play starts with the first row, not at the click
@@ -51,7 +44,7 @@ def test_the_playhead_starts_at_the_first_row_and_moves_at_the_pace() -> None:
 
 
 def test_the_first_row_waits_for_the_cue_then_stays_for_the_lead_and_the_play_moves_on() -> None:
-    clock = Clock()
+    clock = Clock(0.0)
     head = Playhead(Pace(steps=100, seconds=10.0), clock=clock)
     assert head.pace.lead == LEAD_SECONDS == 1.0 and head.pace.cue_wait == CUE_WAIT_SECONDS
     assert head.at(0, 100) == 0 and head.waiting()
@@ -69,7 +62,7 @@ def test_the_first_row_waits_for_the_cue_then_stays_for_the_lead_and_the_play_mo
 
 
 def test_without_a_cue_the_play_starts_by_itself_after_the_wait() -> None:
-    clock = Clock()
+    clock = Clock(0.0)
     head = Playhead(Pace(steps=100, seconds=10.0), clock=clock)
     clock.now = 3.0
     assert head.at(0, 100) == 0  # the first look
@@ -83,7 +76,7 @@ def test_without_a_cue_the_play_starts_by_itself_after_the_wait() -> None:
 
 
 def test_a_cue_before_the_first_look_counts_the_lead_from_the_look() -> None:
-    clock = Clock()
+    clock = Clock(0.0)
     head = Playhead(Pace(steps=100, seconds=10.0), clock=clock)
     head.cue()
     clock.now = 5.0
@@ -93,7 +86,7 @@ def test_a_cue_before_the_first_look_counts_the_lead_from_the_look() -> None:
 
 
 def test_a_recorded_play_awaits_no_cue_and_stays_its_own_lead() -> None:
-    clock = Clock()
+    clock = Clock(0.0)
     head = Playhead(Pace(steps=100, seconds=10.0, lead=RECORDED_LEAD_SECONDS, cue_wait=0.0), clock=clock)
     assert head.at(0, 100) == 0 and not head.waiting()
     clock.now = RECORDED_LEAD_SECONDS + 1.0
@@ -101,7 +94,7 @@ def test_a_recorded_play_awaits_no_cue_and_stays_its_own_lead() -> None:
 
 
 def test_a_run_slower_than_the_pace_is_shown_as_its_rows_come_and_never_jumps() -> None:
-    clock = Clock()
+    clock = Clock(0.0)
     head = Playhead(Pace(steps=100, seconds=10.0, lead=0.0, cue_wait=0.0), clock=clock)
     assert head.at(0, 0) == 0
     clock.now = 5.0
@@ -115,7 +108,7 @@ def test_a_run_slower_than_the_pace_is_shown_as_its_rows_come_and_never_jumps() 
     st.sampled_from([0.0, 3.0]),
 )
 def test_the_playhead_is_never_faster_than_the_pace_nor_beyond_the_rows(looks, cue_wait) -> None:
-    clock, pace = Clock(), Pace(steps=200, seconds=20.0, lead=1.0, cue_wait=cue_wait)
+    clock, pace = Clock(0.0), Pace(steps=200, seconds=20.0, lead=1.0, cue_wait=cue_wait)
     head, last, shown = Playhead(pace, clock=clock), 0, []
     for pause, new_rows, cued in looks:
         clock.now += pause
@@ -130,7 +123,7 @@ def test_the_playhead_is_never_faster_than_the_pace_nor_beyond_the_rows(looks, c
 
 
 def test_a_playhead_is_safe_across_threads() -> None:
-    clock = Clock()
+    clock = Clock(0.0)
     head = Playhead(Pace(steps=1000, seconds=10.0, lead=0.0, cue_wait=0.0), clock=clock)
     head.at(0, 1000)
     clock.now = 1.0

@@ -6,20 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from clocks import Clock
 
 from engine.jobs import rows as rows_module
 from engine.jobs.job import Job
 from engine.runlog.states import RunState
-
-
-class Clock:
-    """A ``perf_counter`` that says what the test sets."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

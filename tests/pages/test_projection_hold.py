@@ -4,17 +4,10 @@ c / DUTY seconds, for its own job only, and never takes more than DUTY of the ti
 from __future__ import annotations
 
 import pytest
+from clocks import Clock
 
 from ui import projection_hold
 from ui.projection_hold import DUTY
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_a_frame_is_held_for_its_build_time_over_the_duty() -> None:

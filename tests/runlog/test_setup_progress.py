@@ -7,17 +7,10 @@ import threading
 
 import numpy as np
 import pytest
+from clocks import Clock
 
 from engine.core import stopping
 from engine.runlog.events import Meter, Progress, duration_text, from_line, relay, to_line
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_a_meter_counts_rates_and_says_the_time_left() -> None:
