@@ -51,6 +51,7 @@ from typing import Any
 from engine.core import paths
 from engine.core.errors import one_line
 from engine.core.setting_checks import get_or_default
+from engine.runlog import liveness
 
 log = logging.getLogger(__name__)
 
@@ -330,12 +331,8 @@ def sweep(live_root: Path) -> None:
     for found in live_root.glob("*"):
         if not (found.is_dir() and found.name.isdigit()) or int(found.name) == os.getpid():
             continue
-        try:
-            os.kill(int(found.name), 0)
-        except ProcessLookupError:
+        if not liveness.pid_exists(int(found.name)):  # a reused PID only keeps a stale folder a while longer
             shutil.rmtree(found, ignore_errors=True)
-        except OSError:  # another user's process: still running
-            continue
 
 
 def _feeder() -> Feeder:

@@ -37,16 +37,26 @@ def process_start(pid: int) -> str | None:
         return None
 
 
+def pid_exists(pid: int) -> bool:
+    """Whether a process ``pid`` exists now, asked without a signal: a pidfd opened and closed (Linux 5.3+),
+    else /proc. A PID names whichever process holds it now: compare its start time (:func:`pid_alive`)
+    where the answer must be the same process."""
+    try:
+        os.close(os.pidfd_open(pid))
+    except ProcessLookupError:
+        return False
+    except (AttributeError, OSError):  # no pidfd here: /proc, else assume it runs
+        proc = Path("/proc")
+        return (proc / str(pid)).exists() if proc.is_dir() else True
+    return True
+
+
 def pid_alive(pid: object, start: object) -> bool:
     """Whether ``pid`` runs and is the process that started at ``start`` (where start times are known)."""
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if not pid_exists(pid):
         return False
-    except PermissionError:
-        pass
     current = process_start(pid)
     if current is None:  # no /proc: the pid is all there is to go on
         return True
