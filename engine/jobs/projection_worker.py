@@ -188,8 +188,6 @@ class ProjectionWorker:
         seed = int(job.config_dict.get("seed", 0) or 0)
         if self._child is not None:
             return self._child.frame(snapshot, previous, k, seed)
-        if self.single_thread:
-            _torch_single_thread()
         cpu = time.thread_time()
         frame = make_frame(snapshot, previous, k, seed)
         return frame, time.thread_time() - cpu
